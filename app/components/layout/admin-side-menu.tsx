@@ -1,0 +1,33 @@
+import { NavLink } from '@remix-run/react'
+
+const ITEMS = [
+  { to: '/admin/dashboard', label: 'Dashboard' },
+  { to: '/admin/users', label: 'Users' },
+  { to: '/admin/adminUsers', label: 'Admins' },
+  { to: '/admin/coach', label: 'Coaches' },
+  { to: '/admin/courses', label: 'Courses' },
+  { to: '/admin/programs', label: 'Programs' },
+  { to: '/admin/assignmentDocumentList', label: 'Assessments' },
+  { to: '/admin/accesslog', label: 'Access Log' },
+]
+
+/** The admin area's side menu (spec §2). */
+export function AdminSideMenu() {
+  return (
+    <nav aria-label="Admin" className="flex flex-col gap-1 p-3">
+      {ITEMS.map((item) => (
+        <NavLink
+          key={item.to}
+          to={item.to}
+          className={({ isActive }) =>
+            `rounded-md px-3 py-2 text-sm font-medium ${
+              isActive ? 'bg-brand-600 text-white' : 'text-slate-200 hover:bg-brand-700 hover:text-white'
+            }`
+          }
+        >
+          {item.label}
+        </NavLink>
+      ))}
+    </nav>
+  )
+}

@@ -1,0 +1,74 @@
+import { json, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteLoaderData } from '@remix-run/react'
+import { useEffect } from 'react'
+import { Toaster, toast as showToast } from 'sonner'
+import { PRODUCT_NAME } from './utils/brand.ts'
+import { GeneralErrorBoundary } from './components/error-boundary.tsx'
+import stylesheet from './tailwind.css'
+import { getEnv } from './utils/env.server.ts'
+import { getSessionUser } from './utils/session.server.ts'
+import { getToast } from './utils/toast.server.ts'
+
+export const links: LinksFunction = () => [
+  { rel: 'stylesheet', href: stylesheet },
+  { rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' },
+]
+
+export const meta: MetaFunction = () => [
+  { title: `${PRODUCT_NAME} — database and data-warehousing training` },
+  {
+    name: 'description',
+    content: 'Courses on SQL, data modelling, ETL and data warehousing, with honest progress tracking.',
+  },
+]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const [user, { toast, headers }] = await Promise.all([getSessionUser(request), getToast(request)])
+  return json({ user: user ?? null, toast: toast ?? null, marketingUrl: getEnv().MARKETING_URL ?? null }, { headers })
+}
+
+export type RootData = ReturnType<typeof useLoaderData<typeof loader>>
+
+/** The signed-in user (or null) anywhere in the tree. */
+export function useOptionalUser() {
+  return useRouteLoaderData<typeof loader>('root')?.user ?? null
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en" className="h-full">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+      </head>
+      <body className="min-h-full">
+        {children}
+        {/* spec §8: at most 3 notifications, 3 s each, bottom right */}
+        <Toaster position="bottom-right" visibleToasts={3} duration={3000} richColors closeButton />
+        <ScrollRestoration />
+        <Scripts />
+      </body>
+    </html>
+  )
+}
+
+export default function App() {
+  const { toast } = useLoaderData<typeof loader>()
+  useEffect(() => {
+    if (!toast) return
+    const show = {
+      success: showToast.success,
+      error: showToast.error,
+      info: showToast.info,
+      warning: showToast.warning,
+    }[toast.type]
+    show(toast.message, { description: toast.description })
+  }, [toast])
+  return <Outlet />
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

@@ -1,0 +1,11 @@
+import { redirect, type ActionFunctionArgs } from '@remix-run/node'
+import { destroySessionCookie } from '#app/utils/session.server.ts'
+
+// Logout removes the session and goes to / (spec §4). Only POST logs out, so a link cannot.
+export async function action({ request }: ActionFunctionArgs) {
+  return redirect('/', { headers: { 'Set-Cookie': await destroySessionCookie(request) } })
+}
+
+export async function loader() {
+  return redirect('/')
+}

@@ -1,0 +1,90 @@
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
+import { Field, PasswordField } from '#app/components/ui/field.tsx'
+import { landingPath } from '#app/modules/auth/roles.ts'
+import { LoginSchema } from '#app/modules/auth/schema.ts'
+import { isServiceError } from '#app/modules/errors.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { safeRedirect } from '#app/utils/redirect.ts'
+import { authenticator, commitToken, getSessionUser } from '#app/utils/session.server.ts'
+import { jsonWithError } from '#app/utils/toast.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Sign in · ${PRODUCT_NAME}` }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await getSessionUser(request)
+  if (user) {
+    const redirectTo = new URL(request.url).searchParams.get('redirectTo')
+    throw redirect(safeRedirect(redirectTo, landingPath(user.roleId)))
+  }
+  return null
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const formData = await request.clone().formData()
+  const submission = parseWithZod(formData, { schema: LoginSchema })
+  if (submission.status !== 'success') {
+    return json({ result: submission.reply({ hideFields: ['password'] }) }, { status: 400 })
+  }
+  try {
+    const { user, token } = await authenticator().authenticate('form', request)
+    const to = safeRedirect(formData.get('redirectTo'), landingPath(user.roleId))
+    return redirect(to, { headers: { 'Set-Cookie': await commitToken(request, token) } })
+  } catch (error) {
+    if (isServiceError(error) && error.status === 401) {
+      // the same answer whether or not the account exists
+      return jsonWithError(
+        { result: submission.reply({ formErrors: [error.message], hideFields: ['password'] }) },
+        error.message,
+        { status: 401 },
+      )
+    }
+    throw error
+  }
+}
+
+export default function SignIn() {
+  const actionData = useActionData<typeof action>()
+  const [params] = useSearchParams()
+  const navigation = useNavigation()
+  const [form, fields] = useForm({
+    id: 'sign-in',
+    lastResult: actionData?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: LoginSchema }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  const busy = navigation.state !== 'idle' && navigation.formAction?.toLowerCase().startsWith('/sign-in')
+  return (
+    <div className="card w-full max-w-md p-8">
+      <h1 className="text-2xl font-bold">Sign in</h1>
+      <p className="mt-1 text-sm text-slate-600">Welcome back. Sign in to continue your courses.</p>
+      <Form method="post" className="mt-6 space-y-2" {...getFormProps(form)}>
+        <input type="hidden" name="redirectTo" value={params.get('redirectTo') ?? ''} />
+        <Field
+          label="Username / Email"
+          errors={fields.email.errors}
+          inputProps={{ ...getInputProps(fields.email, { type: 'text' }), autoComplete: 'username', autoFocus: true }}
+        />
+        <PasswordField
+          label="Password"
+          errors={fields.password.errors}
+          inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'current-password' }}
+        />
+        <p id={form.errorId} role="alert" className="field-error">
+          {form.errors?.[0]}
+        </p>
+        <button type="submit" className="btn-primary w-full" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign In'}
+        </button>
+      </Form>
+      <p className="mt-4 text-center text-sm">
+        <Link to="/forgot-Password" className="font-medium text-brand-600 hover:underline">
+          Forgot Password?
+        </Link>
+      </p>
+    </div>
+  )
+}

@@ -1,0 +1,117 @@
+import { Tab, TabGroup, TabList, TabPanel, TabPanels } from '@headlessui/react'
+import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Link, useLoaderData } from '@remix-run/react'
+import { FileList, VideoList } from '#app/components/course/video-list.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { formatDuration } from '#app/utils/format.ts'
+import { redirectWithError } from '#app/utils/toast.server.ts'
+import { loadCourse, lockMessage } from './__course.server.ts'
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.video.title ?? 'Video'} · ${PRODUCT_NAME}` },
+]
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const { course } = await loadCourse(request, params.courseId ?? '')
+  const index = course.videos.findIndex((v) => v.id === params.videoId)
+  const video = course.videos[index]
+  if (!video) throw json({ message: 'Video not found.' }, { status: 404 })
+  if (video.lockedBy.length > 0) throw await redirectWithError(`/course/${course.id}`, lockMessage(video.lockedBy))
+  return json({
+    course,
+    video,
+    previous: course.videos[index - 1]?.id ?? null,
+    next: course.videos[index + 1]?.id ?? null,
+    position: index + 1,
+  })
+}
+
+const tabClass =
+  'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 data-[selected]:bg-brand-600 data-[selected]:text-white data-[hover]:bg-slate-100 data-[selected]:data-[hover]:bg-brand-700 focus:outline-none data-[focus]:outline-2 data-[focus]:outline-brand-500'
+
+export default function VideoPage() {
+  const { course, video, previous, next, position } = useLoaderData<typeof loader>()
+  return (
+    <div className="grid gap-8 lg:grid-cols-[1fr_24rem]">
+      <div className="space-y-4">
+        <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+          <Link to="/courses" className="hover:underline">
+            My Courses
+          </Link>{' '}
+          /{' '}
+          <Link to={`/course/${course.id}`} className="hover:underline">
+            {course.title}
+          </Link>
+        </nav>
+        <div className="aspect-video overflow-hidden rounded-xl bg-black shadow">
+          {/* embedUrl is stored normalised and allow-listed; nothing the admin typed is rendered as HTML */}
+          <iframe
+            key={video.id}
+            src={video.embedUrl}
+            title={video.title}
+            className="h-full w-full"
+            allow="accelerometer; encrypted-media; gyroscope; picture-in-picture; fullscreen"
+            sandbox="allow-scripts allow-same-origin allow-presentation allow-popups"
+            referrerPolicy="strict-origin-when-cross-origin"
+            allowFullScreen
+          />
+        </div>
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <div>
+            <p className="text-sm text-slate-500">
+              Video {position} of {course.videos.length}
+              {video.duration ? ` · ${formatDuration(video.duration)}` : ''}
+              {video.completed ? ' · Completed' : ''}
+            </p>
+            <h1 className="text-2xl font-bold">{video.title}</h1>
+          </div>
+          <div className="flex gap-2">
+            <StepLink to={previous ? `/course/${course.id}/${previous}` : null} label="Previous" />
+            <StepLink to={next ? `/course/${course.id}/${next}` : null} label="Next" />
+          </div>
+        </div>
+        <p className="whitespace-pre-line text-slate-700">{video.description}</p>
+      </div>
+      <aside className="card h-fit">
+        <TabGroup>
+          <TabList className="flex gap-1 border-b border-slate-100 p-2">
+            <Tab className={tabClass}>Contents</Tab>
+            <Tab className={tabClass}>Documents</Tab>
+            <Tab className={tabClass}>Scenarios</Tab>
+          </TabList>
+          <TabPanels>
+            <TabPanel>
+              <VideoList courseId={course.id} videos={course.videos} currentId={video.id} />
+            </TabPanel>
+            <TabPanel>
+              <FileList items={course.documents} empty="No Documents found" />
+            </TabPanel>
+            <TabPanel>
+              <FileList items={course.scenarios} empty="No Scenarios found" />
+            </TabPanel>
+          </TabPanels>
+        </TabGroup>
+      </aside>
+    </div>
+  )
+}
+
+/** Previous/next: a link, or a disabled button at either end of the course (spec §4). */
+function StepLink({ to, label }: { to: string | null; label: string }) {
+  if (!to)
+    return (
+      <button type="button" className="btn-secondary" disabled>
+        {label}
+      </button>
+    )
+  return (
+    <Link to={to} className="btn-secondary" rel={label === 'Next' ? 'next' : 'prev'}>
+      {label}
+    </Link>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

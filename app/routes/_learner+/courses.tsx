@@ -1,0 +1,83 @@
+import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Form, Link, useLoaderData } from '@remix-run/react'
+import { CourseImage } from '#app/components/course/course-image.tsx'
+import { ProgressBar } from '#app/components/course/progress-bar.tsx'
+import { listAssignedCourses } from '#app/modules/courses/service.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { requireUser } from '#app/utils/session.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `My Courses · ${PRODUCT_NAME}` }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request)
+  const q = new URL(request.url).searchParams.get('q')?.slice(0, 100) ?? ''
+  const courses = await listAssignedCourses(user, { search: q })
+  return json({ courses, q })
+}
+
+export default function MyCourses() {
+  const { courses, q } = useLoaderData<typeof loader>()
+  return (
+    <>
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <h1 className="text-2xl font-bold">My Courses</h1>
+        {/* the header search is hidden on small screens; this one serves them */}
+        <Form method="get" role="search" className="sm:hidden">
+          <label htmlFor="my-courses-search" className="sr-only">
+            Search courses
+          </label>
+          <input
+            id="my-courses-search"
+            type="search"
+            name="q"
+            defaultValue={q}
+            placeholder="Search courses"
+            className="field-input"
+          />
+        </Form>
+      </div>
+      {courses.length === 0 ? (
+        <div className="card mt-8 p-10 text-center">
+          <h2 className="text-lg font-semibold">{q ? `No courses match “${q}”` : 'No Courses Assigned'}</h2>
+          <p className="mt-2 text-slate-600">
+            {q ? (
+              <Link to="/courses" className="text-brand-600 hover:underline">
+                Show all my courses
+              </Link>
+            ) : (
+              'When your administrator assigns you a course or a program, it appears here.'
+            )}
+          </p>
+        </div>
+      ) : (
+        <ul className="mt-6 grid gap-6 sm:grid-cols-2 lg:grid-cols-3" aria-label="Assigned courses">
+          {courses.map((course) => (
+            <li key={course.id} className="card flex flex-col overflow-hidden" data-testid="course-card">
+              <Link to={`/course/${course.id}`} tabIndex={-1} aria-hidden>
+                <CourseImage src={course.imageUrl} title={course.title} />
+              </Link>
+              <div className="flex flex-1 flex-col gap-3 p-5">
+                <h2 className="text-lg font-semibold">
+                  <Link to={`/course/${course.id}`} className="hover:text-brand-700">
+                    {course.title}
+                  </Link>
+                </h2>
+                <p className="line-clamp-2 text-sm text-slate-600">{course.description}</p>
+                <p className="text-xs text-slate-500">
+                  {course.videoCount} videos · {course.duration ? formatDuration(course.duration) : NO_DURATION}
+                </p>
+                <div className="mt-auto space-y-3">
+                  <ProgressBar percent={course.percent} label={`${course.title} progress`} />
+                  <Link to={`/course/${course.id}`} className="btn-primary w-full">
+                    Start Course
+                  </Link>
+                </div>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  )
+}

@@ -1,0 +1,24 @@
+import { Readable } from 'node:stream'
+import type { LoaderFunctionArgs } from '@remix-run/node'
+import contentDisposition from 'content-disposition'
+import { openFile } from '#app/modules/files/service.server.ts'
+import { errorResponse, requireApiUser } from '#app/utils/api.server.ts'
+
+// GET /files/{key}: permission first (cookie session or Bearer token), then the bytes.
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  try {
+    const actor = await requireApiUser(request).catch(() => undefined)
+    const file = await openFile(actor, params.key ?? '')
+    return new Response(Readable.toWeb(file.body) as ReadableStream, {
+      headers: {
+        'Content-Type': file.contentType,
+        'Content-Length': String(file.size),
+        'Content-Disposition': contentDisposition(file.name, { type: file.inline ? 'inline' : 'attachment' }),
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'private, max-age=300',
+      },
+    })
+  } catch (error) {
+    return errorResponse(error)
+  }
+}

@@ -1,0 +1,76 @@
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
+import { ZodError, type ZodType, type ZodTypeDef } from 'zod'
+import { userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
+import { invalid, isServiceError, unauthorized } from '#app/modules/errors.ts'
+import { getSessionUser } from './session.server.ts'
+
+// The /api contract (DESIGN.md §8): JSON `{ message }` with the right status, plus `errors`
+// (field → text) for validation. Errors become responses here and nowhere else.
+
+export type ApiArgs = LoaderFunctionArgs | ActionFunctionArgs
+
+export function apiRoute<A extends ApiArgs>(handler: (args: A) => Promise<Response | object>) {
+  return async (args: A): Promise<Response> => {
+    try {
+      const result = await handler(args)
+      return result instanceof Response ? result : json(result)
+    } catch (error) {
+      return errorResponse(error)
+    }
+  }
+}
+
+export function errorResponse(error: unknown): Response {
+  if (error instanceof Response) return error
+  if (isServiceError(error)) {
+    return json(error.errors ? { message: error.message, errors: error.errors } : { message: error.message }, {
+      status: error.status,
+    })
+  }
+  if (error instanceof ZodError) {
+    const errors = fieldErrors(error)
+    return json({ message: Object.values(errors)[0] ?? 'Invalid request.', errors }, { status: 400 })
+  }
+  console.error(error)
+  return json({ message: 'Something went wrong on our side; please try again.' }, { status: 500 })
+}
+
+export function fieldErrors(error: ZodError): Record<string, string> {
+  const errors: Record<string, string> = {}
+  for (const issue of error.issues) {
+    const key = issue.path.join('.') || 'body'
+    errors[key] ??= issue.message
+  }
+  return errors
+}
+
+/** The JSON body validated by a schema; malformed JSON or a wrong content type is a 400. */
+export async function readJson<T>(request: Request, schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
+  const type = request.headers.get('Content-Type') ?? ''
+  if (!type.includes('application/json'))
+    throw invalid('Send the request body as JSON (Content-Type: application/json).')
+  let body: unknown
+  try {
+    body = await request.json()
+  } catch {
+    throw invalid('The request body is not valid JSON.')
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw invalid('The request body must be a JSON object.')
+  return schema.parse(body)
+}
+
+/** The caller of an /api route: `Authorization: Bearer <token>` (or a bare token), else the page session. */
+export async function requireApiUser(request: Request): Promise<SessionUser> {
+  const header = request.headers.get('Authorization')?.trim()
+  const user = header ? await userFromToken(header.replace(/^Bearer\s+/i, '')) : await getSessionUser(request)
+  if (!user) throw unauthorized('Your session has expired or the token is invalid; please sign in again.')
+  return user
+}
+
+export function methodNotAllowed(allowed: string[]) {
+  return json(
+    { message: `Method not allowed; use ${allowed.join(' or ')}.` },
+    { status: 405, headers: { Allow: allowed.join(', ') } },
+  )
+}

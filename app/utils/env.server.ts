@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { z } from 'zod'
+
+// Parsed once, on first use, never at import: a missing variable must not break a module that
+// merely imports this one (the CLI, a test, a route that never needs the secret).
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z.string().url().optional(),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54320),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  PUBLIC_URL: z.string().url().optional(),
+  SESSION_SECRET: z.string().min(16).optional(),
+  JWT_SECRET: z.string().min(16).optional(),
+  BRIDGE_SECRET: z.string().min(16).optional(),
+  MARKETING_URL: z.string().url().optional(),
+  LOG_SQL: z
+    .enum(['0', '1', 'true', 'false'])
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
+})
+
+export type Env = z.infer<typeof schema> & { PUBLIC_URL: string; DATA_DIR: string }
+
+let cached: Env | undefined
+
+export function getEnv(): Env {
+  if (cached) return cached
+  const parsed = schema.safeParse(process.env)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
+    throw new Error(`Invalid environment: ${problems}. See .env.example.`)
+  }
+  const env = parsed.data
+  cached = {
+    ...env,
+    DATA_DIR: path.resolve(env.DATA_DIR),
+    PUBLIC_URL: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+  }
+  return cached
+}
+
+/** Forget the parsed environment (tests that change process.env). */
+export function resetEnvCache() {
+  cached = undefined
+  secretsCache = undefined
+}
+
+export type Secrets = {
+  sessionSecret: string
+  jwtSecret: string
+  bridgeSecret: string
+  /** password of the embedded PostgreSQL superuser */
+  databasePassword: string
+}
+
+let secretsCache: Secrets | undefined
+
+/**
+ * Secrets come from the environment; where one is unset they are generated once and kept in
+ * `$DATA_DIR/secrets.json` (mode 600) so sessions survive a restart. Production requires them set.
+ */
+export function getSecrets(): Secrets {
+  if (secretsCache) return secretsCache
+  const env = getEnv()
+  const file = path.join(env.DATA_DIR, 'secrets.json')
+  let stored: Partial<Secrets> = {}
+  try {
+    stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<Secrets>
+  } catch {
+    // no file yet: generated below
+  }
+  const fromEnv = {
+    sessionSecret: env.SESSION_SECRET,
+    jwtSecret: env.JWT_SECRET,
+    bridgeSecret: env.BRIDGE_SECRET,
+  }
+  if (env.NODE_ENV === 'production') {
+    const missing = Object.entries({
+      SESSION_SECRET: fromEnv.sessionSecret,
+      JWT_SECRET: fromEnv.jwtSecret,
+      BRIDGE_SECRET: fromEnv.bridgeSecret,
+    })
+      .filter(([, v]) => !v)
+      .map(([k]) => k)
+    if (missing.length) throw new Error(`${missing.join(', ')} must be set when NODE_ENV=production.`)
+  }
+  const generate = () => randomBytes(32).toString('base64url')
+  const kept: Secrets = {
+    sessionSecret: stored.sessionSecret ?? generate(),
+    jwtSecret: stored.jwtSecret ?? generate(),
+    bridgeSecret: stored.bridgeSecret ?? generate(),
+    databasePassword: stored.databasePassword ?? generate(),
+  }
+  const changed = (Object.keys(kept) as (keyof Secrets)[]).some((k) => stored[k] !== kept[k])
+  if (changed) {
+    mkdirSync(env.DATA_DIR, { recursive: true })
+    writeFileSync(file, JSON.stringify(kept, null, 2) + '\n', { mode: 0o600 })
+  }
+  secretsCache = {
+    sessionSecret: fromEnv.sessionSecret ?? kept.sessionSecret,
+    jwtSecret: fromEnv.jwtSecret ?? kept.jwtSecret,
+    bridgeSecret: fromEnv.bridgeSecret ?? kept.bridgeSecret,
+    databasePassword: kept.databasePassword,
+  }
+  return secretsCache
+}

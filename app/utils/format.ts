@@ -1,0 +1,15 @@
+/**
+ * A duration as hh:mm:ss, dropping a leading 00 hour (spec §9): 125 → "02:05", 3725 → "01:02:05".
+ * This is arithmetic on a count of seconds, not date formatting.
+ */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return ''
+  const total = Math.round(seconds)
+  const h = Math.floor(total / 3600)
+  const m = Math.floor((total % 3600) / 60)
+  const s = total % 60
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return h > 0 ? `${pad(h)}:${pad(m)}:${pad(s)}` : `${pad(m)}:${pad(s)}`
+}
+
+export const NO_DURATION = 'Course Duration not available'

@@ -1,0 +1,85 @@
+import { createCookieSessionStorage, redirect, type SessionStorage } from '@remix-run/node'
+import { Authenticator } from 'remix-auth'
+import { FormStrategy } from 'remix-auth-form'
+import { isAdminSide } from '#app/modules/auth/roles.ts'
+import { LoginSchema } from '#app/modules/auth/schema.ts'
+import { login, userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
+import { TOKEN_LIFETIME_SECONDS } from '#app/modules/auth/token.server.ts'
+import { getEnv, getSecrets } from './env.server.ts'
+import { redirectWithError } from './toast.server.ts'
+
+// The page session: an httpOnly, SameSite=Lax cookie holding the same JWT the /api accepts.
+
+let storage: SessionStorage | undefined
+
+export function sessionStorage(): SessionStorage {
+  storage ??= createCookieSessionStorage({
+    cookie: {
+      name: '__portal_session',
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure: getEnv().NODE_ENV === 'production' && getEnv().PUBLIC_URL.startsWith('https:'),
+      secrets: [getSecrets().sessionSecret],
+      maxAge: TOKEN_LIFETIME_SECONDS,
+    },
+  })
+  return storage
+}
+
+type LoginResult = Awaited<ReturnType<typeof login>>
+
+let auth: Authenticator<LoginResult> | undefined
+
+/** remix-auth with the form strategy; the form is validated by the same schema as the /api. */
+export function authenticator() {
+  auth ??= new Authenticator<LoginResult>().use(
+    new FormStrategy(async ({ form }) => login(LoginSchema.parse(Object.fromEntries(form)))),
+    'form',
+  )
+  return auth
+}
+
+async function tokenOf(request: Request) {
+  const session = await sessionStorage().getSession(request.headers.get('Cookie'))
+  const token: unknown = session.get('token')
+  return typeof token === 'string' ? token : undefined
+}
+
+export async function getSessionUser(request: Request): Promise<SessionUser | undefined> {
+  return userFromToken(await tokenOf(request))
+}
+
+function signInUrl(request: Request, redirectTo?: string) {
+  const url = new URL(request.url)
+  const origin = redirectTo ?? `${url.pathname}${url.search}`
+  return `/sign-in?${new URLSearchParams({ redirectTo: origin })}`
+}
+
+/** The signed-in user, or a redirect to /sign-in that remembers where they were going. */
+export async function requireUser(request: Request, options: { redirectTo?: string } = {}): Promise<SessionUser> {
+  const user = await getSessionUser(request)
+  if (user) return user
+  const headers = new Headers()
+  // an expired or revoked token: clear it so the browser stops sending it
+  if (await tokenOf(request)) headers.set('Set-Cookie', await destroySessionCookie(request))
+  throw redirect(signInUrl(request, options.redirectTo), { headers })
+}
+
+/** The /admin guard: super admin, admin or coach (r_id 1, 3, 4). */
+export async function requireAdminSide(request: Request): Promise<SessionUser> {
+  const user = await requireUser(request)
+  if (!isAdminSide(user.roleId)) throw await redirectWithError('/courses', 'You do not have access to the admin area.')
+  return user
+}
+
+export async function commitToken(request: Request, token: string) {
+  const session = await sessionStorage().getSession(request.headers.get('Cookie'))
+  session.set('token', token)
+  return sessionStorage().commitSession(session)
+}
+
+export async function destroySessionCookie(request: Request) {
+  const session = await sessionStorage().getSession(request.headers.get('Cookie'))
+  return sessionStorage().destroySession(session)
+}

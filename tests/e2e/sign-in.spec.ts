@@ -1,0 +1,78 @@
+import { expect, test } from '@playwright/test'
+import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { signIn } from './helpers.ts'
+
+test('an anonymous visit to /courses lands on /sign-in and returns there after login', async ({ page }) => {
+  await page.goto('/courses')
+  await expect(page).toHaveURL(/\/sign-in\?redirectTo=%2Fcourses$/)
+  await page.getByLabel('Username / Email').fill('learner1')
+  await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD)
+  await page.getByRole('button', { name: 'Sign In' }).click()
+  await expect(page).toHaveURL(/\/courses$/)
+  await expect(page.getByRole('heading', { name: 'My Courses' })).toBeVisible()
+})
+
+test('a deep link survives the sign-in round trip, query string included', async ({ page }) => {
+  await page.goto('/courses?q=sql')
+  await expect(page).toHaveURL(/redirectTo=%2Fcourses%3Fq%3Dsql/)
+  await page.getByLabel('Username / Email').fill('learner1@example.com')
+  await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD)
+  await page.getByRole('button', { name: 'Sign In' }).click()
+  await expect(page).toHaveURL(/\/courses\?q=sql$/)
+  await expect(page.getByTestId('course-card')).toHaveCount(1)
+})
+
+test('wrong credentials show the same toast for a known and an unknown account', async ({ page }) => {
+  for (const login of ['learner1', 'nobody-at-all']) {
+    await page.goto('/sign-in')
+    await page.getByLabel('Username / Email').fill(login)
+    await page.getByLabel('Password', { exact: true }).fill('Wrong-password1!')
+    await page.getByRole('button', { name: 'Sign In' }).click()
+    await expect(page.getByText('Invalid Username/Email or Password.').first()).toBeVisible()
+    await expect(page).toHaveURL(/\/sign-in/)
+  }
+})
+
+test('empty fields show the spec messages, and the password toggle reveals the text', async ({ page }) => {
+  await page.goto('/sign-In')
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible()
+  await page.getByRole('button', { name: 'Sign In' }).click()
+  await expect(page.getByText('Username / Email is required field.')).toBeVisible()
+  await expect(page.getByText('Password is required field.')).toBeVisible()
+  const password = page.getByLabel('Password', { exact: true })
+  await password.fill('secret')
+  await expect(password).toHaveAttribute('type', 'password')
+  await page.getByRole('button', { name: 'Show' }).click()
+  await expect(password).toHaveAttribute('type', 'text')
+  await expect(page.getByRole('link', { name: 'Forgot Password?' })).toHaveAttribute('href', '/forgot-Password')
+})
+
+test('the form works without JavaScript and answers with the spec messages', async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false })
+  const page = await context.newPage()
+  await page.goto('/sign-in')
+  await page.getByRole('button', { name: 'Sign In' }).click()
+  await expect(page.getByText('Username / Email is required field.')).toBeVisible()
+  await page.getByLabel('Username / Email').fill('learner2')
+  await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD)
+  await page.getByRole('button', { name: 'Sign In' }).click()
+  await expect(page).toHaveURL(/\/courses$/)
+  await context.close()
+})
+
+test('an off-site redirectTo is ignored after login', async ({ page }) => {
+  await page.goto('/sign-in?redirectTo=//evil.example/steal')
+  await page.getByLabel('Username / Email').fill('learner1')
+  await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD)
+  await page.getByRole('button', { name: 'Sign In' }).click()
+  await expect(page).toHaveURL(/127\.0\.0\.1:\d+\/courses$/)
+})
+
+test('logout from the user menu ends the session', async ({ page }) => {
+  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await page.getByRole('button', { name: 'User menu' }).click()
+  await page.getByRole('menuitem', { name: 'Logout' }).click()
+  await expect(page).toHaveURL(/\/$/)
+  await page.goto('/courses')
+  await expect(page).toHaveURL(/\/sign-in/)
+})
