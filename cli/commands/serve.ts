@@ -44,7 +44,7 @@ async function serve(options: { build: boolean; demo: boolean }) {
 
   const server = spawn(
     process.execPath,
-    [require.resolve('@remix-run/serve/dist/cli.js'), path.join(root, 'build', 'index.js')],
+    [path.join(root, 'cli', 'app-server.js'), path.join(root, 'build', 'index.js')],
     {
       cwd: root,
       env: {
@@ -55,7 +55,8 @@ async function serve(options: { build: boolean; demo: boolean }) {
         JWT_SECRET: secrets.jwtSecret,
         BRIDGE_SECRET: secrets.bridgeSecret,
       },
-      stdio: ['ignore', 'inherit', 'inherit'],
+      // the IPC channel only tells the child when this process is gone (cli/app-server.js)
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   )
 
