@@ -49,7 +49,7 @@ export default defineConfig({
     url: `${process.env.E2E_BASE_URL}/healthcheck`,
     reuseExistingServer: false,
     timeout: 120_000,
-    stdout: 'pipe',
+    stdout: 'ignore',
     stderr: 'pipe',
     env: {
       PORT: String(port),

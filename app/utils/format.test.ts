@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { formatDuration } from './format.ts'
+
+describe('formatDuration', () => {
+  it('drops a leading 00 hour and pads minutes and seconds', () => {
+    expect(formatDuration(0)).toBe('00:00')
+    expect(formatDuration(5)).toBe('00:05')
+    expect(formatDuration(125)).toBe('02:05')
+    expect(formatDuration(3599)).toBe('59:59')
+  })
+  it('shows hours from one hour on', () => {
+    expect(formatDuration(3600)).toBe('01:00:00')
+    expect(formatDuration(3725)).toBe('01:02:05')
+    expect(formatDuration(36_000 + 61)).toBe('10:01:01')
+  })
+  it('rounds fractions and shows nothing for a missing or impossible value', () => {
+    expect(formatDuration(59.6)).toBe('01:00')
+    expect(formatDuration(null)).toBe('')
+    expect(formatDuration(undefined)).toBe('')
+    expect(formatDuration(-1)).toBe('')
+    expect(formatDuration(Number.NaN)).toBe('')
+  })
+})

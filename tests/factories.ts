@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto'
+import { hashPassword } from '#app/modules/auth/password.server.ts'
+import { ROLE, type RoleId } from '#app/modules/auth/roles.ts'
+import { toSessionUser, type SessionUser } from '#app/modules/auth/service.server.ts'
+import { issueToken } from '#app/modules/auth/token.server.ts'
+import { db } from '#db/client.ts'
+
+// Test data, made through the models: small functions with narrow arguments and unique values.
+
+export const PASSWORD = 'Test-pass1!'
+let passwordHash: Promise<string> | undefined
+const unique = () => randomBytes(4).toString('hex')
+
+export async function makeUser(
+  options: { roleId?: RoleId; userName?: string; email?: string; firstName?: string; lastName?: string } = {},
+): Promise<SessionUser & { token: string }> {
+  const { User } = await db()
+  passwordHash ??= hashPassword(PASSWORD)
+  const id = unique()
+  const user = await User.create({
+    firstName: options.firstName ?? 'Tessa',
+    lastName: options.lastName ?? 'Tester',
+    userName: options.userName ?? `user${id}`,
+    email: options.email ?? `user${id}@example.com`,
+    passwordHash: await passwordHash,
+    roleId: options.roleId ?? ROLE.learner,
+  })
+  return { ...toSessionUser(user), token: await issueToken(user) }
+}
+
+export const makeLearner = () => makeUser({ roleId: ROLE.learner })
+export const makeAdmin = () => makeUser({ roleId: ROLE.admin })
+export const makeSuperAdmin = () => makeUser({ roleId: ROLE.superAdmin })
+export const makeCoach = () => makeUser({ roleId: ROLE.coach })
+
+type VideoSpec = { title?: string; duration?: number | null; visibility?: boolean; preview?: boolean; after?: number[] }
+
+/** A course with videos in the given order; `after` lists indexes of prerequisite videos. */
+export async function makeCourse(options: { title?: string; videos?: VideoSpec[] } = {}) {
+  const { Course, ContentEntry, VideoPrerequisite } = await db()
+  const course = await Course.create({
+    title: options.title ?? `Course ${unique()}`,
+    description: 'A course made by a test.',
+  })
+  const videos: { id: string; title: string; duration: number | null }[] = []
+  for (const [orderId, spec] of (options.videos ?? []).entries()) {
+    const video = await ContentEntry.create({
+      courseId: course.id,
+      kind: 'video',
+      orderId,
+      title: spec.title ?? `Video ${orderId + 1}`,
+      description: 'A video made by a test.',
+      embedUrl: `https://www.youtube-nocookie.com/embed/test${orderId}`,
+      duration: spec.duration === undefined ? 100 : spec.duration,
+      visibility: spec.visibility ?? true,
+      preview: spec.preview ?? false,
+    })
+    for (const index of spec.after ?? [])
+      await VideoPrerequisite.create({ videoId: video.id, prerequisiteId: videos[index].id, courseId: course.id })
+    videos.push({ id: video.id, title: video.title, duration: video.duration })
+  }
+  return { id: course.id, title: course.title, videos }
+}
+
+export async function assignCourse(userId: string, courseId: string) {
+  const { CourseAssignment } = await db()
+  await CourseAssignment.create({ userId, courseId })
+}
+
+export async function makeProgram(courseIds: string[]) {
+  const { Program, ProgramCourse } = await db()
+  const program = await Program.create({ title: `Program ${unique()}` })
+  for (const [position, courseId] of courseIds.entries())
+    await ProgramCourse.create({ programId: program.id, courseId, position })
+  return { id: program.id }
+}
+
+export async function assignProgram(userId: string, programId: string) {
+  const { ProgramAssignment } = await db()
+  await ProgramAssignment.create({ userId, programId })
+}
+
+/** A progress record as if `watched` seconds had been played. */
+export async function recordWatched(
+  userId: string,
+  courseId: string,
+  video: { id: string; duration: number | null },
+  watched: number,
+) {
+  const { VideoProgress } = await db()
+  const duration = video.duration ?? watched
+  await VideoProgress.create({
+    userId,
+    videoId: video.id,
+    courseId,
+    watchedSeconds: watched,
+    lastPosition: watched,
+    completed: watched >= 0.9 * duration,
+  })
+}

@@ -1,0 +1,147 @@
+import { execFile, spawn } from 'node:child_process'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import { login } from '#app/modules/auth/service.server.ts'
+import { freePort } from '#tests/setup/global.ts'
+
+// The real `portal` command in a child process, on this test file's database (DATABASE_URL).
+
+const root = path.resolve(import.meta.dirname, '..', '..')
+
+async function portal(args: string[], env: Record<string, string | undefined> = {}) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [path.join(root, 'cli', 'bin.js'), ...args],
+      {
+        cwd: root,
+        env: { ...process.env, ...env },
+        timeout: 60_000,
+      },
+    )
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+const create = (overrides: Record<string, string> = {}) => {
+  const options = {
+    '--role': 'learner',
+    '--email': 'ada@example.com',
+    '--password': 'Engine-1843!',
+    '--first-name': 'Augusta',
+    '--last-name': 'Lovelace',
+    '--username': 'adalove',
+    ...overrides,
+  }
+  return portal(['users', 'create', ...Object.entries(options).flat()])
+}
+
+describe('portal users create', () => {
+  it('makes a user who can sign in at once', async () => {
+    const result = await create()
+    expect(result).toMatchObject({ code: 0 })
+    expect(result.stdout).toMatch(/^Created learner adalove <ada@example\.com> \(id [0-9a-f-]{36}\)\./)
+    const { user } = await login({ email: 'adalove', password: 'Engine-1843!' })
+    expect(user.roleId).toBe(2)
+  })
+
+  it('exits 1 with the reason for a duplicate, and 2 for invalid input', async () => {
+    const duplicate = await create({ '--username': 'someoneelse', '--email': 'ADA@example.com' })
+    expect(duplicate.code).toBe(1)
+    expect(duplicate.stderr).toContain('portal: Email already exists.')
+
+    const weak = await create({ '--username': 'weakling', '--email': 'weak@example.com', '--password': 'weak' })
+    expect(weak.code).toBe(2)
+    expect(weak.stderr).toMatch(/password: Password must be at least 8 characters/)
+
+    const role = await create({ '--role': 'wizard', '--username': 'wizard', '--email': 'wizard@example.com' })
+    expect(role.code).toBe(2)
+    expect(role.stderr).toMatch(/Role must be one of superadmin, admin, coach or learner/)
+  })
+
+  it('without a terminal, exits 2 naming the missing options instead of prompting', async () => {
+    const result = await portal(['users', 'create', '--role', 'coach'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/missing --email, --password, --first-name, --last-name, --username/)
+  })
+})
+
+describe('portal users create on a terminal', () => {
+  it('asks for the missing values, then creates the user', async () => {
+    // `script` (util-linux) gives the CLI a real pseudo-terminal; answers are typed as prompts appear
+    const child = spawn('script', ['-qfec', `${process.execPath} cli/bin.js users create --role coach`, '/dev/null'], {
+      cwd: root,
+      env: { ...process.env, TERM: 'dumb' },
+    })
+    const answers: [RegExp, string][] = [
+      [/Email/, 'prompted@example.com'],
+      [/Password/, 'Prompted-1!'],
+      [/First name/, 'Prudence'],
+      [/Last name/, 'Prompt'],
+      [/Username/, 'prudence'],
+    ]
+    let output = ''
+    child.stdout.on('data', (data: Buffer) => {
+      output += data.toString()
+      const next = answers[0]
+      if (next && next[0].test(output)) {
+        answers.shift()
+        output = ''
+        child.stdin.write(`${next[1]}\r`)
+      }
+    })
+    const code = await new Promise((resolve) => child.on('exit', resolve))
+    expect(answers).toEqual([])
+    expect(code).toBe(0)
+    const { user } = await login({ email: 'prudence', password: 'Prompted-1!' })
+    expect(user.roleId).toBe(4)
+  })
+})
+
+describe('portal db and help', () => {
+  it('migrates (nothing to do on a migrated database) and refuses a seed without --demo', async () => {
+    expect(await portal(['db', 'migrate'])).toMatchObject({ code: 0, stdout: 'The database is up to date.\n' })
+    const seed = await portal(['db', 'seed'])
+    expect(seed.code).toBe(2)
+    expect(seed.stderr).toContain('pass --demo')
+  })
+
+  it('lists its commands, and exits 2 on an unknown one', async () => {
+    const help = await portal(['--help'])
+    expect(help.code).toBe(0)
+    for (const command of ['serve', 'db', 'users']) expect(help.stdout).toContain(command)
+    expect((await portal(['teleport'])).code).toBe(2)
+  })
+})
+
+describe('portal serve', () => {
+  it('exits non-zero with one clear line when the database cannot start', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'portal-serve-'))
+    await chmod(dataDir, 0o755)
+    const blocker = net.createServer()
+    const taken = await freePort()
+    await new Promise<void>((r) => blocker.listen(taken, '127.0.0.1', r))
+    try {
+      const result = await portal(['serve', '--no-build', '--no-demo'], {
+        DATABASE_URL: undefined,
+        DATA_DIR: dataDir,
+        EMBEDDED_PG_PORT: String(taken),
+        PORT: String(await freePort()),
+      })
+      expect(result.code).toBe(1)
+      const lines = result.stderr.trim().split('\n')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(/^portal: Port \d+ for the embedded PostgreSQL is taken .* set EMBEDDED_PG_PORT/)
+    } finally {
+      blocker.close()
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,42 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { login } from '#app/modules/auth/service.server.ts'
+import { listAssignedCourses } from '#app/modules/courses/service.server.ts'
+import { getEnv } from '#app/utils/env.server.ts'
+import { db } from '#db/client.ts'
+import { DEMO_ACCOUNTS, DEMO_PASSWORD, seedDemoOnce } from '#db/seeds/demo.ts'
+
+describe('the demo content', () => {
+  it('is seeded once on a fresh database, with real files, prerequisites, a preview and progress', async () => {
+    expect(await seedDemoOnce()).toEqual({ seeded: true })
+    const { Course, ContentEntry, User, Program, StoredFile, VideoPrerequisite } = await db()
+    expect(await Course.count()).toBe(4)
+    expect(await Program.count()).toBe(1)
+    expect(await User.count()).toBe(DEMO_ACCOUNTS.length)
+    expect(await VideoPrerequisite.count()).toBeGreaterThan(0)
+    expect(await ContentEntry.count({ where: { kind: 'video', preview: true } })).toBeGreaterThan(0)
+    const perCourse = await ContentEntry.count({ where: { kind: 'video' }, group: ['courseId'] })
+    for (const { count } of perCourse) expect(count).toBeGreaterThanOrEqual(4)
+    for (const video of await ContentEntry.findAll({ where: { kind: 'video' } })) {
+      expect(video.embedUrl).toMatch(/^https:\/\/www\.youtube-nocookie\.com\/embed\/[\w-]{11}$/)
+      expect(video.duration).toBeGreaterThan(0)
+    }
+
+    // every stored file is on disk and documents are real PDFs
+    const uploads = path.join(getEnv().DATA_DIR, 'uploads')
+    for (const file of await StoredFile.findAll()) expect(existsSync(path.join(uploads, file.key))).toBe(true)
+    expect(await StoredFile.count({ where: { purpose: 'document', contentType: 'application/pdf' } })).toBeGreaterThan(
+      3,
+    )
+
+    // the demo accounts sign in with the printed password; learner 1 has progress to show
+    for (const account of DEMO_ACCOUNTS) await login({ email: account.userName, password: DEMO_PASSWORD })
+    const { user } = await login({ email: 'learner1', password: DEMO_PASSWORD })
+    const cards = await listAssignedCourses(user)
+    expect(cards.map((c) => c.percent)).toEqual(expect.arrayContaining([20, 23, 0]))
+
+    expect(await seedDemoOnce()).toEqual({ seeded: false })
+    expect(await Course.count()).toBe(4)
+  })
+})

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest'
+import { login } from '#app/modules/auth/service.server.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { createUser, getProfile } from '#app/modules/users/service.server.ts'
+import { db } from '#db/client.ts'
+import { makeAdmin, makeCoach, makeLearner, makeSuperAdmin } from '#tests/factories.ts'
+
+let n = 0
+const input = (role: 'superadmin' | 'admin' | 'coach' | 'learner' = 'learner') => {
+  n += 1
+  return {
+    role,
+    firstName: 'Grace',
+    lastName: 'Hopper',
+    userName: `grace${n}${Date.now() % 100000}`,
+    email: `grace${n}.${Date.now() % 100000}@example.com`,
+    password: 'Cobol-1959!',
+  }
+}
+
+describe('createUser', () => {
+  it('makes an account that can sign in at once, with a hashed password', async () => {
+    const data = input()
+    const user = await createUser(await makeAdmin(), data)
+    expect(user).toMatchObject({ roleId: 2, userName: data.userName, email: data.email })
+    const { User } = await db()
+    const stored = await User.findByPk(user.id)
+    expect(stored?.passwordHash).toMatch(/^\$argon2id\$/)
+    const { user: signedIn } = await login({ email: data.userName, password: data.password })
+    expect(signedIn.id).toBe(user.id)
+  })
+
+  it('lets only the super admin create admins', async () => {
+    await expect(createUser(await makeAdmin(), input('admin'))).rejects.toMatchObject({ status: 403 })
+    await expect(createUser(await makeAdmin(), input('superadmin'))).rejects.toMatchObject({ status: 403 })
+    expect((await createUser(await makeSuperAdmin(), input('admin'))).roleId).toBe(3)
+    expect((await createUser(SYSTEM, input('superadmin'))).roleId).toBe(1)
+  })
+
+  it('refuses learners and coaches as creators', async () => {
+    await expect(createUser(await makeLearner(), input())).rejects.toMatchObject({ status: 403 })
+    await expect(createUser(await makeCoach(), input())).rejects.toMatchObject({ status: 403 })
+  })
+
+  it('answers 409 naming the field for a duplicate email or username, whatever the case', async () => {
+    const admin = await makeAdmin()
+    const first = await createUser(admin, input())
+    await expect(createUser(admin, { ...input(), email: first.email.toUpperCase() })).rejects.toMatchObject({
+      status: 409,
+      errors: { email: 'Email already exists.' },
+    })
+    await expect(createUser(admin, { ...input(), userName: first.userName.toUpperCase() })).rejects.toMatchObject({
+      status: 409,
+      errors: { userName: 'UserName already exists.' },
+    })
+  })
+
+  it('refuses invalid input before touching the database', async () => {
+    const { User } = await db()
+    const before = await User.count()
+    await expect(createUser(SYSTEM, { ...input(), password: 'weak' })).rejects.toThrow(/at least 8/)
+    expect(await User.count()).toBe(before)
+  })
+})
+
+describe('getProfile', () => {
+  it('lets a learner read only their own profile, and the admin side anyone’s', async () => {
+    const [a, b] = [await makeLearner(), await makeLearner()]
+    expect((await getProfile(a, a.id))._id).toBe(a.id)
+    await expect(getProfile(a, b.id)).rejects.toMatchObject({ status: 403 })
+    expect((await getProfile(await makeCoach(), b.id))._id).toBe(b.id)
+  })
+})

@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config'
+
+// Two projects: pure units beside the code, and integration tests on a real PostgreSQL (one
+// throwaway server per run; every test file gets its own database cloned from a migrated template).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['app/**/*.test.{ts,tsx}', 'cli/**/*.test.ts', 'db/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['tests/integration/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['tests/setup/global.ts'],
+          setupFiles: ['tests/setup/database.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+})
