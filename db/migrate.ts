@@ -1,13 +1,17 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize'
 import { Umzug, type MigrationParams, type UmzugStorage } from 'umzug'
 import * as initial from './migrations/0001-initial.ts'
+import * as fileAttachments from './migrations/0002-file-attachments.ts'
 
 /** A migration gets a function that runs SQL inside the one transaction of the migration run. */
 export type SqlRunner = (sql: string) => Promise<unknown>
 export type MigrationFn = (params: MigrationParams<SqlRunner>) => Promise<void>
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
-const migrations = [{ name: '0001-initial', ...initial }]
+const migrations = [
+  { name: '0001-initial', ...initial },
+  { name: '0002-file-attachments', ...fileAttachments },
+]
 
 // Any number: it only has to be the same for every process that migrates this database.
 const MIGRATION_LOCK = 7_305_001

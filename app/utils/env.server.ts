@@ -16,6 +16,30 @@ const schema = z.object({
   JWT_SECRET: z.string().min(16).optional(),
   BRIDGE_SECRET: z.string().min(16).optional(),
   MARKETING_URL: z.string().url().optional(),
+  // Extra hosts allowed in video embeds besides YouTube and Vimeo (comma-separated host[:port]).
+  VIDEO_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  // File storage: S3 (or an S3-compatible server) when S3_BUCKET is set, else DATA_DIR/uploads.
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: z
+    .enum(['0', '1', 'true', 'false'])
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
+  // Upload size limits in megabytes (DESIGN.md §7).
+  UPLOAD_MAX_IMAGE_MB: z.coerce.number().positive().default(5),
+  UPLOAD_MAX_DOCUMENT_MB: z.coerce.number().positive().default(50),
+  UPLOAD_MAX_ASSESSMENT_MB: z.coerce.number().positive().default(25),
   LOG_SQL: z
     .enum(['0', '1', 'true', 'false'])
     .default('0')
