@@ -98,3 +98,37 @@ export async function recordWatched(
     completed: watched >= 0.9 * duration,
   })
 }
+
+/** An uploaded file as the upload calls leave it: a body in storage and a row, attached to nothing. */
+export async function makeStoredFile(
+  purpose: 'course_image' | 'program_image' | 'document' | 'assessment' = 'document',
+  options: { name?: string; contentType?: string; uploadedBy?: string | null } = {},
+) {
+  const { storeFile } = await import('#app/modules/files/service.server.ts')
+  const image = purpose === 'course_image' || purpose === 'program_image'
+  return storeFile({
+    purpose,
+    name: options.name ?? (image ? 'cover.png' : 'notes.pdf'),
+    contentType: options.contentType ?? (image ? 'image/png' : 'application/pdf'),
+    body: Buffer.from(image ? '\x89PNG\r\n\x1a\n test image' : '%PDF-1.7 test document'),
+    uploadedBy: options.uploadedBy ?? null,
+  })
+}
+
+/** A document or scenario entry with its own stored file. */
+export async function makeDocument(
+  courseId: string,
+  options: { kind?: 'document' | 'scenario'; orderId?: number; visibility?: boolean; name?: string } = {},
+) {
+  const { ContentEntry } = await db()
+  const file = await makeStoredFile('document', { name: options.name })
+  const entry = await ContentEntry.create({
+    courseId,
+    kind: options.kind ?? 'document',
+    orderId: options.orderId ?? 0,
+    title: file.name,
+    fileKey: file.key,
+    visibility: options.visibility ?? true,
+  })
+  return { id: entry.id, fileKey: file.key }
+}

@@ -46,18 +46,55 @@ export function fieldErrors(error: ZodError): Record<string, string> {
 
 /** The JSON body validated by a schema; malformed JSON or a wrong content type is a 400. */
 export async function readJson<T>(request: Request, schema: ZodType<T, ZodTypeDef, unknown>): Promise<T> {
+  return schema.parse(await readJsonObject(request))
+}
+
+/** Any JSON body (a list, for the reorder calls); malformed JSON or a wrong content type is a 400. */
+export async function readJsonValue(request: Request): Promise<unknown> {
   const type = request.headers.get('Content-Type') ?? ''
   if (!type.includes('application/json'))
     throw invalid('Send the request body as JSON (Content-Type: application/json).')
-  let body: unknown
   try {
-    body = await request.json()
+    return await request.json()
   } catch {
     throw invalid('The request body is not valid JSON.')
   }
+}
+
+/** A JSON object body; anything else is a 400. */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  const body = await readJsonValue(request)
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw invalid('The request body must be a JSON object.')
-  return schema.parse(body)
+  return body as Record<string, unknown>
+}
+
+/** ?page=&size= on a list call: that page only (DESIGN.md §8); without them, the whole list. */
+export function pageQuery(url: URL) {
+  const page = Number(url.searchParams.get('page'))
+  const size = Number(url.searchParams.get('size'))
+  if (!url.searchParams.has('page') && !url.searchParams.has('size')) return undefined
+  if (!Number.isInteger(page) || page < 1 || !Number.isInteger(size) || size < 1 || size > 500)
+    throw invalid('page must be 1 or more and size between 1 and 500.')
+  return { page, size, range: { offset: (page - 1) * size, limit: size } }
+}
+
+type Params = LoaderFunctionArgs['params']
+type Handler = (call: { request: Request; params: Params; actor: SessionUser }) => Promise<Response | object>
+
+/** A GET /api call for a signed-in caller. */
+export function apiLoader(handler: Handler) {
+  return apiRoute(async ({ request, params }: LoaderFunctionArgs) =>
+    handler({ request, params, actor: await requireApiUser(request) }),
+  )
+}
+
+/** A POST, PUT or DELETE /api call for a signed-in caller; another method is a 405. */
+export function apiAction(method: 'POST' | 'PUT' | 'DELETE', handler: Handler) {
+  return apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+    if (request.method !== method) return methodNotAllowed([method])
+    return handler({ request, params, actor: await requireApiUser(request) })
+  })
 }
 
 /** The caller of an /api route: `Authorization: Bearer <token>` (or a bare token), else the page session. */

@@ -133,6 +133,9 @@ export class Program extends Model<InferAttributes<Program>, InferCreationAttrib
   declare imageKey: CreationOptional<string | null>
   declare createdAt: CreationOptional<Date>
   declare updatedAt: CreationOptional<Date>
+  declare image?: NonAttribute<StoredFile | null>
+  /** with the join row, whose position orders the courses */
+  declare courses?: NonAttribute<(Course & { ProgramCourse: ProgramCourse })[]>
 }
 
 export class ProgramCourse extends Model<InferAttributes<ProgramCourse>, InferCreationAttributes<ProgramCourse>> {

@@ -1,16 +1,22 @@
-import { QueryTypes } from 'sequelize'
+import { QueryTypes, type Transaction } from 'sequelize'
 import { db, sequelize } from '#db/client.ts'
-import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
-import { forbidden, notFound } from '../errors.ts'
+import { isAdminSide, ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
+import {
+  courseDto,
+  documentDto,
+  fileInfo,
+  videoDto,
+  type CourseDto,
+  type DocumentDto,
+  type VideoDto,
+} from '../content/dto.ts'
+import { EditCourseSchema, NewCourseSchema, type EditCourseInput, type NewCourseInput } from '../content/schema.ts'
+import { assertContentManager } from '../content/service.server.ts'
+import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { fileLink } from '../files/links.ts'
-
-/** SQL for the ids of the courses assigned to :userId, directly or through a program. */
-const ASSIGNED_COURSE_IDS = `
-  SELECT course_id FROM course_assignments WHERE user_id = :userId
-  UNION
-  SELECT pc.course_id FROM program_assignments pa
-  JOIN program_courses pc ON pc.program_id = pa.program_id
-  WHERE pa.user_id = :userId`
+import { ASSIGNED_COURSE_IDS, canOpenCourse } from './access.server.ts'
+import { removeStoredFile } from '../files/service.server.ts'
+import { isUuid } from '../ids.ts'
 
 export type CourseCard = {
   id: string
@@ -82,19 +88,6 @@ function escapeLike(text: string) {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`)
 }
 
-/** May this user open this course? Admin side: any course; a learner: only assigned ones. */
-export async function canOpenCourse(actor: Actor, courseId: string) {
-  if (isAdminSide(actor.roleId)) return true
-  if (!actor.id || actor.roleId !== ROLE.learner) return false
-  const rows = await (
-    await sequelize()
-  ).query(`SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId`, {
-    replacements: { userId: actor.id, courseId },
-    type: QueryTypes.SELECT,
-  })
-  return rows.length > 0
-}
-
 export type VideoItem = {
   id: string
   title: string
@@ -124,14 +117,12 @@ export type CourseContents = {
   scenarios: FileItem[]
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /**
  * A course as the learner sees it: visible videos in order with completion and locks, visible
  * documents and scenarios. Not assigned (or not there): 404 for an unknown id, 403 otherwise.
  */
 export async function getCourseContents(actor: Actor, courseId: string): Promise<CourseContents> {
-  if (!UUID.test(courseId)) throw notFound('Course not found.')
+  if (!isUuid(courseId)) throw notFound('Course not found.')
   const { Course, ContentEntry, VideoProgress, StoredFile } = await db()
   const course = await Course.findByPk(courseId)
   if (!course) throw notFound('Course not found.')
@@ -219,4 +210,177 @@ export async function dashboardCounts(actor: Actor) {
     User.count({ where: { roleId: [ROLE.admin, ROLE.superAdmin] } }),
   ])
   return { courses, users, admins }
+}
+
+export { canOpenCourse }
+
+// ——— The catalogue and course administration (spec §2 admin routes, §7 category calls) ———
+
+export type CatalogueQuery = {
+  q?: string
+  offset?: number
+  /** undefined: the whole list (the /api's old client expects it) */
+  limit?: number
+  sort?: 'title' | 'createdAt' | 'duration'
+  dir?: 'asc' | 'desc'
+}
+
+const CATALOGUE_ORDER = { title: 'lower(c.title)', createdAt: 'c.created_at', duration: 'duration' } as const
+
+/**
+ * Every course with its image and duration (the sum of its visible videos), searched by title and
+ * paged on the server. Any signed-in user may read the catalogue; its contents are guarded apart.
+ */
+export async function listCatalogue(actor: Actor, query: CatalogueQuery = {}) {
+  if (!actor.id && actor !== SYSTEM) throw forbidden()
+  const search = (query.q ?? '').trim().slice(0, 100)
+  const order = CATALOGUE_ORDER[query.sort ?? 'title'] ?? CATALOGUE_ORDER.title
+  const dir = query.dir === 'desc' ? 'DESC' : 'ASC'
+  const sql = await sequelize()
+  const replacements = {
+    pattern: `%${escapeLike(search)}%`,
+    limit: query.limit ?? null,
+    offset: query.offset ?? 0,
+  }
+  const [rows, [{ total }]] = await Promise.all([
+    sql.query<CatalogueRow>(
+      `SELECT c.id, c.title, c.description, c.image_key, f.name AS image_name, c.created_at, c.updated_at,
+              d.duration, d.video_count
+       FROM courses c
+       LEFT JOIN files f ON f.key = c.image_key
+       LEFT JOIN LATERAL (
+         SELECT CASE WHEN count(*) > 0 AND count(*) FILTER (WHERE e.duration IS NULL OR e.duration = 0) = 0
+                     THEN sum(e.duration) END AS duration,
+                count(*) AS video_count
+         FROM content_entries e WHERE e.course_id = c.id AND e.kind = 'video' AND e.visibility
+       ) d ON true
+       WHERE c.title ILIKE :pattern
+       ORDER BY ${order} ${dir} NULLS LAST, c.id
+       LIMIT :limit OFFSET :offset`,
+      { replacements, type: QueryTypes.SELECT },
+    ),
+    sql.query<{ total: string }>('SELECT count(*) AS total FROM courses c WHERE c.title ILIKE :pattern', {
+      replacements,
+      type: QueryTypes.SELECT,
+    }),
+  ])
+  return { rows: rows.map(catalogueDto), total: Number(total) }
+}
+
+type CatalogueRow = {
+  id: string
+  title: string
+  description: string
+  image_key: string | null
+  image_name: string | null
+  created_at: Date
+  updated_at: Date
+  duration: string | null
+  video_count: string
+}
+
+function catalogueDto(row: CatalogueRow): CourseDto & { videoCount: number } {
+  return {
+    _id: row.id,
+    title: row.title,
+    description: row.description,
+    courseImage: row.image_key ? fileInfo({ key: row.image_key, name: row.image_name ?? '' }) : null,
+    duration: row.duration === null ? null : Number(row.duration),
+    videoCount: Number(row.video_count),
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  }
+}
+
+/** GET /api/category/coursesList: ids and titles, for pickers. */
+export async function listCourseTitles(actor: Actor) {
+  if (!actor.id && actor !== SYSTEM) throw forbidden()
+  const { Course } = await db()
+  const courses = await Course.findAll({ attributes: ['id', 'title'], order: [['title', 'ASC']] })
+  return courses.map((c) => ({ _id: c.id, title: c.title }))
+}
+
+/**
+ * An uploaded image that may become a course's (or program's) picture: uploaded as an image and
+ * not the picture of another course or program. `current` is the key the course already has.
+ */
+export async function attachableImage(key: string, current: string | null, transaction: Transaction) {
+  const { StoredFile, Course, Program } = await db()
+  if (key === current) return key
+  const file = await StoredFile.findByPk(key, { transaction, lock: transaction.LOCK.UPDATE })
+  const message = 'Please Upload the Image.'
+  if (!file || (file.purpose !== 'course_image' && file.purpose !== 'program_image'))
+    throw invalid(message, { courseImage: message })
+  const used =
+    (await Course.count({ where: { imageKey: key }, transaction })) +
+    (await Program.count({ where: { imageKey: key }, transaction }))
+  if (used > 0) throw conflict('That image already belongs to another course or program.', { courseImage: message })
+  return key
+}
+
+/** POST /api/category/course: a new course with its image. */
+export async function createCourse(actor: Actor, input: NewCourseInput) {
+  assertContentManager(actor)
+  const data = NewCourseSchema.parse(input)
+  const { Course } = await db()
+  const id = await (
+    await sequelize()
+  ).transaction(async (transaction) => {
+    const imageKey = await attachableImage(data.courseImage, null, transaction)
+    const course = await Course.create({ title: data.title, description: data.description, imageKey }, { transaction })
+    return course.id
+  })
+  return getCourseDetail(actor, id)
+}
+
+/** PUT /api/category/editCourseDetails: title, description and image; a replaced image is deleted. */
+export async function editCourseDetails(actor: Actor, input: EditCourseInput) {
+  assertContentManager(actor)
+  const data = EditCourseSchema.parse(input)
+  const { Course } = await db()
+  const replaced = await (
+    await sequelize()
+  ).transaction(async (transaction) => {
+    const course = await Course.findByPk(data.courseId, { transaction, lock: transaction.LOCK.UPDATE })
+    if (!course) throw notFound('Course not found.')
+    const old = course.imageKey
+    const imageKey = await attachableImage(data.courseImage, old, transaction)
+    await course.update({ title: data.title, description: data.description, imageKey }, { transaction })
+    return old && old !== imageKey ? old : null
+  })
+  if (replaced) await removeStoredFile(replaced)
+  return getCourseDetail(actor, data.courseId)
+}
+
+export type CourseDetail = CourseDto & { videos: VideoDto[]; documents: DocumentDto[]; scenarios: DocumentDto[] }
+
+/**
+ * A course with its contents in order: everything for the admin side (with the visibility and
+ * preview flags); only visible entries for a learner it is assigned to; 403 for anyone else.
+ */
+export async function getCourseDetail(actor: Actor, courseId: string): Promise<CourseDetail> {
+  if (!isUuid(courseId)) throw notFound('Course not found.')
+  const { Course, ContentEntry, StoredFile } = await db()
+  const course = await Course.findByPk(courseId, { include: [{ model: StoredFile, as: 'image' }] })
+  if (!course) throw notFound('Course not found.')
+  if (!(await canOpenCourse(actor, courseId))) throw forbidden('This course is not assigned to you.')
+  const everything = isAdminSide(actor.roleId)
+  const entries = await ContentEntry.findAll({
+    where: everything ? { courseId } : { courseId, visibility: true },
+    include: [
+      { model: ContentEntry, as: 'prerequisites', attributes: ['id', 'title'], through: { attributes: [] } },
+      { model: StoredFile, as: 'file' },
+    ],
+    order: [
+      ['orderId', 'ASC'],
+      ['createdAt', 'ASC'],
+    ],
+  })
+  const videos = entries.filter((e) => e.kind === 'video')
+  return {
+    ...courseDto(course, videos),
+    videos: videos.map(videoDto),
+    documents: entries.filter((e) => e.kind === 'document').map(documentDto),
+    scenarios: entries.filter((e) => e.kind === 'scenario').map(documentDto),
+  }
 }

@@ -1,0 +1,103 @@
+import type { ContentEntry, Course, StoredFile } from '#db/models/index.ts'
+import { fileLink } from '../files/links.ts'
+import type { DocumentType } from './schema.ts'
+
+// The shapes of spec §3 as the /api speaks them (`_id`, `documentType`, `{ key, link, name }`).
+
+export type FileInfoDto = { key: string; link: string; name: string }
+
+export type VideoDto = {
+  _id: string
+  relatedCourse: string
+  orderId: number
+  title: string
+  description: string
+  duration: number | null
+  visibility: boolean
+  preview: boolean
+  embedUrl: string
+  prerequisiteVideos: { _id: string; title: string }[]
+  createdAt: string
+  updatedAt: string
+}
+
+export type DocumentDto = {
+  _id: string
+  courseId: string
+  documentType: DocumentType
+  document: FileInfoDto
+  orderId: number
+  visibility: boolean
+  createdAt: string
+  updatedAt: string
+}
+
+export type CourseDto = {
+  _id: string
+  title: string
+  description: string
+  courseImage: FileInfoDto | null
+  /** seconds of visible video; null when a visible video has no duration (spec §8) */
+  duration: number | null
+  createdAt: string
+  updatedAt: string
+}
+
+export const fileInfo = (file: Pick<StoredFile, 'key' | 'name'>): FileInfoDto => ({
+  key: file.key,
+  link: fileLink(file.key),
+  name: file.name,
+})
+
+export const documentTypeOf = (kind: ContentEntry['kind']): DocumentType =>
+  kind === 'scenario' ? 'Scenarios' : 'Document'
+export const kindOf = (type: DocumentType) => (type === 'Scenarios' ? 'scenario' : 'document')
+
+export function videoDto(entry: ContentEntry): VideoDto {
+  return {
+    _id: entry.id,
+    relatedCourse: entry.courseId,
+    orderId: entry.orderId,
+    title: entry.title,
+    description: entry.description,
+    duration: entry.duration,
+    visibility: entry.visibility,
+    preview: entry.preview,
+    embedUrl: entry.embedUrl ?? '',
+    prerequisiteVideos: (entry.prerequisites ?? []).map((p) => ({ _id: p.id, title: p.title })),
+    createdAt: entry.createdAt.toISOString(),
+    updatedAt: entry.updatedAt.toISOString(),
+  }
+}
+
+export function documentDto(entry: ContentEntry): DocumentDto {
+  return {
+    _id: entry.id,
+    courseId: entry.courseId,
+    documentType: documentTypeOf(entry.kind),
+    document: entry.file ? fileInfo(entry.file) : { key: entry.fileKey ?? '', link: '', name: entry.title },
+    orderId: entry.orderId,
+    visibility: entry.visibility,
+    createdAt: entry.createdAt.toISOString(),
+    updatedAt: entry.updatedAt.toISOString(),
+  }
+}
+
+/** Course duration: the sum of its visible videos, unknown when one of them has no duration. */
+export function courseDuration(videos: Pick<ContentEntry, 'duration' | 'visibility'>[]): number | null {
+  const visible = videos.filter((v) => v.visibility)
+  if (visible.length === 0 || visible.some((v) => !v.duration)) return null
+  return visible.reduce((sum, v) => sum + (v.duration ?? 0), 0)
+}
+
+export function courseDto(course: Course, videos: Pick<ContentEntry, 'duration' | 'visibility'>[]): CourseDto {
+  return {
+    _id: course.id,
+    title: course.title,
+    description: course.description,
+    courseImage: course.image ? fileInfo(course.image) : null,
+    duration: courseDuration(videos),
+    createdAt: course.createdAt.toISOString(),
+    updatedAt: course.updatedAt.toISOString(),
+  }
+}

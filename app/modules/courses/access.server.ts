@@ -1,0 +1,29 @@
+import { QueryTypes } from 'sequelize'
+import { sequelize } from '#db/client.ts'
+import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
+import { isUuid } from '../ids.ts'
+
+// Who may open a course: kept apart from the course service so that modules the service uses
+// (files) can ask without importing it back.
+
+/** SQL for the ids of the courses assigned to :userId, directly or through a program. */
+export const ASSIGNED_COURSE_IDS = `
+  SELECT course_id FROM course_assignments WHERE user_id = :userId
+  UNION
+  SELECT pc.course_id FROM program_assignments pa
+  JOIN program_courses pc ON pc.program_id = pa.program_id
+  WHERE pa.user_id = :userId`
+
+/** May this user open this course? Admin side: any course; a learner: only assigned ones. */
+export async function canOpenCourse(actor: Actor, courseId: string) {
+  if (!isUuid(courseId)) return false
+  if (isAdminSide(actor.roleId)) return true
+  if (!actor.id || actor.roleId !== ROLE.learner) return false
+  const rows = await (
+    await sequelize()
+  ).query(`SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId`, {
+    replacements: { userId: actor.id, courseId },
+    type: QueryTypes.SELECT,
+  })
+  return rows.length > 0
+}

@@ -1,0 +1,90 @@
+import { db, sequelize } from '#db/client.ts'
+import { SYSTEM, type Actor } from '../auth/roles.ts'
+import { fileInfo, type FileInfoDto } from '../content/dto.ts'
+import { assertContentManager } from '../content/service.server.ts'
+import { attachableImage } from '../courses/service.server.ts'
+import { forbidden, invalid } from '../errors.ts'
+import { NewProgramSchema, type NewProgramInput } from './schema.ts'
+
+// Programs are bundles of ordered courses (DESIGN.md §8): assigning one gives all its courses.
+
+export type ProgramDto = {
+  _id: string
+  title: string
+  description: string
+  path: string
+  learningPath: string
+  duration: string
+  price: number | null
+  programImage: FileInfoDto | null
+  courses: { _id: string; title: string }[]
+  createdAt: string
+  updatedAt: string
+}
+
+/** GET /api/program/getPrograms and the Program List: every signed-in user may browse programs. */
+export async function listPrograms(actor: Actor): Promise<ProgramDto[]> {
+  if (!actor.id && actor !== SYSTEM) throw forbidden()
+  const { Program, Course, StoredFile } = await db()
+  const programs = await Program.findAll({
+    include: [
+      { model: StoredFile, as: 'image' },
+      { model: Course, as: 'courses', attributes: ['id', 'title'], through: { attributes: ['position'] } },
+    ],
+    order: [
+      ['title', 'ASC'],
+      ['id', 'ASC'],
+    ],
+  })
+  return programs.map((program) => {
+    const image = program.image
+    const courses = (program.courses ?? []).slice().sort((a, b) => a.ProgramCourse.position - b.ProgramCourse.position)
+    return {
+      _id: program.id,
+      title: program.title,
+      description: program.description,
+      path: program.path,
+      learningPath: program.learningPath,
+      duration: program.duration,
+      price: program.price === null ? null : Number(program.price),
+      programImage: image ? fileInfo(image) : null,
+      courses: courses.map((c) => ({ _id: c.id, title: c.title })),
+      createdAt: program.createdAt.toISOString(),
+      updatedAt: program.updatedAt.toISOString(),
+    }
+  })
+}
+
+/** POST /api/program/createProgram: a program of existing courses, in the order given. */
+export async function createProgram(actor: Actor, input: NewProgramInput): Promise<ProgramDto> {
+  assertContentManager(actor)
+  const data = NewProgramSchema.parse(input)
+  const { Program, ProgramCourse, Course } = await db()
+  const id = await (
+    await sequelize()
+  ).transaction(async (transaction) => {
+    const found = await Course.count({ where: { id: data.courses }, transaction })
+    if (found !== data.courses.length) throw invalid('Please select a course.', { courses: 'Please select a course.' })
+    const imageKey = data.programImage ? await attachableImage(data.programImage, null, transaction) : null
+    const program = await Program.create(
+      {
+        title: data.title,
+        description: data.description,
+        path: data.path,
+        learningPath: data.learningPath,
+        duration: data.duration,
+        price: data.price.toFixed(2),
+        imageKey,
+      },
+      { transaction },
+    )
+    await ProgramCourse.bulkCreate(
+      data.courses.map((courseId, position) => ({ programId: program.id, courseId, position })),
+      { transaction },
+    )
+    return program.id
+  })
+  const created = (await listPrograms(actor)).find((p) => p._id === id)
+  if (!created) throw new Error('The new program could not be read back.')
+  return created
+}

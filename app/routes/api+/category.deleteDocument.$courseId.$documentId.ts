@@ -1,0 +1,9 @@
+import { deleteDocument } from '#app/modules/content/service.server.ts'
+import { apiAction, methodNotAllowed } from '#app/utils/api.server.ts'
+
+// DELETE /api/category/deleteDocument/{courseId}/{documentId} → { message }.
+export const action = apiAction('DELETE', async ({ params, actor }) => {
+  const deleted = await deleteDocument(actor, params.courseId ?? '', params.documentId ?? '')
+  return { message: `${deleted.kind === 'scenario' ? 'Scenario' : 'Document'} deleted.` }
+})
+export const loader = () => methodNotAllowed(['DELETE'])

@@ -1,0 +1,632 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import * as addDocumentRoute from '#app/routes/api+/category.addDocument.ts'
+import * as createCourseRoute from '#app/routes/api+/category.course.ts'
+import * as courseRoute from '#app/routes/api+/category.course_.$courseId.ts'
+import * as courseMetaRoute from '#app/routes/api+/category.courseMeta.$courseId.ts'
+import * as coursesRoute from '#app/routes/api+/category.courses.ts'
+import * as coursesListRoute from '#app/routes/api+/category.coursesList.ts'
+import * as courseVideoRoute from '#app/routes/api+/category.courseVideo.$relatedCourseId.ts'
+import * as deleteDocumentRoute from '#app/routes/api+/category.deleteDocument.$courseId.$documentId.ts'
+import * as deleteVideoRoute from '#app/routes/api+/category.deleteVideo.$courseId.$videoId.ts'
+import * as editCourseRoute from '#app/routes/api+/category.editCourseDetails.ts'
+import * as editDocumentListRoute from '#app/routes/api+/category.editDocumentOrder.ts'
+import * as editDocumentRoute from '#app/routes/api+/category.editDocumentOrder_.$documentId.ts'
+import * as editVideoRoute from '#app/routes/api+/category.editVideo.$videoId.ts'
+import * as editVideoOrderRoute from '#app/routes/api+/category.editVideoOrder.ts'
+import * as getDocumentsRoute from '#app/routes/api+/category.getDocuments.$courseId.ts'
+import * as createProgramRoute from '#app/routes/api+/program.createProgram.ts'
+import * as getProgramsRoute from '#app/routes/api+/program.getPrograms.ts'
+import { storage } from '#app/modules/files/storage.server.ts'
+import { db } from '#db/client.ts'
+import {
+  assignCourse,
+  makeAdmin,
+  makeCoach,
+  makeCourse,
+  makeDocument,
+  makeLearner,
+  makeStoredFile,
+  makeSuperAdmin,
+} from '#tests/factories.ts'
+import { body, call } from '#tests/requests.ts'
+
+// Every course-content call of spec §7: success, each validation failure, and each role.
+
+type Actors = Record<'learner' | 'coach' | 'admin' | 'superadmin', { id: string; token: string }>
+let as: Actors
+beforeAll(async () => {
+  as = {
+    learner: await makeLearner(),
+    coach: await makeCoach(),
+    admin: await makeAdmin(),
+    superadmin: await makeSuperAdmin(),
+  }
+})
+
+const get = (route: { loader: unknown }, path: string, token?: string, params: Record<string, string> = {}) =>
+  call(route.loader as never, path, { token, params })
+const send = (
+  route: { action: unknown },
+  method: 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  json: unknown,
+  token?: string,
+  params: Record<string, string> = {},
+) => call(route.action as never, path, { method, json: method === 'DELETE' ? undefined : json, token, params })
+
+/** A write call refused to everyone but admins: 401 anonymous, 403 learner and coach. */
+async function expectAdminsOnly(attempt: (token?: string) => Promise<Response>) {
+  expect((await attempt(undefined)).status).toBe(401)
+  expect((await attempt(as.learner.token)).status).toBe(403)
+  const coach = await attempt(as.coach.token)
+  expect(coach.status).toBe(403)
+  expect(await body(coach)).toEqual({ message: 'Only admins can change courses and their contents.' })
+}
+
+async function videoOrder(courseId: string) {
+  const { ContentEntry } = await db()
+  const rows = await ContentEntry.findAll({ where: { courseId, kind: 'video' }, order: [['orderId', 'ASC']] })
+  return rows.map((r) => [r.title, r.orderId])
+}
+
+async function fileGone(key: string) {
+  const { StoredFile } = await db()
+  return (await StoredFile.findByPk(key)) === null && (await storage().get(key)) === undefined
+}
+
+describe('GET /api/category/courses and coursesList', () => {
+  it('list the catalogue to any signed-in user with image and visible duration, and page on request', async () => {
+    const course = await makeCourse({
+      title: 'Catalogue Zeta',
+      videos: [{ duration: 100 }, { duration: 50 }, { duration: 999, visibility: false }],
+    })
+    for (const role of ['learner', 'coach', 'admin', 'superadmin'] as const) {
+      const response = await get(coursesRoute, '/api/category/courses', as[role].token)
+      expect(response.status).toBe(200)
+      const { courses } = await body<{ courses: { _id: string; duration: number }[] }>(response)
+      expect(courses.find((c) => c._id === course.id)).toMatchObject({ title: 'Catalogue Zeta', duration: 150 })
+    }
+    expect((await get(coursesRoute, '/api/category/courses')).status).toBe(401)
+
+    const page = await body<{ courses: unknown[]; total: number; page: number; size: number }>(
+      await get(coursesRoute, '/api/category/courses?page=1&size=1&q=catalogue zeta', as.admin.token),
+    )
+    expect(page).toMatchObject({ total: 1, page: 1, size: 1 })
+    expect(page.courses).toHaveLength(1)
+    expect((await get(coursesRoute, '/api/category/courses?page=0&size=7', as.admin.token)).status).toBe(400)
+
+    const list = await body<{ courses: { _id: string; title: string }[] }>(
+      await get(coursesListRoute, '/api/category/coursesList', as.learner.token),
+    )
+    expect(list.courses).toContainEqual({ _id: course.id, title: 'Catalogue Zeta' })
+    expect((await get(coursesListRoute, '/api/category/coursesList')).status).toBe(401)
+  })
+})
+
+describe('GET course/{id}, courseMeta/{id}, getDocuments/{id}', () => {
+  it('give the admin side every entry, an assigned learner only visible ones, others nothing', async () => {
+    const course = await makeCourse({
+      videos: [{ title: 'Shown' }, { title: 'Hidden', visibility: false }, { title: 'Needs Shown', after: [0] }],
+    })
+    await makeDocument(course.id, { name: 'visible.pdf' })
+    await makeDocument(course.id, { name: 'hidden.pdf', orderId: 1, visibility: false })
+    await makeDocument(course.id, { kind: 'scenario', name: 'case.pdf' })
+    const learner = await makeLearner()
+    const params = { courseId: course.id }
+
+    expect((await get(courseRoute, `/api/category/course/${course.id}`, undefined, params)).status).toBe(401)
+    const refused = await get(courseRoute, `/api/category/course/${course.id}`, learner.token, params)
+    expect(refused.status).toBe(403)
+    expect(await body(refused)).toEqual({ message: 'This course is not assigned to you.' })
+    await assignCourse(learner.id, course.id)
+
+    type Detail = { message: { title: string; videos: { title: string; prerequisiteVideos: { title: string }[] }[] } }
+    const seen = await body<Detail>(await get(courseRoute, `/api/category/course/${course.id}`, learner.token, params))
+    expect(seen.message.videos.map((v) => v.title)).toEqual(['Shown', 'Needs Shown'])
+    expect(seen.message.videos[1].prerequisiteVideos).toEqual([{ _id: course.videos[0].id, title: 'Shown' }])
+    const all = await body<Detail>(await get(courseRoute, `/api/category/course/${course.id}`, as.coach.token, params))
+    expect(all.message.videos.map((v) => v.title)).toEqual(['Shown', 'Hidden', 'Needs Shown'])
+
+    type Data = { data: { _id: string; documentType?: string; document?: { name: string; link: string } }[] }
+    const meta = await body<Data>(await get(courseMetaRoute, '/x', learner.token, params))
+    expect(meta.data).toHaveLength(4) // two visible videos, one visible document, one scenario
+    const documents = await body<Data>(await get(getDocumentsRoute, '/x', learner.token, params))
+    expect(documents.data.map((d) => [d.documentType, d.document?.name])).toEqual([
+      ['Document', 'visible.pdf'],
+      ['Scenarios', 'case.pdf'],
+    ])
+    expect(documents.data[0].document?.link).toMatch(/^\/files\/[0-9a-f-]{36}\.pdf$/)
+    const adminDocuments = await body<Data>(await get(getDocumentsRoute, '/x', as.admin.token, params))
+    expect(adminDocuments.data).toHaveLength(3)
+
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'nonsense'])
+      expect((await get(courseRoute, `/x/${id}`, as.admin.token, { courseId: id })).status).toBe(404)
+  })
+})
+
+describe('POST /api/category/course and PUT editCourseDetails', () => {
+  it('create a course with an uploaded image, for admins only', async () => {
+    const image = await makeStoredFile('course_image')
+    const payload = { title: '  Window Functions  ', description: 'Rank, lag and lead.', courseImage: image }
+    await expectAdminsOnly((token) => send(createCourseRoute, 'POST', '/api/category/course', payload, token))
+    const response = await send(createCourseRoute, 'POST', '/api/category/course', payload, as.admin.token)
+    expect(response.status).toBe(200)
+    const { message, course } = await body<{ message: string; course: Record<string, unknown> }>(response)
+    expect(message).toBe('Course created.')
+    expect(course).toMatchObject({ title: 'Window Functions', courseImage: image, duration: null, videos: [] })
+  })
+
+  it('answer each missing field with the spec message and write nothing', async () => {
+    const { Course } = await db()
+    const before = await Course.count()
+    const response = await send(createCourseRoute, 'POST', '/api/category/course', {}, as.admin.token)
+    expect(response.status).toBe(400)
+    expect(await body(response)).toMatchObject({
+      errors: {
+        title: 'Course Title is required field.',
+        description: 'Please enter course description.',
+        courseImage: 'Please Upload the Image.',
+      },
+    })
+    // a key that was never uploaded, or a file uploaded as a document, is not an image
+    for (const courseImage of [{ key: 'missing.png', link: '/x', name: 'x' }, await makeStoredFile('document')]) {
+      const refused = await send(
+        createCourseRoute,
+        'POST',
+        '/api/category/course',
+        { title: 'T', description: 'D', courseImage },
+        as.admin.token,
+      )
+      expect(refused.status).toBe(400)
+      expect(await body(refused)).toMatchObject({ errors: { courseImage: 'Please Upload the Image.' } })
+    }
+    expect(await Course.count()).toBe(before)
+  })
+
+  it('refuse an image that already belongs to another course', async () => {
+    const image = await makeStoredFile('course_image')
+    const payload = { title: 'First', description: 'D', courseImage: image.key }
+    expect((await send(createCourseRoute, 'POST', '/x', payload, as.admin.token)).status).toBe(200)
+    const second = await send(createCourseRoute, 'POST', '/x', { ...payload, title: 'Second' }, as.admin.token)
+    expect(second.status).toBe(409)
+  })
+
+  it('edit title, description and image, deleting the replaced image', async () => {
+    const first = await makeStoredFile('course_image')
+    const created = await body<{ course: { _id: string } }>(
+      await send(
+        createCourseRoute,
+        'POST',
+        '/x',
+        { title: 'Old', description: 'Old', courseImage: first },
+        as.admin.token,
+      ),
+    )
+    const courseId = created.course._id
+    const second = await makeStoredFile('course_image', { name: 'new.png' })
+    const payload = { courseId, title: 'New title', description: 'New text', courseImage: second }
+    await expectAdminsOnly((token) => send(editCourseRoute, 'PUT', '/x', payload, token))
+    const response = await send(editCourseRoute, 'PUT', '/x', payload, as.superadmin.token)
+    expect(response.status).toBe(200)
+    expect(await body(response)).toMatchObject({
+      message: 'Course details saved.',
+      course: { title: 'New title', description: 'New text', courseImage: second },
+    })
+    expect(await fileGone(first.key)).toBe(true)
+
+    const empty = await send(editCourseRoute, 'PUT', '/x', { courseId }, as.admin.token)
+    expect(await body(empty)).toMatchObject({
+      errors: {
+        title: 'Course Name is required field.',
+        description: 'Description is required field.',
+        courseImage: 'Course Image is required.',
+      },
+    })
+    const unknown = { ...payload, courseId: '00000000-0000-4000-8000-000000000000' }
+    expect((await send(editCourseRoute, 'PUT', '/x', unknown, as.admin.token)).status).toBe(404)
+  })
+})
+
+describe('PUT /api/category/courseVideo/{relatedCourseId}', () => {
+  const video = (overrides: Record<string, unknown> = {}) => ({
+    title: 'Window functions: RANK() & LAG()',
+    description: 'Ranking rows.',
+    embedUrl: '<iframe src="https://www.youtube.com/embed/dQw4w9WgXcQ"></iframe>',
+    duration: '12:30',
+    ...overrides,
+  })
+
+  it('adds a video at the end with a normalised embed, prerequisites and flags', async () => {
+    const course = await makeCourse({ videos: [{ title: 'First' }] })
+    const add = (json: unknown, token?: string) =>
+      send(courseVideoRoute, 'PUT', '/x', json, token, { relatedCourseId: course.id })
+    await expectAdminsOnly((token) => add(video(), token))
+    const response = await add(video({ prerequisiteVideos: [course.videos[0].id], preview: true }), as.admin.token)
+    expect(response.status).toBe(200)
+    const { message, video: created } = await body<{ message: string; video: Record<string, unknown> }>(response)
+    expect(message).toBe('Video added.')
+    expect(created).toMatchObject({
+      relatedCourse: course.id,
+      orderId: 1,
+      title: 'Window functions: RANK() & LAG()',
+      duration: 750,
+      preview: true,
+      visibility: true,
+      embedUrl: 'https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ',
+      prerequisiteVideos: [{ _id: course.videos[0].id, title: 'First' }],
+    })
+  })
+
+  it('answers each invalid field with its message', async () => {
+    const course = await makeCourse()
+    const add = (json: unknown) =>
+      send(courseVideoRoute, 'PUT', '/x', json, as.admin.token, { relatedCourseId: course.id })
+    expect(await body(await add({}))).toMatchObject({
+      errors: {
+        title: 'Video Title is required.',
+        embedUrl: 'Embeded code is required.',
+        description: 'Description is required.',
+      },
+    })
+    expect(await body(await add(video({ title: 'Emoji 🎬 title' })))).toMatchObject({
+      errors: { title: 'Title can only contain alphabets, numbers, and special characters.' },
+    })
+    const badEmbed = await add(video({ embedUrl: 'https://evil.example/video' }))
+    expect(badEmbed.status).toBe(400)
+    expect(await body(badEmbed)).toMatchObject({ errors: { embedUrl: expect.stringContaining('YouTube or Vimeo') } })
+    expect(await body(await add(video({ duration: '99:99' })))).toMatchObject({
+      errors: { duration: 'Duration must be a time like 12:30 or 1:02:03.' },
+    })
+    const other = await makeCourse({ videos: [{}] })
+    expect(await body(await add(video({ prerequisiteVideos: [other.videos[0].id] })))).toMatchObject({
+      errors: { prerequisiteVideos: 'Prerequisite videos must be other videos of this course.' },
+    })
+    const noCourse = await send(courseVideoRoute, 'PUT', '/x', video(), as.admin.token, {
+      relatedCourseId: '00000000-0000-4000-8000-000000000000',
+    })
+    expect(noCourse.status).toBe(404)
+    const badId = await send(courseVideoRoute, 'PUT', '/x', video(), as.admin.token, { relatedCourseId: 'abc' })
+    expect(await body(badId)).toMatchObject({ errors: { relatedCourse: 'Video Related Course is required field.' } })
+    const { ContentEntry } = await db()
+    expect(await ContentEntry.count({ where: { courseId: course.id } })).toBe(0)
+  })
+})
+
+describe('PUT /api/category/editVideo/{videoId}', () => {
+  it('edits the fields, hides and unhides, and replaces prerequisites', async () => {
+    const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B' }, { title: 'C', after: [0] }] })
+    const [, b, c] = course.videos
+    const edit = (json: Record<string, unknown>, token = as.admin.token) =>
+      send(editVideoRoute, 'PUT', '/x', { courseId: course.id, ...json }, token, { videoId: c.id })
+    const fields = { title: 'C revised', description: 'New', embedUrl: 'https://vimeo.com/76979871' }
+    await expectAdminsOnly((token) =>
+      send(editVideoRoute, 'PUT', '/x', { courseId: course.id, ...fields }, token, { videoId: c.id }),
+    )
+
+    const hidden = await edit({ ...fields, visibility: false, preview: true, prerequisiteVideos: [b.id] })
+    expect(hidden.status).toBe(200)
+    expect(await body(hidden)).toMatchObject({
+      message: 'Video updated.',
+      video: {
+        title: 'C revised',
+        visibility: false,
+        preview: true,
+        embedUrl: 'https://player.vimeo.com/video/76979871',
+        prerequisiteVideos: [{ _id: b.id, title: 'B' }],
+      },
+    })
+    const shown = await body<{ video: { visibility: boolean } }>(await edit({ ...fields, visibility: 'true' }))
+    expect(shown.video.visibility).toBe(true)
+  })
+
+  it('refuses a prerequisite on itself or through a cycle, and the spec messages for empty fields', async () => {
+    const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B', after: [0] }] })
+    const [a, b] = course.videos
+    const edit = (videoId: string, json: Record<string, unknown>) =>
+      send(editVideoRoute, 'PUT', '/x', { courseId: course.id, ...json }, as.admin.token, { videoId })
+    const fields = { title: 'A', description: 'D', embedUrl: 'https://youtu.be/dQw4w9WgXcQ' }
+    expect(await body(await edit(a.id, { ...fields, prerequisiteVideos: [a.id] }))).toMatchObject({
+      errors: { prerequisiteVideos: 'A video cannot be its own prerequisite.' },
+    })
+    const cycle = await edit(a.id, { ...fields, prerequisiteVideos: [b.id] })
+    expect(cycle.status).toBe(400)
+    expect(await body(cycle)).toMatchObject({
+      errors: { prerequisiteVideos: expect.stringContaining('require itself') },
+    })
+    expect(await body(await edit(a.id, {}))).toMatchObject({
+      errors: {
+        title: 'Video Title is required field.',
+        embedUrl: 'Embeded code is required field.',
+        description: 'Description is required field.',
+      },
+    })
+    const elsewhere = await makeCourse()
+    const wrongCourse = await send(editVideoRoute, 'PUT', '/x', { ...fields, courseId: elsewhere.id }, as.admin.token, {
+      videoId: a.id,
+    })
+    expect(wrongCourse.status).toBe(404)
+  })
+})
+
+describe('DELETE /api/category/deleteVideo/{courseId}/{videoId}', () => {
+  it('deletes a video, drops it from the prerequisites of others, and renumbers the rest', async () => {
+    const course = await makeCourse({
+      videos: [{ title: 'Basics' }, { title: 'Joins', after: [0] }, { title: 'Grouping', after: [0] }],
+    })
+    const [basics] = course.videos
+    const params = { courseId: course.id, videoId: basics.id }
+    await expectAdminsOnly((token) => send(deleteVideoRoute, 'DELETE', '/x', undefined, token, params))
+    expect(await videoOrder(course.id)).toHaveLength(3)
+
+    const response = await send(deleteVideoRoute, 'DELETE', '/x', undefined, as.admin.token, params)
+    expect(response.status).toBe(200)
+    expect(await body(response)).toEqual({
+      message: 'Video "Basics" deleted; it is no longer a prerequisite of Joins, Grouping.',
+    })
+    expect(await videoOrder(course.id)).toEqual([
+      ['Joins', 0],
+      ['Grouping', 1],
+    ])
+    const { VideoPrerequisite } = await db()
+    expect(await VideoPrerequisite.count({ where: { courseId: course.id } })).toBe(0)
+    expect((await send(deleteVideoRoute, 'DELETE', '/x', undefined, as.admin.token, params)).status).toBe(404)
+  })
+})
+
+describe('PUT /api/category/editVideoOrder', () => {
+  it('saves zero-based positions for every video of a course at once', async () => {
+    const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B' }, { title: 'C' }] })
+    const [a, b, c] = course.videos
+    const order = [
+      { _id: c.id, orderId: 0 },
+      { _id: a.id, orderId: 1 },
+      { _id: b.id, orderId: 2 },
+    ]
+    await expectAdminsOnly((token) => send(editVideoOrderRoute, 'PUT', '/x', order, token))
+    expect(await videoOrder(course.id)).toEqual([
+      ['A', 0],
+      ['B', 1],
+      ['C', 2],
+    ])
+    const response = await send(editVideoOrderRoute, 'PUT', '/x', order, as.admin.token)
+    expect(response.status).toBe(200)
+    expect(await body(response)).toEqual({ message: 'The new order is saved.' })
+    expect(await videoOrder(course.id)).toEqual([
+      ['C', 0],
+      ['A', 1],
+      ['B', 2],
+    ])
+  })
+
+  it('changes nothing when the list is partial, repeated, gapped, mixed or malformed', async () => {
+    const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B' }] })
+    const other = await makeCourse({ videos: [{ title: 'X' }] })
+    const [a, b] = course.videos
+    const document = await makeDocument(course.id)
+    const attempts: [unknown, RegExp][] = [
+      [[{ _id: b.id, orderId: 0 }], /every video/],
+      [
+        [
+          { _id: a.id, orderId: 0 },
+          { _id: a.id, orderId: 1 },
+        ],
+        /only once/,
+      ],
+      [
+        [
+          { _id: a.id, orderId: 0 },
+          { _id: b.id, orderId: 2 },
+        ],
+        /no gaps or repeats/,
+      ],
+      [
+        [
+          { _id: b.id, orderId: 0 },
+          { _id: other.videos[0].id, orderId: 1 },
+        ],
+        /one course/,
+      ],
+      [
+        [
+          { _id: b.id, orderId: 0 },
+          { _id: document.id, orderId: 1 },
+        ],
+        /Only videos/,
+      ],
+      [{ _id: a.id, orderId: 0 }, /list/],
+      [[{ _id: 'nope', orderId: 0 }], /_id/],
+    ]
+    for (const [json, message] of attempts) {
+      const response = await send(editVideoOrderRoute, 'PUT', '/x', json, as.admin.token)
+      expect(response.status, JSON.stringify(json)).toBe(400)
+      expect((await body<{ message: string }>(response)).message).toMatch(message)
+    }
+    const malformed = await call(editVideoOrderRoute.action as never, '/x', {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${as.admin.token}` },
+      body: '[{"_id": ',
+    })
+    expect(malformed.status).toBe(400)
+    expect(await videoOrder(course.id)).toEqual([
+      ['A', 0],
+      ['B', 1],
+    ])
+  })
+})
+
+describe('documents and scenarios', () => {
+  it('POST addDocument adds a document or a scenario at the end of its own list', async () => {
+    const course = await makeCourse()
+    await makeDocument(course.id, { orderId: 0 })
+    const file = await makeStoredFile('document', { name: 'Star schema.pdf' })
+    const payload = { documentType: 'Scenarios', courseId: course.id, document: file }
+    await expectAdminsOnly((token) => send(addDocumentRoute, 'POST', '/x', payload, token))
+    const response = await send(addDocumentRoute, 'POST', '/x', payload, as.admin.token)
+    expect(response.status).toBe(200)
+    expect(await body(response)).toMatchObject({
+      message: 'Scenario added.',
+      document: { courseId: course.id, documentType: 'Scenarios', orderId: 0, visibility: true, document: file },
+    })
+    const again = await send(addDocumentRoute, 'POST', '/x', { ...payload, documentType: 'Document' }, as.admin.token)
+    expect(again.status).toBe(409)
+  })
+
+  it('POST addDocument answers the spec messages and refuses files that are not course documents', async () => {
+    const empty = await send(addDocumentRoute, 'POST', '/x', {}, as.admin.token)
+    expect(await body(empty)).toMatchObject({
+      errors: { courseId: 'Please select a course', document: 'Please Upload a document' },
+    })
+    const course = await makeCourse()
+    const assessment = await makeStoredFile('assessment', { uploadedBy: as.learner.id })
+    const refused = await send(
+      addDocumentRoute,
+      'POST',
+      '/x',
+      { courseId: course.id, document: assessment },
+      as.admin.token,
+    )
+    expect(refused.status).toBe(400)
+    const wrongType = await send(
+      addDocumentRoute,
+      'POST',
+      '/x',
+      { courseId: course.id, documentType: 'Slides', document: await makeStoredFile() },
+      as.admin.token,
+    )
+    expect(await body(wrongType)).toMatchObject({
+      errors: { documentType: 'Document type must be Document or Scenarios.' },
+    })
+  })
+
+  it('PUT editDocumentOrder/{id} changes visibility and order, and replaces the file deleting the old one', async () => {
+    const course = await makeCourse()
+    const document = await makeDocument(course.id, { name: 'v1.pdf' })
+    const replacement = await makeStoredFile('document', { name: 'v2.pdf' })
+    const edit = (json: Record<string, unknown>, token = as.admin.token) =>
+      send(editDocumentRoute, 'PUT', '/x', { courseId: course.id, ...json }, token, { documentId: document.id })
+    await expectAdminsOnly((token) =>
+      send(editDocumentRoute, 'PUT', '/x', { courseId: course.id, orderId: 3 }, token, { documentId: document.id }),
+    )
+    expect(await body(await edit({}))).toMatchObject({ errors: { orderId: 'Order Id is required field.' } })
+
+    const response = await edit({ orderId: 3, visibility: false, document: replacement })
+    expect(response.status).toBe(200)
+    expect(await body(response)).toMatchObject({
+      message: 'Document updated.',
+      document: { orderId: 3, visibility: false, document: replacement },
+    })
+    expect(await fileGone(document.fileKey)).toBe(true)
+
+    const slides = await makeStoredFile('document', {
+      name: 'deck.pptx',
+      contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    })
+    const refused = await edit({ orderId: 0, document: slides })
+    expect(refused.status).toBe(415)
+    expect(await body(refused)).toMatchObject({ message: 'Only csv, pdf and docx files are accepted.' })
+  })
+
+  it('PUT editDocumentOrder saves the order of one list and refuses mixing documents and scenarios', async () => {
+    const course = await makeCourse()
+    const first = await makeDocument(course.id, { orderId: 0, name: 'first.pdf' })
+    const second = await makeDocument(course.id, { orderId: 1, name: 'second.pdf' })
+    const scenario = await makeDocument(course.id, { kind: 'scenario' })
+    const order = [
+      { _id: second.id, orderId: 0 },
+      { _id: first.id, orderId: 1 },
+    ]
+    await expectAdminsOnly((token) => send(editDocumentListRoute, 'PUT', '/x', order, token))
+    expect((await send(editDocumentListRoute, 'PUT', '/x', order, as.admin.token)).status).toBe(200)
+    const documents = await body<{ data: { document: { name: string }; orderId: number }[] }>(
+      await get(getDocumentsRoute, '/x', as.admin.token, { courseId: course.id }),
+    )
+    expect(documents.data.map((d) => [d.document.name, d.orderId]).slice(0, 2)).toEqual([
+      ['second.pdf', 0],
+      ['first.pdf', 1],
+    ])
+    const mixed = [
+      { _id: first.id, orderId: 0 },
+      { _id: scenario.id, orderId: 1 },
+    ]
+    expect((await send(editDocumentListRoute, 'PUT', '/x', mixed, as.admin.token)).status).toBe(400)
+  })
+
+  it('DELETE deleteDocument removes the entry and its file, but keeps a scenario with submitted work', async () => {
+    const course = await makeCourse()
+    const document = await makeDocument(course.id)
+    const params = { courseId: course.id, documentId: document.id }
+    await expectAdminsOnly((token) => send(deleteDocumentRoute, 'DELETE', '/x', undefined, token, params))
+    const response = await send(deleteDocumentRoute, 'DELETE', '/x', undefined, as.admin.token, params)
+    expect(await body(response)).toEqual({ message: 'Document deleted.' })
+    expect(await fileGone(document.fileKey)).toBe(true)
+    expect((await send(deleteDocumentRoute, 'DELETE', '/x', undefined, as.admin.token, params)).status).toBe(404)
+
+    const scenario = await makeDocument(course.id, { kind: 'scenario' })
+    const learner = await makeLearner()
+    const work = await makeStoredFile('assessment', { uploadedBy: learner.id })
+    const { AssessmentUpload } = await db()
+    await AssessmentUpload.create({
+      userId: learner.id,
+      courseId: course.id,
+      scenarioId: scenario.id,
+      fileKey: work.key,
+    })
+    const kept = await send(deleteDocumentRoute, 'DELETE', '/x', undefined, as.admin.token, {
+      courseId: course.id,
+      documentId: scenario.id,
+    })
+    expect(kept.status).toBe(409)
+    expect(await fileGone(scenario.fileKey)).toBe(false)
+  })
+})
+
+describe('programs', () => {
+  it('POST createProgram makes a program of ordered courses; getPrograms lists it to everyone signed in', async () => {
+    const [first, second] = [await makeCourse({ title: 'P1' }), await makeCourse({ title: 'P2' })]
+    const payload = {
+      name: 'Analytics Path',
+      path: 'analytics',
+      learningPath: 'Modelling then warehousing',
+      duration: '6 weeks',
+      description: 'Two courses.',
+      price: '199.50',
+      relatedCourse: [second.id, first.id],
+      programImage: await makeStoredFile('course_image'),
+    }
+    await expectAdminsOnly((token) => send(createProgramRoute, 'POST', '/x', payload, token))
+    const response = await send(createProgramRoute, 'POST', '/x', payload, as.admin.token)
+    expect(response.status).toBe(200)
+    expect(await body(response)).toMatchObject({
+      message: 'Program created.',
+      program: {
+        title: 'Analytics Path',
+        price: 199.5,
+        courses: [
+          { _id: second.id, title: 'P2' },
+          { _id: first.id, title: 'P1' },
+        ],
+      },
+    })
+    for (const role of ['learner', 'coach'] as const) {
+      const list = await body<{ data: { title: string }[] }>(await get(getProgramsRoute, '/x', as[role].token))
+      expect(list.data.map((p) => p.title)).toContain('Analytics Path')
+    }
+    expect((await get(getProgramsRoute, '/x')).status).toBe(401)
+  })
+
+  it('POST createProgram answers each missing field', async () => {
+    const response = await send(createProgramRoute, 'POST', '/x', {}, as.admin.token)
+    expect(response.status).toBe(400)
+    expect(await body(response)).toMatchObject({
+      errors: {
+        title: 'Program Name is required field.',
+        path: 'Program Path is required field.',
+        learningPath: 'Program Learning Path is required field.',
+        duration: 'Program Duration is required field.',
+        description: 'Program Description is required field.',
+        price: 'Price is required field.',
+        courses: 'Please select a course.',
+      },
+    })
+  })
+})
