@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import { registerDb } from './commands/db.ts'
+import { registerFiles } from './commands/files.ts'
 import { registerServe } from './commands/serve.ts'
 import { registerUsers } from './commands/users.ts'
 import { fail } from './output.ts'
@@ -14,6 +15,7 @@ const program = new Command()
 registerServe(program)
 registerDb(program)
 registerUsers(program)
+registerFiles(program)
 
 try {
   await program.parseAsync(process.argv)

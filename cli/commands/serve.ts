@@ -7,6 +7,7 @@ import { getEnv, getSecrets } from '#app/utils/env.server.ts'
 import { connect, disconnect } from '#db/client.ts'
 import { migrate } from '#db/migrate.ts'
 import { seedDemoOnce } from '#db/seeds/demo.ts'
+import { sweepUnattachedFiles, UNATTACHED_FILE_LIFETIME_MS } from '#app/modules/files/service.server.ts'
 import { printDemoAccounts } from '../demo.ts'
 
 const require = createRequire(import.meta.url)
@@ -39,8 +40,15 @@ async function serve(options: { build: boolean; demo: boolean }) {
   const applied = await migrate(sequelize)
   if (applied.length) console.log(`Database migrated (${applied.join(', ')}).`)
   if (options.demo) await seedDemoOnce((line) => console.log(line))
-  // the app server attaches to this database the way the CLI does (DATA_DIR / DATABASE_URL)
-  await sequelize.close()
+  // uploads never attached to a course, program or assessment: swept now and every hour after
+  const sweep = () =>
+    sweepUnattachedFiles({ olderThanMs: UNATTACHED_FILE_LIFETIME_MS }).then(
+      (count) => count > 0 && console.log(`Removed ${count} unattached upload(s).`),
+      (error: unknown) => console.error('Sweeping unattached uploads failed:', error),
+    )
+  void sweep()
+  const sweeper = setInterval(() => void sweep(), 60 * 60 * 1000)
+  sweeper.unref()
 
   const server = spawn(
     process.execPath,
@@ -64,6 +72,7 @@ async function serve(options: { build: boolean; demo: boolean }) {
   const stop = async (code: number) => {
     if (stopping) return
     stopping = true
+    clearInterval(sweeper)
     await stopChild(server)
     await disconnect()
     process.exit(code)

@@ -6,6 +6,8 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { login } from '#app/modules/auth/service.server.ts'
+import { db } from '#db/client.ts'
+import { makeCourse, makeDocument, makeStoredFile } from '#tests/factories.ts'
 import { freePort } from '#tests/setup/global.ts'
 
 // The real `portal` command in a child process, on this test file's database (DATABASE_URL).
@@ -102,6 +104,21 @@ describe('portal users create on a terminal', () => {
     expect(code).toBe(0)
     const { user } = await login({ email: 'prudence', password: 'Prompted-1!' })
     expect(user.roleId).toBe(4)
+  })
+})
+
+describe('portal files sweep', () => {
+  it('removes uploads nothing uses and keeps the ones in use', async () => {
+    const unused = await makeStoredFile('document')
+    const course = await makeCourse()
+    const used = await makeDocument(course.id)
+    const result = await portal(['files', 'sweep', '--older-than', '0'])
+    expect(result).toMatchObject({ code: 0 })
+    expect(result.stdout).toMatch(/^Removed \d+ unattached uploads?\.$/m)
+    const { StoredFile } = await db()
+    expect(await StoredFile.findByPk(unused.key)).toBeNull()
+    expect(await StoredFile.findByPk(used.fileKey)).not.toBeNull()
+    expect((await portal(['files', 'sweep', '--older-than', 'soon'])).code).toBe(2)
   })
 })
 

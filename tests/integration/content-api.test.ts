@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import * as addCourseDocumentRoute from '#app/routes/api+/category.addCourseDocument.ts'
+import * as addCourseImageRoute from '#app/routes/api+/category.addCourseImage.ts'
 import * as addDocumentRoute from '#app/routes/api+/category.addDocument.ts'
 import * as createCourseRoute from '#app/routes/api+/category.course.ts'
 import * as courseRoute from '#app/routes/api+/category.course_.$courseId.ts'
@@ -28,6 +30,7 @@ import {
   makeStoredFile,
   makeSuperAdmin,
 } from '#tests/factories.ts'
+import { pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
 import { body, call } from '#tests/requests.ts'
 
 // Every course-content call of spec §7: success, each validation failure, and each role.
@@ -55,12 +58,15 @@ const send = (
 ) => call(route.action as never, path, { method, json: method === 'DELETE' ? undefined : json, token, params })
 
 /** A write call refused to everyone but admins: 401 anonymous, 403 learner and coach. */
-async function expectAdminsOnly(attempt: (token?: string) => Promise<Response>) {
+async function expectAdminsOnly(
+  attempt: (token?: string) => Promise<Response>,
+  message = 'Only admins can change courses and their contents.',
+) {
   expect((await attempt(undefined)).status).toBe(401)
   expect((await attempt(as.learner.token)).status).toBe(403)
   const coach = await attempt(as.coach.token)
   expect(coach.status).toBe(403)
-  expect(await body(coach)).toEqual({ message: 'Only admins can change courses and their contents.' })
+  expect(await body(coach)).toEqual({ message })
 }
 
 async function videoOrder(courseId: string) {
@@ -628,5 +634,61 @@ describe('programs', () => {
         courses: 'Please select a course.',
       },
     })
+  })
+})
+
+describe('POST /api/category/addCourseImage and addCourseDocument', () => {
+  const upload = (route: { action: unknown }, field: string, file: File, token?: string) => {
+    const form = new FormData()
+    form.append(field, file)
+    return call(route.action as never, '/x', { method: 'POST', body: form, token })
+  }
+  const png = () => new File([new Uint8Array(pngBytes())], 'cover.png', { type: 'image/png' })
+
+  it('take an image under courseImage or courseDocument, from admins only', async () => {
+    await expectAdminsOnly(
+      (token) => upload(addCourseImageRoute, 'courseImage', png(), token),
+      'You do not have permission to upload this file.',
+    )
+    for (const field of ['courseImage', 'courseDocument']) {
+      const response = await upload(addCourseImageRoute, field, png(), as.admin.token)
+      expect(response.status).toBe(200)
+      const { fileInfo } = await body<{ fileInfo: { key: string; link: string; name: string } }>(response)
+      expect(fileInfo).toMatchObject({ name: 'cover.png', link: `/files/${fileInfo.key}` })
+      const { StoredFile } = await db()
+      expect((await StoredFile.findByPk(fileInfo.key))?.purpose).toBe('course_image')
+    }
+    const refused = await upload(
+      addCourseImageRoute,
+      'courseImage',
+      new File([new Uint8Array(await pdfBytes())], 'cover.png'),
+      as.admin.token,
+    )
+    expect(refused.status).toBe(415)
+    expect(await body(refused)).toEqual({ message: 'Only png, gif and jpeg images are accepted.' })
+  })
+
+  it('keep an admin’s document as a course document and a learner’s as a private assessment', async () => {
+    const pdf = async () => new File([new Uint8Array(await pdfBytes())], 'answer.pdf', { type: 'application/pdf' })
+    expect((await upload(addCourseDocumentRoute, 'courseDocument', await pdf())).status).toBe(401)
+    expect((await upload(addCourseDocumentRoute, 'courseDocument', await pdf(), as.coach.token)).status).toBe(403)
+    const { StoredFile } = await db()
+    for (const [role, purpose] of [
+      ['admin', 'document'],
+      ['learner', 'assessment'],
+    ] as const) {
+      const response = await upload(addCourseDocumentRoute, 'courseDocument', await pdf(), as[role].token)
+      expect(response.status).toBe(200)
+      const { fileInfo } = await body<{ fileInfo: { key: string } }>(response)
+      const stored = await StoredFile.findByPk(fileInfo.key)
+      expect(stored).toMatchObject({ purpose, uploadedBy: as[role].id })
+    }
+    const missing = await call(addCourseDocumentRoute.action as never, '/x', {
+      method: 'POST',
+      body: new FormData(),
+      token: as.admin.token,
+    })
+    expect(missing.status).toBe(400)
+    expect(await body(missing)).toMatchObject({ errors: { courseDocument: 'Please Upload a document' } })
   })
 })

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
-import { db } from '#db/client.ts'
+import { QueryTypes } from 'sequelize'
+import { db, sequelize } from '#db/client.ts'
 import type { StoredFile } from '#db/models/index.ts'
-import { isAdminSide, type Actor } from '../auth/roles.ts'
-import { canOpenCourse } from '../courses/service.server.ts'
-import { notFound, unauthorized } from '../errors.ts'
+import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
+import { canOpenCourse } from '../courses/access.server.ts'
+import { notFound } from '../errors.ts'
 import { fileLink } from './links.ts'
-import { storage } from './storage.server.ts'
+import { bodySize, storage, type StorageBody } from './storage.server.ts'
 
 export type FileInfo = { key: string; link: string; name: string }
 
@@ -16,12 +17,13 @@ type Purpose = StoredFile['purpose']
 /**
  * Keep a file: the body goes to storage under a random key, its metadata to the files table.
  * If the row cannot be written the body is removed again, so nothing is left orphaned.
+ * `body` is the bytes, or a local file and its size (a streamed upload; see upload.server.ts).
  */
 export async function storeFile(input: {
   purpose: Purpose
   name: string
   contentType: string
-  body: Buffer
+  body: StorageBody
   uploadedBy: string | null
 }): Promise<FileInfo> {
   const { StoredFile } = await db()
@@ -31,21 +33,82 @@ export async function storeFile(input: {
     .replace(/[^a-z0-9.]/g, '')
     .slice(0, 10)
   const key = `${randomUUID()}${extension}`
+  const name = path.basename(input.name).slice(0, 255)
   await storage().put(key, input.body, input.contentType)
   try {
     await StoredFile.create({
       key,
-      name: path.basename(input.name).slice(0, 255),
+      name,
       contentType: input.contentType,
-      size: input.body.length,
+      size: bodySize(input.body),
       purpose: input.purpose,
       uploadedBy: input.uploadedBy,
     })
   } catch (error) {
-    await storage().remove(key)
+    await removeBody(key)
     throw error
   }
-  return { key, link: fileLink(key), name: input.name }
+  return { key, link: fileLink(key), name }
+}
+
+/**
+ * Forget a stored file: its row, then its body. The caller has already let go of it (deleted the
+ * content entry, replaced the image); a body that cannot be removed is logged, not thrown, since
+ * the row is gone and nothing links to the body any more.
+ */
+export async function removeStoredFile(key: string): Promise<void> {
+  const { StoredFile } = await db()
+  await StoredFile.destroy({ where: { key } })
+  await removeBody(key)
+}
+
+async function removeBody(key: string) {
+  try {
+    await storage().remove(key)
+  } catch (error) {
+    console.error(`Could not remove the stored body of file ${key}:`, error)
+  }
+}
+
+const UNATTACHED = `
+  NOT EXISTS (SELECT 1 FROM courses c WHERE c.image_key = f.key)
+  AND NOT EXISTS (SELECT 1 FROM programs p WHERE p.image_key = f.key)
+  AND NOT EXISTS (SELECT 1 FROM content_entries e WHERE e.file_key = f.key)
+  AND NOT EXISTS (SELECT 1 FROM assessment_uploads a WHERE a.file_key = f.key)`
+
+/** An upload is attached by the request after it; one still unattached after a day never will be. */
+export const UNATTACHED_FILE_LIFETIME_MS = 24 * 60 * 60 * 1000
+
+/**
+ * Remove uploads that nothing ever used: files no course, program, content entry or assessment upload
+ * refers to, older than the cutoff (an upload is stored first and attached by a later request, so a
+ * fresh one is left alone). Returns how many were removed.
+ */
+export async function sweepUnattachedFiles({ olderThanMs }: { olderThanMs: number }): Promise<number> {
+  const connection = await sequelize()
+  const cutoff = new Date(Date.now() - olderThanMs)
+  const candidates = await connection.query<{ key: string }>(
+    `SELECT f.key FROM files f WHERE f.created_at < :cutoff AND ${UNATTACHED} ORDER BY f.created_at`,
+    { replacements: { cutoff }, type: QueryTypes.SELECT },
+  )
+  let removed = 0
+  for (const { key } of candidates) {
+    // one at a time and checked again: a file attached since the list was read stays, and a
+    // reference that wins the race (foreign key) fails this row only
+    try {
+      const deleted = await connection.query<{ key: string }>(
+        `DELETE FROM files f WHERE f.key = :key AND ${UNATTACHED} RETURNING f.key`,
+        { replacements: { key }, type: QueryTypes.SELECT },
+      )
+      if (deleted.length === 0) continue
+    } catch (error) {
+      console.error(`Could not sweep file ${key}:`, error)
+      continue
+    }
+    await removeBody(key)
+    removed++
+  }
+  return removed
 }
 
 export type OpenedFile = { body: Readable; size: number; name: string; contentType: string; inline: boolean }
@@ -54,28 +117,44 @@ const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'applicati
 
 /**
  * A stored file, if this caller may read it (DESIGN.md §7): course and program images are public;
- * documents and scenarios need the course (and, for a learner, a visible entry); assessment
- * uploads are for their owner and the admin side. Anything else looks like a missing file.
+ * documents and scenarios are for the admin side, and for a learner when the entry is visible and the
+ * course is assigned to them (an upload not yet attached to an entry is the admin side's only);
+ * assessment uploads are for their owner and the admin side. Anything else looks like a missing file,
+ * so a link reveals nothing about what it points at.
  */
 export async function openFile(actor: Actor | undefined, key: string): Promise<OpenedFile> {
-  const { StoredFile, ContentEntry, AssessmentUpload } = await db()
+  const { StoredFile } = await db()
   const file = await StoredFile.findByPk(key)
-  if (!file) throw notFound('File not found.')
-  if (file.purpose === 'document') {
-    if (!actor) throw unauthorized()
-    const entry = await ContentEntry.findOne({ where: { fileKey: key }, attributes: ['courseId', 'visibility'] })
-    const allowed =
-      entry !== null &&
-      (isAdminSide(actor.roleId) || (entry.visibility && (await canOpenCourse(actor, entry.courseId))))
-    if (!allowed) throw notFound('File not found.')
-  } else if (file.purpose === 'assessment') {
-    if (!actor) throw unauthorized()
-    const ownsUpload =
-      file.uploadedBy === actor.id ||
-      (await AssessmentUpload.count({ where: { fileKey: key, userId: actor.id ?? '' } })) > 0
-    if (!isAdminSide(actor.roleId) && !ownsUpload) throw notFound('File not found.')
-  }
+  if (!file || !(await mayOpen(actor, file))) throw notFound('File not found.')
   const stored = await storage().get(key)
   if (!stored) throw notFound('File not found.')
   return { ...stored, name: file.name, contentType: file.contentType, inline: INLINE_TYPES.has(file.contentType) }
+}
+
+async function mayOpen(actor: Actor | undefined, file: StoredFile): Promise<boolean> {
+  const { ContentEntry, AssessmentUpload } = await db()
+  switch (file.purpose) {
+    case 'course_image':
+    case 'program_image':
+      return true
+    case 'document': {
+      if (!actor) return false
+      if (isAdminSide(actor.roleId)) return true
+      if (actor.roleId !== ROLE.learner) return false
+      const entry = await ContentEntry.findOne({
+        where: { fileKey: file.key },
+        attributes: ['courseId', 'visibility'],
+      })
+      return entry !== null && entry.visibility && (await canOpenCourse(actor, entry.courseId))
+    }
+    case 'assessment': {
+      if (!actor) return false
+      if (isAdminSide(actor.roleId)) return true
+      if (!actor.id) return false
+      if (file.uploadedBy === actor.id) return true
+      return (await AssessmentUpload.count({ where: { fileKey: file.key, userId: actor.id } })) > 0
+    }
+    default:
+      return false
+  }
 }

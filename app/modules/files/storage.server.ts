@@ -1,18 +1,29 @@
+import { randomUUID } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { getEnv } from '#app/utils/env.server.ts'
+import type { S3StorageOptions } from './s3-storage.server.ts'
 
 /**
- * Where file bodies live. The disk driver is the default; an S3 driver joins it behind the same
+ * A body to keep: bytes in memory (seeds, small files), or a file on local disk with its size
+ * (a streamed upload, so a large body never sits in memory and S3 gets a known length).
+ */
+export type StorageBody = Buffer | { file: string; size: number }
+
+/**
+ * Where file bodies live. The disk driver is the default; the S3 driver joins it behind the same
  * interface (DESIGN.md §7). Keys are random and never come from a user's file name.
  */
 export interface StorageDriver {
-  put(key: string, body: Buffer, contentType: string): Promise<void>
+  put(key: string, body: StorageBody, contentType: string): Promise<void>
   /** undefined when there is no such object */
   get(key: string): Promise<{ body: Readable; size: number } | undefined>
+  /** removing a key that does not exist is not an error */
   remove(key: string): Promise<void>
+  /** let go of connections (S3); the driver is not used afterwards */
+  close?(): void
 }
 
 const KEY = /^[a-z0-9][a-z0-9._-]{0,200}$/
@@ -20,6 +31,8 @@ const KEY = /^[a-z0-9][a-z0-9._-]{0,200}$/
 export function assertKey(key: string) {
   if (!KEY.test(key) || key.includes('..')) throw new Error(`Invalid storage key: ${key}`)
 }
+
+export const bodySize = (body: StorageBody) => (Buffer.isBuffer(body) ? body.length : body.size)
 
 export function diskStorage(root: string): StorageDriver {
   const fileFor = (key: string) => {
@@ -30,15 +43,22 @@ export function diskStorage(root: string): StorageDriver {
     async put(key, body) {
       const target = fileFor(key)
       await mkdir(root, { recursive: true })
-      // write then rename, so a reader never sees half a file
-      const partial = `${target}.partial`
-      await writeFile(partial, body, { mode: 0o640 })
-      await rename(partial, target)
+      // write then rename, so a reader never sees half a file; a leading dot is never a valid key
+      const partial = path.join(root, `.partial-${randomUUID()}`)
+      try {
+        if (Buffer.isBuffer(body)) await writeFile(partial, body, { mode: 0o640 })
+        else await copyFile(body.file, partial)
+        await rename(partial, target)
+      } catch (error) {
+        await rm(partial, { force: true })
+        throw error
+      }
     },
     async get(key) {
       const file = fileFor(key)
       try {
         const info = await stat(file)
+        if (!info.isFile()) return undefined
         return { body: createReadStream(file), size: info.size }
       } catch {
         return undefined
@@ -52,7 +72,49 @@ export function diskStorage(root: string): StorageDriver {
 
 let driver: StorageDriver | undefined
 
+/** S3 (or an S3-compatible server) when S3_BUCKET is set, else `$DATA_DIR/uploads`. */
 export function storage(): StorageDriver {
-  driver ??= diskStorage(path.join(getEnv().DATA_DIR, 'uploads'))
+  if (driver) return driver
+  const env = getEnv()
+  driver = env.S3_BUCKET
+    ? lazyS3Storage({
+        bucket: env.S3_BUCKET,
+        endpoint: env.S3_ENDPOINT,
+        region: env.S3_REGION,
+        forcePathStyle: env.S3_FORCE_PATH_STYLE,
+        credentials:
+          env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+            ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+            : undefined,
+      })
+    : diskStorage(path.join(env.DATA_DIR, 'uploads'))
   return driver
+}
+
+/** Forget the chosen driver (tests that change the environment). */
+export function resetStorage() {
+  driver?.close?.()
+  driver = undefined
+}
+
+// The AWS SDK takes a noticeable while to load; a portal on local disk (and every CLI command)
+// should not pay for it, so the S3 driver is loaded on first use.
+function lazyS3Storage(options: S3StorageOptions): StorageDriver {
+  let loaded: Promise<StorageDriver> | undefined
+  let closed = false
+  const load = () =>
+    (loaded ??= import('./s3-storage.server.ts').then(({ s3Storage }) => {
+      const s3 = s3Storage(options)
+      if (closed) s3.close?.()
+      return s3
+    }))
+  return {
+    put: async (key, body, contentType) => (await load()).put(key, body, contentType),
+    get: async (key) => (await load()).get(key),
+    remove: async (key) => (await load()).remove(key),
+    close() {
+      closed = true
+      void loaded?.then((s3) => s3.close?.()).catch(() => undefined)
+    },
+  }
 }

@@ -1,0 +1,179 @@
+import { createWriteStream } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { unstable_parseMultipartFormData, type UploadHandler } from '@remix-run/node'
+import type { StoredFile } from '#db/models/index.ts'
+import { canManageContent, type Actor } from '../auth/roles.ts'
+import { forbidden, invalid, isServiceError } from '../errors.ts'
+import { storeFile, type FileInfo } from './service.server.ts'
+import {
+  confirmFileType,
+  fileTooLarge,
+  missingFileMessage,
+  SNIFF_BYTES,
+  sniffFileType,
+  uploadLimit,
+  uploadPurpose,
+  type UploadKind,
+} from './types.server.ts'
+
+/** Room for the multipart framing and the small text fields sent beside the file. */
+export const FORM_OVERHEAD_BYTES = 64 * 1024
+
+export type ReceiveUploadOptions = {
+  kind: UploadKind
+  /** the form fields that may carry the file, in order of preference; the first names field errors */
+  fileFields: string[]
+  actor: Actor
+  /** defaults to the kind's purpose; when given it must agree with it */
+  purpose?: StoredFile['purpose']
+}
+
+type Received = { tempFile: string; size: number; name: string; contentType: string }
+
+/**
+ * Take one uploaded file from a multipart request and keep it (DESIGN.md §7): the type is checked
+ * from the first bytes before the rest is read, the size is counted as it arrives, and the body is
+ * streamed to a temporary file, never held in memory, then stored with its known size. Text fields
+ * sent with it come back in `fields`.
+ */
+export async function receiveUpload(
+  request: Request,
+  { kind, fileFields, actor, purpose = uploadPurpose(kind) }: ReceiveUploadOptions,
+): Promise<{ file: FileInfo; fields: Record<string, string> }> {
+  if (purpose !== uploadPurpose(kind)) throw new Error(`An upload of kind ${kind} is not stored as ${purpose}.`)
+  if (fileFields.length === 0) throw new Error('receiveUpload needs at least one file field.')
+  if (kind === 'assessment' ? !actor.id : !canManageContent(actor.roleId))
+    throw forbidden('You do not have permission to upload this file.')
+
+  const limit = uploadLimit(kind).bytes
+  const declared = Number(request.headers.get('Content-Length') ?? NaN)
+  if (Number.isFinite(declared) && declared > limit + FORM_OVERHEAD_BYTES) throw fileTooLarge(kind)
+  const contentType = request.headers.get('Content-Type') ?? ''
+  if (!/^multipart\/form-data\s*;.*boundary=/i.test(contentType) || !request.body)
+    throw invalid('Send the file as multipart/form-data.')
+
+  // A missing or lying Content-Length is caught here: the whole body is counted as it is read.
+  const source = request.body.getReader()
+  const counted = countedBody(source, limit + FORM_OVERHEAD_BYTES, () => fileTooLarge(kind))
+  let tempDir: string | undefined
+  let received: Received | undefined
+  let empty = false
+
+  const handler: UploadHandler = async ({ name, filename, data }) => {
+    if (typeof filename !== 'string') return readText(data)
+    // a browser sends an empty part for a file input left blank; other file fields are not ours
+    if (received || empty || !fileFields.includes(name) || filename === '') return drain(data)
+
+    const chunks = data[Symbol.asyncIterator]()
+    const head: Uint8Array[] = []
+    let size = 0
+    let ended = false
+    while (size < SNIFF_BYTES) {
+      const next = await chunks.next()
+      if (next.done) {
+        ended = true
+        break
+      }
+      size += next.value.byteLength
+      if (size > limit) throw fileTooLarge(kind)
+      head.push(next.value)
+    }
+    if (size === 0) {
+      empty = true
+      return undefined
+    }
+    const sample = Buffer.concat(head)
+    const type = await sniffFileType(kind, filename, sample, { complete: ended })
+
+    tempDir = await mkdtemp(path.join(os.tmpdir(), 'portal-upload-'))
+    const tempFile = path.join(tempDir, 'body')
+    async function* body() {
+      yield sample
+      if (ended) return
+      for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+        size += next.value.byteLength
+        if (size > limit) throw fileTooLarge(kind)
+        yield next.value
+      }
+    }
+    await pipeline(Readable.from(body()), createWriteStream(tempFile, { flags: 'wx', mode: 0o600 }))
+    const confirmed = type.needsWholeFile ? await confirmFileType(kind, filename, tempFile) : type
+    received = { tempFile, size, name: filename, contentType: confirmed.contentType }
+    return undefined
+  }
+
+  try {
+    let form: FormData
+    try {
+      // Node's fetch needs `duplex` for a streamed body; the DOM typings do not know it yet
+      const init = { method: 'POST', headers: request.headers, body: counted, duplex: 'half' }
+      form = await unstable_parseMultipartFormData(new Request(request.url, init as RequestInit), handler)
+    } catch (error) {
+      if (isServiceError(error)) throw error
+      throw invalid('The upload could not be read; please try again.')
+    }
+
+    if (empty) {
+      const message = 'The file is empty.'
+      throw invalid(message, { [fileFields[0]]: message })
+    }
+    if (!received) {
+      const message = missingFileMessage(kind)
+      throw invalid(message, { [fileFields[0]]: message })
+    }
+    const fields: Record<string, string> = {}
+    for (const [field, value] of form.entries()) if (typeof value === 'string') fields[field] ??= value
+
+    const file = await storeFile({
+      purpose,
+      name: received.name,
+      contentType: received.contentType,
+      body: { file: received.tempFile, size: received.size },
+      uploadedBy: actor.id,
+    })
+    return { file, fields }
+  } finally {
+    // stop reading whatever the client is still sending, and leave no temporary file behind
+    await source.cancel().catch(() => undefined)
+    if (tempDir) await rm(tempDir, { recursive: true, force: true })
+  }
+}
+
+/** The request body, failing with `tooLarge()` as soon as more than `max` bytes have arrived. */
+function countedBody(
+  source: ReadableStreamDefaultReader<Uint8Array>,
+  max: number,
+  tooLarge: () => Error,
+): ReadableStream<Uint8Array> {
+  let total = 0
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await source.read()
+      if (done) return controller.close()
+      total += value.byteLength
+      if (total > max) {
+        controller.error(tooLarge())
+        await source.cancel().catch(() => undefined)
+        return
+      }
+      controller.enqueue(value)
+    },
+    cancel: (reason) => source.cancel(reason),
+  })
+}
+
+async function readText(data: AsyncIterable<Uint8Array>): Promise<string> {
+  const chunks: Uint8Array[] = []
+  for await (const chunk of data) chunks.push(chunk)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+async function drain(data: AsyncIterable<Uint8Array>): Promise<undefined> {
+  // read and dropped; countedBody still counts it against the limit
+  for await (const _ of data);
+  return undefined
+}
