@@ -665,7 +665,7 @@ describe('POST /api/category/addCourseImage and addCourseDocument', () => {
       as.admin.token,
     )
     expect(refused.status).toBe(415)
-    expect(await body(refused)).toEqual({ message: 'Only png, gif and jpeg images are accepted.' })
+    expect(await body(refused)).toMatchObject({ message: 'Only png, gif and jpeg images are accepted.' })
   })
 
   it('keep an admin’s document as a course document and a learner’s as a private assessment', async () => {

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises'
 import { unstable_parseMultipartFormData, type UploadHandler } from '@remix-run/node'
 import type { StoredFile } from '#db/models/index.ts'
 import { canManageContent, type Actor } from '../auth/roles.ts'
-import { forbidden, invalid, isServiceError } from '../errors.ts'
+import { forbidden, invalid, isServiceError, ServiceError } from '../errors.ts'
 import { storeFile, type FileInfo } from './service.server.ts'
 import {
   confirmFileType,
@@ -32,6 +32,19 @@ export type ReceiveUploadOptions = {
   purpose?: StoredFile['purpose']
 }
 
+/**
+ * An upload refused (wrong type, too large, unreadable) together with the text fields read before
+ * the refusal, so a form posted without JavaScript can be shown again with what was typed.
+ */
+export class UploadRefused extends ServiceError {
+  constructor(
+    error: ServiceError,
+    readonly fields: Record<string, string>,
+  ) {
+    super(error.status, error.message, error.errors, { cause: error })
+  }
+}
+
 type Received = { tempFile: string; size: number; name: string; contentType: string }
 
 /**
@@ -42,8 +55,30 @@ type Received = { tempFile: string; size: number; name: string; contentType: str
  */
 export async function receiveUpload(
   request: Request,
-  { kind, fileFields, actor, purpose = uploadPurpose(kind) }: ReceiveUploadOptions,
+  options: ReceiveUploadOptions,
 ): Promise<{ file: FileInfo; fields: Record<string, string> }> {
+  const { file, fields } = await receive(request, options, false)
+  if (!file) throw new Error('receive() returned no file for a required upload')
+  return { file, fields }
+}
+
+/**
+ * A page's form posted as multipart: its text fields, and the file if one was sent. Without
+ * JavaScript the file comes with the form; with it, FileUpload stored the file earlier and the form
+ * carries its `{ key, link, name }` in a text field instead.
+ */
+export async function receiveForm(
+  request: Request,
+  options: ReceiveUploadOptions,
+): Promise<{ file: FileInfo | undefined; fields: Record<string, string> }> {
+  return receive(request, options, true)
+}
+
+async function receive(
+  request: Request,
+  { kind, fileFields, actor, purpose = uploadPurpose(kind) }: ReceiveUploadOptions,
+  optional: boolean,
+): Promise<{ file: FileInfo | undefined; fields: Record<string, string> }> {
   if (purpose !== uploadPurpose(kind)) throw new Error(`An upload of kind ${kind} is not stored as ${purpose}.`)
   if (fileFields.length === 0) throw new Error('receiveUpload needs at least one file field.')
   if (kind === 'assessment' ? !actor.id : !canManageContent(actor.roleId))
@@ -62,9 +97,14 @@ export async function receiveUpload(
   let tempDir: string | undefined
   let received: Received | undefined
   let empty = false
+  const fieldsRead: Record<string, string> = {}
 
   const handler: UploadHandler = async ({ name, filename, data }) => {
-    if (typeof filename !== 'string') return readText(data)
+    if (typeof filename !== 'string') {
+      const text = await readText(data)
+      fieldsRead[name] ??= text
+      return text
+    }
     // a browser sends an empty part for a file input left blank; other file fields are not ours
     if (received || empty || !fileFields.includes(name) || filename === '') return drain(data)
 
@@ -113,20 +153,25 @@ export async function receiveUpload(
       const init = { method: 'POST', headers: request.headers, body: counted, duplex: 'half' }
       form = await unstable_parseMultipartFormData(new Request(request.url, init as RequestInit), handler)
     } catch (error) {
-      if (isServiceError(error)) throw error
-      throw invalid('The upload could not be read; please try again.')
+      const refusal = isServiceError(error) ? error : invalid('The upload could not be read; please try again.')
+      const message = refusal.errors?.[fileFields[0]] ?? refusal.message
+      throw new UploadRefused(
+        new ServiceError(refusal.status, refusal.message, { ...refusal.errors, [fileFields[0]]: message }),
+        fieldsRead,
+      )
     }
 
     if (empty) {
       const message = 'The file is empty.'
-      throw invalid(message, { [fileFields[0]]: message })
-    }
-    if (!received) {
-      const message = missingFileMessage(kind)
-      throw invalid(message, { [fileFields[0]]: message })
+      throw new UploadRefused(invalid(message, { [fileFields[0]]: message }), fieldsRead)
     }
     const fields: Record<string, string> = {}
     for (const [field, value] of form.entries()) if (typeof value === 'string') fields[field] ??= value
+    if (!received) {
+      if (optional) return { file: undefined, fields }
+      const message = missingFileMessage(kind)
+      throw invalid(message, { [fileFields[0]]: message })
+    }
 
     const file = await storeFile({
       purpose,
