@@ -1,7 +1,7 @@
 import { createCookieSessionStorage, redirect, type SessionStorage } from '@remix-run/node'
 import { Authenticator } from 'remix-auth'
 import { FormStrategy } from 'remix-auth-form'
-import { isAdminSide } from '#app/modules/auth/roles.ts'
+import { canManageContent, isAdminSide } from '#app/modules/auth/roles.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
 import { login, userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { TOKEN_LIFETIME_SECONDS } from '#app/modules/auth/token.server.ts'
@@ -70,6 +70,14 @@ export async function requireUser(request: Request, options: { redirectTo?: stri
 export async function requireAdminSide(request: Request): Promise<SessionUser> {
   const user = await requireUser(request)
   if (!isAdminSide(user.roleId)) throw await redirectWithError('/courses', 'You do not have access to the admin area.')
+  return user
+}
+
+/** Pages that change content: admins and the super admin; a coach is sent back with a toast. */
+export async function requireContentManager(request: Request, back = '/admin/courses'): Promise<SessionUser> {
+  const user = await requireAdminSide(request)
+  if (!canManageContent(user.roleId))
+    throw await redirectWithError(back, 'Only admins can change courses and their contents.')
   return user
 }
 

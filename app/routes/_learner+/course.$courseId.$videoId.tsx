@@ -54,7 +54,6 @@ export default function VideoPage() {
             allow="accelerometer; encrypted-media; gyroscope; picture-in-picture; fullscreen"
             sandbox="allow-scripts allow-same-origin allow-presentation allow-popups"
             referrerPolicy="strict-origin-when-cross-origin"
-            allowFullScreen
           />
         </div>
         <div className="flex flex-wrap items-center justify-between gap-3">

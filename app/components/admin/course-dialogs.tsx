@@ -1,0 +1,297 @@
+import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { Form, useNavigation, useSearchParams } from '@remix-run/react'
+import { useState } from 'react'
+import { Field, TextareaField } from '#app/components/ui/field.tsx'
+import { FileUpload } from '#app/components/ui/file-upload.tsx'
+import { Toggle } from '#app/components/ui/toggle.tsx'
+import type { CourseDto, DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
+import { EditCourseSchema, EditDocumentSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
+import { Overlay } from './overlay.tsx'
+import { VideoFields } from './video-fields.tsx'
+
+// The dialogs of the admin course page. Each form posts to the page with its intent in the URL and
+// keeps the page's other parameters, so a refusal comes back to the same open dialog.
+
+type LastResult = SubmissionResult<string[]> | undefined
+
+function useActionUrl(intent: string) {
+  const [params] = useSearchParams()
+  const next = new URLSearchParams(params)
+  next.delete('intent')
+  next.set('intent', intent)
+  return `?${next}`
+}
+
+function useBusy(intent: string) {
+  const navigation = useNavigation()
+  return navigation.state === 'submitting' && (navigation.formAction ?? '').includes(`intent=${intent}`)
+}
+
+function Actions({
+  busy,
+  disabled,
+  label,
+  closeTo,
+}: {
+  busy: boolean
+  disabled?: boolean
+  label: string
+  closeTo: string
+}) {
+  return (
+    <div className="flex justify-end gap-3">
+      <a href={closeTo} className="btn-secondary">
+        Cancel
+      </a>
+      <button type="submit" className="btn-primary" disabled={busy || disabled}>
+        {busy ? 'Saving…' : label}
+      </button>
+    </div>
+  )
+}
+
+export function EditVideoDialog({
+  video,
+  candidates,
+  closeTo,
+  lastResult,
+}: {
+  video: VideoDto
+  candidates: { id: string; title: string }[]
+  closeTo: string
+  lastResult: LastResult
+}) {
+  const action = useActionUrl('editVideo')
+  const busy = useBusy('editVideo')
+  const [form, fields] = useForm({
+    id: `edit-video-${video._id}`,
+    lastResult,
+    defaultValue: { title: video.title, description: video.description, embedUrl: video.embedUrl },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: EditVideoSchema.omit({ courseId: true }) }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  return (
+    <Overlay title="Edit video" description={video.title} closeTo={closeTo}>
+      <Form method="post" action={action} preventScrollReset {...getFormProps(form)} className="space-y-1">
+        <input type="hidden" name="videoId" value={video._id} />
+        <VideoFields
+          fields={fields}
+          candidates={candidates}
+          defaults={{
+            duration: video.duration,
+            visibility: video.visibility,
+            preview: video.preview,
+            prerequisiteIds: video.prerequisiteVideos.map((p) => p._id),
+          }}
+        />
+        <FormError id={form.errorId} errors={form.errors} />
+        <Actions busy={busy} label="Save" closeTo={closeTo} />
+      </Form>
+    </Overlay>
+  )
+}
+
+export function EditDocumentDialog({
+  document,
+  closeTo,
+  lastResult,
+}: {
+  document: DocumentDto
+  closeTo: string
+  lastResult: LastResult
+}) {
+  const action = useActionUrl('editDocument')
+  const busy = useBusy('editDocument')
+  const [uploading, setUploading] = useState(false)
+  const [form, fields] = useForm({
+    id: `edit-document-${document._id}`,
+    lastResult,
+    defaultValue: { orderId: String(document.orderId) },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: EditDocumentSchema.omit({ courseId: true }) }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  const kind = document.documentType === 'Scenarios' ? 'scenario' : 'document'
+  return (
+    <Overlay title={`Edit ${kind}`} description={document.document.name} closeTo={closeTo}>
+      <Form
+        method="post"
+        action={action}
+        encType="multipart/form-data"
+        preventScrollReset
+        {...getFormProps(form)}
+        className="space-y-1"
+      >
+        <input type="hidden" name="documentId" value={document._id} />
+        <Field
+          label="Order Id"
+          errors={fields.orderId.errors}
+          inputProps={{ ...getInputProps(fields.orderId, { type: 'number' }), min: 0 }}
+        />
+        <div className="pb-4">
+          <Toggle
+            name="visibility"
+            label="Visibility"
+            onLabel="Unhide"
+            offLabel="Hide"
+            defaultChecked={document.visibility}
+          />
+        </div>
+        <FileUpload
+          label="Replace the file (optional)"
+          name="document"
+          fileFieldName="courseDocument"
+          action="/api/category/addCourseDocument"
+          accept=".csv,.pdf,.docx"
+          hint="csv, pdf or docx"
+          errors={fields.document.errors}
+          onUploadingChange={setUploading}
+        />
+        <FormError id={form.errorId} errors={form.errors} />
+        <Actions busy={busy} disabled={uploading} label="Save" closeTo={closeTo} />
+      </Form>
+    </Overlay>
+  )
+}
+
+export function EditCourseDialog({
+  course,
+  closeTo,
+  lastResult,
+}: {
+  course: CourseDto
+  closeTo: string
+  lastResult: LastResult
+}) {
+  const action = useActionUrl('editCourse')
+  const busy = useBusy('editCourse')
+  const [uploading, setUploading] = useState(false)
+  const [form, fields] = useForm({
+    id: 'edit-course',
+    lastResult,
+    defaultValue: {
+      title: course.title,
+      description: course.description,
+      courseImage: course.courseImage ? JSON.stringify(course.courseImage) : '',
+    },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: EditCourseSchema.omit({ courseId: true }) }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  return (
+    <Overlay title="Edit Course Details" closeTo={closeTo}>
+      <Form
+        method="post"
+        action={action}
+        encType="multipart/form-data"
+        preventScrollReset
+        {...getFormProps(form)}
+        className="space-y-1"
+      >
+        <Field
+          label="Course Name"
+          errors={fields.title.errors}
+          inputProps={getInputProps(fields.title, { type: 'text' })}
+        />
+        <TextareaField
+          label="Description"
+          errors={fields.description.errors}
+          textareaProps={getTextareaProps(fields.description)}
+        />
+        <FileUpload
+          label="Course Image"
+          name="courseImage"
+          fileFieldName="courseImage"
+          action="/api/category/addCourseImage"
+          accept="image/png,image/gif,image/jpeg"
+          hint="png, gif or jpeg; leave it to keep the current image"
+          defaultFileInfo={course.courseImage}
+          errors={fields.courseImage.errors}
+          onUploadingChange={setUploading}
+        />
+        <FormError id={form.errorId} errors={form.errors} />
+        <Actions busy={busy} disabled={uploading} label="Save" closeTo={closeTo} />
+      </Form>
+    </Overlay>
+  )
+}
+
+export function DeleteEntryDialog({
+  entry,
+  dependents,
+  closeTo,
+}: {
+  entry: VideoDto | DocumentDto
+  /** titles of the videos that list this one as a prerequisite */
+  dependents: string[]
+  closeTo: string
+}) {
+  const video = 'embedUrl' in entry
+  const intent = video ? 'deleteVideo' : 'deleteDocument'
+  const action = useActionUrl(intent)
+  const busy = useBusy(intent)
+  const name = video ? entry.title : entry.document.name
+  const kind = video ? 'video' : entry.documentType === 'Scenarios' ? 'scenario' : 'document'
+  return (
+    <Overlay
+      title={`Delete ${kind}`}
+      role="alertdialog"
+      closeTo={closeTo}
+      description={
+        <>
+          Delete “{name}”? This cannot be undone.
+          {dependents.length ? (
+            <> It is a prerequisite of {dependents.join(', ')}; they will no longer require it.</>
+          ) : null}
+          {video ? ' Learners’ progress on it is deleted too.' : ''}
+        </>
+      }
+    >
+      <Form method="post" action={action} preventScrollReset className="flex justify-end gap-3">
+        <input type="hidden" name={video ? 'videoId' : 'documentId'} value={entry._id} />
+        <a href={closeTo} className="btn-secondary" data-autofocus>
+          Cancel
+        </a>
+        <button type="submit" className="btn bg-red-600 text-white hover:bg-red-700" disabled={busy}>
+          {busy ? 'Deleting…' : 'Delete'}
+        </button>
+      </Form>
+    </Overlay>
+  )
+}
+
+/** About 1000 px wide (spec §9): PDFs and images inline, other types by download. */
+export function ViewDocumentDialog({ document, closeTo }: { document: DocumentDto; closeTo: string }) {
+  const name = document.document.name
+  const inline = /\.(pdf|png|jpe?g|gif)$/i.test(name)
+  return (
+    <Overlay title={name} closeTo={closeTo} size="xl">
+      {inline ? (
+        <iframe
+          src={document.document.link}
+          title={name}
+          className="h-[70vh] w-full rounded-md border border-slate-200"
+        />
+      ) : (
+        <p className="rounded-md bg-slate-50 p-6 text-sm text-slate-600">
+          This file cannot be shown in the browser. Download it to open it.
+        </p>
+      )}
+      <div className="mt-4 flex justify-end">
+        <a href={document.document.link} download={name} className="btn-primary">
+          Download
+        </a>
+      </div>
+    </Overlay>
+  )
+}
+
+function FormError({ id, errors }: { id: string; errors?: string[] }) {
+  return (
+    <p id={id} role="alert" className="field-error">
+      {errors?.[0]}
+    </p>
+  )
+}

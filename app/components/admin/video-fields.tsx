@@ -1,0 +1,105 @@
+import { getInputProps, getTextareaProps, type FieldMetadata } from '@conform-to/react'
+import { Field, TextareaField } from '#app/components/ui/field.tsx'
+import { Toggle } from '#app/components/ui/toggle.tsx'
+import { formatDuration } from '#app/utils/format.ts'
+
+type VideoFieldsMeta = {
+  title: FieldMetadata<string>
+  description: FieldMetadata<string>
+  embedUrl: FieldMetadata<string>
+  duration: FieldMetadata<unknown>
+  prerequisiteVideos: FieldMetadata<unknown>
+}
+
+export type VideoDefaults = {
+  id?: string
+  duration?: number | null
+  visibility?: boolean
+  preview?: boolean
+  prerequisiteIds?: string[]
+}
+
+/**
+ * The fields a video is made of, shared by Add New Video and the Edit dialog: title, description,
+ * embed code or address, duration, the prerequisites (other videos of the course), and the
+ * visibility (Hide/Unhide) and preview (Yes/No) toggles.
+ */
+export function VideoFields({
+  fields,
+  candidates,
+  defaults = {},
+}: {
+  fields: VideoFieldsMeta
+  /** the course's other videos, offered as prerequisites */
+  candidates: { id: string; title: string }[]
+  defaults?: VideoDefaults
+}) {
+  const chosen = new Set(defaults.prerequisiteIds ?? [])
+  return (
+    <>
+      <Field
+        label="Video Title"
+        errors={fields.title.errors}
+        inputProps={getInputProps(fields.title, { type: 'text' })}
+      />
+      <TextareaField
+        label="Description"
+        errors={fields.description.errors}
+        textareaProps={getTextareaProps(fields.description)}
+      />
+      <TextareaField
+        label="Embed code or video address"
+        errors={fields.embedUrl.errors}
+        textareaProps={{
+          ...getTextareaProps(fields.embedUrl),
+          rows: 3,
+          placeholder: 'https://www.youtube.com/watch?v=… or <iframe src="…"></iframe>',
+        }}
+      />
+      <Field
+        label="Duration (mm:ss or h:mm:ss)"
+        errors={fields.duration.errors}
+        inputProps={{
+          ...getInputProps(fields.duration, { type: 'text' }),
+          defaultValue: (fields.duration.initialValue as string | undefined) ?? formatDuration(defaults.duration),
+          placeholder: '12:30',
+          inputMode: 'numeric',
+        }}
+      />
+      <fieldset className="pb-5">
+        <legend className="field-label">Prerequisite videos</legend>
+        {candidates.length === 0 ? (
+          <p className="text-sm text-slate-500">This course has no other videos yet.</p>
+        ) : (
+          <ul className="max-h-48 space-y-1 overflow-y-auto rounded-md border border-slate-200 p-2">
+            {candidates.map((video) => (
+              <li key={video.id}>
+                <label className="flex items-center gap-2 text-sm">
+                  <input
+                    type="checkbox"
+                    name={fields.prerequisiteVideos.name}
+                    value={video.id}
+                    defaultChecked={chosen.has(video.id)}
+                    className="accent-brand-600"
+                  />
+                  {video.title}
+                </label>
+              </li>
+            ))}
+          </ul>
+        )}
+        <p className="field-error">{fields.prerequisiteVideos.errors?.[0]}</p>
+      </fieldset>
+      <div className="flex flex-wrap gap-x-8 gap-y-3 pb-4">
+        <Toggle
+          name="visibility"
+          label="Visibility"
+          onLabel="Unhide"
+          offLabel="Hide"
+          defaultChecked={defaults.visibility ?? true}
+        />
+        <Toggle name="preview" label="Preview" onLabel="Yes" offLabel="No" defaultChecked={defaults.preview ?? false} />
+      </div>
+    </>
+  )
+}

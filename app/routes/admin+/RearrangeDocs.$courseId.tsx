@@ -1,0 +1,52 @@
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { useActionData, useLoaderData } from '@remix-run/react'
+import { RearrangeForm } from '#app/components/admin/rearrange-form.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { getCourseDetail } from '#app/modules/courses/service.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { requireContentManager } from '#app/utils/session.server.ts'
+import { loadCourseForAdmin } from './__course.server.ts'
+import { saveOrder } from './__rearrange.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Rearrange · ${PRODUCT_NAME}` }]
+
+// The old client passed the list in navigation state; here ?type=document|scenarios says which
+// list, so the page also works when opened directly or reloaded.
+const scenariosWanted = (request: Request) => new URL(request.url).searchParams.get('type') === 'scenarios'
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireContentManager(request, `/admin/course/${params.courseId}`)
+  const course = await loadCourseForAdmin(() => getCourseDetail(user, params.courseId ?? ''))
+  const scenarios = scenariosWanted(request)
+  const list = scenarios ? course.scenarios : course.documents
+  return json({
+    course: { id: course._id, title: course.title },
+    scenarios,
+    items: list.map((d) => ({ id: d._id, label: d.document.name })),
+  })
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireContentManager(request, `/admin/course/${params.courseId}`)
+  const tab = scenariosWanted(request) ? 'scenarios' : 'documents'
+  return saveOrder(user, request, 'files', `/admin/course/${params.courseId}?tab=${tab}`)
+}
+
+export default function RearrangeDocs() {
+  const { course, scenarios, items } = useLoaderData<typeof loader>()
+  const actionData = useActionData<{ error?: string }>()
+  return (
+    <RearrangeForm
+      key={scenarios ? 'scenarios' : 'documents'}
+      title={`${scenarios ? 'Rearrange Scenarios' : 'Rearrange Documents'}: ${course.title}`}
+      listLabel={scenarios ? 'Scenarios' : 'Documents'}
+      items={items}
+      backTo={`/admin/course/${course.id}?tab=${scenarios ? 'scenarios' : 'documents'}`}
+      error={actionData?.error}
+    />
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

@@ -1,0 +1,443 @@
+import { parseWithZod } from '@conform-to/zod'
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Link, useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
+import {
+  DeleteEntryDialog,
+  EditCourseDialog,
+  EditDocumentDialog,
+  EditVideoDialog,
+  ViewDocumentDialog,
+} from '#app/components/admin/course-dialogs.tsx'
+import { CourseImage } from '#app/components/course/course-image.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { EmptyState } from '#app/components/ui/empty-state.tsx'
+import { canManageContent } from '#app/modules/auth/roles.ts'
+import type { DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
+import { videoDeletedMessage } from '#app/modules/content/messages.ts'
+import { EditCourseSchema, EditDocumentSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
+import { deleteDocument, deleteVideo, editDocument, editVideo } from '#app/modules/content/service.server.ts'
+import { editCourseDetails, getCourseDetail } from '#app/modules/courses/service.server.ts'
+import { isServiceError, ServiceError } from '#app/modules/errors.ts'
+import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import {
+  discardUpload,
+  formDataOf,
+  invalidForm,
+  refusal,
+  submitToService,
+  withUploadedFile,
+  type FormReply,
+} from '#app/utils/forms.server.ts'
+import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
+import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.ts'
+import { loadCourseForAdmin } from './__course.server.ts'
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },
+]
+
+const TABS = [
+  { id: 'videos', label: 'Course videos' },
+  { id: 'documents', label: 'Documents' },
+  { id: 'scenarios', label: 'Scenarios' },
+] as const
+type TabId = (typeof TABS)[number]['id']
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireAdminSide(request)
+  const course = await loadCourseForAdmin(() => getCourseDetail(user, params.courseId ?? ''))
+  return json({ course, canEdit: canManageContent(user.roleId) })
+}
+
+type Intent = 'editVideo' | 'deleteVideo' | 'editDocument' | 'deleteDocument' | 'editCourse'
+
+/**
+ * Every form of the page posts here with its intent in the URL (`?intent=…`), which is known before
+ * the body is read: the forms that carry a file are read as multipart, with the file checked while
+ * it streams. Success goes back to the tab with a toast; a refusal keeps the dialog open with errors.
+ */
+export async function action({ request, params }: ActionFunctionArgs) {
+  const courseId = params.courseId ?? ''
+  const url = new URL(request.url)
+  const intent = url.searchParams.get('intent') as Intent | null
+  const tab = url.searchParams.get('tab') ?? 'videos'
+  const user = await requireContentManager(request, `/admin/course/${courseId}`)
+  const back = (message: string, to = tab) => redirectWithSuccess(`/admin/course/${courseId}?tab=${to}`, message)
+  const refused = (message: string) => redirectWithError(`/admin/course/${courseId}?tab=${tab}`, message)
+
+  switch (intent) {
+    case 'editVideo': {
+      const formData = await request.formData()
+      formData.set('courseId', courseId)
+      const submission = parseWithZod(formData, { schema: EditVideoSchema })
+      if (submission.status !== 'success') return invalidForm(submission)
+      const saved = await submitToService(submission, () => editVideo(user, submission.value))
+      return saved.ok ? back(`Video "${saved.value.title}" updated.`, 'videos') : saved.response
+    }
+    case 'deleteVideo': {
+      const videoId = String((await request.formData()).get('videoId') ?? '')
+      try {
+        return back(videoDeletedMessage(await deleteVideo(user, courseId, videoId)), 'videos')
+      } catch (error) {
+        if (isServiceError(error)) return refused(error.message)
+        throw error
+      }
+    }
+    case 'deleteDocument': {
+      const documentId = String((await request.formData()).get('documentId') ?? '')
+      try {
+        const { kind } = await deleteDocument(user, courseId, documentId)
+        return back(`${kind === 'scenario' ? 'Scenario' : 'Document'} deleted.`)
+      } catch (error) {
+        if (isServiceError(error)) return refused(error.message)
+        throw error
+      }
+    }
+    case 'editDocument':
+    case 'editCourse': {
+      const [kind, fileField, jsonField, schema] =
+        intent === 'editDocument'
+          ? (['documentEdit', 'courseDocument', 'document', EditDocumentSchema] as const)
+          : (['courseImage', 'courseImage', 'courseImage', EditCourseSchema] as const)
+      let received
+      try {
+        received = await receiveForm(request, { kind, fileFields: [fileField], actor: user })
+      } catch (error) {
+        if (!(error instanceof UploadRefused)) throw error
+        const fields = { ...error.fields, courseId }
+        const errors = { [jsonField]: error.errors?.[fileField] ?? error.message }
+        return refusal(
+          parseWithZod(formDataOf(fields), { schema }),
+          new ServiceError(error.status, error.message, errors),
+        )
+      }
+      const { file, fields } = received
+      const formData = withUploadedFile({ ...fields, courseId }, jsonField, file)
+      if (intent === 'editDocument') {
+        const submission = parseWithZod(formData, { schema: EditDocumentSchema })
+        if (submission.status !== 'success') {
+          await discardUpload(file)
+          return invalidForm(submission)
+        }
+        const saved = await submitToService(
+          submission,
+          () => editDocument(user, submission.value),
+          () => discardUpload(file),
+        )
+        return saved.ok
+          ? back(`${saved.value.documentType === 'Scenarios' ? 'Scenario' : 'Document'} updated.`)
+          : saved.response
+      }
+      const submission = parseWithZod(formData, { schema: EditCourseSchema })
+      if (submission.status !== 'success') {
+        await discardUpload(file)
+        return invalidForm(submission)
+      }
+      const saved = await submitToService(
+        submission,
+        () => editCourseDetails(user, submission.value),
+        () => discardUpload(file),
+      )
+      return saved.ok ? back('Course details saved.') : saved.response
+    }
+    default:
+      return json({ message: 'Unknown action.' }, { status: 400 })
+  }
+}
+
+export default function AdminCourse() {
+  const { course, canEdit } = useLoaderData<typeof loader>()
+  const actionData = useActionData<FormReply>()
+  const [params] = useSearchParams()
+  const tab: TabId = TABS.some((t) => t.id === params.get('tab')) ? (params.get('tab') as TabId) : 'videos'
+  const here = (changes: Record<string, string | null>) => {
+    const next = new URLSearchParams({ tab })
+    for (const [name, value] of Object.entries(changes)) if (value !== null) next.set(name, value)
+    return `/admin/course/${course._id}?${next}`
+  }
+  const closeTo = here({})
+  const intent = params.get('intent')
+  const lastResult = (forIntent: Intent) => (intent === forIntent ? actionData?.result : undefined)
+
+  const editing = params.get('edit')
+  const deleting = params.get('delete')
+  const viewing = params.get('view')
+  const entries: (VideoDto | DocumentDto)[] = [...course.videos, ...course.documents, ...course.scenarios]
+  const editVideo = course.videos.find((v) => v._id === editing)
+  const editFile = [...course.documents, ...course.scenarios].find((d) => d._id === editing)
+  const deleteEntry = entries.find((e) => e._id === deleting)
+  const viewFile = [...course.documents, ...course.scenarios].find((d) => d._id === viewing)
+  const documents = tab === 'scenarios' ? course.scenarios : course.documents
+
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+        <Link to="/admin/courses" className="hover:underline">
+          Courses
+        </Link>{' '}
+        / <span className="text-slate-700">{course.title}</span>
+      </nav>
+      <header className="mt-3 flex flex-wrap items-start gap-6">
+        <div className="w-48 shrink-0 overflow-hidden rounded-lg">
+          <CourseImage src={course.courseImage?.link ?? null} title={course.title} />
+        </div>
+        <div className="min-w-0 flex-1">
+          <h1 className="text-2xl font-bold">{course.title}</h1>
+          <p className="mt-1 text-sm text-slate-500">
+            {course.videos.length} videos · {course.duration ? formatDuration(course.duration) : NO_DURATION}
+          </p>
+          <p className="mt-3 max-w-3xl whitespace-pre-line text-slate-700">{course.description}</p>
+        </div>
+      </header>
+
+      <nav aria-label="Course contents" className="mt-8 flex gap-1 border-b border-slate-200">
+        {TABS.map((t) => (
+          <Link
+            key={t.id}
+            to={`?tab=${t.id}`}
+            preventScrollReset
+            aria-current={tab === t.id ? 'page' : undefined}
+            className={`-mb-px border-b-2 px-4 py-2 text-sm font-medium ${
+              tab === t.id
+                ? 'border-brand-600 text-brand-700'
+                : 'border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-800'
+            }`}
+          >
+            {t.label}
+          </Link>
+        ))}
+      </nav>
+
+      <section className="mt-6" aria-label={TABS.find((t) => t.id === tab)?.label}>
+        {tab === 'videos' ? (
+          <VideosTab course={course} canEdit={canEdit} here={here} />
+        ) : (
+          <DocumentsTab
+            courseId={course._id}
+            type={tab === 'scenarios' ? 'Scenarios' : 'Document'}
+            items={documents}
+            canEdit={canEdit}
+            here={here}
+          />
+        )}
+      </section>
+
+      {canEdit && editing === 'course' ? (
+        <EditCourseDialog course={course} closeTo={closeTo} lastResult={lastResult('editCourse')} />
+      ) : null}
+      {canEdit && editVideo ? (
+        <EditVideoDialog
+          video={editVideo}
+          candidates={course.videos.filter((v) => v._id !== editVideo._id).map((v) => ({ id: v._id, title: v.title }))}
+          closeTo={closeTo}
+          lastResult={lastResult('editVideo')}
+        />
+      ) : null}
+      {canEdit && editFile ? (
+        <EditDocumentDialog document={editFile} closeTo={closeTo} lastResult={lastResult('editDocument')} />
+      ) : null}
+      {canEdit && deleteEntry ? (
+        <DeleteEntryDialog
+          entry={deleteEntry}
+          dependents={
+            'embedUrl' in deleteEntry
+              ? course.videos
+                  .filter((v) => v.prerequisiteVideos.some((p) => p._id === deleteEntry._id))
+                  .map((v) => v.title)
+              : []
+          }
+          closeTo={closeTo}
+        />
+      ) : null}
+      {viewFile ? <ViewDocumentDialog document={viewFile} closeTo={closeTo} /> : null}
+    </>
+  )
+}
+
+type CourseData = ReturnType<typeof useLoaderData<typeof loader>>['course']
+
+function VideosTab({
+  course,
+  canEdit,
+  here,
+}: {
+  course: CourseData
+  canEdit: boolean
+  here: (changes: Record<string, string | null>) => string
+}) {
+  const titles = new Map(course.videos.map((v) => [v._id, v.title]))
+  return (
+    <>
+      {canEdit ? (
+        <div className="mb-4 flex flex-wrap gap-3">
+          <Link to={`/admin/newVideo?courseId=${course._id}`} className="btn-primary">
+            Add New Video
+          </Link>
+          {/* spec §2: shown when the course has more than one video */}
+          {course.videos.length > 1 ? (
+            <>
+              <Link to={`/admin/rearrangeCourse/${course._id}`} className="btn-secondary">
+                Rearrange Course
+              </Link>
+              <Link to={here({ edit: 'course' })} preventScrollReset className="btn-secondary">
+                Edit Course Details
+              </Link>
+            </>
+          ) : null}
+        </div>
+      ) : null}
+      {course.videos.length === 0 ? (
+        <EmptyState title="No videos yet" text="Add the first video of this course." />
+      ) : (
+        <ol className="space-y-4">
+          {course.videos.map((video, index) => (
+            <li key={video._id} className="card flex flex-col gap-4 p-4 md:flex-row" data-testid="admin-video">
+              <div className="aspect-video w-full shrink-0 overflow-hidden rounded-md bg-black md:w-72">
+                <iframe
+                  src={video.embedUrl}
+                  title={video.title}
+                  loading="lazy"
+                  className="h-full w-full"
+                  allow="encrypted-media; picture-in-picture; fullscreen"
+                  sandbox="allow-scripts allow-same-origin allow-presentation"
+                  referrerPolicy="strict-origin-when-cross-origin"
+                />
+              </div>
+              <div className="min-w-0 flex-1">
+                <h3 className="font-semibold">
+                  <span className="tabular-nums text-slate-500">{index + 1}.</span> {video.title}
+                </h3>
+                <p className="mt-1 flex flex-wrap gap-2 text-xs">
+                  <span className="text-slate-500">
+                    {video.duration ? formatDuration(video.duration) : 'No duration'}
+                  </span>
+                  {!video.visibility ? <Badge tone="amber">Hidden</Badge> : null}
+                  {video.preview ? <Badge tone="emerald">Preview</Badge> : null}
+                </p>
+                {video.prerequisiteVideos.length ? (
+                  <p className="mt-1 text-xs text-slate-600">
+                    Requires: {video.prerequisiteVideos.map((p) => titles.get(p._id) ?? p.title).join(', ')}
+                  </p>
+                ) : null}
+                <p className="mt-2 line-clamp-3 text-sm text-slate-700">{video.description}</p>
+                {canEdit ? (
+                  <div className="mt-3 flex gap-2">
+                    <Link
+                      to={here({ edit: video._id })}
+                      preventScrollReset
+                      className="btn-secondary py-1"
+                      aria-label={`Edit ${video.title}`}
+                    >
+                      Edit
+                    </Link>
+                    <Link
+                      to={here({ delete: video._id })}
+                      preventScrollReset
+                      className="btn py-1 text-red-700 hover:bg-red-50"
+                      aria-label={`Delete ${video.title}`}
+                    >
+                      Delete
+                    </Link>
+                  </div>
+                ) : null}
+              </div>
+            </li>
+          ))}
+        </ol>
+      )}
+    </>
+  )
+}
+
+function DocumentsTab({
+  courseId,
+  type,
+  items,
+  canEdit,
+  here,
+}: {
+  courseId: string
+  type: 'Document' | 'Scenarios'
+  items: DocumentDto[]
+  canEdit: boolean
+  here: (changes: Record<string, string | null>) => string
+}) {
+  const scenarios = type === 'Scenarios'
+  return (
+    <>
+      {canEdit ? (
+        <div className="mb-4 flex flex-wrap gap-3">
+          <Link
+            to={`/admin/${scenarios ? 'addScenarios' : 'addDocuments'}?courseId=${courseId}`}
+            className="btn-primary"
+          >
+            {scenarios ? 'Add Scenarios' : 'Add Documents'}
+          </Link>
+          {items.length > 1 ? (
+            <Link
+              to={`/admin/RearrangeDocs/${courseId}?type=${scenarios ? 'scenarios' : 'document'}`}
+              className="btn-secondary"
+            >
+              {scenarios ? 'Rearrange Scenarios' : 'Rearrange Documents'}
+            </Link>
+          ) : null}
+        </div>
+      ) : null}
+      {items.length === 0 ? (
+        <EmptyState title={scenarios ? 'No Scenarios found' : 'No Documents found'} />
+      ) : (
+        <ol className="card divide-y divide-slate-100">
+          {items.map((item, index) => (
+            <li
+              key={item._id}
+              className="flex flex-wrap items-center gap-3 px-4 py-3 text-sm"
+              data-testid="admin-document"
+            >
+              <span className="w-6 text-right tabular-nums text-slate-500">{index + 1}.</span>
+              {/* the viewer: a dialog with JavaScript, a panel in the page without it */}
+              <Link
+                to={here({ view: item._id })}
+                preventScrollReset
+                className="min-w-0 flex-1 truncate font-medium text-brand-700 hover:underline"
+              >
+                {item.document.name}
+              </Link>
+              {!item.visibility ? <Badge tone="amber">Hidden</Badge> : null}
+              {canEdit ? (
+                <span className="flex gap-2">
+                  <Link
+                    to={here({ edit: item._id })}
+                    preventScrollReset
+                    className="btn-secondary py-1"
+                    aria-label={`Edit ${item.document.name}`}
+                  >
+                    Edit
+                  </Link>
+                  <Link
+                    to={here({ delete: item._id })}
+                    preventScrollReset
+                    className="btn py-1 text-red-700 hover:bg-red-50"
+                    aria-label={`Delete ${item.document.name}`}
+                  >
+                    Delete
+                  </Link>
+                </span>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      )}
+    </>
+  )
+}
+
+function Badge({ tone, children }: { tone: 'amber' | 'emerald'; children: React.ReactNode }) {
+  const tones = { amber: 'bg-amber-100 text-amber-800', emerald: 'bg-emerald-100 text-emerald-800' }
+  return <span className={`rounded-full px-2 py-0.5 font-medium ${tones[tone]}`}>{children}</span>
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

@@ -1,0 +1,117 @@
+import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useNavigation } from '@remix-run/react'
+import { useState } from 'react'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Field, TextareaField } from '#app/components/ui/field.tsx'
+import { FileUpload } from '#app/components/ui/file-upload.tsx'
+import { NewCourseSchema } from '#app/modules/content/schema.ts'
+import { createCourse } from '#app/modules/courses/service.server.ts'
+import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import {
+  discardUpload,
+  formDataOf,
+  invalidForm,
+  refusal,
+  submitToService,
+  withUploadedFile,
+  type FormReply,
+} from '#app/utils/forms.server.ts'
+import { requireContentManager } from '#app/utils/session.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Add New Course · ${PRODUCT_NAME}` }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireContentManager(request)
+  return json(null)
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireContentManager(request)
+  let received
+  try {
+    // the image comes with the form (no JavaScript) or was uploaded before (its JSON in courseImage)
+    received = await receiveForm(request, { kind: 'courseImage', fileFields: ['courseImage'], actor: user })
+  } catch (error) {
+    if (!(error instanceof UploadRefused)) throw error
+    return refusal(parseWithZod(formDataOf(error.fields), { schema: NewCourseSchema }), error)
+  }
+  const { file, fields } = received
+  const submission = parseWithZod(withUploadedFile(fields, 'courseImage', file), { schema: NewCourseSchema })
+  if (submission.status !== 'success') {
+    await discardUpload(file)
+    return invalidForm(submission)
+  }
+  const created = await submitToService(
+    submission,
+    () => createCourse(user, submission.value),
+    () => discardUpload(file),
+  )
+  if (!created.ok) return created.response
+  return redirectWithSuccess(`/admin/course/${created.value._id}`, 'Course created.')
+}
+
+export default function NewCourse() {
+  const actionData = useActionData<FormReply>()
+  const navigation = useNavigation()
+  const [uploading, setUploading] = useState(false)
+  const [form, fields] = useForm({
+    id: 'new-course',
+    lastResult: actionData?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewCourseSchema }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  const saving = navigation.state !== 'idle' && navigation.formMethod === 'POST'
+  return (
+    <div className="max-w-2xl">
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+        <Link to="/admin/courses" className="hover:underline">
+          Courses
+        </Link>{' '}
+        / <span className="text-slate-700">Add New Course</span>
+      </nav>
+      <h1 className="mt-2 text-2xl font-bold">Add New Course</h1>
+      <Form method="post" encType="multipart/form-data" className="card mt-6 space-y-2 p-6" {...getFormProps(form)}>
+        <Field
+          label="Course Title"
+          errors={fields.title.errors}
+          inputProps={getInputProps(fields.title, { type: 'text' })}
+        />
+        <TextareaField
+          label="Description"
+          errors={fields.description.errors}
+          textareaProps={getTextareaProps(fields.description)}
+        />
+        <FileUpload
+          label="Course Image"
+          name="courseImage"
+          fileFieldName="courseImage"
+          action="/api/category/addCourseImage"
+          accept="image/png,image/gif,image/jpeg"
+          hint="png, gif or jpeg, up to 5 MB"
+          errors={fields.courseImage.errors}
+          onUploadingChange={setUploading}
+        />
+        <p id={form.errorId} role="alert" className="field-error">
+          {form.errors?.[0]}
+        </p>
+        <div className="flex gap-3">
+          <button type="submit" className="btn-primary" disabled={uploading || saving}>
+            {saving ? 'Saving…' : 'Save'}
+          </button>
+          <Link to="/admin/courses" className="btn-secondary">
+            Cancel
+          </Link>
+        </div>
+      </Form>
+    </div>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

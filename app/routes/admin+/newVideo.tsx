@@ -1,0 +1,106 @@
+import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useFetcher, useLoaderData, useNavigation } from '@remix-run/react'
+import { VideoFields } from '#app/components/admin/video-fields.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { SelectField } from '#app/components/ui/field.tsx'
+import { NewVideoSchema } from '#app/modules/content/schema.ts'
+import { createVideo } from '#app/modules/content/service.server.ts'
+import { getCourseDetail, listCourseTitles } from '#app/modules/courses/service.server.ts'
+import { isUuid } from '#app/modules/ids.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { invalidForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { requireContentManager } from '#app/utils/session.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Add New Video · ${PRODUCT_NAME}` }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireContentManager(request)
+  const courses = await listCourseTitles(user)
+  const courseId = new URL(request.url).searchParams.get('courseId') ?? ''
+  const chosen = isUuid(courseId) && courses.some((c) => c._id === courseId) ? courseId : ''
+  // prerequisites are picked from the chosen course's videos
+  const videos = chosen ? (await getCourseDetail(user, chosen)).videos.map((v) => ({ id: v._id, title: v.title })) : []
+  return json({ courses, courseId: chosen, videos })
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireContentManager(request)
+  const submission = parseWithZod(await request.formData(), { schema: NewVideoSchema })
+  if (submission.status !== 'success') return invalidForm(submission)
+  const created = await submitToService(submission, () => createVideo(user, submission.value))
+  if (!created.ok) return created.response
+  return redirectWithSuccess(
+    `/admin/course/${created.value.relatedCourse}?tab=videos`,
+    `Video "${created.value.title}" added.`,
+  )
+}
+
+export default function NewVideo() {
+  const { courses, courseId, videos } = useLoaderData<typeof loader>()
+  const actionData = useActionData<FormReply>()
+  const navigation = useNavigation()
+  // another course chosen: its videos are fetched as the prerequisites on offer, nothing typed is lost
+  const other = useFetcher<typeof loader>()
+  const candidates = other.data?.videos ?? videos
+  const [form, fields] = useForm({
+    id: 'new-video',
+    lastResult: actionData?.result,
+    defaultValue: { relatedCourse: courseId },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewVideoSchema }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  const saving = navigation.state !== 'idle' && navigation.formMethod === 'POST'
+  const course = courses.find((c) => c._id === courseId)
+  return (
+    <div className="max-w-2xl">
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+        <Link to="/admin/courses" className="hover:underline">
+          Courses
+        </Link>
+        {course ? (
+          <>
+            {' / '}
+            <Link to={`/admin/course/${course._id}`} className="hover:underline">
+              {course.title}
+            </Link>
+          </>
+        ) : null}{' '}
+        / <span className="text-slate-700">Add New Video</span>
+      </nav>
+      <h1 className="mt-2 text-2xl font-bold">Add New Video</h1>
+      <Form method="post" className="card mt-6 space-y-1 p-6" {...getFormProps(form)}>
+        <SelectField
+          label="Video Related Course"
+          errors={fields.relatedCourse.errors}
+          placeholder="Select a course"
+          options={courses.map((c) => ({ value: c._id, label: c.title }))}
+          selectProps={{
+            ...getSelectProps(fields.relatedCourse),
+            onChange: (event) =>
+              other.load(`/admin/newVideo?courseId=${encodeURIComponent(event.currentTarget.value)}`),
+          }}
+        />
+        <VideoFields fields={fields} candidates={candidates} />
+        <p id={form.errorId} role="alert" className="field-error">
+          {form.errors?.[0]}
+        </p>
+        <div className="flex gap-3">
+          <button type="submit" className="btn-primary" disabled={saving}>
+            {saving ? 'Saving…' : 'Save'}
+          </button>
+          <Link to={course ? `/admin/course/${course._id}` : '/admin/courses'} className="btn-secondary">
+            Cancel
+          </Link>
+        </div>
+      </Form>
+    </div>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

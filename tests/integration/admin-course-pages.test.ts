@@ -1,0 +1,278 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { action as signInAction } from '#app/routes/_auth+/sign-in.tsx'
+import * as coursePage from '#app/routes/admin+/course.$courseId.tsx'
+import * as coursesPage from '#app/routes/admin+/courses.tsx'
+import * as newCoursePage from '#app/routes/admin+/newCourse.tsx'
+import * as newVideoPage from '#app/routes/admin+/newVideo.tsx'
+import * as rearrangeCoursePage from '#app/routes/admin+/rearrangeCourse.$courseId.tsx'
+import * as rearrangeDocsPage from '#app/routes/admin+/RearrangeDocs.$courseId.tsx'
+import { getToast } from '#app/utils/toast.server.ts'
+import { db } from '#db/client.ts'
+import { makeAdmin, makeCoach, makeCourse, makeDocument, makeStoredFile, PASSWORD } from '#tests/factories.ts'
+import { elfBytes, pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
+import { call } from '#tests/requests.ts'
+
+// The admin course pages as a browser without JavaScript uses them: plain and multipart form posts.
+
+let adminCookie: string
+let coachCookie: string
+
+async function cookieFor(login: string) {
+  const response = await call(signInAction, '/sign-in', {
+    method: 'POST',
+    body: new URLSearchParams({ email: login, password: PASSWORD }),
+  })
+  return response.headers.get('Set-Cookie')?.split(';')[0] ?? ''
+}
+
+beforeAll(async () => {
+  adminCookie = await cookieFor((await makeAdmin()).userName)
+  coachCookie = await cookieFor((await makeCoach()).userName)
+})
+
+async function toastOf(response: Response) {
+  const cookie = response.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('toast-session='))
+    ?.split(';')[0]
+  return cookie
+    ? (await getToast(new Request('http://portal.test/', { headers: { Cookie: cookie } }))).toast
+    : undefined
+}
+
+type Reply = { result: { error: Record<string, string[] | null>; initialValue: Record<string, unknown> } }
+const errorsOf = async (response: Response) => ((await response.json()) as Reply).result.error
+
+const post = (
+  route: { action: unknown },
+  path: string,
+  body: FormData | URLSearchParams,
+  params: Record<string, string> = {},
+  cookie = adminCookie,
+) => call(route.action as never, path, { method: 'POST', body, params, headers: { Cookie: cookie } })
+
+const form = (entries: Record<string, string | File>) => {
+  const data = new FormData()
+  for (const [name, value] of Object.entries(entries)) data.append(name, value)
+  return data
+}
+
+describe('Course List', () => {
+  it('pages, searches and sorts on the server', async () => {
+    for (const title of ['Paging A', 'Paging B', 'Paging C']) await makeCourse({ title })
+    const load = async (query: string) => {
+      const response = await call(coursesPage.loader as never, `/admin/courses?${query}`, {
+        headers: { Cookie: adminCookie },
+      })
+      return (await response.json()) as { rows: { title: string }[]; total: number; canEdit: boolean }
+    }
+    const searched = await load('q=paging&size=7&sort=title&dir=desc')
+    expect(searched.rows.map((r) => r.title)).toEqual(['Paging C', 'Paging B', 'Paging A'])
+    expect(searched).toMatchObject({ total: 3, canEdit: true })
+    const coach = await call(coursesPage.loader as never, '/admin/courses?q=paging', {
+      headers: { Cookie: coachCookie },
+    })
+    expect(((await coach.json()) as { canEdit: boolean }).canEdit).toBe(false)
+  })
+})
+
+describe('Add New Course', () => {
+  it('creates a course with the image posted in the form, and goes to its page', async () => {
+    const image = new File([new Uint8Array(pngBytes())], 'cover.png', { type: 'image/png' })
+    const response = await post(
+      newCoursePage,
+      '/admin/newCourse',
+      form({ title: 'Posted Without Script', description: 'Made by a plain form.', courseImage: image }),
+    )
+    expect(response.status).toBe(302)
+    expect(response.headers.get('Location')).toMatch(/^\/admin\/course\/[0-9a-f-]{36}$/)
+    expect(await toastOf(response)).toMatchObject({ type: 'success', message: 'Course created.' })
+  })
+
+  it('keeps what was typed and stores nothing when the image is refused or a field is missing', async () => {
+    const { StoredFile, Course } = await db()
+    const [files, courses] = [await StoredFile.count(), await Course.count()]
+    const wrong = new File([new Uint8Array(elfBytes())], 'cover.png', { type: 'image/png' })
+    const refused = await post(
+      newCoursePage,
+      '/admin/newCourse',
+      form({ title: 'Kept Title', description: 'Kept text', courseImage: wrong }),
+    )
+    expect(refused.status).toBe(415)
+    const reply = (await refused.json()) as Reply
+    expect(reply.result.error.courseImage).toEqual(['Only png, gif and jpeg images are accepted.'])
+    expect(reply.result.initialValue).toMatchObject({ title: 'Kept Title', description: 'Kept text' })
+
+    const image = new File([new Uint8Array(pngBytes())], 'cover.png', { type: 'image/png' })
+    const missing = await post(
+      newCoursePage,
+      '/admin/newCourse',
+      form({ title: '', description: '', courseImage: image }),
+    )
+    expect(await errorsOf(missing)).toMatchObject({
+      title: ['Course Title is required field.'],
+      description: ['Please enter course description.'],
+    })
+    expect(await StoredFile.count()).toBe(files)
+    expect(await Course.count()).toBe(courses)
+  })
+
+  it('sends a coach back with a toast', async () => {
+    const response = await call(newCoursePage.loader as never, '/admin/newCourse', { headers: { Cookie: coachCookie } })
+    expect(response.headers.get('Location')).toBe('/admin/courses')
+    expect(await toastOf(response)).toMatchObject({ message: 'Only admins can change courses and their contents.' })
+  })
+})
+
+describe('Add New Video', () => {
+  it('offers the chosen course’s videos as prerequisites and adds the video at the end', async () => {
+    const course = await makeCourse({ videos: [{ title: 'Basics' }] })
+    const loaded = await call(newVideoPage.loader as never, `/admin/newVideo?courseId=${course.id}`, {
+      headers: { Cookie: adminCookie },
+    })
+    expect(((await loaded.json()) as { videos: unknown[] }).videos).toEqual([
+      { id: course.videos[0].id, title: 'Basics' },
+    ])
+
+    const body = new URLSearchParams({
+      relatedCourse: course.id,
+      title: 'Joins',
+      description: 'Inner and outer.',
+      embedUrl: 'https://youtu.be/dQw4w9WgXcQ',
+      duration: '10:00',
+      visibility: 'true',
+      preview: 'false',
+    })
+    body.append('prerequisiteVideos', course.videos[0].id)
+    const response = await post(newVideoPage, '/admin/newVideo', body)
+    expect(response.headers.get('Location')).toBe(`/admin/course/${course.id}?tab=videos`)
+    const { ContentEntry } = await db()
+    const joins = await ContentEntry.findOne({ where: { courseId: course.id, title: 'Joins' } })
+    expect(joins).toMatchObject({ orderId: 1, duration: 600 })
+
+    const bad = await post(newVideoPage, '/admin/newVideo', new URLSearchParams({ embedUrl: 'https://evil.example/x' }))
+    expect(await errorsOf(bad)).toMatchObject({
+      relatedCourse: ['Video Related Course is required field.'],
+      title: ['Video Title is required.'],
+      description: ['Description is required.'],
+    })
+  })
+})
+
+describe('the course page', () => {
+  it('edits a video (hide it), then deletes it, with toasts', async () => {
+    const course = await makeCourse({ videos: [{ title: 'One' }, { title: 'Two', after: [0] }] })
+    const params = { courseId: course.id }
+    const path = `/admin/course/${course.id}?tab=videos&edit=${course.videos[0].id}&intent=editVideo`
+    const edited = await post(
+      coursePage,
+      path,
+      new URLSearchParams({
+        videoId: course.videos[0].id,
+        title: 'One revised',
+        description: 'D',
+        embedUrl: 'https://youtu.be/dQw4w9WgXcQ',
+        visibility: 'false',
+        preview: 'true',
+      }),
+      params,
+    )
+    expect(edited.headers.get('Location')).toBe(`/admin/course/${course.id}?tab=videos`)
+    expect(await toastOf(edited)).toMatchObject({ type: 'success', message: 'Video "One revised" updated.' })
+    const { ContentEntry } = await db()
+    expect(await ContentEntry.findByPk(course.videos[0].id)).toMatchObject({ visibility: false, preview: true })
+
+    const invalid = await post(coursePage, path, new URLSearchParams({ videoId: course.videos[0].id }), params)
+    expect(invalid.status).toBe(400)
+    expect(await errorsOf(invalid)).toMatchObject({ title: ['Video Title is required field.'] })
+
+    const deleted = await post(
+      coursePage,
+      `/admin/course/${course.id}?tab=videos&intent=deleteVideo`,
+      new URLSearchParams({ videoId: course.videos[0].id }),
+      params,
+    )
+    expect(await toastOf(deleted)).toMatchObject({
+      message: 'Video "One revised" deleted; it is no longer a prerequisite of Two.',
+    })
+  })
+
+  it('edits a document with a new file posted in the form, and refuses a coach', async () => {
+    const course = await makeCourse()
+    const document = await makeDocument(course.id)
+    const path = `/admin/course/${course.id}?tab=documents&edit=${document.id}&intent=editDocument`
+    const file = new File([new Uint8Array(await pdfBytes())], 'v2.pdf', { type: 'application/pdf' })
+    const fields = { documentId: document.id, orderId: '0', visibility: 'false' }
+    const byCoach = await post(
+      coursePage,
+      path,
+      form({ ...fields, courseDocument: file }),
+      { courseId: course.id },
+      coachCookie,
+    )
+    expect(byCoach.headers.get('Location')).toBe(`/admin/course/${course.id}`)
+
+    const response = await post(coursePage, path, form({ ...fields, courseDocument: file }), { courseId: course.id })
+    expect(response.headers.get('Location')).toBe(`/admin/course/${course.id}?tab=documents`)
+    const { ContentEntry, StoredFile } = await db()
+    const entry = await ContentEntry.findByPk(document.id)
+    expect(entry).toMatchObject({ visibility: false, title: 'v2.pdf' })
+    expect(await StoredFile.findByPk(document.fileKey)).toBeNull()
+
+    const missingOrder = await post(coursePage, path, form({ documentId: document.id, orderId: '' }), {
+      courseId: course.id,
+    })
+    expect(await errorsOf(missingOrder)).toMatchObject({ orderId: ['Order Id is required field.'] })
+  })
+
+  it('edits the course details with an image uploaded before (its JSON in the form)', async () => {
+    const course = await makeCourse({ title: 'Before' })
+    const image = await makeStoredFile('course_image')
+    const response = await post(
+      coursePage,
+      `/admin/course/${course.id}?tab=videos&edit=course&intent=editCourse`,
+      form({ title: 'After', description: 'New words', courseImage: JSON.stringify(image) }),
+      { courseId: course.id },
+    )
+    expect(await toastOf(response)).toMatchObject({ message: 'Course details saved.' })
+    const { Course } = await db()
+    expect(await Course.findByPk(course.id)).toMatchObject({ title: 'After', imageKey: image.key })
+  })
+})
+
+describe('the rearrange pages', () => {
+  it('save the posted order and go back to the tab', async () => {
+    const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B' }, { title: 'C' }] })
+    const [a, b, c] = course.videos
+    const body = new URLSearchParams()
+    for (const id of [c.id, a.id, b.id]) body.append('order', id)
+    const response = await post(rearrangeCoursePage, `/admin/rearrangeCourse/${course.id}`, body, {
+      courseId: course.id,
+    })
+    expect(response.headers.get('Location')).toBe(`/admin/course/${course.id}?tab=videos`)
+    const { ContentEntry } = await db()
+    const order = await ContentEntry.findAll({ where: { courseId: course.id }, order: [['orderId', 'ASC']] })
+    expect(order.map((v) => v.title)).toEqual(['C', 'A', 'B'])
+
+    const partial = new URLSearchParams([['order', a.id]])
+    const refused = await post(rearrangeCoursePage, `/admin/rearrangeCourse/${course.id}`, partial, {
+      courseId: course.id,
+    })
+    expect(refused.status).toBe(400)
+  })
+
+  it('list the documents or the scenarios as ?type says', async () => {
+    const course = await makeCourse()
+    await makeDocument(course.id, { name: 'doc.pdf' })
+    await makeDocument(course.id, { kind: 'scenario', name: 'case.pdf' })
+    const load = async (type: string) =>
+      (await (
+        await call(rearrangeDocsPage.loader as never, `/admin/RearrangeDocs/${course.id}?type=${type}`, {
+          headers: { Cookie: adminCookie },
+          params: { courseId: course.id },
+        })
+      ).json()) as { items: { label: string }[] }
+    expect((await load('document')).items.map((i) => i.label)).toEqual(['doc.pdf'])
+    expect((await load('scenarios')).items.map((i) => i.label)).toEqual(['case.pdf'])
+  })
+})
