@@ -1,4 +1,5 @@
 import { Command } from 'commander'
+import { registerAssign } from './commands/assign.ts'
 import { registerDb } from './commands/db.ts'
 import { registerFiles } from './commands/files.ts'
 import { registerServe } from './commands/serve.ts'
@@ -16,6 +17,7 @@ registerServe(program)
 registerDb(program)
 registerUsers(program)
 registerFiles(program)
+registerAssign(program)
 
 try {
   await program.parseAsync(process.argv)

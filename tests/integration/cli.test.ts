@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { login } from '#app/modules/auth/service.server.ts'
 import { db } from '#db/client.ts'
-import { makeCourse, makeDocument, makeStoredFile } from '#tests/factories.ts'
+import { makeCourse, makeDocument, makeLearner, makeStoredFile } from '#tests/factories.ts'
 import { freePort } from '#tests/setup/global.ts'
 
 // The real `portal` command in a child process, on this test file's database (DATABASE_URL).
@@ -104,6 +104,19 @@ describe('portal users create on a terminal', () => {
     expect(code).toBe(0)
     const { user } = await login({ email: 'prudence', password: 'Prompted-1!' })
     expect(user.roleId).toBe(4)
+  })
+})
+
+describe('portal assign course', () => {
+  it('assigns by email and title, says so when it was already assigned, and exits 1 for an unknown course', async () => {
+    const learner = await makeLearner()
+    await makeCourse({ title: 'Star Schemas' })
+    const first = await portal(['assign', 'course', '--user', learner.email, '--course', 'star schemas'])
+    expect(first).toMatchObject({ code: 0, stdout: `Assigned "Star Schemas" to ${learner.userName}.\n` })
+    const again = await portal(['assign', 'course', '--user', learner.userName, '--course', 'Star Schemas'])
+    expect(again.stdout).toBe(`${learner.userName} already has "Star Schemas".\n`)
+    const unknown = await portal(['assign', 'course', '--user', learner.userName, '--course', 'Nope'])
+    expect(unknown).toMatchObject({ code: 1, stderr: 'portal: No course with the id or title "Nope".\n' })
   })
 })
 

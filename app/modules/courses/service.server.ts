@@ -1,4 +1,4 @@
-import { QueryTypes, type Transaction } from 'sequelize'
+import { col, fn, QueryTypes, where, type Transaction } from 'sequelize'
 import { db, sequelize } from '#db/client.ts'
 import { isAdminSide, ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
 import {
@@ -383,4 +383,22 @@ export async function getCourseDetail(actor: Actor, courseId: string): Promise<C
     documents: entries.filter((e) => e.kind === 'document').map(documentDto),
     scenarios: entries.filter((e) => e.kind === 'scenario').map(documentDto),
   }
+}
+
+/** The course an operator names on the command line: its id or its exact title (any case). */
+export async function findCourseByIdentifier(identifier: string) {
+  const { Course } = await db()
+  const text = identifier.trim()
+  const courses = await Course.findAll({
+    where: isUuid(text) ? { id: text } : sequelizeWhereTitle(text),
+    attributes: ['id', 'title'],
+    limit: 2,
+  })
+  if (courses.length === 0) throw notFound(`No course with the id or title "${text}".`)
+  if (courses.length > 1) throw invalid(`Several courses are titled "${text}"; use the course id.`)
+  return { id: courses[0].id, title: courses[0].title }
+}
+
+function sequelizeWhereTitle(title: string) {
+  return where(fn('lower', col('title')), title.toLowerCase())
 }

@@ -12,6 +12,7 @@ import {
 } from '../auth/roles.ts'
 import { toSessionUser, type SessionUser } from '../auth/service.server.ts'
 import { conflict, forbidden, notFound } from '../errors.ts'
+import { isUuid } from '../ids.ts'
 import { NewUserSchema, type NewUserInput } from './schema.ts'
 
 export const DUPLICATE_EMAIL = 'Email already exists.'
@@ -99,4 +100,15 @@ export async function getProfile(actor: Actor, userId: string): Promise<Profile>
     programsEnrolled: programIds,
     createdAt: user.createdAt.toISOString(),
   }
+}
+
+/** The user an operator names on the command line: an id, an email or a username. */
+export async function findUserByIdentifier(identifier: string) {
+  const { User } = await db()
+  const text = identifier.trim()
+  const user = await User.findOne({
+    where: isUuid(text) ? { id: text } : { [Op.or]: [{ email: text }, { userName: text }] },
+  })
+  if (!user) throw notFound(`No user with the id, email or username "${text}".`)
+  return toSessionUser(user)
 }

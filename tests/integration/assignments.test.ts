@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest'
+import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
+import { listAssignedCourses } from '#app/modules/courses/service.server.ts'
+import { db } from '#db/client.ts'
+import { makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram } from '#tests/factories.ts'
+
+describe('assignCourse and assignProgram', () => {
+  it('give a learner a course, once however often it is assigned', async () => {
+    const [admin, learner, course] = [await makeAdmin(), await makeLearner(), await makeCourse({ title: 'Assigned' })]
+    expect(await assignCourse(admin, { userId: learner.id, courseId: course.id })).toEqual({ assigned: true })
+    expect(await assignCourse(admin, { userId: learner.id, courseId: course.id })).toEqual({ assigned: false })
+    const { CourseAssignment } = await db()
+    expect(await CourseAssignment.count({ where: { userId: learner.id } })).toBe(1)
+    expect((await listAssignedCourses(learner)).map((c) => c.title)).toEqual(['Assigned'])
+  })
+
+  it('give every course of a program', async () => {
+    const [admin, learner] = [await makeAdmin(), await makeLearner()]
+    const courses = [await makeCourse({ title: 'P one' }), await makeCourse({ title: 'P two' })]
+    const program = await makeProgram(courses.map((c) => c.id))
+    expect(await assignProgram(admin, { userId: learner.id, programId: program.id })).toEqual({ assigned: true })
+    expect(await assignProgram(admin, { userId: learner.id, programId: program.id })).toEqual({ assigned: false })
+    expect((await listAssignedCourses(learner)).map((c) => c.title)).toEqual(['P one', 'P two'])
+  })
+
+  it('answer the spec messages, refuse coaches and learners, and assign only to learners', async () => {
+    const [admin, learner, coach] = [await makeAdmin(), await makeLearner(), await makeCoach()]
+    await expect(assignCourse(admin, { userId: learner.id, courseId: '' })).rejects.toThrow(
+      'Course is a required field to assign',
+    )
+    await expect(assignProgram(admin, { userId: learner.id, programId: '' })).rejects.toThrow(
+      'Course is required field to assign',
+    )
+    const course = await makeCourse()
+    await expect(assignCourse(coach, { userId: learner.id, courseId: course.id })).rejects.toMatchObject({
+      status: 403,
+    })
+    await expect(assignCourse(learner, { userId: learner.id, courseId: course.id })).rejects.toMatchObject({
+      status: 403,
+    })
+    await expect(assignCourse(admin, { userId: coach.id, courseId: course.id })).rejects.toMatchObject({ status: 400 })
+    await expect(
+      assignCourse(admin, { userId: learner.id, courseId: '00000000-0000-4000-8000-000000000000' }),
+    ).rejects.toMatchObject({ status: 400, errors: { courseId: 'Course is a required field to assign' } })
+  })
+})
