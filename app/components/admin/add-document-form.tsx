@@ -1,0 +1,114 @@
+import { getFormProps, getSelectProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { Form, Link, useNavigation } from '@remix-run/react'
+import { useState } from 'react'
+import { EmptyState } from '#app/components/ui/empty-state.tsx'
+import { SelectField } from '#app/components/ui/field.tsx'
+import { FileUpload } from '#app/components/ui/file-upload.tsx'
+import { AddDocumentSchema, type AddDocumentInput, type DocumentType } from '#app/modules/content/schema.ts'
+
+/** The file types Add Documents and Add Scenarios take (spec §9, with pptx from DESIGN.md §8). */
+const ACCEPT = '.csv,.pdf,.docx,.ppt,.pptx'
+
+const TEXTS: Record<DocumentType, { title: string; fileLabel: string; tab: string }> = {
+  Document: { title: 'Add Documents', fileLabel: 'Document', tab: 'documents' },
+  Scenarios: { title: 'Add Scenarios', fileLabel: 'Scenario', tab: 'scenarios' },
+}
+
+export type AddDocumentFormProps = {
+  documentType: DocumentType
+  courses: { _id: string; title: string }[]
+  /** the course named by `?courseId=`, preselected; '' for none */
+  courseId: string
+  lastResult?: SubmissionResult<string[]>
+}
+
+/**
+ * The Add Documents and Add Scenarios page: a course and a file. With JavaScript the file is uploaded
+ * as soon as it is chosen (Save waits for it); without, it travels with the form as `courseDocument`.
+ */
+export function AddDocumentForm({ documentType, courses, courseId, lastResult }: AddDocumentFormProps) {
+  const text = TEXTS[documentType]
+  const navigation = useNavigation()
+  const [uploading, setUploading] = useState(false)
+  // `courseDocument` is the file posted with the form (no JavaScript): the server names its refusals by it
+  const [form, fields] = useForm<AddDocumentInput & { courseDocument?: string }>({
+    id: `add-${text.tab}`,
+    lastResult,
+    defaultValue: { courseId, documentType },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: AddDocumentSchema }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  const saving = navigation.state !== 'idle' && navigation.formMethod === 'POST'
+  const course = courses.find((c) => c._id === courseId)
+  const back = course ? `/admin/course/${course._id}?tab=${text.tab}` : '/admin/courses'
+  // a file refused on arrival is named by its multipart field, a missing or unusable one by `document`
+  const fileErrors = [...(fields.courseDocument.errors ?? []), ...(fields.document.errors ?? [])]
+
+  return (
+    <div className="max-w-2xl">
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+        <Link to="/admin/courses" className="hover:underline">
+          Courses
+        </Link>
+        {course ? (
+          <>
+            {' / '}
+            <Link to={back} className="hover:underline">
+              {course.title}
+            </Link>
+          </>
+        ) : null}{' '}
+        / <span className="text-slate-700">{text.title}</span>
+      </nav>
+      <h1 className="mt-2 text-2xl font-bold">{text.title}</h1>
+      {courses.length === 0 ? (
+        <div className="card mt-6">
+          <EmptyState
+            title="No courses yet"
+            text={`A ${text.fileLabel.toLowerCase()} belongs to a course. Add a course first, then come back.`}
+            action={
+              <Link to="/admin/newCourse" className="btn-primary">
+                Add New Course
+              </Link>
+            }
+          />
+        </div>
+      ) : (
+        <Form method="post" encType="multipart/form-data" className="card mt-6 space-y-2 p-6" {...getFormProps(form)}>
+          {/* first in the form, so a file refused on arrival still leaves what came before it readable */}
+          <input type="hidden" name="documentType" value={documentType} />
+          <SelectField
+            label="Course"
+            errors={fields.courseId.errors}
+            placeholder="Select a course"
+            options={courses.map((c) => ({ value: c._id, label: c.title }))}
+            selectProps={getSelectProps(fields.courseId)}
+          />
+          <FileUpload
+            label={text.fileLabel}
+            name="document"
+            fileFieldName="courseDocument"
+            action="/api/category/addCourseDocument"
+            accept={ACCEPT}
+            hint="csv, pdf, docx or ppt/pptx"
+            errors={fileErrors.length ? fileErrors : undefined}
+            onUploadingChange={setUploading}
+          />
+          <p id={form.errorId} role="alert" className="field-error">
+            {form.errors?.[0]}
+          </p>
+          <div className="flex gap-3">
+            <button type="submit" className="btn-primary" disabled={uploading || saving}>
+              {saving ? 'Saving…' : 'Save'}
+            </button>
+            <Link to={back} className="btn-secondary">
+              Cancel
+            </Link>
+          </div>
+        </Form>
+      )}
+    </div>
+  )
+}

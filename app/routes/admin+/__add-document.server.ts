@@ -1,0 +1,61 @@
+import { parseWithZod } from '@conform-to/zod'
+import { json } from '@remix-run/node'
+import { AddDocumentSchema, type DocumentType } from '#app/modules/content/schema.ts'
+import { addDocument } from '#app/modules/content/service.server.ts'
+import { listCourseTitles } from '#app/modules/courses/service.server.ts'
+import { isServiceError } from '#app/modules/errors.ts'
+import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
+import { isUuid } from '#app/modules/ids.ts'
+import { discardUpload, formDataOf, invalidForm, refusal, submitToService } from '#app/utils/forms.server.ts'
+import { requireContentManager } from '#app/utils/session.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+
+// Add Documents and Add Scenarios (spec §2, DESIGN.md §8): one form, one action; the page decides
+// the type, so a document can never be filed as a scenario by editing the hidden field.
+
+/** The courses to choose from, and the one named by `?courseId=` when it is one of them. */
+export async function addDocumentLoader(request: Request) {
+  const user = await requireContentManager(request)
+  const courses = await listCourseTitles(user)
+  const wanted = new URL(request.url).searchParams.get('courseId') ?? ''
+  const courseId = isUuid(wanted) && courses.some((c) => c._id === wanted) ? wanted : ''
+  return json({ courses, courseId })
+}
+
+const parse = (formData: FormData) => parseWithZod(formData, { schema: AddDocumentSchema })
+
+/**
+ * The file comes with the form (no JavaScript, multipart field `courseDocument`) or was uploaded
+ * before through /api/category/addCourseDocument (its `{ key, link, name }` JSON in `document`).
+ * Success goes to the course's documents or scenarios tab (spec §4).
+ */
+export async function addDocumentAction(request: Request, documentType: DocumentType) {
+  const user = await requireContentManager(request)
+  let received
+  try {
+    received = await receiveForm(request, { kind: 'document', fileFields: ['courseDocument'], actor: user })
+  } catch (error) {
+    // a refused file: its message beside the file field, with the course chosen kept
+    if (error instanceof UploadRefused) return refusal(parse(formDataOf(error.fields, { documentType })), error)
+    // not multipart at all: nothing typed can be read back
+    if (isServiceError(error)) return refusal(parse(formDataOf({ documentType })), error)
+    throw error
+  }
+  const { file, fields } = received
+  const submission = parse(formDataOf(fields, { documentType, ...(file ? { document: JSON.stringify(file) } : {}) }))
+  if (submission.status !== 'success') {
+    await discardUpload(file)
+    return invalidForm(submission)
+  }
+  const added = await submitToService(
+    submission,
+    () => addDocument(user, submission.value),
+    () => discardUpload(file),
+  )
+  if (!added.ok) return added.response
+  const scenario = documentType === 'Scenarios'
+  return redirectWithSuccess(
+    `/admin/course/${added.value.courseId}?tab=${scenario ? 'scenarios' : 'documents'}`,
+    scenario ? 'Scenario added.' : 'Document added.',
+  )
+}

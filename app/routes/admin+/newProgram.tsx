@@ -1,0 +1,184 @@
+import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { useCallback, useState } from 'react'
+import { ProgramCourses } from '#app/components/admin/program-courses.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Field, TextareaField } from '#app/components/ui/field.tsx'
+import { FileUpload } from '#app/components/ui/file-upload.tsx'
+import { listCourseTitles } from '#app/modules/courses/service.server.ts'
+import { isServiceError } from '#app/modules/errors.ts'
+import type { FileInfo } from '#app/modules/files/service.server.ts'
+import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
+import { NewProgramSchema } from '#app/modules/programs/schema.ts'
+import { createProgram } from '#app/modules/programs/service.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { discardUpload, invalidForm, refusal, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { requireContentManager } from '#app/utils/session.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Add New Program · ${PRODUCT_NAME}` }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireContentManager(request, '/admin/programs')
+  return json({ courses: await listCourseTitles(user) })
+}
+
+const COURSE_AT = /^courses\[(\d{1,4})\]$/
+
+/**
+ * The form as the schema reads it: the chosen courses, posted as `courses[position]`, become one
+ * repeated `courses` field in that order; an image sent with the form wins over the JSON of one
+ * uploaded before.
+ */
+function programForm(fields: Record<string, string>, file?: FileInfo) {
+  const formData = new FormData()
+  const courses: [number, string][] = []
+  for (const [name, value] of Object.entries(fields)) {
+    const course = COURSE_AT.exec(name)
+    if (course) courses.push([Number(course[1]), value])
+    else formData.set(name, value)
+  }
+  for (const [, courseId] of courses.sort(([a], [b]) => a - b)) formData.append('courses', courseId)
+  if (file) formData.set('programImage', JSON.stringify(file))
+  return formData
+}
+
+const parse = (formData: FormData) => parseWithZod(formData, { schema: NewProgramSchema })
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireContentManager(request, '/admin/programs')
+  let received
+  try {
+    // programs reuse the course image kind: the image comes with the form as `courseImage` (no
+    // JavaScript) or was uploaded before through /api/category/addCourseImage (its JSON in `programImage`)
+    received = await receiveForm(request, { kind: 'courseImage', fileFields: ['courseImage'], actor: user })
+  } catch (error) {
+    if (error instanceof UploadRefused) return refusal(parse(programForm(error.fields)), error)
+    if (isServiceError(error)) return refusal(parse(new FormData()), error)
+    throw error
+  }
+  const { file, fields } = received
+  const submission = parse(programForm(fields, file))
+  if (submission.status !== 'success') {
+    await discardUpload(file)
+    return invalidForm(submission)
+  }
+  const created = await submitToService(
+    submission,
+    () => createProgram(user, submission.value),
+    () => discardUpload(file),
+  )
+  if (!created.ok) return created.response
+  return redirectWithSuccess('/admin/programs', 'Program created.')
+}
+
+/** The courses of a form shown again, whether conform read one or several. */
+function courseIds(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : [value]
+  return list.filter((item): item is string => typeof item === 'string')
+}
+
+export default function NewProgram() {
+  const { courses } = useLoaderData<typeof loader>()
+  const actionData = useActionData<FormReply>()
+  const navigation = useNavigation()
+  const [uploading, setUploading] = useState(false)
+  const [form, fields] = useForm({
+    id: 'new-program',
+    lastResult: actionData?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewProgramSchema }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  const saving = navigation.state !== 'idle' && navigation.formMethod === 'POST'
+  const coursesTouched = Boolean(fields.courses.errors)
+  const revalidateCourses = useCallback(() => {
+    // the checkboxes are not the posted fields, so conform does not see them change: ask it
+    if (coursesTouched) form.validate({ name: fields.courses.name })
+  }, [coursesTouched, form, fields.courses.name])
+  // a refused image is named by its multipart field (courseImage), an unusable uploaded one likewise
+  const imageErrors = [...(fields.courseImage.errors ?? []), ...(fields.programImage.errors ?? [])]
+
+  return (
+    <div className="max-w-2xl">
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+        <Link to="/admin/programs" className="hover:underline">
+          Programs
+        </Link>{' '}
+        / <span className="text-slate-700">Add New Program</span>
+      </nav>
+      <h1 className="mt-2 text-2xl font-bold">Add New Program</h1>
+      <Form method="post" encType="multipart/form-data" className="card mt-6 space-y-2 p-6" {...getFormProps(form)}>
+        <Field
+          label="Program Name"
+          errors={fields.title.errors}
+          inputProps={getInputProps(fields.title, { type: 'text' })}
+        />
+        <Field
+          label="Program Path"
+          errors={fields.path.errors}
+          inputProps={getInputProps(fields.path, { type: 'text' })}
+        />
+        <Field
+          label="Program Learning Path"
+          errors={fields.learningPath.errors}
+          inputProps={getInputProps(fields.learningPath, { type: 'text' })}
+        />
+        <Field
+          label="Program Duration"
+          errors={fields.duration.errors}
+          inputProps={{ ...getInputProps(fields.duration, { type: 'text' }), placeholder: 'e.g. 12 weeks' }}
+        />
+        <TextareaField
+          label="Program Description"
+          errors={fields.description.errors}
+          textareaProps={getTextareaProps(fields.description)}
+        />
+        <Field
+          label="Price"
+          errors={fields.price.errors}
+          inputProps={{
+            ...getInputProps(fields.price, { type: 'number' }),
+            min: 0,
+            step: '0.01',
+            inputMode: 'decimal',
+          }}
+        />
+        <ProgramCourses
+          courses={courses}
+          defaultValue={courseIds(fields.courses.initialValue)}
+          errors={fields.courses.errors}
+          onChange={revalidateCourses}
+        />
+        {/* last in the form, so an image refused on arrival leaves every other field readable */}
+        <FileUpload
+          label="Program Image (optional)"
+          name="programImage"
+          fileFieldName="courseImage"
+          action="/api/category/addCourseImage"
+          accept="image/png,image/gif,image/jpeg"
+          hint="png, gif or jpeg, up to 5 MB"
+          errors={imageErrors.length ? imageErrors : undefined}
+          onUploadingChange={setUploading}
+        />
+        <p id={form.errorId} role="alert" className="field-error">
+          {form.errors?.[0]}
+        </p>
+        <div className="flex gap-3">
+          <button type="submit" className="btn-primary" disabled={uploading || saving}>
+            {saving ? 'Saving…' : 'Save'}
+          </button>
+          <Link to="/admin/programs" className="btn-secondary">
+            Cancel
+          </Link>
+        </div>
+      </Form>
+    </div>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

@@ -1,0 +1,99 @@
+import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Link, useLoaderData } from '@remix-run/react'
+import { CourseImage } from '#app/components/course/course-image.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { DataTable } from '#app/components/ui/data-table.tsx'
+import { parseTableQuery } from '#app/components/ui/table-query.ts'
+import { canManageContent } from '#app/modules/auth/roles.ts'
+import { listPrograms } from '#app/modules/programs/service.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { requireAdminSide } from '#app/utils/session.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Programs · ${PRODUCT_NAME}` }]
+
+const SORT_KEYS = ['title'] as const
+
+const byTitle = new Intl.Collator('en', { sensitivity: 'base', numeric: true })
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireAdminSide(request)
+  const query = parseTableQuery(new URL(request.url), { sortKeys: SORT_KEYS, defaultSort: 'title' })
+  // programs are a handful of bundles, not a big table: page them here rather than in the database
+  const needle = query.q.toLocaleLowerCase()
+  const matching = (await listPrograms(user))
+    .filter((program) => !needle || program.title.toLocaleLowerCase().includes(needle))
+    .sort((a, b) => byTitle.compare(a.title, b.title) * (query.dir === 'desc' ? -1 : 1))
+  const rows = matching.slice(query.offset, query.offset + query.size).map((program) => ({
+    _id: program._id,
+    title: program.title,
+    description: program.description,
+    image: program.programImage?.link ?? null,
+    courses: program.courses.map((course) => course.title),
+  }))
+  return json({ rows, total: matching.length, query, canEdit: canManageContent(user.roleId) })
+}
+
+export default function ProgramList() {
+  const { rows, total, query, canEdit } = useLoaderData<typeof loader>()
+  return (
+    <>
+      <h1 className="text-2xl font-bold">Program List</h1>
+      <div className="mt-6">
+        <DataTable
+          label="Program List"
+          columns={[
+            {
+              id: 'image',
+              header: 'Image',
+              className: 'w-28',
+              cell: (row) => <CourseImage src={row.image} title={row.title} className="w-24 rounded" />,
+            },
+            {
+              id: 'title',
+              header: 'Name',
+              sortKey: 'title',
+              className: 'w-1/3',
+              cell: (row) => (
+                <>
+                  <span className="font-medium">{row.title}</span>
+                  {/* there is no program page (spec §2): say here what the bundle holds */}
+                  <span className="mt-1 block text-xs text-slate-500">
+                    {row.courses.length === 1 ? '1 course' : `${row.courses.length} courses`}
+                    {row.courses.length ? `: ${row.courses.join(' · ')}` : ''}
+                  </span>
+                </>
+              ),
+            },
+            {
+              id: 'description',
+              header: 'Description',
+              cell: (row) => (
+                <p className="line-clamp-3 whitespace-pre-line text-sm text-slate-700">{row.description}</p>
+              ),
+            },
+          ]}
+          rows={rows}
+          getRowKey={(row) => row._id}
+          total={total}
+          page={query.page}
+          pageSize={query.size}
+          sort={query.sort}
+          dir={query.dir}
+          emptyText={query.q ? `No program matches “${query.q}”.` : 'No Data Found'}
+          search={{ value: query.q, placeholder: 'Search programs', label: 'Search programs' }}
+          actions={
+            canEdit ? (
+              <Link to="/admin/newProgram" className="btn-primary">
+                Add New Program
+              </Link>
+            ) : null
+          }
+        />
+      </div>
+    </>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

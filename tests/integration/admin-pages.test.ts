@@ -1,0 +1,723 @@
+import { createElement, type ComponentType } from 'react'
+import { renderToString } from 'react-dom/server'
+import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom/server'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { action as signInAction } from '#app/routes/_auth+/sign-in.tsx'
+import * as addDocuments from '#app/routes/admin+/addDocuments.tsx'
+import * as addScenarios from '#app/routes/admin+/addScenarios.tsx'
+import * as newProgram from '#app/routes/admin+/newProgram.tsx'
+import * as programs from '#app/routes/admin+/programs.tsx'
+import * as addCourseDocumentRoute from '#app/routes/api+/category.addCourseDocument.ts'
+import * as addCourseImageRoute from '#app/routes/api+/category.addCourseImage.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { listPrograms } from '#app/modules/programs/service.server.ts'
+import { storage } from '#app/modules/files/storage.server.ts'
+import { getToast } from '#app/utils/toast.server.ts'
+import { db } from '#db/client.ts'
+import { makeAdmin, makeCoach, makeCourse, makeLearner, PASSWORD } from '#tests/factories.ts'
+import { elfBytes, pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
+import { BASE, body, call } from '#tests/requests.ts'
+
+// The admin pages that add documents, scenarios and programs, and the Program List, driven the way
+// a browser drives them: multipart posts with the file (no JavaScript) or with the JSON of a file
+// uploaded before (JavaScript), and a session cookie from the sign-in page.
+
+type Reply = { result: { status?: string; error?: Record<string, string[]>; initialValue?: Record<string, unknown> } }
+type FileInfo = { key: string; link: string; name: string }
+type Part = [name: string, value: string | File]
+
+const session: Record<'admin' | 'coach' | 'learner', { id: string; token: string; cookie: string }> = {} as never
+let sql: { id: string; title: string }
+let modelling: { id: string; title: string }
+let warehouse: { id: string; title: string }
+
+/** Sign in through the page's action and keep the session cookie it sets. */
+async function signIn(userName: string) {
+  const response = await call(signInAction, '/sign-in', {
+    method: 'POST',
+    body: new URLSearchParams({ email: userName, password: PASSWORD, redirectTo: '' }),
+  })
+  const cookie = response.headers.get('Set-Cookie')?.split(';')[0] ?? ''
+  expect(cookie).toMatch(/^__portal_session=/)
+  return cookie
+}
+
+beforeAll(async () => {
+  for (const [role, make] of [
+    ['admin', makeAdmin],
+    ['coach', makeCoach],
+    ['learner', makeLearner],
+  ] as const) {
+    const user = await make()
+    session[role] = { id: user.id, token: user.token, cookie: await signIn(user.userName) }
+  }
+  sql = await makeCourse({ title: 'Admin Pages SQL' })
+  modelling = await makeCourse({ title: 'Admin Pages Modelling' })
+  warehouse = await makeCourse({ title: 'Admin Pages Warehouse' })
+})
+
+/** The toast a response leaves for the next page, read the way the root loader reads it. */
+async function toastOf(response: Response) {
+  const cookie = response.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('toast-session='))
+    ?.split(';')[0]
+  if (!cookie) return undefined
+  return (await getToast(new Request('http://portal.test/', { headers: { Cookie: cookie } }))).toast
+}
+
+const pdf = async (name = 'notes.pdf') =>
+  new File([new Uint8Array(await pdfBytes())], name, { type: 'application/pdf' })
+const png = (name = 'cover.png') => new File([new Uint8Array(pngBytes())], name, { type: 'image/png' })
+/** An executable renamed to look harmless. */
+const disguised = (name: string, type: string) => new File([new Uint8Array(elfBytes())], name, { type })
+/** What a browser sends for a file input left empty. */
+const noFile = () => new File([], '', { type: 'application/octet-stream' })
+
+/** A page's form posted as multipart, in the order of its fields, as a browser posts it. */
+function post(route: { action: unknown }, path: string, parts: Part[], cookie = session.admin.cookie) {
+  const form = new FormData()
+  for (const [name, value] of parts) form.append(name, value)
+  return call(route.action as never, path, { method: 'POST', body: form, headers: { Cookie: cookie } })
+}
+const open = (route: { loader: unknown }, path: string, cookie = session.admin.cookie) =>
+  call(route.loader as never, path, { headers: { Cookie: cookie } })
+
+/** A file uploaded through the upload call first, as FileUpload does with JavaScript on. */
+async function uploaded(route: { action: unknown }, field: string, file: File): Promise<FileInfo> {
+  const form = new FormData()
+  form.append(field, file)
+  const response = await call(route.action as never, '/x', { method: 'POST', body: form, token: session.admin.token })
+  expect(response.status).toBe(200)
+  return (await body<{ fileInfo: FileInfo }>(response)).fileInfo
+}
+
+type PageModule = { default: ComponentType; loader: unknown; action?: unknown }
+
+/**
+ * The page as the server renders it before any JavaScript runs: its loader (and, for a post, its
+ * action) through a router, then the component to HTML. What a browser without JavaScript gets.
+ */
+async function renderPage(page: PageModule, path: string, options: { cookie?: string; form?: Part[] } = {}) {
+  const { cookie = session.admin.cookie, form } = options
+  // a Remix loader or action answers a Response (or throws one): what the router expects too
+  const run = (fn: unknown) => (args: { request: Request; params: Record<string, string | undefined> }) =>
+    (fn as (args: unknown) => Promise<Response>)({ ...args, context: {} })
+  const handler = createStaticHandler([
+    {
+      id: 'page',
+      path: new URL(path, BASE).pathname,
+      loader: run(page.loader),
+      action: page.action ? run(page.action) : undefined,
+      Component: page.default,
+    },
+  ])
+  let init: RequestInit = { headers: { Cookie: cookie } }
+  if (form) {
+    const data = new FormData()
+    for (const [name, value] of form) data.append(name, value)
+    init = { ...init, method: 'POST', body: data }
+  }
+  const context = await handler.query(new Request(`${BASE}${path}`, init))
+  if (context instanceof Response)
+    throw new Error(`expected a page, got ${context.status} to ${context.headers.get('Location')}`)
+  const router = createStaticRouter(handler.dataRoutes, context)
+  return renderToString(createElement(StaticRouterProvider, { router, context, hydrate: false }))
+}
+
+/** The opening tag of the element with this attribute, e.g. `name="title"` (React writes `encType` as is). */
+const tagWith = (html: string, attribute: string) => new RegExp(`<[a-z]+ [^>]*${attribute}[^>]*>`, 'i').exec(html)?.[0]
+
+/** Inputs, selects and textareas a user sees that no label names. */
+function unlabelled(html: string) {
+  const found: string[] = []
+  for (const match of html.matchAll(/<(?:input|select|textarea)\b[^>]*>/g)) {
+    const tag = match[0]
+    if (/type="hidden"/.test(tag)) continue
+    const id = /\bid="([^"]+)"/.exec(tag)?.[1]
+    if (id && html.includes(`for="${id}"`)) continue
+    const before = html.slice(0, match.index)
+    if (before.lastIndexOf('<label') > before.lastIndexOf('</label>')) continue
+    found.push(tag)
+  }
+  return found
+}
+
+const attribute = (tag: string | undefined, name: string) =>
+  tag ? new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1] : undefined
+
+async function storedFileCount() {
+  const { StoredFile } = await db()
+  return StoredFile.count()
+}
+
+async function entriesOf(courseId: string) {
+  const { ContentEntry, StoredFile } = await db()
+  const rows = await ContentEntry.findAll({
+    where: { courseId },
+    include: [{ model: StoredFile, as: 'file' }],
+    order: [
+      ['kind', 'ASC'],
+      ['orderId', 'ASC'],
+    ],
+  })
+  return rows.map((row) => ({
+    kind: row.kind,
+    title: row.title,
+    orderId: row.orderId,
+    purpose: row.file?.purpose,
+    uploadedBy: row.file?.uploadedBy,
+    fileKey: row.fileKey,
+  }))
+}
+
+describe('Program List, before any program exists', () => {
+  it('says No Data Found', async () => {
+    const html = await renderPage(programs as PageModule, '/admin/programs')
+    expect(html).toContain('No Data Found')
+    expect(html).toMatch(/<h1[^>]*>Program List<\/h1>/)
+  })
+})
+
+describe('Add Documents and Add Scenarios', () => {
+  it('render a form that works without JavaScript, the course preselected and every input labelled', async () => {
+    const html = await renderPage(addDocuments as PageModule, `/admin/addDocuments?courseId=${sql.id}`)
+    expect(html).toMatch(/<h1[^>]*>Add Documents<\/h1>/)
+    const form = tagWith(html, 'enctype="multipart/form-data"')
+    expect(attribute(form, 'method')).toBe('post')
+    expect(attribute(tagWith(html, 'name="documentType"'), 'value')).toBe('Document')
+    expect(html).toContain('<option value="">Select a course</option>')
+    expect(html).toContain(`<option value="${sql.id}" selected="">${sql.title}</option>`)
+    const file = tagWith(html, 'type="file"')
+    expect(attribute(file, 'name')).toBe('courseDocument')
+    expect(attribute(file, 'accept')).toBe('.csv,.pdf,.docx,.ppt,.pptx')
+    expect(html).toContain('csv, pdf, docx or ppt/pptx')
+    // what comes before the file in the body can still be read when the file is refused
+    expect(html.indexOf('name="documentType"')).toBeLessThan(html.indexOf('name="courseDocument"'))
+    expect(html.indexOf('name="courseId"')).toBeLessThan(html.indexOf('name="courseDocument"'))
+    expect(unlabelled(html)).toEqual([])
+    expect(html).toContain(`href="/admin/course/${sql.id}?tab=documents"`)
+
+    const scenarios = await renderPage(addScenarios as PageModule, '/admin/addScenarios')
+    expect(scenarios).toMatch(/<h1[^>]*>Add Scenarios<\/h1>/)
+    expect(attribute(tagWith(scenarios, 'name="documentType"'), 'value')).toBe('Scenarios')
+    expect(scenarios).not.toMatch(/<option [^>]*selected=""/)
+  })
+
+  it('show a refused file’s message beside the file and keep the course, without JavaScript', async () => {
+    const html = await renderPage(addScenarios as PageModule, '/admin/addScenarios', {
+      form: [
+        ['documentType', 'Scenarios'],
+        ['courseId', modelling.id],
+        ['courseDocument', disguised('case.pdf', 'application/pdf')],
+      ],
+    })
+    const file = tagWith(html, 'type="file"')
+    expect(attribute(file, 'aria-invalid')).toBe('true')
+    const errorId = attribute(file, 'aria-describedby')
+      ?.split(' ')
+      .find((id) => id.endsWith('-error'))
+    expect(html).toContain(
+      `id="${errorId}" class="field-error">Only csv, pdf, docx, ppt and pptx files are accepted.</p>`,
+    )
+    expect(html).toContain(`<option value="${modelling.id}" selected="">${modelling.title}</option>`)
+
+    const empty = await renderPage(addScenarios as PageModule, '/admin/addScenarios', {
+      form: [
+        ['documentType', 'Scenarios'],
+        ['courseId', ''],
+        ['courseDocument', noFile()],
+      ],
+    })
+    expect(empty).toContain('>Please select a course</p>')
+    expect(empty).toContain('>Please Upload a document</p>')
+  })
+
+  it('preselect the course named by ?courseId= and offer every course', async () => {
+    const response = await open(addDocuments, `/admin/addDocuments?courseId=${sql.id}`)
+    expect(response.status).toBe(200)
+    const data = await body<{ courses: { _id: string; title: string }[]; courseId: string }>(response)
+    expect(data.courseId).toBe(sql.id)
+    expect(data.courses).toEqual(
+      expect.arrayContaining([
+        { _id: sql.id, title: sql.title },
+        { _id: modelling.id, title: modelling.title },
+      ]),
+    )
+    // an unknown or malformed course preselects nothing rather than failing
+    for (const wrong of ['00000000-0000-4000-8000-000000000000', 'not-an-id']) {
+      const other = await body<{ courseId: string }>(await open(addScenarios, `/admin/addScenarios?courseId=${wrong}`))
+      expect(other.courseId).toBe('')
+    }
+  })
+
+  it('add a document posted with the form (no JavaScript) and go to the documents tab with a toast', async () => {
+    const course = await makeCourse()
+    const response = await post(addDocuments, '/admin/addDocuments', [
+      ['documentType', 'Document'],
+      ['courseId', course.id],
+      ['courseDocument', await pdf('week-1.pdf')],
+    ])
+    expect(response.status).toBe(302)
+    expect(response.headers.get('Location')).toBe(`/admin/course/${course.id}?tab=documents`)
+    expect(await toastOf(response)).toMatchObject({ type: 'success', message: 'Document added.' })
+    expect(await entriesOf(course.id)).toEqual([
+      {
+        kind: 'document',
+        title: 'week-1.pdf',
+        orderId: 0,
+        purpose: 'document',
+        uploadedBy: session.admin.id,
+        fileKey: expect.any(String),
+      },
+    ])
+  })
+
+  it('add a scenario uploaded before (JavaScript) and go to the scenarios tab with a toast', async () => {
+    const course = await makeCourse()
+    const first = await uploaded(addCourseDocumentRoute, 'courseDocument', await pdf('case-1.pdf'))
+    const response = await post(addScenarios, '/admin/addScenarios', [
+      ['documentType', 'Scenarios'],
+      ['courseId', course.id],
+      ['document', JSON.stringify(first)],
+    ])
+    expect(response.headers.get('Location')).toBe(`/admin/course/${course.id}?tab=scenarios`)
+    expect(await toastOf(response)).toMatchObject({ type: 'success', message: 'Scenario added.' })
+
+    // the page decides the type: a hidden field edited to "Document" still files a scenario, next in line
+    const second = await uploaded(addCourseDocumentRoute, 'courseDocument', await pdf('case-2.pdf'))
+    const again = await post(addScenarios, '/admin/addScenarios', [
+      ['documentType', 'Document'],
+      ['courseId', course.id],
+      ['document', JSON.stringify(second)],
+    ])
+    expect(again.headers.get('Location')).toBe(`/admin/course/${course.id}?tab=scenarios`)
+    expect(await entriesOf(course.id)).toEqual([
+      expect.objectContaining({ kind: 'scenario', title: 'case-1.pdf', orderId: 0, fileKey: first.key }),
+      expect.objectContaining({ kind: 'scenario', title: 'case-2.pdf', orderId: 1, fileKey: second.key }),
+    ])
+  })
+
+  it('answer a form with neither course nor file with both spec messages', async () => {
+    const before = await storedFileCount()
+    const response = await post(addDocuments, '/admin/addDocuments', [
+      ['documentType', 'Document'],
+      ['courseId', ''],
+      ['courseDocument', noFile()],
+    ])
+    expect(response.status).toBe(400)
+    const { result } = await body<Reply>(response)
+    expect(result.error?.courseId).toEqual(['Please select a course'])
+    expect(result.error?.document).toEqual(['Please Upload a document'])
+    expect(await storedFileCount()).toBe(before)
+  })
+
+  it('keep the chosen course and ask for the file when none came', async () => {
+    const response = await post(addScenarios, '/admin/addScenarios', [
+      ['documentType', 'Scenarios'],
+      ['courseId', sql.id],
+      ['courseDocument', noFile()],
+    ])
+    expect(response.status).toBe(400)
+    const { result } = await body<Reply>(response)
+    expect(result.error).toEqual({ document: ['Please Upload a document'] })
+    expect(result.initialValue?.courseId).toBe(sql.id)
+  })
+
+  it('delete the file a refused form brought, so nothing is left behind', async () => {
+    const before = await storedFileCount()
+    const response = await post(addDocuments, '/admin/addDocuments', [
+      ['documentType', 'Document'],
+      ['courseId', ''],
+      ['courseDocument', await pdf()],
+    ])
+    expect(response.status).toBe(400)
+    expect((await body<Reply>(response)).result.error).toEqual({ courseId: ['Please select a course'] })
+    expect(await storedFileCount()).toBe(before)
+
+    // a course that vanished in the meantime: the service refuses, the file goes too
+    const gone = await post(addDocuments, '/admin/addDocuments', [
+      ['documentType', 'Document'],
+      ['courseId', '00000000-0000-4000-8000-000000000000'],
+      ['courseDocument', await pdf()],
+    ])
+    expect(gone.status).toBe(404)
+    expect((await body<Reply>(gone)).result.error?.['']).toEqual(['Course not found.'])
+    expect(await storedFileCount()).toBe(before)
+  })
+
+  it('refuse a file of the wrong type with the 415 message beside the file, keep the course, store nothing', async () => {
+    const course = await makeCourse()
+    const before = await storedFileCount()
+    const response = await post(addDocuments, '/admin/addDocuments', [
+      ['documentType', 'Document'],
+      ['courseId', course.id],
+      ['courseDocument', disguised('slides.pdf', 'application/pdf')],
+    ])
+    expect(response.status).toBe(415)
+    const { result } = await body<Reply>(response)
+    expect(result.error?.courseDocument).toEqual(['Only csv, pdf, docx, ppt and pptx files are accepted.'])
+    expect(result.initialValue?.courseId).toBe(course.id)
+    expect(await storedFileCount()).toBe(before)
+    expect(await entriesOf(course.id)).toEqual([])
+  })
+
+  it('refuse a file uploaded as something else than a course document', async () => {
+    const course = await makeCourse()
+    const image = await uploaded(addCourseImageRoute, 'courseImage', png())
+    const response = await post(addDocuments, '/admin/addDocuments', [
+      ['documentType', 'Document'],
+      ['courseId', course.id],
+      ['document', JSON.stringify(image)],
+    ])
+    expect(response.status).toBe(400)
+    expect((await body<Reply>(response)).result.error?.document).toEqual(['Please Upload a document'])
+    expect(await entriesOf(course.id)).toEqual([])
+    // a file it did not bring is not the form's to delete
+    expect(await storage().get(image.key)).toBeDefined()
+  })
+
+  it('send a coach back with a toast and a learner out of the admin area', async () => {
+    for (const route of [addDocuments, addScenarios]) {
+      const path = route === addDocuments ? '/admin/addDocuments' : '/admin/addScenarios'
+      const coach = await open(route, path, session.coach.cookie)
+      expect(coach.status).toBe(302)
+      expect(coach.headers.get('Location')).toBe('/admin/courses')
+      expect(await toastOf(coach)).toMatchObject({
+        type: 'error',
+        message: 'Only admins can change courses and their contents.',
+      })
+      const learner = await open(route, path, session.learner.cookie)
+      expect(learner.headers.get('Location')).toBe('/courses')
+      const anonymous = await call(route.loader as never, path)
+      expect(anonymous.headers.get('Location')).toBe(`/sign-in?redirectTo=${encodeURIComponent(path)}`)
+    }
+
+    const course = await makeCourse()
+    const before = await storedFileCount()
+    for (const role of ['coach', 'learner'] as const) {
+      const response = await post(
+        addDocuments,
+        '/admin/addDocuments',
+        [
+          ['documentType', 'Document'],
+          ['courseId', course.id],
+          ['courseDocument', await pdf()],
+        ],
+        session[role].cookie,
+      )
+      expect(response.status).toBe(302)
+      expect(response.headers.get('Location')).toBe(role === 'coach' ? '/admin/courses' : '/courses')
+    }
+    expect(await storedFileCount()).toBe(before)
+    expect(await entriesOf(course.id)).toEqual([])
+  })
+})
+
+/** The fields of a complete Add New Program form, before the courses and the image. */
+const programFields = (title: string): Part[] => [
+  ['title', title],
+  ['path', 'data-engineering'],
+  ['learningPath', 'From SQL to the warehouse'],
+  ['duration', '12 weeks'],
+  ['description', 'Three courses that build on each other.'],
+  ['price', '499.50'],
+]
+
+async function programNamed(title: string) {
+  return (await listPrograms(SYSTEM)).find((program) => program.title === title)
+}
+
+describe('Add New Program', () => {
+  it('renders a form that works without JavaScript: every field labelled, courses in the order listed', async () => {
+    const html = await renderPage(newProgram as PageModule, '/admin/newProgram')
+    expect(html).toMatch(/<h1[^>]*>Add New Program<\/h1>/)
+    expect(attribute(tagWith(html, 'enctype="multipart/form-data"'), 'method')).toBe('post')
+    for (const label of [
+      'Program Name',
+      'Program Path',
+      'Program Learning Path',
+      'Program Duration',
+      'Program Description',
+      'Price',
+      'Courses',
+      'Program Image (optional)',
+    ])
+      expect(html).toContain(`>${label}</`)
+    expect(unlabelled(html)).toEqual([])
+
+    // each checkbox carries its place in the list, so the ticked ones arrive in the order listed
+    const { courses } = await body<{ courses: { _id: string }[] }>(await open(newProgram, '/admin/newProgram'))
+    const boxes = [...html.matchAll(/<input [^>]*type="checkbox"[^>]*>/g)].map((m) => m[0])
+    expect(boxes.map((tag) => [attribute(tag, 'name'), attribute(tag, 'value')])).toEqual(
+      courses.map((course, index) => [`courses[${index}]`, course._id]),
+    )
+    expect(html).toContain('The program keeps them in the order listed here.')
+    const file = tagWith(html, 'type="file"')
+    expect(attribute(file, 'name')).toBe('courseImage')
+    // the image is the last field, so a refused image leaves every other field readable
+    expect(html.lastIndexOf('type="checkbox"')).toBeLessThan(html.indexOf('type="file"'))
+  })
+
+  it('shows the spec messages beside their fields and keeps what was typed and ticked, without JavaScript', async () => {
+    const html = await renderPage(newProgram as PageModule, '/admin/newProgram', {
+      form: [
+        ...programFields('Kept Program Title').filter(([name]) => name !== 'price'),
+        ['price', ''],
+        ['courses[5]', modelling.id],
+        ['courseImage', noFile()],
+      ],
+    })
+    expect(html).toContain('>Price is required field.</p>')
+    expect(attribute(tagWith(html, 'name="title"'), 'value')).toBe('Kept Program Title')
+    expect(attribute(tagWith(html, `value="${modelling.id}"`), 'checked')).toBe('')
+    expect(attribute(tagWith(html, `value="${sql.id}"`), 'checked')).toBeUndefined()
+
+    const none = await renderPage(newProgram as PageModule, '/admin/newProgram', {
+      form: [...programFields('No Courses Title'), ['courseImage', noFile()]],
+    })
+    expect(none).toContain('>Please select a course.</p>')
+  })
+
+  it('offers every course to choose from', async () => {
+    const response = await open(newProgram, '/admin/newProgram')
+    expect(response.status).toBe(200)
+    const { courses } = await body<{ courses: { _id: string; title: string }[] }>(response)
+    expect(courses).toEqual(expect.arrayContaining([{ _id: warehouse.id, title: warehouse.title }]))
+  })
+
+  it('creates a program from a form posted with its image (no JavaScript), courses in the order listed', async () => {
+    // the checkboxes carry their place in the list; only the ticked ones are posted
+    const response = await post(newProgram, '/admin/newProgram', [
+      ...programFields('Program Without Script'),
+      ['courses[0]', modelling.id],
+      ['courses[2]', sql.id],
+      ['courseImage', png('program.png')],
+    ])
+    expect(response.status).toBe(302)
+    expect(response.headers.get('Location')).toBe('/admin/programs')
+    expect(await toastOf(response)).toMatchObject({ type: 'success', message: 'Program created.' })
+    const program = await programNamed('Program Without Script')
+    expect(program).toMatchObject({
+      path: 'data-engineering',
+      learningPath: 'From SQL to the warehouse',
+      duration: '12 weeks',
+      description: 'Three courses that build on each other.',
+      price: 499.5,
+      courses: [
+        { _id: modelling.id, title: modelling.title },
+        { _id: sql.id, title: sql.title },
+      ],
+    })
+    expect(program?.programImage?.name).toBe('program.png')
+    const { StoredFile } = await db()
+    expect(await StoredFile.findByPk(program!.programImage!.key)).toMatchObject({
+      purpose: 'course_image',
+      uploadedBy: session.admin.id,
+    })
+  })
+
+  it('creates a program with an image uploaded before and the order the admin chose (JavaScript)', async () => {
+    const image = await uploaded(addCourseImageRoute, 'courseImage', png('chosen.png'))
+    // the hidden inputs follow the sortable list, whatever order they arrive in
+    const response = await post(newProgram, '/admin/newProgram', [
+      ...programFields('Program With Script'),
+      ['courses[1]', sql.id],
+      ['courses[0]', warehouse.id],
+      ['courses[2]', modelling.id],
+      ['programImage', JSON.stringify(image)],
+      ['courseImage', noFile()],
+    ])
+    expect(response.headers.get('Location')).toBe('/admin/programs')
+    const program = await programNamed('Program With Script')
+    expect(program?.courses.map((c) => c._id)).toEqual([warehouse.id, sql.id, modelling.id])
+    expect(program?.programImage?.key).toBe(image.key)
+  })
+
+  it('creates a program without an image: the image is optional', async () => {
+    const response = await post(newProgram, '/admin/newProgram', [
+      ...programFields('Program Without Image'),
+      ['courses[0]', sql.id],
+      ['courseImage', noFile()],
+    ])
+    expect(response.headers.get('Location')).toBe('/admin/programs')
+    expect(await programNamed('Program Without Image')).toMatchObject({
+      programImage: null,
+      courses: [{ _id: sql.id }],
+    })
+  })
+
+  it('answers an empty form with every spec message and deletes the image it brought', async () => {
+    const before = await storedFileCount()
+    const response = await post(newProgram, '/admin/newProgram', [
+      ['title', ''],
+      ['path', ' '],
+      ['learningPath', ''],
+      ['duration', ''],
+      ['description', ''],
+      ['price', ''],
+      ['courseImage', png()],
+    ])
+    expect(response.status).toBe(400)
+    const { result } = await body<Reply>(response)
+    expect(result.error).toEqual({
+      title: ['Program Name is required field.'],
+      path: ['Program Path is required field.'],
+      learningPath: ['Program Learning Path is required field.'],
+      duration: ['Program Duration is required field.'],
+      description: ['Program Description is required field.'],
+      price: ['Price is required field.'],
+      courses: ['Please select a course.'],
+    })
+    expect(await storedFileCount()).toBe(before)
+  })
+
+  it('keeps what was typed and the chosen courses when one field is missing', async () => {
+    const response = await post(newProgram, '/admin/newProgram', [
+      ...programFields('Program Missing Price').filter(([name]) => name !== 'price'),
+      ['price', 'free'],
+      ['courses[3]', sql.id],
+      ['courses[1]', warehouse.id],
+      ['courseImage', noFile()],
+    ])
+    expect(response.status).toBe(400)
+    const { result } = await body<Reply>(response)
+    expect(result.error).toEqual({ price: ['Price must be a number.'] })
+    expect(result.initialValue).toMatchObject({ title: 'Program Missing Price', courses: [warehouse.id, sql.id] })
+    expect(await programNamed('Program Missing Price')).toBeUndefined()
+  })
+
+  it('refuses a course that does not exist', async () => {
+    const response = await post(newProgram, '/admin/newProgram', [
+      ...programFields('Program Of Nothing'),
+      ['courses[0]', '00000000-0000-4000-8000-000000000000'],
+    ])
+    expect(response.status).toBe(400)
+    expect((await body<Reply>(response)).result.error?.courses).toEqual(['Please select a course.'])
+    expect(await programNamed('Program Of Nothing')).toBeUndefined()
+  })
+
+  it('refuses an image of the wrong type with the 415 message beside it, keeps the fields, stores nothing', async () => {
+    const before = await storedFileCount()
+    const response = await post(newProgram, '/admin/newProgram', [
+      ...programFields('Program Bad Image'),
+      ['courses[0]', modelling.id],
+      ['courses[1]', sql.id],
+      ['courseImage', disguised('cover.png', 'image/png')],
+    ])
+    expect(response.status).toBe(415)
+    const { result } = await body<Reply>(response)
+    expect(result.error?.courseImage).toEqual(['Only png, gif and jpeg images are accepted.'])
+    expect(result.initialValue).toMatchObject({
+      title: 'Program Bad Image',
+      price: '499.50',
+      courses: [modelling.id, sql.id],
+    })
+    expect(await storedFileCount()).toBe(before)
+    expect(await programNamed('Program Bad Image')).toBeUndefined()
+  })
+
+  it('sends a coach back to the Program List with a toast and a learner out of the admin area', async () => {
+    const coach = await open(newProgram, '/admin/newProgram', session.coach.cookie)
+    expect(coach.headers.get('Location')).toBe('/admin/programs')
+    expect(await toastOf(coach)).toMatchObject({ type: 'error', message: expect.stringMatching(/Only admins/) })
+    expect((await open(newProgram, '/admin/newProgram', session.learner.cookie)).headers.get('Location')).toBe(
+      '/courses',
+    )
+    for (const role of ['coach', 'learner'] as const) {
+      const response = await post(
+        newProgram,
+        '/admin/newProgram',
+        [...programFields(`Program By ${role}`), ['courses[0]', sql.id]],
+        session[role].cookie,
+      )
+      expect(response.status).toBe(302)
+      expect(response.headers.get('Location')).toBe(role === 'coach' ? '/admin/programs' : '/courses')
+      expect(await programNamed(`Program By ${role}`)).toBeUndefined()
+    }
+  })
+})
+
+describe('Program List', () => {
+  type ListData = {
+    rows: { _id: string; title: string; description: string; image: string | null; courses: string[] }[]
+    total: number
+    query: { page: number; size: number; q: string }
+    canEdit: boolean
+  }
+  const list = async (search: string, cookie = session.admin.cookie) =>
+    body<ListData>(await open(programs, `/admin/programs${search}`, cookie))
+
+  beforeAll(async () => {
+    // nine of one family (past the first page of 7) and one other, made through the page's action
+    for (const n of [3, 1, 9, 2, 8, 4, 7, 5, 6]) {
+      const response = await post(newProgram, '/admin/newProgram', [
+        ...programFields(`Zephyr Track ${n}`),
+        ['courses[0]', warehouse.id],
+        ['courses[1]', sql.id],
+        ...(n === 1 ? ([['courseImage', png()]] as Part[]) : []),
+      ])
+      expect(response.status).toBe(302)
+    }
+    await post(newProgram, '/admin/newProgram', [...programFields('Lone Program'), ['courses[0]', sql.id]])
+  })
+
+  it('searches by name whatever the case and pages 7 at a time, sorted by name', async () => {
+    const first = await list('?q=zEPHYR')
+    expect(first.total).toBe(9)
+    expect(first.rows.map((r) => r.title)).toEqual([1, 2, 3, 4, 5, 6, 7].map((n) => `Zephyr Track ${n}`))
+    expect(first.query).toMatchObject({ page: 1, size: 7, q: 'zEPHYR' })
+
+    const second = await list('?q=zephyr&page=2')
+    expect(second.total).toBe(9)
+    expect(second.rows.map((r) => r.title)).toEqual(['Zephyr Track 8', 'Zephyr Track 9'])
+
+    const wide = await list('?q=ZEPHYR&size=14&sort=title&dir=desc')
+    expect(wide.rows).toHaveLength(9)
+    expect(wide.rows[0].title).toBe('Zephyr Track 9')
+
+    expect((await list('?q=no such program')).rows).toEqual([])
+  })
+
+  it('shows each program’s image, description and courses in order', async () => {
+    const { rows } = await list('?q=zephyr track 1')
+    expect(rows).toEqual([
+      {
+        _id: expect.any(String),
+        title: 'Zephyr Track 1',
+        description: 'Three courses that build on each other.',
+        image: expect.stringMatching(/^\/files\//),
+        courses: [warehouse.title, sql.title],
+      },
+    ])
+    expect((await list('?q=zephyr track 2')).rows[0].image).toBeNull()
+  })
+
+  it('renders image, name and description, the button for admins only, and rows that lead nowhere', async () => {
+    const html = await renderPage(programs as PageModule, '/admin/programs?q=zephyr')
+    for (const header of ['Image', 'Name', 'Description'])
+      expect(html).toMatch(new RegExp(`<th[^>]*>(<[^>]+>)*${header}<`))
+    expect(html).toContain('Zephyr Track 1')
+    expect(html).toContain('Three courses that build on each other.')
+    expect(attribute(tagWith(html, 'href="/admin/newProgram"'), 'class')).toContain('btn-primary')
+    expect(html).toContain('>Add New Program</a>')
+    // there is no program page to open
+    expect(html).not.toMatch(/href="\/admin\/program\//)
+
+    const coach = await renderPage(programs as PageModule, '/admin/programs?q=zephyr', { cookie: session.coach.cookie })
+    expect(coach).toContain('Zephyr Track 1')
+    expect(coach).not.toContain('Add New Program')
+
+    const nothing = await renderPage(programs as PageModule, '/admin/programs?q=no-such-program')
+    expect(nothing).toContain('No program matches')
+  })
+
+  it('lets a coach read the list without the Add New Program button, and keeps a learner out', async () => {
+    expect((await list('')).canEdit).toBe(true)
+    const coach = await list('?q=lone', session.coach.cookie)
+    expect(coach.canEdit).toBe(false)
+    expect(coach.rows.map((r) => r.title)).toEqual(['Lone Program'])
+    const learner = await open(programs, '/admin/programs', session.learner.cookie)
+    expect(learner.headers.get('Location')).toBe('/courses')
+  })
+})
