@@ -189,12 +189,22 @@ describe('POST /api/category/course and PUT editCourseDetails', () => {
     expect(await Course.count()).toBe(before)
   })
 
-  it('refuse an image that already belongs to another course', async () => {
+  it('make one course of the same request sent twice, and refuse the image for another course', async () => {
     const image = await makeStoredFile('course_image')
     const payload = { title: 'First', description: 'D', courseImage: image.key }
-    expect((await send(createCourseRoute, 'POST', '/x', payload, as.admin.token)).status).toBe(200)
+    const [a, b] = await Promise.all([
+      send(createCourseRoute, 'POST', '/x', payload, as.admin.token),
+      send(createCourseRoute, 'POST', '/x', payload, as.admin.token),
+    ])
+    const [first, repeated] = [await body<{ course: { _id: string } }>(a), await body<{ course: { _id: string } }>(b)]
+    expect(repeated.course._id).toBe(first.course._id)
+    const { Course } = await db()
+    expect(await Course.count({ where: { imageKey: image.key } })).toBe(1)
     const second = await send(createCourseRoute, 'POST', '/x', { ...payload, title: 'Second' }, as.admin.token)
     expect(second.status).toBe(409)
+    expect(await body(second)).toMatchObject({
+      errors: { courseImage: 'That image already belongs to another course or program; upload it again.' },
+    })
   })
 
   it('edit title, description and image, deleting the replaced image', async () => {
@@ -473,6 +483,12 @@ describe('documents and scenarios', () => {
       message: 'Scenario added.',
       document: { courseId: course.id, documentType: 'Scenarios', orderId: 0, visibility: true, document: file },
     })
+    // sent twice (a double click, a retry): still one scenario
+    const twice = await send(addDocumentRoute, 'POST', '/x', payload, as.admin.token)
+    expect(await body(twice)).toMatchObject({ document: { documentType: 'Scenarios', orderId: 0 } })
+    const { ContentEntry } = await db()
+    expect(await ContentEntry.count({ where: { courseId: course.id, kind: 'scenario' } })).toBe(1)
+    // the same file in the other list is a different request: refused, the file is taken
     const again = await send(addDocumentRoute, 'POST', '/x', { ...payload, documentType: 'Document' }, as.admin.token)
     expect(again.status).toBe(409)
   })

@@ -300,6 +300,13 @@ export async function addDocument(actor: Actor, input: AddDocumentInput): Promis
     await sequelize()
   ).transaction(async (transaction) => {
     await lockCourse(data.courseId, transaction)
+    // the same file added to the same list again (a double click, a retried request): one entry
+    const repeated = await ContentEntry.findOne({
+      where: { fileKey: data.document, courseId: data.courseId, kind },
+      attributes: ['id'],
+      transaction,
+    })
+    if (repeated) return repeated.id
     const file = await attachableDocument(data.document, transaction)
     const entry = await ContentEntry.create(
       {

@@ -314,7 +314,10 @@ export async function attachableImage(key: string, current: string | null, trans
   const used =
     (await Course.count({ where: { imageKey: key }, transaction })) +
     (await Program.count({ where: { imageKey: key }, transaction }))
-  if (used > 0) throw conflict('That image already belongs to another course or program.', { courseImage: message })
+  if (used > 0) {
+    const taken = 'That image already belongs to another course or program; upload it again.'
+    throw conflict(taken, { courseImage: taken })
+  }
   return key
 }
 
@@ -322,10 +325,16 @@ export async function attachableImage(key: string, current: string | null, trans
 export async function createCourse(actor: Actor, input: NewCourseInput) {
   assertContentManager(actor)
   const data = NewCourseSchema.parse(input)
-  const { Course } = await db()
+  const { Course, StoredFile } = await db()
   const id = await (
     await sequelize()
   ).transaction(async (transaction) => {
+    // the same create twice (a double click, a retried request) makes one course: the uploaded
+    // image names the request, and its row lock makes the second wait for the first
+    await StoredFile.findByPk(data.courseImage, { transaction, lock: transaction.LOCK.UPDATE })
+    const same = { imageKey: data.courseImage, title: data.title, description: data.description }
+    const repeated = await Course.findOne({ where: same, attributes: ['id'], transaction })
+    if (repeated) return repeated.id
     const imageKey = await attachableImage(data.courseImage, null, transaction)
     const course = await Course.create({ title: data.title, description: data.description, imageKey }, { transaction })
     return course.id

@@ -59,10 +59,17 @@ export async function listPrograms(actor: Actor): Promise<ProgramDto[]> {
 export async function createProgram(actor: Actor, input: NewProgramInput): Promise<ProgramDto> {
   assertContentManager(actor)
   const data = NewProgramSchema.parse(input)
-  const { Program, ProgramCourse, Course } = await db()
+  const { Program, ProgramCourse, Course, StoredFile } = await db()
   const id = await (
     await sequelize()
   ).transaction(async (transaction) => {
+    if (data.programImage) {
+      // the same create twice (a double click, a retried request) makes one program
+      await StoredFile.findByPk(data.programImage, { transaction, lock: transaction.LOCK.UPDATE })
+      const where = { imageKey: data.programImage, title: data.title }
+      const repeated = await Program.findOne({ where, attributes: ['id'], transaction })
+      if (repeated) return repeated.id
+    }
     const found = await Course.count({ where: { id: data.courses }, transaction })
     if (found !== data.courses.length) throw invalid('Please select a course.', { courses: 'Please select a course.' })
     const imageKey = data.programImage ? await attachableImage(data.programImage, null, transaction) : null
