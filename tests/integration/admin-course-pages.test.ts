@@ -254,6 +254,16 @@ describe('the rearrange pages', () => {
     const order = await ContentEntry.findAll({ where: { courseId: course.id }, order: [['orderId', 'ASC']] })
     expect(order.map((v) => v.title)).toEqual(['C', 'A', 'B'])
 
+    // without JavaScript: position numbers (ties keep the current order)
+    const positions = new URLSearchParams([
+      [`position:${c.id}`, '3'],
+      [`position:${a.id}`, '1'],
+      [`position:${b.id}`, '1'],
+    ])
+    await post(rearrangeCoursePage, `/admin/rearrangeCourse/${course.id}`, positions, { courseId: course.id })
+    const typed = await ContentEntry.findAll({ where: { courseId: course.id }, order: [['orderId', 'ASC']] })
+    expect(typed.map((v) => v.title)).toEqual(['A', 'B', 'C'])
+
     const partial = new URLSearchParams([['order', a.id]])
     const refused = await post(rearrangeCoursePage, `/admin/rearrangeCourse/${course.id}`, partial, {
       courseId: course.id,

@@ -708,3 +708,84 @@ describe('POST /api/category/addCourseImage and addCourseDocument', () => {
     expect(await body(missing)).toMatchObject({ errors: { courseDocument: 'Please Upload a document' } })
   })
 })
+
+describe('the super admin', () => {
+  it('may make every change an admin may', async () => {
+    const token = as.superadmin.token
+    const ok = async (response: Promise<Response>) => {
+      const answer = await response
+      expect(answer.status, await answer.clone().text()).toBe(200)
+      return body<unknown>(answer)
+    }
+    const image = (await ok(
+      (() => {
+        const form = new FormData()
+        form.append('courseImage', new File([new Uint8Array(pngBytes())], 'c.png', { type: 'image/png' }))
+        return call(addCourseImageRoute.action as never, '/x', { method: 'POST', body: form, token })
+      })(),
+    )) as { fileInfo: { key: string } }
+    const { course } = (await ok(
+      send(createCourseRoute, 'POST', '/x', { title: 'Super', description: 'D', courseImage: image.fileInfo }, token),
+    )) as { course: { _id: string } }
+    const courseId = course._id
+    await ok(
+      send(
+        editCourseRoute,
+        'PUT',
+        '/x',
+        { courseId, title: 'Super 2', description: 'D', courseImage: image.fileInfo },
+        token,
+      ),
+    )
+    const video = { title: 'V', description: 'D', embedUrl: 'https://youtu.be/dQw4w9WgXcQ' }
+    const first = (await ok(send(courseVideoRoute, 'PUT', '/x', video, token, { relatedCourseId: courseId }))) as {
+      video: { _id: string }
+    }
+    const second = (await ok(send(courseVideoRoute, 'PUT', '/x', video, token, { relatedCourseId: courseId }))) as {
+      video: { _id: string }
+    }
+    await ok(
+      send(editVideoRoute, 'PUT', '/x', { ...video, courseId, visibility: false }, token, { videoId: first.video._id }),
+    )
+    await ok(
+      send(
+        editVideoOrderRoute,
+        'PUT',
+        '/x',
+        [
+          { _id: second.video._id, orderId: 0 },
+          { _id: first.video._id, orderId: 1 },
+        ],
+        token,
+      ),
+    )
+    const upload = new FormData()
+    upload.append('courseDocument', new File([new Uint8Array(await pdfBytes())], 'd.pdf', { type: 'application/pdf' }))
+    const file = (await ok(
+      call(addCourseDocumentRoute.action as never, '/x', { method: 'POST', body: upload, token }),
+    )) as {
+      fileInfo: { key: string }
+    }
+    const { document } = (await ok(
+      send(addDocumentRoute, 'POST', '/x', { courseId, documentType: 'Document', document: file.fileInfo }, token),
+    )) as { document: { _id: string } }
+    await ok(send(editDocumentListRoute, 'PUT', '/x', [{ _id: document._id, orderId: 0 }], token))
+    await ok(
+      send(editDocumentRoute, 'PUT', '/x', { courseId, orderId: 0, visibility: false }, token, {
+        documentId: document._id,
+      }),
+    )
+    await ok(send(deleteDocumentRoute, 'DELETE', '/x', undefined, token, { courseId, documentId: document._id }))
+    await ok(send(deleteVideoRoute, 'DELETE', '/x', undefined, token, { courseId, videoId: first.video._id }))
+    const program = {
+      name: 'S',
+      path: 'p',
+      learningPath: 'l',
+      duration: '1w',
+      description: 'd',
+      price: 0,
+      courses: [courseId],
+    }
+    await ok(send(createProgramRoute, 'POST', '/x', program, token))
+  })
+})

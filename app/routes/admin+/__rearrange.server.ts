@@ -6,6 +6,24 @@ import { reorderEntries } from '#app/modules/content/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
+/**
+ * The ids in their new order: the sortable list posts `order` (ids, first to last); the form shown
+ * without JavaScript posts `position:{id}` numbers, where ties keep the current order.
+ */
+export function postedOrder(form: FormData): string[] {
+  const order = form.getAll('order').map(String)
+  if (order.length) return order
+  return [...form.entries()]
+    .filter(([name]) => name.startsWith('position:'))
+    .map(([name, value], index) => ({ id: name.slice('position:'.length), position: Number(value), index }))
+    .sort(
+      (a, b) =>
+        (Number.isFinite(a.position) ? a.position : Infinity) - (Number.isFinite(b.position) ? b.position : Infinity) ||
+        a.index - b.index,
+    )
+    .map((entry) => entry.id)
+}
+
 /** Save a posted order (`order` = ids, first to last) and go back to the course's tab. */
 export async function saveOrder(
   actor: Actor,
@@ -13,7 +31,7 @@ export async function saveOrder(
   target: 'videos' | 'files',
   backTo: string,
 ): Promise<Response> {
-  const ids = (await request.formData()).getAll('order').map(String)
+  const ids = postedOrder(await request.formData())
   try {
     await reorderEntries(actor, target, ReorderSchema.parse(ids.map((_id, orderId) => ({ _id, orderId }))))
   } catch (error) {
