@@ -156,11 +156,14 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
   const videos: VideoItem[] = entries
     .filter((e) => e.kind === 'video')
     .map((e) => {
-      const prerequisites = (e.prerequisites ?? []).map((p) => ({
-        id: p.id,
-        title: p.title,
-        completed: completed.has(p.id),
-      }))
+      // a hidden prerequisite cannot be watched, so it does not lock anything
+      const prerequisites = (e.prerequisites ?? [])
+        .filter((p) => p.visibility)
+        .map((p) => ({
+          id: p.id,
+          title: p.title,
+          completed: completed.has(p.id),
+        }))
       return {
         id: e.id,
         title: e.title,

@@ -1,0 +1,207 @@
+import { QueryTypes } from 'sequelize'
+import { sequelize } from '#db/client.ts'
+import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
+import { canOpenCourse } from '../courses/access.server.ts'
+import { forbidden, invalid, notFound } from '../errors.ts'
+import {
+  AccessLogPingSchema,
+  VideoAuditSchema,
+  VideoProgressSchema,
+  VideosProgressQuerySchema,
+  type AccessLogPingInput,
+  type VideoAuditInput,
+  type VideoProgressInput,
+} from './schema.ts'
+
+// What a learner really watched (DESIGN.md §6, ADR 004). Each video's progress is one bit per second;
+// a heartbeat ORs in the seconds played since the last one, in a single INSERT … ON CONFLICT, so two
+// tabs playing at once never lose each other's seconds and seeking ahead adds nothing.
+
+/** A video is complete when this share of its seconds has been played. */
+export const COMPLETION_SHARE = 0.9
+/** Heartbeats may not claim more seconds than the time since the previous one allows at this speed. */
+const MAX_SPEED = 2
+/** Slack for a heartbeat that was delayed or retried, and the most a first heartbeat may claim. */
+const SLACK_SECONDS = 30
+const FIRST_HEARTBEAT_SECONDS = 60
+
+export const lockMessage = (titles: string[]) => `You have to finish ${titles.join(', ')} videos to unlock this video`
+
+function requireLearner(actor: Actor): string {
+  if (actor.roleId !== ROLE.learner || !actor.id) throw forbidden('Progress is kept for learners only.')
+  return actor.id
+}
+
+/**
+ * A video a learner may watch now: visible, in a course assigned to them, and with every visible
+ * prerequisite completed. Answers its duration.
+ */
+async function watchableVideo(userId: string, actor: Actor, courseId: string, videoId: string) {
+  if (!(await canOpenCourse(actor, courseId))) throw forbidden('This course is not assigned to you.')
+  const [video] = await (
+    await sequelize()
+  ).query<{ duration: number | null; locked_by: string[] | null }>(
+    `SELECT e.duration,
+            (SELECT array_agg(p.title ORDER BY p.order_id)
+               FROM video_prerequisites vp
+               JOIN content_entries p ON p.id = vp.prerequisite_id AND p.visibility
+               LEFT JOIN video_progress pr ON pr.video_id = p.id AND pr.user_id = :userId
+              WHERE vp.video_id = e.id AND NOT COALESCE(pr.completed, false)) AS locked_by
+       FROM content_entries e
+      WHERE e.id = :videoId AND e.course_id = :courseId AND e.kind = 'video' AND e.visibility`,
+    { replacements: { userId, courseId, videoId }, type: QueryTypes.SELECT },
+  )
+  if (!video) throw notFound('Video not found in this course.')
+  if (video.locked_by?.length) throw forbidden(lockMessage(video.locked_by))
+  return { duration: video.duration }
+}
+
+export type ProgressAnswer = { watchedSeconds: number; completed: boolean; lastPosition: number; duration: number }
+
+/** POST /api/category/videoProgress: the seconds played since the previous heartbeat, and the playhead. */
+export async function recordProgress(actor: Actor, input: VideoProgressInput): Promise<ProgressAnswer> {
+  const userId = requireLearner(actor)
+  const data = VideoProgressSchema.parse(input)
+  const video = await watchableVideo(userId, actor, data.courseId, data.videoId)
+  const length = video.duration ?? data.duration
+  if (!length) throw invalid('This video has no duration yet; send the player’s duration with the heartbeat.')
+  if (data.position > length || data.watched.some(([, end]) => end > length))
+    throw invalid('The progress reaches beyond the end of the video.')
+
+  const bits = Array.from({ length }, () => '0')
+  let claimed = 0
+  for (const [start, end] of data.watched) {
+    for (let second = start; second < end; second++) bits[second] = '1'
+    claimed += end - start
+  }
+  const rows = await (
+    await sequelize()
+  ).query<{ watched_seconds: number; completed: boolean; last_position: number }>(
+    `INSERT INTO video_progress AS p
+            (user_id, video_id, course_id, watched, watched_seconds, last_position, completed, completed_at)
+     SELECT :userId, :videoId, :courseId, n.bits, bit_count(n.bits), :position,
+            bit_count(n.bits) >= :needed, CASE WHEN bit_count(n.bits) >= :needed THEN now() END
+       FROM (SELECT CAST(:bits AS varbit) AS bits) n
+      WHERE :claimed <= :firstAllowance
+         OR EXISTS (SELECT 1 FROM video_progress WHERE user_id = :userId AND video_id = :videoId)
+     ON CONFLICT (user_id, video_id) DO UPDATE SET
+            watched = CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched,
+            watched_seconds = bit_count(CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched),
+            last_position = EXCLUDED.last_position,
+            completed = p.completed OR bit_count(CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched) >= :needed,
+            completed_at = COALESCE(p.completed_at,
+              CASE WHEN bit_count(CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched) >= :needed THEN now() END),
+            updated_at = now()
+      WHERE :claimed <= GREATEST(0, extract(epoch FROM now() - p.updated_at)) * :speed + :slack
+     RETURNING watched_seconds, completed, last_position`,
+    {
+      replacements: {
+        userId,
+        videoId: data.videoId,
+        courseId: data.courseId,
+        bits: bits.join(''),
+        length,
+        claimed,
+        position: data.position,
+        needed: Math.ceil(COMPLETION_SHARE * length),
+        firstAllowance: FIRST_HEARTBEAT_SECONDS,
+        speed: MAX_SPEED,
+        slack: SLACK_SECONDS,
+      },
+      type: QueryTypes.SELECT,
+    },
+  )
+  const row = rows[0]
+  if (!row)
+    throw invalid('More was reported as watched than the time since the last report allows; nothing was recorded.')
+  return {
+    watchedSeconds: row.watched_seconds,
+    completed: row.completed,
+    lastPosition: row.last_position,
+    duration: length,
+  }
+}
+
+/** POST /api/category/getVideosProgress: a learner's own records for a course (the admin side: anyone's). */
+export async function listVideosProgress(actor: Actor, input: { userId: unknown; courseId: unknown }) {
+  const { userId, courseId } = VideosProgressQuerySchema.parse(input)
+  if (userId !== actor.id && !isAdminSide(actor.roleId)) throw forbidden('You can read only your own progress.')
+  if (userId === actor.id && !(await canOpenCourse(actor, courseId)))
+    throw forbidden('This course is not assigned to you.')
+  const rows = await (
+    await sequelize()
+  ).query<{ video_id: string; completed: boolean; watched_seconds: number; last_position: number; updated_at: Date }>(
+    `SELECT video_id, completed, watched_seconds, last_position, updated_at
+       FROM video_progress WHERE user_id = :userId AND course_id = :courseId`,
+    { replacements: { userId, courseId }, type: QueryTypes.SELECT },
+  )
+  return rows.map((r) => ({
+    videoId: r.video_id,
+    completed: r.completed,
+    watchedSeconds: r.watched_seconds,
+    lastPosition: r.last_position,
+    updatedAt: new Date(r.updated_at).toISOString(),
+  }))
+}
+
+/**
+ * POST /api/category/videoAudit (spec §7): the player's audit heartbeat; per learner and video it
+ * keeps the furthest progress and when it was last viewed, for the admin access-log report.
+ */
+export async function recordVideoAudit(actor: Actor, input: VideoAuditInput) {
+  const userId = requireLearner(actor)
+  const data = VideoAuditSchema.parse(input)
+  if (data.userId !== userId) throw forbidden('You can record only your own viewing.')
+  if (data.videoProgress > data.videoDuration) throw invalid('videoProgress cannot be beyond videoDuration.')
+  const video = await watchableVideo(userId, actor, data.courseId, data.videoId)
+  if (video.duration && data.videoProgress > video.duration + 1)
+    throw invalid('videoProgress reaches beyond the end of the video.')
+  await (
+    await sequelize()
+  ).query(
+    `INSERT INTO video_audits AS a (user_id, video_id, course_id, video_duration, video_progress, last_viewed_at)
+     VALUES (:userId, :videoId, :courseId, :duration, :progress, now())
+     ON CONFLICT (user_id, video_id) DO UPDATE SET
+       video_duration = EXCLUDED.video_duration,
+       video_progress = GREATEST(a.video_progress, EXCLUDED.video_progress),
+       last_viewed_at = now()`,
+    {
+      replacements: {
+        userId,
+        videoId: data.videoId,
+        courseId: data.courseId,
+        duration: Math.round(data.videoDuration),
+        progress: Math.floor(data.videoProgress),
+      },
+    },
+  )
+}
+
+/**
+ * POST /api/user/postAccessLog (spec §4): a learner's page is open and visible. One row per ping,
+ * at the server's time; pings closer than 30 s for the same page are folded into the previous one.
+ */
+export async function recordAccessLogPing(actor: Actor, input: AccessLogPingInput): Promise<{ recorded: boolean }> {
+  const userId = requireLearner(actor)
+  const data = AccessLogPingSchema.parse(input)
+  if (data.videoId && !data.courseId) throw invalid('A video ping needs its courseId.')
+  if (data.courseId && data.videoId) await watchableVideo(userId, actor, data.courseId, data.videoId)
+  else if (data.courseId && !(await canOpenCourse(actor, data.courseId)))
+    throw forbidden('This course is not assigned to you.')
+  const rows = await (
+    await sequelize()
+  ).query(
+    `INSERT INTO access_log_pings (user_id, page_name, course_id, video_id)
+     SELECT :userId, :pageName, :courseId, :videoId
+      WHERE NOT EXISTS (
+        SELECT 1 FROM access_log_pings
+         WHERE user_id = :userId AND page_name = :pageName AND recorded_at > now() - interval '30 seconds'
+           AND course_id IS NOT DISTINCT FROM CAST(:courseId AS uuid) AND video_id IS NOT DISTINCT FROM CAST(:videoId AS uuid))
+     RETURNING id`,
+    {
+      replacements: { userId, pageName: data.pageName, courseId: data.courseId ?? null, videoId: data.videoId ?? null },
+      type: QueryTypes.SELECT,
+    },
+  )
+  return { recorded: rows.length > 0 }
+}
