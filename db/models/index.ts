@@ -120,6 +120,10 @@ export class AssessmentUpload extends Model<
   declare scenarioId: string
   declare fileKey: string
   declare createdAt: CreationOptional<Date>
+  declare file?: NonAttribute<StoredFile | null>
+  declare scenario?: NonAttribute<ContentEntry | null>
+  declare user?: NonAttribute<User | null>
+  declare course?: NonAttribute<Course | null>
 }
 
 export class Program extends Model<InferAttributes<Program>, InferCreationAttributes<Program>> {

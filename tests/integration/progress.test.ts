@@ -13,7 +13,7 @@ import { body, call } from '#tests/requests.ts'
 // The progress rules of DESIGN.md §6: unique seconds, skipping ahead, two tabs, the 90 % threshold,
 // resume, prerequisites, visibility and the percent cap.
 
-async function setup(videos: Parameters<typeof makeCourse>[0]['videos'] = [{ duration: 100 }]) {
+async function setup(videos: NonNullable<Parameters<typeof makeCourse>[0]>['videos'] = [{ duration: 100 }]) {
   const learner = await makeLearner()
   const course = await makeCourse({ videos })
   await assignCourse(learner.id, course.id)

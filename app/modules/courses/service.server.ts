@@ -26,6 +26,8 @@ export type CourseCard = {
   /** seconds of visible video; null when a visible video has no duration */
   duration: number | null
   videoCount: number
+  /** unique seconds watched of the visible videos */
+  watched: number
   /** capped at 100 (spec §9) */
   percent: number
 }
@@ -34,8 +36,15 @@ export type CourseCard = {
  * My Courses: the courses assigned to the user with their progress. Percent is the unique seconds
  * watched of visible videos over their total duration (DESIGN.md §6), capped at 100.
  */
-export async function listAssignedCourses(actor: Actor, options: { search?: string } = {}): Promise<CourseCard[]> {
+export async function listAssignedCourses(
+  actor: Actor,
+  options: { search?: string; userId?: string } = {},
+): Promise<CourseCard[]> {
   if (!actor.id) throw forbidden()
+  // a learner reads their own; the admin side anyone's (the user details page)
+  const userId = options.userId ?? actor.id
+  if (userId !== actor.id && !isAdminSide(actor.roleId)) throw forbidden('You can read only your own courses.')
+  if (!isUuid(userId)) throw notFound('User not found.')
   const search = (options.search ?? '').trim()
   const rows = await (
     await sequelize()
@@ -62,7 +71,7 @@ export async function listAssignedCourses(actor: Actor, options: { search?: stri
      WHERE c.title ILIKE :pattern
      GROUP BY c.id
      ORDER BY lower(c.title), c.id`,
-    { replacements: { userId: actor.id, pattern: `%${escapeLike(search)}%` }, type: QueryTypes.SELECT },
+    { replacements: { userId, pattern: `%${escapeLike(search)}%` }, type: QueryTypes.SELECT },
   )
   return rows.map((row) => {
     const duration = Number(row.duration)
@@ -74,6 +83,7 @@ export async function listAssignedCourses(actor: Actor, options: { search?: stri
       imageUrl: row.image_key ? fileLink(row.image_key) : null,
       duration: known ? duration : null,
       videoCount: Number(row.video_count),
+      watched: Number(row.watched),
       percent: coursePercent(Number(row.watched), duration),
     }
   })
