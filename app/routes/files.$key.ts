@@ -15,7 +15,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         'Content-Length': String(file.size),
         'Content-Disposition': contentDisposition(file.name, { type: file.inline ? 'inline' : 'attachment' }),
         'X-Content-Type-Options': 'nosniff',
-        'Cache-Control': 'private, max-age=300',
+        // images may be kept a little; documents are checked again every time (a hidden one must go)
+        'Cache-Control': file.contentType.startsWith('image/') ? 'private, max-age=300' : 'private, no-cache',
       },
     })
   } catch (error) {

@@ -1,8 +1,9 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { ZodError, type ZodType, type ZodTypeDef } from 'zod'
 import { userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
-import { invalid, isServiceError, unauthorized } from '#app/modules/errors.ts'
-import { getSessionUser } from './session.server.ts'
+import { canManageContent, ROLE } from '#app/modules/auth/roles.ts'
+import { forbidden, invalid, isServiceError, ServiceError, unauthorized } from '#app/modules/errors.ts'
+import { getSessionUser, isSameSiteRequest } from './session.server.ts'
 
 // The /api contract (DESIGN.md §8): JSON `{ message }` with the right status, plus `errors`
 // (field → text) for validation. Errors become responses here and nowhere else.
@@ -49,17 +50,40 @@ export async function readJson<T>(request: Request, schema: ZodType<T, ZodTypeDe
   return schema.parse(await readJsonObject(request))
 }
 
+/** No JSON call needs more; bigger bodies are refused before they are read. */
+export const MAX_JSON_BYTES = 1024 * 1024
+
 /** Any JSON body (a list, for the reorder calls); malformed JSON or a wrong content type is a 400. */
 export async function readJsonValue(request: Request): Promise<unknown> {
   const type = request.headers.get('Content-Type') ?? ''
   if (!type.includes('application/json'))
     throw invalid('Send the request body as JSON (Content-Type: application/json).')
+  const declared = Number(request.headers.get('Content-Length') ?? NaN)
+  if (declared > MAX_JSON_BYTES) throw tooLarge()
+  let text = ''
+  if (request.body) {
+    // counted as it arrives: a missing or lying Content-Length is caught too
+    const reader = request.body.getReader()
+    const decoder = new TextDecoder()
+    let size = 0
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      size += chunk.value.byteLength
+      if (size > MAX_JSON_BYTES) {
+        await reader.cancel().catch(() => undefined)
+        throw tooLarge()
+      }
+      text += decoder.decode(chunk.value, { stream: true })
+    }
+    text += decoder.decode()
+  }
   try {
-    return await request.json()
+    return JSON.parse(text)
   } catch {
     throw invalid('The request body is not valid JSON.')
   }
 }
+
+const tooLarge = () => new ServiceError(413, 'The request body is too large.')
 
 /** A JSON object body; anything else is a 400. */
 export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
@@ -71,11 +95,12 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
 
 /** ?page=&size= on a list call: that page only (DESIGN.md §8); without them, the whole list. */
 export function pageQuery(url: URL) {
-  const page = Number(url.searchParams.get('page'))
-  const size = Number(url.searchParams.get('size'))
   if (!url.searchParams.has('page') && !url.searchParams.has('size')) return undefined
-  if (!Number.isInteger(page) || page < 1 || !Number.isInteger(size) || size < 1 || size > 500)
-    throw invalid('page must be 1 or more and size between 1 and 500.')
+  const [rawPage, rawSize] = [url.searchParams.get('page') ?? '', url.searchParams.get('size') ?? '']
+  const page = /^\d{1,7}$/.test(rawPage) ? Number(rawPage) : 0
+  const size = /^\d{1,3}$/.test(rawSize) ? Number(rawSize) : 0
+  if (page < 1 || size < 1 || size > 500)
+    throw invalid('page must be a whole number from 1 to 9999999, and size from 1 to 500.')
   return { page, size, range: { offset: (page - 1) * size, limit: size } }
 }
 
@@ -89,17 +114,34 @@ export function apiLoader(handler: Handler) {
   )
 }
 
+/** Who may make a call, checked before its body is read (deny by default; the service checks again). */
+export type ApiGate = { allow: (roleId: number) => boolean; denied: string }
+
 /** A POST, PUT or DELETE /api call for a signed-in caller; another method is a 405. */
-export function apiAction(method: 'POST' | 'PUT' | 'DELETE', handler: Handler) {
+export function apiAction(method: 'POST' | 'PUT' | 'DELETE', handler: Handler, gate?: ApiGate) {
   return apiRoute(async ({ request, params }: ActionFunctionArgs) => {
     if (request.method !== method) return methodNotAllowed([method])
-    return handler({ request, params, actor: await requireApiUser(request) })
+    const actor = await requireApiUser(request)
+    if (gate && !gate.allow(actor.roleId)) throw forbidden(gate.denied)
+    return handler({ request, params, actor })
   })
 }
 
-/** The caller of an /api route: `Authorization: Bearer <token>` (or a bare token), else the page session. */
+/** Admins and the super admin: the calls that change courses and their contents. */
+export const CONTENT_MANAGERS: ApiGate = {
+  allow: canManageContent,
+  denied: 'Only admins can change courses and their contents.',
+}
+/** Learners: progress, audits, pings and assessments are theirs. */
+export const LEARNERS: ApiGate = { allow: (roleId) => roleId === ROLE.learner, denied: 'This is for learners only.' }
+
+/**
+ * The caller of an /api route: `Authorization: Bearer <token>` (or a bare token), else the page
+ * session; a cookie-authenticated write must come from this site's own pages.
+ */
 export async function requireApiUser(request: Request): Promise<SessionUser> {
   const header = request.headers.get('Authorization')?.trim()
+  if (!header && !isSameSiteRequest(request)) throw forbidden('Requests from other sites are refused.')
   const user = header ? await userFromToken(header.replace(/^Bearer\s+/i, '')) : await getSessionUser(request)
   if (!user) throw unauthorized('Your session has expired or the token is invalid; please sign in again.')
   return user

@@ -63,3 +63,12 @@ export async function discardUpload(file: FileInfo | undefined) {
 export function invalidForm(submission: Replyable, options?: { hideFields?: string[] }) {
   return json<FormReply>({ result: submission.reply(options) }, { status: 400 })
 }
+
+/** The posted form, or an empty one when the body is not a form at all (its validation then says what is missing). */
+export async function readForm(request: Request): Promise<FormData> {
+  try {
+    return await request.formData()
+  } catch {
+    return new FormData()
+  }
+}

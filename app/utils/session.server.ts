@@ -1,4 +1,4 @@
-import { createCookieSessionStorage, redirect, type SessionStorage } from '@remix-run/node'
+import { createCookieSessionStorage, json, redirect, type SessionStorage } from '@remix-run/node'
 import { Authenticator } from 'remix-auth'
 import { FormStrategy } from 'remix-auth-form'
 import { canManageContent, isAdminSide } from '#app/modules/auth/roles.ts'
@@ -6,6 +6,7 @@ import { LoginSchema } from '#app/modules/auth/schema.ts'
 import { login, userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { TOKEN_LIFETIME_SECONDS } from '#app/modules/auth/token.server.ts'
 import { getEnv, getSecrets } from './env.server.ts'
+import { safeRedirect } from './redirect.ts'
 import { redirectWithError } from './toast.server.ts'
 
 // The page session: an httpOnly, SameSite=Lax cookie holding the same JWT the /api accepts.
@@ -56,8 +57,23 @@ function signInUrl(request: Request, redirectTo?: string) {
   return `/sign-in?${new URLSearchParams({ redirectTo: origin })}`
 }
 
+/**
+ * A write that carries the session cookie must come from this site's own pages (CSRF): browsers say
+ * where a request comes from in Sec-Fetch-Site, or at least in Origin. Reads, and clients that send
+ * neither (the CLI, curl with a Bearer token), pass.
+ */
+export function isSameSiteRequest(request: Request): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return true
+  const site = request.headers.get('Sec-Fetch-Site')
+  if (site) return site === 'same-origin' || site === 'none'
+  const origin = request.headers.get('Origin')
+  if (!origin) return true
+  return origin === new URL(request.url).origin || origin === new URL(getEnv().PUBLIC_URL).origin
+}
+
 /** The signed-in user, or a redirect to /sign-in that remembers where they were going. */
 export async function requireUser(request: Request, options: { redirectTo?: string } = {}): Promise<SessionUser> {
+  if (!isSameSiteRequest(request)) throw json({ message: 'Requests from other sites are refused.' }, { status: 403 })
   const user = await getSessionUser(request)
   if (user) return user
   const headers = new Headers()
@@ -75,6 +91,7 @@ export async function requireAdminSide(request: Request): Promise<SessionUser> {
 
 /** Pages that change content: admins and the super admin; a coach is sent back with a toast. */
 export async function requireContentManager(request: Request, back = '/admin/courses'): Promise<SessionUser> {
+  back = safeRedirect(back, '/admin/courses')
   const user = await requireAdminSide(request)
   if (!canManageContent(user.roleId))
     throw await redirectWithError(back, 'Only admins can change courses and their contents.')

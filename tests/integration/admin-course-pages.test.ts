@@ -240,6 +240,26 @@ describe('the course page', () => {
   })
 })
 
+describe('bad requests to the page actions', () => {
+  it('answer 400 with form errors, never 500', async () => {
+    const course = await makeCourse({ videos: [{}] })
+    const params = { courseId: course.id }
+    const json = (path: string, route: { action: unknown } = coursePage) =>
+      call(route.action as never, path, {
+        method: 'POST',
+        params,
+        headers: { Cookie: adminCookie, 'Content-Type': 'application/json' },
+        body: '{"x":1}',
+      })
+    for (const intent of ['editVideo', 'deleteVideo', 'deleteDocument', 'editCourse', 'editDocument'])
+      expect((await json(`/admin/course/${course.id}?intent=${intent}`)).status, intent).toBeLessThan(500)
+    expect((await json('/admin/newCourse', newCoursePage)).status).toBe(400)
+    expect((await json('/admin/newVideo', newVideoPage)).status).toBe(400)
+    const crlf = await json(`/admin/course/${course.id}?intent=deleteVideo&tab=%0d%0aSet-Cookie:x`)
+    expect(crlf.status).toBeLessThan(500)
+  })
+})
+
 describe('the rearrange pages', () => {
   it('save the posted order and go back to the tab', async () => {
     const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B' }, { title: 'C' }] })
@@ -269,6 +289,26 @@ describe('the rearrange pages', () => {
       courseId: course.id,
     })
     expect(refused.status).toBe(400)
+  })
+
+  it('refuse the items of another course or another list', async () => {
+    const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B' }] })
+    const other = await makeCourse({ videos: [{ title: 'X' }, { title: 'Y' }] })
+    const body = new URLSearchParams(other.videos.map((v) => ['order', v.id]))
+    const refused = await post(rearrangeCoursePage, `/admin/rearrangeCourse/${course.id}`, body, {
+      courseId: course.id,
+    })
+    expect(refused.status).toBe(400)
+    const document = await makeDocument(course.id)
+    const second = await makeDocument(course.id, { orderId: 1 })
+    const asScenarios = new URLSearchParams([
+      ['order', second.id],
+      ['order', document.id],
+    ])
+    const wrongList = await post(rearrangeDocsPage, `/admin/RearrangeDocs/${course.id}?type=scenarios`, asScenarios, {
+      courseId: course.id,
+    })
+    expect(wrongList.status).toBe(400)
   })
 
   it('list the documents or the scenarios as ?type says', async () => {

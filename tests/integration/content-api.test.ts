@@ -531,11 +531,12 @@ describe('documents and scenarios', () => {
     )
     expect(await body(await edit({}))).toMatchObject({ errors: { orderId: 'Order Id is required field.' } })
 
+    // an orderId is a place in the list: past the end means last (here, the only place: 0)
     const response = await edit({ orderId: 3, visibility: false, document: replacement })
     expect(response.status).toBe(200)
     expect(await body(response)).toMatchObject({
       message: 'Document updated.',
-      document: { orderId: 3, visibility: false, document: replacement },
+      document: { orderId: 0, visibility: false, document: replacement },
     })
     expect(await fileGone(document.fileKey)).toBe(true)
 
@@ -662,10 +663,7 @@ describe('POST /api/category/addCourseImage and addCourseDocument', () => {
   const png = () => new File([new Uint8Array(pngBytes())], 'cover.png', { type: 'image/png' })
 
   it('take an image under courseImage or courseDocument, from admins only', async () => {
-    await expectAdminsOnly(
-      (token) => upload(addCourseImageRoute, 'courseImage', png(), token),
-      'You do not have permission to upload this file.',
-    )
+    await expectAdminsOnly((token) => upload(addCourseImageRoute, 'courseImage', png(), token))
     for (const field of ['courseImage', 'courseDocument']) {
       const response = await upload(addCourseImageRoute, field, png(), as.admin.token)
       expect(response.status).toBe(200)
@@ -787,5 +785,86 @@ describe('the super admin', () => {
       courses: [courseId],
     }
     await ok(send(createProgramRoute, 'POST', '/x', program, token))
+  })
+})
+
+describe('hardening', () => {
+  it('moves a video to the orderId given, keeping the list 0, 1, 2 … without repeats', async () => {
+    const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B' }, { title: 'C' }] })
+    const c = course.videos[2]
+    const fields = { courseId: course.id, title: 'C', description: 'D', embedUrl: 'https://youtu.be/dQw4w9WgXcQ' }
+    expect(
+      (await send(editVideoRoute, 'PUT', '/x', { ...fields, orderId: 0 }, as.admin.token, { videoId: c.id })).status,
+    ).toBe(200)
+    expect(await videoOrder(course.id)).toEqual([
+      ['C', 0],
+      ['A', 1],
+      ['B', 2],
+    ])
+    const huge = await send(editVideoRoute, 'PUT', '/x', { ...fields, orderId: 3_000_000_000 }, as.admin.token, {
+      videoId: c.id,
+    })
+    expect(huge.status).toBe(400)
+    const hex = await send(editVideoRoute, 'PUT', '/x', { ...fields, orderId: '0x10' }, as.admin.token, {
+      videoId: c.id,
+    })
+    expect(hex.status).toBe(400)
+  })
+
+  it('refuses a learner before reading the body, and refuses JSON bodies over 1 MB', async () => {
+    const refused = await send(editVideoRoute, 'PUT', '/x', {}, as.learner.token, { videoId: 'x' })
+    expect(refused.status).toBe(403)
+    const big = await call(editVideoOrderRoute.action as never, '/x', {
+      method: 'PUT',
+      token: as.admin.token,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(
+        Array.from({ length: 40_000 }, () => ({ _id: '00000000-0000-4000-8000-000000000000', orderId: 0 })),
+      ),
+    })
+    expect(big.status).toBe(413)
+  })
+
+  it('refuses a cookie-authenticated write from another site', async () => {
+    const { action: signIn } = await import('#app/routes/_auth+/sign-in.tsx')
+    const learner = await makeLearner()
+    const signed = await call(signIn, '/sign-in', {
+      method: 'POST',
+      body: new URLSearchParams({ email: learner.userName, password: 'Test-pass1!' }),
+    })
+    const cookie = signed.headers.get('Set-Cookie')?.split(';')[0] ?? ''
+    const attempt = (headers: Record<string, string>) =>
+      call(addDocumentRoute.action as never, '/x', {
+        method: 'POST',
+        headers: { Cookie: cookie, 'Content-Type': 'application/json', ...headers },
+        body: '{}',
+      })
+    expect((await attempt({ 'Sec-Fetch-Site': 'cross-site' })).status).toBe(403)
+    expect((await attempt({ Origin: 'https://evil.example' })).status).toBe(403)
+    // the same request from the site itself reaches the permission check (a learner: 403 for another reason)
+    expect(await body(await attempt({ 'Sec-Fetch-Site': 'same-origin' }))).toEqual({
+      message: 'Only admins can change courses and their contents.',
+    })
+  })
+
+  it('answers 400, not 500, to out-of-range paging', async () => {
+    for (const query of ['page=1e20&size=5', 'page=1&size=0x10', 'page=-1&size=7'])
+      expect((await get(coursesRoute, `/api/category/courses?${query}`, as.admin.token)).status, query).toBe(400)
+  })
+
+  it('does not tell a learner about hidden prerequisites', async () => {
+    const learner = await makeLearner()
+    const course = await makeCourse({
+      videos: [
+        { title: 'Secret', visibility: false },
+        { title: 'Open', after: [0] },
+      ],
+    })
+    await assignCourse(learner.id, course.id)
+    type Detail = { message: { videos: { title: string; prerequisiteVideos: unknown[] }[] } }
+    const seen = await body<Detail>(await get(courseRoute, '/x', learner.token, { courseId: course.id }))
+    expect(seen.message.videos).toEqual([expect.objectContaining({ title: 'Open', prerequisiteVideos: [] })])
+    const admin = await body<Detail>(await get(courseRoute, '/x', as.admin.token, { courseId: course.id }))
+    expect(admin.message.videos[1].prerequisiteVideos).toHaveLength(1)
   })
 })

@@ -1,7 +1,7 @@
 import { QueryTypes, UniqueConstraintError } from 'sequelize'
 import { describe, expect, it } from 'vitest'
 import { sequelize } from '#db/client.ts'
-import { makeCourse, makeLearner, makeUser, recordWatched } from '#tests/factories.ts'
+import { makeCourse, makeDocument, makeLearner, makeStoredFile, makeUser, recordWatched } from '#tests/factories.ts'
 
 // Integrity lives in the database, not only in the services that usually guard it.
 
@@ -91,6 +91,18 @@ describe('the schema', () => {
       { replacements: { c: course.id }, type: QueryTypes.SELECT },
     )
     expect(Number(left.n)).toBe(0)
+  })
+
+  it('keeps a scenario that has submitted assessments, whatever deletes it', async () => {
+    const learner = await makeLearner()
+    const course = await makeCourse()
+    const scenario = await makeDocument(course.id, { kind: 'scenario' })
+    const work = await makeStoredFile('assessment', { uploadedBy: learner.id })
+    await rejects(
+      'INSERT INTO assessment_uploads (user_id, course_id, scenario_id, file_key) VALUES (:u, :c, :s, :f); DELETE FROM content_entries WHERE id = :s',
+      { u: learner.id, c: course.id, s: scenario.id, f: work.key },
+      /foreign key/i,
+    )
   })
 
   it('has the indexes the access-log report reads by date and by course', async () => {

@@ -301,8 +301,8 @@ describe('receiveUpload', () => {
   test('a form without its file is a 400 with the field error, for images and documents', async () => {
     const image = await refusal(receiveUpload(formRequest({ title: 'No image' }), imageUpload()))
     expect(image.status).toBe(400)
-    expect(image.message).toBe('Please Upload the Image')
-    expect(image.errors).toEqual({ courseImage: 'Please Upload the Image' })
+    expect(image.message).toBe('Please Upload the Image.')
+    expect(image.errors).toEqual({ courseImage: 'Please Upload the Image.' })
 
     const document = await refusal(
       receiveUpload(formRequest({ courseDocument: file(new Uint8Array(0), '') }), {

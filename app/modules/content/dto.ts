@@ -53,7 +53,10 @@ export const documentTypeOf = (kind: ContentEntry['kind']): DocumentType =>
   kind === 'scenario' ? 'Scenarios' : 'Document'
 export const kindOf = (type: DocumentType) => (type === 'Scenarios' ? 'scenario' : 'document')
 
-export function videoDto(entry: ContentEntry): VideoDto {
+export function videoDto(entry: ContentEntry, options: { hiddenPrerequisites?: boolean } = {}): VideoDto {
+  const prerequisites = (entry.prerequisites ?? []).filter(
+    (p) => options.hiddenPrerequisites !== false || p.visibility !== false,
+  )
   return {
     _id: entry.id,
     relatedCourse: entry.courseId,
@@ -64,7 +67,7 @@ export function videoDto(entry: ContentEntry): VideoDto {
     visibility: entry.visibility,
     preview: entry.preview,
     embedUrl: entry.embedUrl ?? '',
-    prerequisiteVideos: (entry.prerequisites ?? []).map((p) => ({ _id: p.id, title: p.title })),
+    prerequisiteVideos: prerequisites.map((p) => ({ _id: p.id, title: p.title })),
     createdAt: entry.createdAt.toISOString(),
     updatedAt: entry.updatedAt.toISOString(),
   }

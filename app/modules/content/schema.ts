@@ -88,11 +88,17 @@ const idList = (message: string) =>
 
 const orderId = (message: string) =>
   z.preprocess(
-    (value) => (value === undefined || value === null || value === '' ? undefined : Number(value)),
+    (value) =>
+      value === undefined || value === null || value === ''
+        ? undefined
+        : typeof value === 'string' && !/^\s*-?\d+\s*$/.test(value)
+          ? Number.NaN
+          : Number(value),
     z
       .number({ required_error: message, invalid_type_error: message })
       .int('Order Id must be a whole number.')
-      .min(0, 'Order Id cannot be negative.'),
+      .min(0, 'Order Id cannot be negative.')
+      .max(100_000, 'Order Id is too large.'),
   )
 
 export const NewCourseSchema = z.object({
@@ -163,10 +169,10 @@ export const ReorderSchema = z
   .array(
     z.object({
       _id: z.string({ required_error: 'Each item needs its _id.' }).uuid('Each item needs its _id.'),
-      orderId: z.number({ required_error: 'Each item needs its orderId.' }).int().min(0),
+      orderId: z.number({ required_error: 'Each item needs its orderId.' }).int().min(0).max(100_000),
     }),
     { invalid_type_error: 'Send the new order as a list of { _id, orderId }.' },
   )
   .min(1, 'Send the new order as a list of { _id, orderId }.')
-  .max(1000)
+  .max(1000, 'At most 1000 items can be ordered at once.')
 export type ReorderInput = z.input<typeof ReorderSchema>

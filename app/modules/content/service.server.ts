@@ -1,4 +1,4 @@
-import { QueryTypes, type Transaction } from 'sequelize'
+import { ForeignKeyConstraintError, QueryTypes, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
 import { db, sequelize } from '#db/client.ts'
 import type { ContentEntry, ContentKind, StoredFile } from '#db/models/index.ts'
@@ -28,6 +28,7 @@ export function assertContentManager(actor: Actor) {
   if (!canManageContent(actor.roleId)) throw forbidden('Only admins can change courses and their contents.')
 }
 
+const SUBMITTED_WORK = 'Learners have submitted assessments for this scenario; hide it instead of deleting it.'
 const PREREQUISITE_MESSAGE = 'Prerequisite videos must be other videos of this course.'
 
 /** The course row, locked for the rest of the transaction; 404 when there is none. */
@@ -55,6 +56,45 @@ async function renumber(courseId: string, kind: ContentKind, transaction: Transa
      WHERE e.id = n.id AND e.order_id <> n.position`,
     { replacements: { courseId, kind }, transaction },
   )
+}
+
+/** Write positions 0, 1, 2 … for these ids, in one statement. */
+async function writeOrder(ids: string[], transaction: Transaction) {
+  await (
+    await sequelize()
+  ).query(
+    `UPDATE content_entries e SET order_id = v.position, updated_at = now()
+     FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS v(id uuid, position integer)
+     WHERE e.id = v.id AND e.order_id <> v.position`,
+    { replacements: { items: JSON.stringify(ids.map((id, position) => ({ id, position }))) }, transaction },
+  )
+}
+
+/**
+ * An orderId given to one entry is where it goes: it moves there (clamped to the list) and the
+ * others close up around it, so the list stays 0, 1, 2 … with no repeats or gaps.
+ */
+async function placeAt(
+  courseId: string,
+  kind: ContentKind,
+  entryId: string,
+  position: number,
+  transaction: Transaction,
+) {
+  const { ContentEntry } = await db()
+  const rows = await ContentEntry.findAll({
+    where: { courseId, kind },
+    attributes: ['id'],
+    order: [
+      ['orderId', 'ASC'],
+      ['createdAt', 'ASC'],
+      ['id', 'ASC'],
+    ],
+    transaction,
+  })
+  const others = rows.map((r) => r.id).filter((id) => id !== entryId)
+  others.splice(Math.max(0, Math.min(position, others.length)), 0, entryId)
+  await writeOrder(others, transaction)
 }
 
 function embedUrlOf(input: string) {
@@ -169,12 +209,12 @@ export async function editVideo(actor: Actor, input: EditVideoInput): Promise<Vi
         description: data.description,
         embedUrl,
         duration: data.duration === undefined ? video.duration : data.duration,
-        orderId: data.orderId ?? video.orderId,
         preview: data.preview,
         visibility: data.visibility,
       },
       { transaction },
     )
+    if (data.orderId !== undefined) await placeAt(data.courseId, 'video', video.id, data.orderId, transaction)
     await VideoPrerequisite.destroy({ where: { videoId: video.id }, transaction })
     await VideoPrerequisite.bulkCreate(
       prerequisites.map((prerequisiteId) => ({ videoId: video.id, prerequisiteId, courseId: data.courseId })),
@@ -220,7 +260,13 @@ export async function dependentsOf(videoId: string, transaction?: Transaction): 
  * PUT /api/category/editVideoOrder and editDocumentOrder (list): the complete list of a course's
  * videos (or documents, or scenarios) with their zero-based positions, saved in one transaction.
  */
-export async function reorderEntries(actor: Actor, target: 'videos' | 'files', input: ReorderInput) {
+export async function reorderEntries(
+  actor: Actor,
+  target: 'videos' | 'files',
+  input: ReorderInput,
+  /** a page for one course's list (the rearrange pages) says which; the items must be that list */
+  expected?: { courseId: string; kind?: ContentKind },
+) {
   assertContentManager(actor)
   const items = ReorderSchema.parse(input)
   const ids = items.map((i) => i._id)
@@ -249,15 +295,13 @@ export async function reorderEntries(actor: Actor, target: 'videos' | 'files', i
       throw invalid(
         target === 'videos' ? 'Only videos can be ordered here.' : 'Order documents and scenarios separately.',
       )
+    if (expected && (expected.courseId !== first.courseId || (expected.kind && expected.kind !== kind)))
+      throw invalid('These items are not the list being rearranged.')
     const total = await ContentEntry.count({ where: { courseId: first.courseId, kind }, transaction })
     if (total !== ids.length)
       throw invalid(`Send every ${kind === 'video' ? 'video' : kind} of the course in the new order, each once.`)
-    await sql.query(
-      `UPDATE content_entries e SET order_id = v.position, updated_at = now()
-       FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS v(id uuid, position integer)
-       WHERE e.id = v.id`,
-      { replacements: { items: JSON.stringify(items.map((i) => ({ id: i._id, position: i.orderId }))) }, transaction },
-    )
+    const ordered = [...items].sort((a, b) => a.orderId - b.orderId).map((i) => i._id)
+    await writeOrder(ordered, transaction)
     return { courseId: first.courseId, kind, count: ids.length }
   })
 }
@@ -350,7 +394,8 @@ export async function editDocument(actor: Actor, input: EditDocumentInput): Prom
       title = file.name
     }
     const old = entry.fileKey
-    await entry.update({ visibility: data.visibility, orderId: data.orderId, fileKey, title }, { transaction })
+    await entry.update({ visibility: data.visibility, fileKey, title }, { transaction })
+    await placeAt(data.courseId, entry.kind, entry.id, data.orderId, transaction)
     return old !== fileKey ? old : null
   })
   if (replaced) await removeStoredFile(replaced)
@@ -375,8 +420,14 @@ export async function deleteDocument(actor: Actor, courseId: string, documentId:
       entry.kind === 'scenario' &&
       (await AssessmentUpload.count({ where: { scenarioId: entry.id }, transaction })) > 0
     )
-      throw conflict('Learners have submitted assessments for this scenario; hide it instead of deleting it.')
-    await entry.destroy({ transaction })
+      throw conflict(SUBMITTED_WORK)
+    try {
+      await entry.destroy({ transaction })
+    } catch (error) {
+      // an assessment submitted after the count above: the foreign key keeps it
+      if (error instanceof ForeignKeyConstraintError) throw conflict(SUBMITTED_WORK)
+      throw error
+    }
     await renumber(courseId, entry.kind, transaction)
     return { fileKey: entry.fileKey, title: entry.title, kind: entry.kind }
   })

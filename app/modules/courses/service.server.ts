@@ -390,7 +390,12 @@ export async function getCourseDetail(actor: Actor, courseId: string): Promise<C
   const entries = await ContentEntry.findAll({
     where: everything ? { courseId } : { courseId, visibility: true },
     include: [
-      { model: ContentEntry, as: 'prerequisites', attributes: ['id', 'title'], through: { attributes: [] } },
+      {
+        model: ContentEntry,
+        as: 'prerequisites',
+        attributes: ['id', 'title', 'visibility'],
+        through: { attributes: [] },
+      },
       { model: StoredFile, as: 'file' },
     ],
     order: [
@@ -401,7 +406,8 @@ export async function getCourseDetail(actor: Actor, courseId: string): Promise<C
   const videos = entries.filter((e) => e.kind === 'video')
   return {
     ...courseDto(course, videos),
-    videos: videos.map(videoDto),
+    // a learner is not told of hidden videos, prerequisites included (they lock nothing)
+    videos: videos.map((v) => videoDto(v, { hiddenPrerequisites: everything })),
     documents: entries.filter((e) => e.kind === 'document').map(documentDto),
     scenarios: entries.filter((e) => e.kind === 'scenario').map(documentDto),
   }

@@ -93,13 +93,25 @@ export async function sweepUnattachedFiles({ olderThanMs }: { olderThanMs: numbe
   )
   let removed = 0
   for (const { key } of candidates) {
-    // one at a time and checked again: a file attached since the list was read stays, and a
-    // reference that wins the race (foreign key) fails this row only
+    // one at a time and checked again under the row's lock: an attach holds that lock until it
+    // commits, so the check (a new snapshot, taken after the lock) sees a file attached meanwhile
     try {
-      const deleted = await connection.query<{ key: string }>(
-        `DELETE FROM files f WHERE f.key = :key AND ${UNATTACHED} RETURNING f.key`,
-        { replacements: { key }, type: QueryTypes.SELECT },
-      )
+      const deleted = await connection.transaction(async (transaction) => {
+        const locked = await connection.query(`SELECT key FROM files WHERE key = :key FOR UPDATE SKIP LOCKED`, {
+          replacements: { key },
+          type: QueryTypes.SELECT,
+          transaction,
+        })
+        if (locked.length === 0) return []
+        return connection.query<{ key: string }>(
+          `DELETE FROM files f WHERE f.key = :key AND ${UNATTACHED} RETURNING f.key`,
+          {
+            replacements: { key },
+            type: QueryTypes.SELECT,
+            transaction,
+          },
+        )
+      })
       if (deleted.length === 0) continue
     } catch (error) {
       console.error(`Could not sweep file ${key}:`, error)

@@ -39,7 +39,7 @@ type KindRule = {
 const IMAGE_REFUSAL = 'Only png, gif and jpeg images are accepted.'
 const DOCUMENT_REFUSAL = 'Only csv, pdf, docx, ppt and pptx files are accepted.'
 const EDIT_REFUSAL = 'Only csv, pdf and docx files are accepted.'
-const MISSING_IMAGE = 'Please Upload the Image'
+const MISSING_IMAGE = 'Please Upload the Image.'
 const MISSING_DOCUMENT = 'Please Upload a document'
 
 const KINDS = {

@@ -27,9 +27,15 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
-  const user = await requireContentManager(request, `/admin/course/${params.courseId}`)
-  const tab = scenariosWanted(request) ? 'scenarios' : 'documents'
-  return saveOrder(user, request, 'files', `/admin/course/${params.courseId}?tab=${tab}`)
+  const courseId = params.courseId ?? ''
+  const user = await requireContentManager(request, `/admin/course/${courseId}`)
+  const scenarios = scenariosWanted(request)
+  return saveOrder(
+    user,
+    request,
+    { courseId, kind: scenarios ? 'scenario' : 'document' },
+    `/admin/course/${courseId}?tab=${scenarios ? 'scenarios' : 'documents'}`,
+  )
 }
 
 export default function RearrangeDocs() {

@@ -1,6 +1,8 @@
 import { json } from '@remix-run/node'
 import { ZodError } from 'zod'
 import type { Actor } from '#app/modules/auth/roles.ts'
+import type { ContentKind } from '#db/models/index.ts'
+import { readForm } from '#app/utils/forms.server.ts'
 import { ReorderSchema } from '#app/modules/content/schema.ts'
 import { reorderEntries } from '#app/modules/content/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
@@ -28,12 +30,13 @@ export function postedOrder(form: FormData): string[] {
 export async function saveOrder(
   actor: Actor,
   request: Request,
-  target: 'videos' | 'files',
+  list: { courseId: string; kind: ContentKind },
   backTo: string,
 ): Promise<Response> {
-  const ids = postedOrder(await request.formData())
+  const ids = postedOrder(await readForm(request))
   try {
-    await reorderEntries(actor, target, ReorderSchema.parse(ids.map((_id, orderId) => ({ _id, orderId }))))
+    const items = ReorderSchema.parse(ids.map((_id, orderId) => ({ _id, orderId })))
+    await reorderEntries(actor, list.kind === 'video' ? 'videos' : 'files', items, list)
   } catch (error) {
     if (isServiceError(error)) return json({ error: error.message }, { status: error.status })
     if (error instanceof ZodError) return json({ error: 'Nothing to save.' }, { status: 400 })

@@ -25,6 +25,7 @@ import {
   discardUpload,
   formDataOf,
   invalidForm,
+  readForm,
   refusal,
   submitToService,
   withUploadedFile,
@@ -62,14 +63,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const courseId = params.courseId ?? ''
   const url = new URL(request.url)
   const intent = url.searchParams.get('intent') as Intent | null
-  const tab = url.searchParams.get('tab') ?? 'videos'
-  const user = await requireContentManager(request, `/admin/course/${courseId}`)
+  const tab = TABS.find((t) => t.id === url.searchParams.get('tab'))?.id ?? 'videos'
+  const user = await requireContentManager(request, `/admin/course/${encodeURIComponent(courseId)}`)
   const back = (message: string, to = tab) => redirectWithSuccess(`/admin/course/${courseId}?tab=${to}`, message)
   const refused = (message: string) => redirectWithError(`/admin/course/${courseId}?tab=${tab}`, message)
 
   switch (intent) {
     case 'editVideo': {
-      const formData = await request.formData()
+      const formData = await readForm(request)
       formData.set('courseId', courseId)
       const submission = parseWithZod(formData, { schema: EditVideoSchema })
       if (submission.status !== 'success') return invalidForm(submission)
@@ -77,7 +78,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       return saved.ok ? back(`Video "${saved.value.title}" updated.`, 'videos') : saved.response
     }
     case 'deleteVideo': {
-      const videoId = String((await request.formData()).get('videoId') ?? '')
+      const videoId = String((await readForm(request)).get('videoId') ?? '')
       try {
         return back(videoDeletedMessage(await deleteVideo(user, courseId, videoId)), 'videos')
       } catch (error) {
@@ -86,7 +87,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       }
     }
     case 'deleteDocument': {
-      const documentId = String((await request.formData()).get('documentId') ?? '')
+      const documentId = String((await readForm(request)).get('documentId') ?? '')
       try {
         const { kind } = await deleteDocument(user, courseId, documentId)
         return back(`${kind === 'scenario' ? 'Scenario' : 'Document'} deleted.`)
@@ -105,7 +106,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
       try {
         received = await receiveForm(request, { kind, fileFields: [fileField], actor: user })
       } catch (error) {
-        if (!(error instanceof UploadRefused)) throw error
+        if (!isServiceError(error)) throw error
+        if (!(error instanceof UploadRefused)) return refusal(parseWithZod(new FormData(), { schema }), error)
         const fields = { ...error.fields, courseId }
         const errors = { [jsonField]: error.errors?.[fileField] ?? error.message }
         return refusal(

@@ -8,6 +8,7 @@ import { Field, TextareaField } from '#app/components/ui/field.tsx'
 import { FileUpload } from '#app/components/ui/file-upload.tsx'
 import { NewCourseSchema } from '#app/modules/content/schema.ts'
 import { createCourse } from '#app/modules/courses/service.server.ts'
+import { isServiceError } from '#app/modules/errors.ts'
 import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import {
@@ -36,8 +37,10 @@ export async function action({ request }: ActionFunctionArgs) {
     // the image comes with the form (no JavaScript) or was uploaded before (its JSON in courseImage)
     received = await receiveForm(request, { kind: 'courseImage', fileFields: ['courseImage'], actor: user })
   } catch (error) {
-    if (!(error instanceof UploadRefused)) throw error
-    return refusal(parseWithZod(formDataOf(error.fields), { schema: NewCourseSchema }), error)
+    if (error instanceof UploadRefused)
+      return refusal(parseWithZod(formDataOf(error.fields), { schema: NewCourseSchema }), error)
+    if (isServiceError(error)) return refusal(parseWithZod(new FormData(), { schema: NewCourseSchema }), error)
+    throw error
   }
   const { file, fields } = received
   const submission = parseWithZod(withUploadedFile(fields, 'courseImage', file), { schema: NewCourseSchema })

@@ -10,7 +10,7 @@ import { createVideo } from '#app/modules/content/service.server.ts'
 import { getCourseDetail, listCourseTitles } from '#app/modules/courses/service.server.ts'
 import { isUuid } from '#app/modules/ids.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { invalidForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
@@ -28,7 +28,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireContentManager(request)
-  const submission = parseWithZod(await request.formData(), { schema: NewVideoSchema })
+  const submission = parseWithZod(await readForm(request), { schema: NewVideoSchema })
   if (submission.status !== 'success') return invalidForm(submission)
   const created = await submitToService(submission, () => createVideo(user, submission.value))
   if (!created.ok) return created.response

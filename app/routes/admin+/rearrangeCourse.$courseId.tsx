@@ -20,8 +20,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
-  const user = await requireContentManager(request, `/admin/course/${params.courseId}`)
-  return saveOrder(user, request, 'videos', `/admin/course/${params.courseId}?tab=videos`)
+  const courseId = params.courseId ?? ''
+  const user = await requireContentManager(request, `/admin/course/${courseId}`)
+  return saveOrder(user, request, { courseId, kind: 'video' }, `/admin/course/${courseId}?tab=videos`)
 }
 
 export default function RearrangeCourse() {

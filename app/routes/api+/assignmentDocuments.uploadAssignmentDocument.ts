@@ -1,11 +1,15 @@
 import { UploadAssessmentSchema } from '#app/modules/assessments/schema.ts'
 import { uploadAssessment } from '#app/modules/assessments/service.server.ts'
-import { apiAction, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+import { apiAction, LEARNERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
 
 // POST /api/assignmentDocuments/uploadAssignmentDocument { courseId, userId, relatedScenarioId, document }
 // → { message, data }: registers a file uploaded with addCourseDocument against a scenario.
-export const action = apiAction('POST', async ({ request, actor }) => ({
-  message: 'Assessment submitted.',
-  data: await uploadAssessment(actor, await readJson(request, UploadAssessmentSchema)),
-}))
+export const action = apiAction(
+  'POST',
+  async ({ request, actor }) => ({
+    message: 'Assessment submitted.',
+    data: await uploadAssessment(actor, await readJson(request, UploadAssessmentSchema)),
+  }),
+  LEARNERS,
+)
 export const loader = () => methodNotAllowed(['POST'])

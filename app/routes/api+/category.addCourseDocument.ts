@@ -1,15 +1,20 @@
 import { canManageContent, ROLE } from '#app/modules/auth/roles.ts'
-import { forbidden } from '#app/modules/errors.ts'
 import { receiveUpload } from '#app/modules/files/upload.server.ts'
 import { apiAction, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // POST /api/category/addCourseDocument (multipart, courseDocument) → { message, fileInfo }. An
 // admin uploads a course document or scenario; a learner their assessment (DESIGN.md §8), which
 // stays private to them and the admin side.
-export const action = apiAction('POST', async ({ request, actor }) => {
-  const kind = canManageContent(actor.roleId) ? 'document' : actor.roleId === ROLE.learner ? 'assessment' : undefined
-  if (!kind) throw forbidden('You do not have permission to upload this file.')
-  const { file } = await receiveUpload(request, { kind, fileFields: ['courseDocument'], actor })
-  return { message: 'Document uploaded.', fileInfo: file }
-})
+export const action = apiAction(
+  'POST',
+  async ({ request, actor }) => {
+    const kind = canManageContent(actor.roleId) ? 'document' : 'assessment'
+    const { file } = await receiveUpload(request, { kind, fileFields: ['courseDocument'], actor })
+    return { message: 'Document uploaded.', fileInfo: file }
+  },
+  {
+    allow: (roleId) => canManageContent(roleId) || roleId === ROLE.learner,
+    denied: 'You do not have permission to upload this file.',
+  },
+)
 export const loader = () => methodNotAllowed(['POST'])

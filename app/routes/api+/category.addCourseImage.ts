@@ -1,14 +1,18 @@
 import { receiveUpload } from '#app/modules/files/upload.server.ts'
-import { apiAction, methodNotAllowed } from '#app/utils/api.server.ts'
+import { apiAction, CONTENT_MANAGERS, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // POST /api/category/addCourseImage (multipart; the file under courseImage or courseDocument, the
 // two readings of spec §7) → { message, fileInfo }. The image is attached by a later call.
-export const action = apiAction('POST', async ({ request, actor }) => {
-  const { file } = await receiveUpload(request, {
-    kind: 'courseImage',
-    fileFields: ['courseImage', 'courseDocument'],
-    actor,
-  })
-  return { message: 'Image uploaded.', fileInfo: file }
-})
+export const action = apiAction(
+  'POST',
+  async ({ request, actor }) => {
+    const { file } = await receiveUpload(request, {
+      kind: 'courseImage',
+      fileFields: ['courseImage', 'courseDocument'],
+      actor,
+    })
+    return { message: 'Image uploaded.', fileInfo: file }
+  },
+  CONTENT_MANAGERS,
+)
 export const loader = () => methodNotAllowed(['POST'])

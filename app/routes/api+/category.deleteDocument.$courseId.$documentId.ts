@@ -1,9 +1,13 @@
 import { deleteDocument } from '#app/modules/content/service.server.ts'
-import { apiAction, methodNotAllowed } from '#app/utils/api.server.ts'
+import { apiAction, CONTENT_MANAGERS, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // DELETE /api/category/deleteDocument/{courseId}/{documentId} → { message }.
-export const action = apiAction('DELETE', async ({ params, actor }) => {
-  const deleted = await deleteDocument(actor, params.courseId ?? '', params.documentId ?? '')
-  return { message: `${deleted.kind === 'scenario' ? 'Scenario' : 'Document'} deleted.` }
-})
+export const action = apiAction(
+  'DELETE',
+  async ({ params, actor }) => {
+    const deleted = await deleteDocument(actor, params.courseId ?? '', params.documentId ?? '')
+    return { message: `${deleted.kind === 'scenario' ? 'Scenario' : 'Document'} deleted.` }
+  },
+  CONTENT_MANAGERS,
+)
 export const loader = () => methodNotAllowed(['DELETE'])

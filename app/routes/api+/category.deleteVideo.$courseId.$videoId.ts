@@ -1,10 +1,14 @@
 import { deleteVideo } from '#app/modules/content/service.server.ts'
-import { apiAction, methodNotAllowed } from '#app/utils/api.server.ts'
+import { apiAction, CONTENT_MANAGERS, methodNotAllowed } from '#app/utils/api.server.ts'
 import { videoDeletedMessage } from '#app/modules/content/messages.ts'
 
 // DELETE /api/category/deleteVideo/{courseId}/{videoId} → { message }.
-export const action = apiAction('DELETE', async ({ params, actor }) => {
-  const deleted = await deleteVideo(actor, params.courseId ?? '', params.videoId ?? '')
-  return { message: videoDeletedMessage(deleted) }
-})
+export const action = apiAction(
+  'DELETE',
+  async ({ params, actor }) => {
+    const deleted = await deleteVideo(actor, params.courseId ?? '', params.videoId ?? '')
+    return { message: videoDeletedMessage(deleted) }
+  },
+  CONTENT_MANAGERS,
+)
 export const loader = () => methodNotAllowed(['DELETE'])

@@ -1,10 +1,14 @@
 import { editCourseDetails } from '#app/modules/courses/service.server.ts'
 import { EditCourseSchema } from '#app/modules/content/schema.ts'
-import { apiAction, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
 
 // PUT /api/category/editCourseDetails { courseId, title, description, courseImage } → { message, course }.
-export const action = apiAction('PUT', async ({ request, actor }) => {
-  const course = await editCourseDetails(actor, await readJson(request, EditCourseSchema))
-  return { message: 'Course details saved.', course }
-})
+export const action = apiAction(
+  'PUT',
+  async ({ request, actor }) => {
+    const course = await editCourseDetails(actor, await readJson(request, EditCourseSchema))
+    return { message: 'Course details saved.', course }
+  },
+  CONTENT_MANAGERS,
+)
 export const loader = () => methodNotAllowed(['PUT'])

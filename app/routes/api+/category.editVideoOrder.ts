@@ -1,10 +1,14 @@
 import { ReorderSchema } from '#app/modules/content/schema.ts'
 import { reorderEntries } from '#app/modules/content/service.server.ts'
-import { apiAction, methodNotAllowed, readJsonValue } from '#app/utils/api.server.ts'
+import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJsonValue } from '#app/utils/api.server.ts'
 
 // PUT /api/category/editVideoOrder [{ _id, orderId }] → { message }: every video of one course.
-export const action = apiAction('PUT', async ({ request, actor }) => {
-  await reorderEntries(actor, 'videos', ReorderSchema.parse(await readJsonValue(request)))
-  return { message: 'The new order is saved.' }
-})
+export const action = apiAction(
+  'PUT',
+  async ({ request, actor }) => {
+    await reorderEntries(actor, 'videos', ReorderSchema.parse(await readJsonValue(request)))
+    return { message: 'The new order is saved.' }
+  },
+  CONTENT_MANAGERS,
+)
 export const loader = () => methodNotAllowed(['PUT'])

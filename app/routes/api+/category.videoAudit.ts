@@ -1,10 +1,14 @@
 import { VideoAuditSchema } from '#app/modules/progress/schema.ts'
 import { recordVideoAudit } from '#app/modules/progress/service.server.ts'
-import { apiAction, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+import { apiAction, LEARNERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
 
 // POST /api/category/videoAudit { userId, courseId, videoId, videoDuration, videoProgress } → { message }.
-export const action = apiAction('POST', async ({ request, actor }) => {
-  await recordVideoAudit(actor, await readJson(request, VideoAuditSchema))
-  return { message: 'Recorded.' }
-})
+export const action = apiAction(
+  'POST',
+  async ({ request, actor }) => {
+    await recordVideoAudit(actor, await readJson(request, VideoAuditSchema))
+    return { message: 'Recorded.' }
+  },
+  LEARNERS,
+)
 export const loader = () => methodNotAllowed(['POST'])

@@ -1,11 +1,15 @@
 import { createProgram } from '#app/modules/programs/service.server.ts'
 import { NewProgramSchema } from '#app/modules/programs/schema.ts'
-import { apiAction, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
 
 // POST /api/program/createProgram { title, description, path, learningPath, duration, price, courses, programImage? }
 // → { message, program } (DESIGN.md §8).
-export const action = apiAction('POST', async ({ request, actor }) => {
-  const program = await createProgram(actor, await readJson(request, NewProgramSchema))
-  return { message: 'Program created.', program }
-})
+export const action = apiAction(
+  'POST',
+  async ({ request, actor }) => {
+    const program = await createProgram(actor, await readJson(request, NewProgramSchema))
+    return { message: 'Program created.', program }
+  },
+  CONTENT_MANAGERS,
+)
 export const loader = () => methodNotAllowed(['POST'])
