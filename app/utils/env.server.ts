@@ -36,6 +36,9 @@ const schema = z.object({
     .enum(['0', '1', 'true', 'false'])
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
+  // Mail: SMTP when SMTP_URL is set (smtp://user:pass@host:587, smtps://…), else .eml files in DATA_DIR/outbox.
+  SMTP_URL: z.string().url().optional(),
+  MAIL_FROM: z.string().min(3).default('DataPath Academy <no-reply@datapath.example>'),
   // Upload size limits in megabytes (DESIGN.md §7).
   UPLOAD_MAX_IMAGE_MB: z.coerce.number().positive().default(5),
   UPLOAD_MAX_DOCUMENT_MB: z.coerce.number().positive().default(50),

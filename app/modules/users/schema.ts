@@ -59,3 +59,69 @@ export const RegisterSchema = NewUserSchema.extend({
     .string({ required_error: 'Confirm Password is required field.' })
     .min(1, 'Confirm Password is required field.'),
 }).refine((v) => v.password === v.confirmPassword, { path: ['confirmPassword'], message: 'Passwords must match' })
+
+/** The profile form (spec §5, with DESIGN.md §8's 4-character username). The email cannot change. */
+export const ProfileSchema = z.object({
+  firstName: z
+    .string({ required_error: 'Firstname field is required' })
+    .trim()
+    .min(1, 'Firstname field is required')
+    .max(60, 'First Name must be at most 60 characters.')
+    .regex(NAME, 'First Name can only contain letters and spaces.'),
+  lastName: z
+    .string()
+    .trim()
+    .max(60, 'Last Name must be at most 60 characters.')
+    .regex(/^[A-Za-z\s]*$/, 'Last Name can only contain letters and spaces.')
+    .default(''),
+  userName: z
+    .string({ required_error: 'UserName field is required' })
+    .trim()
+    .min(1, 'UserName field is required')
+    .min(4, 'UserName must be at least 4 characters')
+    .max(40, 'UserName must be at most 40 characters.')
+    .regex(/^[A-Za-z0-9._-]+$/, 'UserName can only contain letters, numbers, dots, dashes and underscores.'),
+  /** shown disabled; if sent it must be the account's own */
+  email: z.string().trim().max(254, 'Email is Invalid').email('Email is Invalid').optional().or(z.literal('')),
+})
+export type ProfileInput = z.input<typeof ProfileSchema>
+
+/** One password policy everywhere (DESIGN.md §8), with the reset and change forms' messages. */
+export const newPassword = z
+  .string({ required_error: 'Password field is required field.' })
+  .min(1, 'Password field is required field.')
+  .regex(PASSWORD_RULE, 'min 8 char with 1 lower, upper, number & symbol')
+
+const confirmation = z
+  .string({ required_error: 'Confirm Password field is required field.' })
+  .min(1, 'Confirm Password field is required field.')
+
+/** New password and its confirmation; the old client calls the first one newPassword. */
+export const NewPasswordSchema = z.preprocess(
+  (value) =>
+    value && typeof value === 'object' && !('password' in value) && 'newPassword' in value
+      ? { ...value, password: (value as { newPassword: unknown }).newPassword }
+      : value,
+  z
+    .object({ password: newPassword, confirmPassword: confirmation })
+    .refine((v) => v.password === v.confirmPassword, { path: ['confirmPassword'], message: 'Passwords must match' }),
+)
+
+/** Changing one's own password also asks for the current one, so a borrowed session cannot take the account. */
+export const PasswordChangeSchema = z.preprocess(
+  (value) =>
+    value && typeof value === 'object' && !('password' in value) && 'newPassword' in value
+      ? { ...value, password: (value as { newPassword: unknown }).newPassword }
+      : value,
+  z
+    .object({
+      currentPassword: z
+        .string({ required_error: 'Current Password field is required field.' })
+        .min(1, 'Current Password field is required field.')
+        .max(128, 'Current Password is too long.'),
+      password: newPassword,
+      confirmPassword: confirmation,
+    })
+    .refine((v) => v.password === v.confirmPassword, { path: ['confirmPassword'], message: 'Passwords must match' }),
+)
+export type PasswordChangeInput = z.input<typeof PasswordChangeSchema>

@@ -1,6 +1,6 @@
 import { Op, UniqueConstraintError } from 'sequelize'
 import { db } from '#db/client.ts'
-import { hashPassword } from '../auth/password.server.ts'
+import { hashPassword, verifyPassword } from '../auth/password.server.ts'
 import {
   canManageContent,
   isAdminSide,
@@ -11,9 +11,16 @@ import {
   type RoleId,
 } from '../auth/roles.ts'
 import { toSessionUser, type SessionUser } from '../auth/service.server.ts'
-import { conflict, forbidden, notFound } from '../errors.ts'
+import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
-import { NewUserSchema, type NewUserInput } from './schema.ts'
+import {
+  NewUserSchema,
+  PasswordChangeSchema,
+  ProfileSchema,
+  type NewUserInput,
+  type PasswordChangeInput,
+  type ProfileInput,
+} from './schema.ts'
 
 export const DUPLICATE_EMAIL = 'Email already exists.'
 export const DUPLICATE_USERNAME = 'UserName already exists.'
@@ -111,4 +118,39 @@ export async function findUserByIdentifier(identifier: string) {
   })
   if (!user) throw notFound(`No user with the id, email or username "${text}".`)
   return toSessionUser(user)
+}
+
+/** PUT /api/user/editProfile and the profile pages: one's own names; the email cannot change. */
+export async function editProfile(actor: Actor, userId: string, input: ProfileInput): Promise<SessionUser> {
+  if (!actor.id || actor.id !== userId) throw forbidden('You can edit only your own profile.')
+  const data = ProfileSchema.parse(input)
+  const { User } = await db()
+  const user = await User.findByPk(userId)
+  if (!user) throw notFound('User not found.')
+  if (data.email && data.email.toLowerCase() !== user.email.toLowerCase())
+    throw invalid('Email cannot be changed.', { email: 'Email cannot be changed.' })
+  const clash = await User.findOne({ where: { userName: data.userName, id: { [Op.ne]: userId } }, attributes: ['id'] })
+  if (clash) throw duplicate('userName')
+  try {
+    await user.update({ firstName: data.firstName, lastName: data.lastName, userName: data.userName })
+  } catch (error) {
+    if (error instanceof UniqueConstraintError) throw duplicate('userName')
+    throw error
+  }
+  return toSessionUser(user)
+}
+
+/**
+ * PUT /api/user/profilePassword and the password pages: checks the current password, then stores the
+ * new one and bumps the token version, which signs out every session and token (DESIGN.md §5).
+ */
+export async function changePassword(actor: Actor, userId: string, input: PasswordChangeInput) {
+  if (!actor.id || actor.id !== userId) throw forbidden('You can change only your own password.')
+  const data = PasswordChangeSchema.parse(input)
+  const { User } = await db()
+  const user = await User.findByPk(userId)
+  if (!user) throw notFound('User not found.')
+  if (!(await verifyPassword(user.passwordHash, data.currentPassword)))
+    throw invalid('The current password is not right.', { currentPassword: 'The current password is not right.' })
+  await user.update({ passwordHash: await hashPassword(data.password), tokenVersion: user.tokenVersion + 1 })
 }

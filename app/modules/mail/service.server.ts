@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto'
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import nodemailer, { type Transporter } from 'nodemailer'
+import { getEnv } from '#app/utils/env.server.ts'
+
+// Mail goes through SMTP when SMTP_URL is set; otherwise each message is written to
+// $DATA_DIR/outbox as an .eml file and its links are logged, so a developer can follow them.
+
+export type Mail = { to: string | string[]; subject: string; text: string; html: string; replyTo?: string }
+export type Sent = { messageId: string; file?: string }
+
+let transporter: Transporter | undefined
+
+function transport(): Transporter {
+  const env = getEnv()
+  transporter ??= env.SMTP_URL
+    ? nodemailer.createTransport(env.SMTP_URL)
+    : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
+  return transporter
+}
+
+/** Forget the transport (tests that change SMTP_URL). */
+export function resetMailTransport() {
+  transporter?.close()
+  transporter = undefined
+}
+
+export async function sendMail(mail: Mail): Promise<Sent> {
+  const env = getEnv()
+  const info = await transport().sendMail({ from: env.MAIL_FROM, ...mail })
+  if (env.SMTP_URL) return { messageId: info.messageId }
+
+  const outbox = path.join(env.DATA_DIR, 'outbox')
+  await mkdir(outbox, { recursive: true })
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+  const file = path.join(outbox, `${stamp}-${randomBytes(4).toString('hex')}.eml`)
+  await writeFile(file, info.message as Buffer, { mode: 0o600 })
+  const links = mail.text.match(/https?:\/\/\S+/g) ?? []
+  console.log(`Mail to ${[mail.to].flat().join(', ')}: "${mail.subject}" saved to ${file}`)
+  for (const link of links) console.log(`  link: ${link}`)
+  return { messageId: info.messageId, file }
+}

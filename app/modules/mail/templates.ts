@@ -1,0 +1,63 @@
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+
+// Every mail has a plain-text and an HTML part; what users typed is escaped in the HTML.
+
+export type Rendered = { subject: string; text: string; html: string }
+
+const escape = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)
+
+function layout(title: string, body: string) {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head>
+<body style="font-family:Arial,Helvetica,sans-serif;color:#0f172a;background:#f8fafc;padding:24px">
+<div style="max-width:560px;margin:0 auto;background:#ffffff;border:1px solid #e2e8f0;border-radius:12px;padding:24px">
+<p style="font-weight:bold;color:#1e3a8a;margin:0 0 16px">${escape(PRODUCT_NAME)}</p>
+${body}
+</div></body></html>`
+}
+
+const paragraphs = (text: string) =>
+  text
+    .split(/\n{2,}/)
+    .map((p) => `<p style="white-space:pre-line;line-height:1.5">${escape(p)}</p>`)
+    .join('\n')
+
+export function contactMessage(input: { name: string; email: string; subject: string; message: string }): Rendered {
+  const subject = `Contact form: ${input.subject}`
+  const text = `${input.name} <${input.email}> wrote through the contact form of ${PRODUCT_NAME}:\n\n${input.message}\n\nReply to this mail to answer them.`
+  const html = layout(
+    subject,
+    `<p><strong>${escape(input.name)}</strong> &lt;${escape(input.email)}&gt; wrote through the contact form:</p>
+${paragraphs(input.message)}
+<p style="color:#64748b;font-size:13px">Reply to this mail to answer them.</p>`,
+  )
+  return { subject, text, html }
+}
+
+/** A link to set or reset a password (reset, and the invitations of coaches and users). */
+export function passwordLinkMessage(input: {
+  kind: 'reset' | 'invite'
+  firstName: string
+  link: string
+  expiresIn: string
+}): Rendered {
+  const invite = input.kind === 'invite'
+  const subject = invite ? `Welcome to ${PRODUCT_NAME}: set your password` : `Reset your ${PRODUCT_NAME} password`
+  const intro = invite
+    ? `An account has been created for you on ${PRODUCT_NAME}. Choose your password to sign in.`
+    : `We received a request to reset the password of your ${PRODUCT_NAME} account.`
+  const outro = invite
+    ? `The link works once and expires in ${input.expiresIn}.`
+    : `The link works once and expires in ${input.expiresIn}. If you did not ask for it, ignore this mail: your password stays as it is.`
+  const text = `Hello ${input.firstName},\n\n${intro}\n\n${input.link}\n\n${outro}\n`
+  const html = layout(
+    subject,
+    `<p>Hello ${escape(input.firstName)},</p>
+<p>${escape(intro)}</p>
+<p><a href="${escape(input.link)}" style="display:inline-block;background:#2563eb;color:#ffffff;padding:10px 18px;border-radius:6px;text-decoration:none;font-weight:bold">${invite ? 'Set my password' : 'Reset my password'}</a></p>
+<p style="font-size:13px;color:#64748b">Or open this address: ${escape(input.link)}</p>
+<p style="font-size:13px;color:#64748b">${escape(outro)}</p>`,
+  )
+  return { subject, text, html }
+}

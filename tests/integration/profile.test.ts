@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest'
+import { login } from '#app/modules/auth/service.server.ts'
+import * as editProfileRoute from '#app/routes/api+/user.editProfile.ts'
+import * as passwordRoute from '#app/routes/api+/user.profilePassword.ts'
+import * as profileRoute from '#app/routes/api+/user.profile.ts'
+import { makeLearner, makeUser, PASSWORD } from '#tests/factories.ts'
+import { body, call } from '#tests/requests.ts'
+
+const put = (route: { action: unknown }, token: string, json: unknown) =>
+  call(route.action as never, '/x', { method: 'PUT', token, json })
+
+describe('PUT /api/user/editProfile', () => {
+  it('changes one’s own names, never the email, and answers the spec messages', async () => {
+    const learner = await makeLearner()
+    const ok = await put(editProfileRoute, learner.token, {
+      userId: learner.id,
+      firstName: 'Renamed',
+      lastName: 'Person',
+      userName: 'renamed.person',
+      email: learner.email,
+    })
+    expect(ok.status).toBe(200)
+    expect(await body(ok)).toMatchObject({
+      message: 'Profile updated.',
+      user: { firstName: 'Renamed', userName: 'renamed.person' },
+    })
+
+    const invalid = await put(editProfileRoute, learner.token, { userId: learner.id, firstName: '', userName: 'abc' })
+    expect(await body(invalid)).toMatchObject({
+      errors: { firstName: 'Firstname field is required', userName: 'UserName must be at least 4 characters' },
+    })
+    const empty = await put(editProfileRoute, learner.token, { userId: learner.id, firstName: 'Name', userName: '' })
+    expect(await body(empty)).toMatchObject({ errors: { userName: 'UserName field is required' } })
+    const email = await put(editProfileRoute, learner.token, {
+      userId: learner.id,
+      firstName: 'Renamed',
+      userName: 'renamed.person',
+      email: 'new@example.com',
+    })
+    expect(await body(email)).toMatchObject({ errors: { email: 'Email cannot be changed.' } })
+  })
+
+  it('refuses someone else’s profile and a username in use (409 naming userName)', async () => {
+    const [learner, other] = [await makeLearner(), await makeUser({ userName: 'TakenName' })]
+    expect(
+      (await put(editProfileRoute, learner.token, { userId: other.id, firstName: 'X', userName: 'xxxx' })).status,
+    ).toBe(403)
+    const taken = await put(editProfileRoute, learner.token, {
+      userId: learner.id,
+      firstName: 'Name',
+      userName: 'takenname',
+    })
+    expect(taken.status).toBe(409)
+    expect(await body(taken)).toMatchObject({ errors: { userName: 'UserName already exists.' } })
+  })
+})
+
+describe('PUT /api/user/profilePassword', () => {
+  it('changes the password after checking the current one, and signs every session out', async () => {
+    const learner = await makeLearner()
+    const wrong = await put(passwordRoute, learner.token, {
+      userId: learner.id,
+      currentPassword: 'Not-it-1!',
+      newPassword: 'Fresh-pass2@',
+      confirmPassword: 'Fresh-pass2@',
+    })
+    expect(await body(wrong)).toMatchObject({ errors: { currentPassword: 'The current password is not right.' } })
+
+    const changed = await put(passwordRoute, learner.token, {
+      userId: learner.id,
+      currentPassword: PASSWORD,
+      newPassword: 'Fresh-pass2@',
+      confirmPassword: 'Fresh-pass2@',
+    })
+    expect(changed.status).toBe(200)
+    expect((await call(profileRoute.loader as never, '/x', { token: learner.token })).status).toBe(401)
+    await expect(login({ email: learner.userName, password: PASSWORD })).rejects.toMatchObject({ status: 401 })
+    expect((await login({ email: learner.userName, password: 'Fresh-pass2@' })).user.id).toBe(learner.id)
+  })
+
+  it('answers the spec messages', async () => {
+    const learner = await makeLearner()
+    const empty = await put(passwordRoute, learner.token, { userId: learner.id })
+    expect(await body(empty)).toMatchObject({
+      errors: {
+        currentPassword: 'Current Password field is required field.',
+        password: 'Password field is required field.',
+        confirmPassword: 'Confirm Password field is required field.',
+      },
+    })
+    const weak = await put(passwordRoute, learner.token, {
+      userId: learner.id,
+      currentPassword: PASSWORD,
+      newPassword: 'weakpass',
+      confirmPassword: 'other',
+    })
+    expect(await body(weak)).toMatchObject({
+      errors: { password: 'min 8 char with 1 lower, upper, number & symbol', confirmPassword: 'Passwords must match' },
+    })
+    const other = await makeLearner()
+    expect(
+      (
+        await put(passwordRoute, learner.token, {
+          userId: other.id,
+          currentPassword: PASSWORD,
+          newPassword: 'Fresh-pass2@',
+          confirmPassword: 'Fresh-pass2@',
+        })
+      ).status,
+    ).toBe(403)
+  })
+})
