@@ -7,7 +7,7 @@ import { FileUpload } from '#app/components/ui/file-upload.tsx'
 import { Toggle } from '#app/components/ui/toggle.tsx'
 import type { CourseDto, DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
 import { EditCourseSchema, EditDocumentSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
-import { Overlay } from './overlay.tsx'
+import { Overlay } from '#app/components/ui/overlay.tsx'
 import { VideoFields } from './video-fields.tsx'
 
 // The dialogs of the admin course page. Each form posts to the page with its intent in the URL and

@@ -430,3 +430,54 @@ export async function findCourseByIdentifier(identifier: string) {
 function sequelizeWhereTitle(title: string) {
   return where(fn('lower', col('title')), title.toLowerCase())
 }
+
+// ——— The public catalogue: Explore Courses, the course overview and free previews (spec §2) ———
+
+/** Every course, for visitors too: catalogue fields only, never a video address. */
+export async function listPublicCatalogue(query: { q?: string } = {}) {
+  const { rows } = await listCatalogue(SYSTEM, { q: query.q, sort: 'title' })
+  return rows
+}
+
+export type CourseOverview = CourseDto & {
+  videos: { _id: string; title: string; description: string; duration: number | null; preview: boolean }[]
+}
+
+/** /course-view/{courseId}: the visible videos by title; which ones open as a free preview. */
+export async function getCourseOverview(courseId: string): Promise<CourseOverview> {
+  if (!isUuid(courseId)) throw notFound('Course not found.')
+  const { Course, ContentEntry, StoredFile } = await db()
+  const course = await Course.findByPk(courseId, { include: [{ model: StoredFile, as: 'image' }] })
+  if (!course) throw notFound('Course not found.')
+  const videos = await ContentEntry.findAll({
+    where: { courseId, kind: 'video', visibility: true },
+    attributes: ['id', 'title', 'description', 'duration', 'preview', 'visibility'],
+    order: [
+      ['orderId', 'ASC'],
+      ['createdAt', 'ASC'],
+    ],
+  })
+  return {
+    ...courseDto(course, videos),
+    videos: videos.map((v) => ({
+      _id: v.id,
+      title: v.title,
+      description: v.description,
+      duration: v.duration,
+      preview: v.preview,
+    })),
+  }
+}
+
+export const NOT_FOR_PREVIEW = 'Video is not available for preview!!!'
+
+/** /preview/{courseId}/{videoId}: a free-preview video, for anyone; any other video is refused. */
+export async function getPreviewVideo(courseId: string, videoId: string) {
+  const overview = await getCourseOverview(courseId)
+  const index = overview.videos.findIndex((v) => v._id === videoId)
+  const video = overview.videos[index]
+  if (!video || !video.preview) throw forbidden(NOT_FOR_PREVIEW)
+  const { ContentEntry } = await db()
+  const entry = await ContentEntry.findByPk(videoId, { attributes: ['embedUrl'] })
+  return { course: overview, video: { ...video, embedUrl: entry?.embedUrl ?? '' } }
+}

@@ -15,7 +15,3 @@ export async function loadCourse(request: Request, courseId: string) {
     throw error
   }
 }
-
-export function lockMessage(titles: string[]) {
-  return `You have to finish ${titles.join(', ')} videos to unlock this video`
-}

@@ -6,7 +6,8 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration } from '#app/utils/format.ts'
 import { redirectWithError } from '#app/utils/toast.server.ts'
-import { loadCourse, lockMessage } from './__course.server.ts'
+import { lockMessage } from '#app/modules/progress/service.server.ts'
+import { loadCourse } from './__course.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.video.title ?? 'Video'} · ${PRODUCT_NAME}` },

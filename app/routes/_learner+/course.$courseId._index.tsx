@@ -1,12 +1,33 @@
+import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
 import { Disclosure, DisclosureButton, DisclosurePanel } from '@headlessui/react'
-import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Link, useLoaderData } from '@remix-run/react'
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { useState } from 'react'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { FileList, VideoList } from '#app/components/course/video-list.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { SelectField } from '#app/components/ui/field.tsx'
+import { FileUpload } from '#app/components/ui/file-upload.tsx'
+import { Overlay } from '#app/components/ui/overlay.tsx'
+import { UploadAssessmentSchema } from '#app/modules/assessments/schema.ts'
+import { listAssessments, uploadAssessment } from '#app/modules/assessments/service.server.ts'
+import { isServiceError, ServiceError } from '#app/modules/errors.ts'
+import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import {
+  discardUpload,
+  formDataOf,
+  invalidForm,
+  refusal,
+  submitToService,
+  withUploadedFile,
+  type FormReply,
+} from '#app/utils/forms.server.ts'
+import { requireUser } from '#app/utils/session.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { loadCourse } from './__course.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -14,13 +35,51 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ]
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { course } = await loadCourse(request, params.courseId ?? '')
-  return json({ course })
+  const { user, course } = await loadCourse(request, params.courseId ?? '')
+  const assessments = await listAssessments(user, { courseId: course.id, userId: user.id })
+  return json({ course, assessments })
+}
+
+/**
+ * My Assessment (spec §4): the file comes with the form (no JavaScript) or was uploaded the moment
+ * it was chosen; Submit registers it against a scenario, then the dialog closes and the list shows it.
+ */
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request)
+  const courseId = params.courseId ?? ''
+  const schema = UploadAssessmentSchema
+  let received
+  try {
+    received = await receiveForm(request, { kind: 'assessment', fileFields: ['courseDocument'], actor: user })
+  } catch (error) {
+    if (!isServiceError(error)) throw error
+    const fields = error instanceof UploadRefused ? { ...error.fields, courseId } : { courseId }
+    const message = error.errors?.courseDocument ?? error.message
+    return refusal(
+      parseWithZod(formDataOf(fields), { schema }),
+      new ServiceError(error.status, error.message, { document: message }),
+    )
+  }
+  const { file, fields } = received
+  const submission = parseWithZod(withUploadedFile({ ...fields, courseId }, 'document', file), { schema })
+  if (submission.status !== 'success') {
+    await discardUpload(file)
+    return invalidForm(submission)
+  }
+  const saved = await submitToService(
+    submission,
+    () => uploadAssessment(user, submission.value),
+    () => discardUpload(file),
+  )
+  if (!saved.ok) return saved.response
+  return redirectWithSuccess(`/course/${courseId}`, 'Assessment submitted.')
 }
 
 export default function CoursePage() {
-  const { course } = useLoaderData<typeof loader>()
+  const { course, assessments } = useLoaderData<typeof loader>()
+  const [params] = useSearchParams()
   const next = course.videos.find((v) => !v.completed && v.lockedBy.length === 0) ?? course.videos[0]
+  const uploading = params.get('assessment') === 'new'
   return (
     <div className="grid gap-8 lg:grid-cols-[1fr_22rem]">
       <div className="space-y-6">
@@ -59,6 +118,43 @@ export default function CoursePage() {
           </h2>
           <FileList items={course.scenarios} empty="No Scenarios found" />
         </section>
+        <section className="card" aria-labelledby="assessment-heading">
+          <div className="flex items-center justify-between border-b border-slate-100 px-4 py-3">
+            <h2 id="assessment-heading" className="font-semibold">
+              My Assessment
+            </h2>
+            {course.scenarios.length ? (
+              <Link to="?assessment=new" preventScrollReset className="btn-primary py-1.5">
+                Upload Assessment
+              </Link>
+            ) : null}
+          </div>
+          {assessments.length === 0 ? (
+            <p className="p-4 text-sm text-slate-600">
+              No Assignment found
+              {course.scenarios.length ? '' : ' (this course has no scenario to answer yet)'}
+            </p>
+          ) : (
+            <ol className="divide-y divide-slate-100" aria-label="My assessments">
+              {assessments.map((a) => (
+                <li key={a._id} className="flex flex-wrap items-center gap-3 px-4 py-3 text-sm">
+                  <a
+                    href={a.document.link}
+                    className="font-medium text-brand-700 hover:underline"
+                    target="_blank"
+                    rel="noreferrer"
+                  >
+                    {a.document.name}
+                  </a>
+                  <span className="text-slate-500">for {a.scenarioName}</span>
+                  <span className="ml-auto text-xs text-slate-500">
+                    <time dateTime={a.createdAt}>{new Date(a.createdAt).toLocaleDateString('en-GB')}</time>
+                  </span>
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
       </div>
       <aside className="card h-fit overflow-hidden">
         <CourseImage src={course.imageUrl} title={course.title} />
@@ -71,7 +167,63 @@ export default function CoursePage() {
           ) : null}
         </div>
       </aside>
+      {uploading && course.scenarios.length ? <AssessmentDialog scenarios={course.scenarios} /> : null}
     </div>
+  )
+}
+
+function AssessmentDialog({ scenarios }: { scenarios: { id: string; name: string }[] }) {
+  const actionData = useActionData<FormReply>()
+  const navigation = useNavigation()
+  const [uploading, setUploading] = useState(false)
+  const [form, fields] = useForm({
+    id: 'assessment',
+    lastResult: actionData?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: UploadAssessmentSchema.omit({ courseId: true }) }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  const submitting = navigation.state === 'submitting'
+  return (
+    <Overlay title="Upload Assessment" description="Choose your file, then the scenario it answers." closeTo="?">
+      <Form
+        method="post"
+        action="?assessment=new"
+        encType="multipart/form-data"
+        preventScrollReset
+        className="space-y-1"
+        {...getFormProps(form)}
+      >
+        <FileUpload
+          label="Your document"
+          name="document"
+          fileFieldName="courseDocument"
+          action="/api/category/addCourseDocument"
+          accept=".csv,.pdf,.docx,.ppt,.pptx"
+          hint="csv, pdf, docx or ppt/pptx, up to 25 MB"
+          errors={fields.document.errors}
+          onUploadingChange={setUploading}
+        />
+        <SelectField
+          label="Scenario"
+          errors={fields.relatedScenarioId.errors}
+          placeholder="Choose a scenario"
+          options={scenarios.map((s) => ({ value: s.id, label: s.name }))}
+          selectProps={getSelectProps(fields.relatedScenarioId)}
+        />
+        <p id={form.errorId} role="alert" className="field-error">
+          {form.errors?.[0]}
+        </p>
+        <div className="flex justify-end gap-3">
+          <a href="?" className="btn-secondary">
+            Cancel
+          </a>
+          <button type="submit" className="btn-primary" disabled={uploading || submitting}>
+            {submitting ? 'Submitting…' : 'Submit'}
+          </button>
+        </div>
+      </Form>
+    </Overlay>
   )
 }
 

@@ -1,8 +1,6 @@
 import { redirect, type LoaderFunctionArgs } from '@remix-run/node'
-import { Link, useRouteLoaderData } from '@remix-run/react'
-import { SiteHeader } from '#app/components/layout/site-header.tsx'
+import { Link } from '@remix-run/react'
 import { landingPath } from '#app/modules/auth/roles.ts'
-import type { loader as rootLoader } from '#app/root.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { getSessionUser } from '#app/utils/session.server.ts'
 
@@ -14,10 +12,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export default function Landing() {
-  const root = useRouteLoaderData<typeof rootLoader>('root')
   return (
     <>
-      <SiteHeader user={null} marketingUrl={root?.marketingUrl ?? null} />
       <main>
         <section className="bg-gradient-to-br from-brand-900 via-brand-700 to-brand-500 text-white">
           <div className="mx-auto max-w-6xl px-6 py-20">

@@ -1,6 +1,6 @@
 import { useNavigate } from '@remix-run/react'
 import type { ReactNode } from 'react'
-import { Modal } from '#app/components/ui/dialog.tsx'
+import { Modal } from './dialog.tsx'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 
 /**

@@ -1,0 +1,26 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { json } from '@remix-run/node'
+import { useActionData } from '@remix-run/react'
+import { PasswordForm } from '#app/components/account/password-form.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { passwordAction } from '#app/utils/account.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import type { FormReply } from '#app/utils/forms.server.ts'
+import { requireUser } from '#app/utils/session.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Reset Password · ${PRODUCT_NAME}` }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request)
+  return json(null)
+}
+export const action = ({ request }: ActionFunctionArgs) => passwordAction(request)
+
+export default function ChangePassword() {
+  const actionData = useActionData<FormReply>()
+  return <PasswordForm lastResult={actionData?.result} />
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

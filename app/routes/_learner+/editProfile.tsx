@@ -1,0 +1,22 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { useActionData, useLoaderData } from '@remix-run/react'
+import { ProfileForm } from '#app/components/account/profile-form.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { profileAction, profileLoader } from '#app/utils/account.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import type { FormReply } from '#app/utils/forms.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Edit Profile · ${PRODUCT_NAME}` }]
+
+export const loader = ({ request }: LoaderFunctionArgs) => profileLoader(request)
+export const action = ({ request }: ActionFunctionArgs) => profileAction(request)
+
+export default function EditProfile() {
+  const { profile } = useLoaderData<typeof loader>()
+  const actionData = useActionData<FormReply>()
+  return <ProfileForm profile={profile} lastResult={actionData?.result} />
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

@@ -1,0 +1,81 @@
+import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Link, useLoaderData } from '@remix-run/react'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { getPreviewVideo } from '#app/modules/courses/service.server.ts'
+import { isServiceError } from '#app/modules/errors.ts'
+import { isUuid } from '#app/modules/ids.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { formatDuration } from '#app/utils/format.ts'
+import { redirectWithError } from '#app/utils/toast.server.ts'
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.video.title ?? 'Preview'} · ${PRODUCT_NAME}` },
+]
+
+export async function loader({ params }: LoaderFunctionArgs) {
+  const courseId = params.courseId ?? ''
+  try {
+    return json(await getPreviewVideo(courseId, params.videoId ?? ''))
+  } catch (error) {
+    if (isServiceError(error) && error.status === 403 && isUuid(courseId))
+      throw await redirectWithError(`/course-view/${courseId}`, error.message)
+    if (isServiceError(error)) throw json({ message: error.message }, { status: 404 })
+    throw error
+  }
+}
+
+/** A free-preview video, for anyone; the player here keeps no progress. */
+export default function Preview() {
+  const { course, video } = useLoaderData<typeof loader>()
+  const previews = course.videos.filter((v) => v.preview)
+  return (
+    <main className="mx-auto max-w-5xl space-y-4 px-4 py-8 sm:px-6">
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+        <Link to="/explore-courses" className="hover:underline">
+          Explore Courses
+        </Link>{' '}
+        /{' '}
+        <Link to={`/course-view/${course._id}`} className="hover:underline">
+          {course.title}
+        </Link>
+      </nav>
+      <div className="aspect-video overflow-hidden rounded-xl bg-black shadow">
+        <iframe
+          src={video.embedUrl}
+          title={video.title}
+          className="h-full w-full"
+          allow="encrypted-media; picture-in-picture; fullscreen"
+          sandbox="allow-scripts allow-same-origin allow-presentation"
+          referrerPolicy="strict-origin-when-cross-origin"
+        />
+      </div>
+      <p className="text-sm text-slate-500">
+        Free preview{video.duration ? ` · ${formatDuration(video.duration)}` : ''}
+      </p>
+      <h1 className="text-2xl font-bold">{video.title}</h1>
+      <p className="whitespace-pre-line text-slate-700">{video.description}</p>
+      {previews.length > 1 ? (
+        <section aria-labelledby="more-previews" className="card">
+          <h2 id="more-previews" className="border-b border-slate-100 px-4 py-3 font-semibold">
+            More free previews
+          </h2>
+          <ul className="divide-y divide-slate-100">
+            {previews
+              .filter((v) => v._id !== video._id)
+              .map((v) => (
+                <li key={v._id}>
+                  <Link to={`/preview/${course._id}/${v._id}`} className="block px-4 py-3 text-sm hover:bg-slate-50">
+                    {v.title}
+                  </Link>
+                </li>
+              ))}
+          </ul>
+        </section>
+      ) : null}
+    </main>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

@@ -1,0 +1,46 @@
+import { parseWithZod } from '@conform-to/zod'
+import { json, redirect } from '@remix-run/node'
+import { PasswordChangeSchema, ProfileSchema } from '#app/modules/users/schema.ts'
+import { changePassword, editProfile, getProfile } from '#app/modules/users/service.server.ts'
+import { invalidForm, readForm, submitToService } from './forms.server.ts'
+import { destroySessionCookie, requireUser } from './session.server.ts'
+import { redirectWithSuccess } from './toast.server.ts'
+
+// The profile and password pages exist twice (learner and admin menus, spec §2); one loader and
+// one action each serve both.
+
+export async function profileLoader(request: Request) {
+  const user = await requireUser(request)
+  const profile = await getProfile(user, user.id)
+  return json({
+    profile: {
+      firstName: profile.firstName,
+      lastName: profile.lastName,
+      userName: profile.userName,
+      email: profile.email,
+    },
+  })
+}
+
+export async function profileAction(request: Request) {
+  const user = await requireUser(request)
+  const submission = parseWithZod(await readForm(request), { schema: ProfileSchema })
+  if (submission.status !== 'success') return invalidForm(submission)
+  const saved = await submitToService(submission, () => editProfile(user, user.id, submission.value))
+  if (!saved.ok) return saved.response
+  return redirectWithSuccess(new URL(request.url).pathname, 'Profile updated.')
+}
+
+/** A changed password signs every session out (DESIGN.md §5): this one too, straight to /sign-in. */
+export async function passwordAction(request: Request) {
+  const user = await requireUser(request)
+  const submission = parseWithZod(await readForm(request), { schema: PasswordChangeSchema })
+  if (submission.status !== 'success')
+    return invalidForm(submission, { hideFields: ['currentPassword', 'password', 'confirmPassword'] })
+  const changed = await submitToService(submission, () => changePassword(user, user.id, submission.value))
+  if (!changed.ok) return changed.response
+  const headers = new Headers({ 'Set-Cookie': await destroySessionCookie(request) })
+  const toSignIn = await redirectWithSuccess('/sign-in', 'Password changed. Please sign in with your new password.')
+  for (const cookie of toSignIn.headers.getSetCookie()) headers.append('Set-Cookie', cookie)
+  return redirect('/sign-in', { headers })
+}
