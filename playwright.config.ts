@@ -7,6 +7,8 @@ import { defineConfig, devices } from '@playwright/test'
 const port = Number(process.env.E2E_PORT ?? 3210)
 process.env.E2E_DATA_DIR ??= path.join(os.tmpdir(), `portal-e2e-${port}`)
 process.env.E2E_BASE_URL = `http://127.0.0.1:${port}`
+const videoHostPort = Number(process.env.E2E_VIDEO_HOST_PORT ?? 3211)
+process.env.E2E_VIDEO_HOST = `http://127.0.0.1:${videoHostPort}`
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 export default defineConfig({
@@ -44,18 +46,32 @@ export default defineConfig({
       },
     },
   ],
-  webServer: {
-    command: 'node --import tsx tests/e2e/serve.ts',
-    url: `${process.env.E2E_BASE_URL}/healthcheck`,
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-    env: {
-      PORT: String(port),
-      PUBLIC_URL: process.env.E2E_BASE_URL,
-      DATA_DIR: process.env.E2E_DATA_DIR,
-      EMBEDDED_PG_PORT: String(Number(process.env.E2E_PG_PORT ?? 54330)),
+  webServer: [
+    {
+      command: 'node --import tsx tests/e2e/serve.ts',
+      url: `${process.env.E2E_BASE_URL}/healthcheck`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+      env: {
+        PORT: String(port),
+        PUBLIC_URL: process.env.E2E_BASE_URL,
+        DATA_DIR: process.env.E2E_DATA_DIR,
+        EMBEDDED_PG_PORT: String(Number(process.env.E2E_PG_PORT ?? 54330)),
+        // the stand-in video host is allowed in embeds here only (tests/e2e/video-host.ts)
+        VIDEO_HOSTS: `127.0.0.1:${videoHostPort}`,
+      },
     },
-  },
+    {
+      // no internet in tests: a local page that speaks YouTube's embed protocol stands in for the host
+      command: 'node --import tsx tests/e2e/video-host.ts',
+      url: `${process.env.E2E_VIDEO_HOST}/health`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+      env: { VIDEO_HOST_PORT: String(videoHostPort) },
+    },
+  ],
 })

@@ -46,7 +46,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
       <body className="min-h-full">
         {children}
         {/* spec §8: at most 3 notifications, 3 s each, bottom right */}
-        <Toaster position="bottom-right" visibleToasts={3} duration={3000} richColors closeButton />
+        <Toaster position="bottom-right" visibleToasts={3} duration={3000} closeButton />
         <ScrollRestoration />
         <Scripts />
       </body>

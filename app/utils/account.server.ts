@@ -1,5 +1,5 @@
 import { parseWithZod } from '@conform-to/zod'
-import { json, redirect } from '@remix-run/node'
+import { json } from '@remix-run/node'
 import { PasswordChangeSchema, ProfileSchema } from '#app/modules/users/schema.ts'
 import { changePassword, editProfile, getProfile } from '#app/modules/users/service.server.ts'
 import { invalidForm, readForm, submitToService } from './forms.server.ts'
@@ -39,8 +39,7 @@ export async function passwordAction(request: Request) {
     return invalidForm(submission, { hideFields: ['currentPassword', 'password', 'confirmPassword'] })
   const changed = await submitToService(submission, () => changePassword(user, user.id, submission.value))
   if (!changed.ok) return changed.response
-  const headers = new Headers({ 'Set-Cookie': await destroySessionCookie(request) })
-  const toSignIn = await redirectWithSuccess('/sign-in', 'Password changed. Please sign in with your new password.')
-  for (const cookie of toSignIn.headers.getSetCookie()) headers.append('Set-Cookie', cookie)
-  return redirect('/sign-in', { headers })
+  return redirectWithSuccess('/sign-in', 'Password changed. Please sign in with your new password.', {
+    headers: { 'Set-Cookie': await destroySessionCookie(request) },
+  })
 }

@@ -9,15 +9,7 @@ import * as preview from '#app/routes/_public+/preview.$courseId.$videoId.tsx'
 import { action as signInAction } from '#app/routes/_auth+/sign-in.tsx'
 import { getToast } from '#app/utils/toast.server.ts'
 import { db } from '#db/client.ts'
-import {
-  assignCourse,
-  makeAdmin,
-  makeCourse,
-  makeDocument,
-  makeLearner,
-  makeStoredFile,
-  PASSWORD,
-} from '#tests/factories.ts'
+import { assignCourse, makeAdmin, makeCourse, makeDocument, makeLearner, PASSWORD } from '#tests/factories.ts'
 import { elfBytes, pdfBytes } from '#tests/fixtures/files.ts'
 import { call } from '#tests/requests.ts'
 

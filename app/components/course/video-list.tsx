@@ -31,14 +31,14 @@ export function VideoList({
                 locked ? 'text-red-600' : 'text-slate-800'
               }`}
             >
-              <span className="w-6 text-right tabular-nums text-slate-500">{index + 1}.</span>
+              <span className="w-6 text-right tabular-nums text-slate-600">{index + 1}.</span>
               <span className="flex-1">
                 {video.title}
                 {locked ? (
                   <span className="sr-only"> (locked until you finish {video.lockedBy.join(', ')})</span>
                 ) : null}
               </span>
-              <span className="tabular-nums text-slate-500">{formatDuration(video.duration)}</span>
+              <span className="tabular-nums text-slate-600">{formatDuration(video.duration)}</span>
               {video.completed ? (
                 <svg
                   viewBox="0 0 20 20"
@@ -78,7 +78,7 @@ export function FileList({ items, empty }: { items: { id: string; name: string; 
     <ol className="divide-y divide-slate-100">
       {items.map((item, index) => (
         <li key={item.id} className="flex items-center gap-3 px-4 py-3 text-sm">
-          <span className="w-6 text-right tabular-nums text-slate-500">{index + 1}.</span>
+          <span className="w-6 text-right tabular-nums text-slate-600">{index + 1}.</span>
           <a href={item.link} className="flex-1 text-brand-700 hover:underline" target="_blank" rel="noreferrer">
             {item.name}
           </a>

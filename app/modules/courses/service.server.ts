@@ -107,6 +107,8 @@ export type VideoItem = {
   preview: boolean
   orderId: number
   completed: boolean
+  /** where the learner stopped last time, in seconds */
+  lastPosition: number | null
   prerequisites: { id: string; title: string; completed: boolean }[]
   /** titles of unfinished prerequisites; empty when the video is open */
   lockedBy: string[]
@@ -157,11 +159,12 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
   const progress = actor.id
     ? await VideoProgress.findAll({
         where: { userId: actor.id, courseId },
-        attributes: ['videoId', 'completed', 'watchedSeconds'],
+        attributes: ['videoId', 'completed', 'watchedSeconds', 'lastPosition'],
       })
     : []
   const completed = new Set(progress.filter((p) => p.completed).map((p) => p.videoId))
   const watched = new Map(progress.map((p) => [p.videoId, p.watchedSeconds]))
+  const positions = new Map(progress.map((p) => [p.videoId, p.lastPosition]))
 
   const videos: VideoItem[] = entries
     .filter((e) => e.kind === 'video')
@@ -183,6 +186,7 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
         preview: e.preview,
         orderId: e.orderId,
         completed: completed.has(e.id),
+        lastPosition: positions.get(e.id) ?? null,
         prerequisites,
         lockedBy: prerequisites.filter((p) => !p.completed).map((p) => p.title),
       }

@@ -1,8 +1,11 @@
 import { Tab, TabGroup, TabList, TabPanel, TabPanels } from '@headlessui/react'
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Link, useLoaderData } from '@remix-run/react'
+import { Link, useLoaderData, useRevalidator } from '@remix-run/react'
 import { FileList, VideoList } from '#app/components/course/video-list.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts'
+import { VideoPlayer } from '#app/components/player/video-player.tsx'
+import { ROLE } from '#app/modules/auth/roles.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration } from '#app/utils/format.ts'
 import { redirectWithError } from '#app/utils/toast.server.ts'
@@ -14,7 +17,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ]
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { course } = await loadCourse(request, params.courseId ?? '')
+  const { user, course } = await loadCourse(request, params.courseId ?? '')
   const index = course.videos.findIndex((v) => v.id === params.videoId)
   const video = course.videos[index]
   if (!video) throw json({ message: 'Video not found.' }, { status: 404 })
@@ -22,6 +25,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   return json({
     course,
     video,
+    userId: user.id,
+    learner: user.roleId === ROLE.learner,
     previous: course.videos[index - 1]?.id ?? null,
     next: course.videos[index + 1]?.id ?? null,
     position: index + 1,
@@ -32,7 +37,9 @@ const tabClass =
   'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 data-[selected]:bg-brand-600 data-[selected]:text-white data-[hover]:bg-slate-100 data-[selected]:data-[hover]:bg-brand-700 focus:outline-none data-[focus]:outline-2 data-[focus]:outline-brand-500'
 
 export default function VideoPage() {
-  const { course, video, previous, next, position } = useLoaderData<typeof loader>()
+  const { course, video, userId, learner, previous, next, position } = useLoaderData<typeof loader>()
+  const revalidator = useRevalidator()
+  useAccessLogPing({ enabled: learner, pageName: 'Video', courseId: course.id, videoId: video.id })
   return (
     <div className="grid gap-8 lg:grid-cols-[1fr_24rem]">
       <div className="space-y-4">
@@ -45,18 +52,34 @@ export default function VideoPage() {
             {course.title}
           </Link>
         </nav>
-        <div className="aspect-video overflow-hidden rounded-xl bg-black shadow">
-          {/* embedUrl is stored normalised and allow-listed; nothing the admin typed is rendered as HTML */}
-          <iframe
-            key={video.id}
-            src={video.embedUrl}
-            title={video.title}
-            className="h-full w-full"
-            allow="accelerometer; encrypted-media; gyroscope; picture-in-picture; fullscreen"
-            sandbox="allow-scripts allow-same-origin allow-presentation allow-popups"
-            referrerPolicy="strict-origin-when-cross-origin"
+        {learner ? (
+          <VideoPlayer
+            video={{
+              id: video.id,
+              title: video.title,
+              embedUrl: video.embedUrl,
+              duration: video.duration,
+              lastPosition: video.lastPosition,
+            }}
+            courseId={course.id}
+            userId={userId}
+            onProgress={(answer) => {
+              // a video just completed: its green check, the next video's lock and the percent change
+              if (answer.completed && !video.completed && revalidator.state === 'idle') revalidator.revalidate()
+            }}
           />
-        </div>
+        ) : (
+          <div className="aspect-video overflow-hidden rounded-xl bg-black shadow">
+            <iframe
+              src={video.embedUrl}
+              title={video.title}
+              className="h-full w-full"
+              allow="encrypted-media; picture-in-picture; fullscreen"
+              sandbox="allow-scripts allow-same-origin allow-presentation"
+              referrerPolicy="strict-origin-when-cross-origin"
+            />
+          </div>
+        )}
         <div className="flex flex-wrap items-center justify-between gap-3">
           <div>
             <p className="text-sm text-slate-500">

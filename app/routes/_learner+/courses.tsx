@@ -2,6 +2,8 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/nod
 import { Form, Link, useLoaderData } from '@remix-run/react'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
+import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts'
+import { ROLE } from '#app/modules/auth/roles.ts'
 import { listAssignedCourses } from '#app/modules/courses/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
@@ -13,11 +15,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request)
   const q = new URL(request.url).searchParams.get('q')?.slice(0, 100) ?? ''
   const courses = await listAssignedCourses(user, { search: q })
-  return json({ courses, q })
+  return json({ courses, q, learner: user.roleId === ROLE.learner })
 }
 
 export default function MyCourses() {
-  const { courses, q } = useLoaderData<typeof loader>()
+  const { courses, q, learner } = useLoaderData<typeof loader>()
+  useAccessLogPing({ enabled: learner, pageName: 'My Courses' })
   return (
     <>
       <div className="flex flex-wrap items-end justify-between gap-4">
