@@ -3,6 +3,7 @@ import { Umzug, type MigrationParams, type UmzugStorage } from 'umzug'
 import * as initial from './migrations/0001-initial.ts'
 import * as fileAttachments from './migrations/0002-file-attachments.ts'
 import * as keepSubmittedWork from './migrations/0003-keep-submitted-work.ts'
+import * as loginFailures from './migrations/0004-login-failures.ts'
 
 /** A migration gets a function that runs SQL inside the one transaction of the migration run. */
 export type SqlRunner = (sql: string) => Promise<unknown>
@@ -13,6 +14,7 @@ const migrations = [
   { name: '0001-initial', ...initial },
   { name: '0002-file-attachments', ...fileAttachments },
   { name: '0003-keep-submitted-work', ...keepSubmittedWork },
+  { name: '0004-login-failures', ...loginFailures },
 ]
 
 // Any number: it only has to be the same for every process that migrates this database.

@@ -43,6 +43,11 @@ const schema = z.object({
   UPLOAD_MAX_IMAGE_MB: z.coerce.number().positive().default(5),
   UPLOAD_MAX_DOCUMENT_MB: z.coerce.number().positive().default(50),
   UPLOAD_MAX_ASSESSMENT_MB: z.coerce.number().positive().default(25),
+  // Behind a reverse proxy that sets X-Forwarded-For: trust its first address as the client's.
+  TRUST_PROXY: z
+    .enum(['0', '1', 'true', 'false'])
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
   LOG_SQL: z
     .enum(['0', '1', 'true', 'false'])
     .default('0')

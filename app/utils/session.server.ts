@@ -5,6 +5,7 @@ import { canManageContent, isAdminSide } from '#app/modules/auth/roles.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
 import { login, userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { TOKEN_LIFETIME_SECONDS } from '#app/modules/auth/token.server.ts'
+import { clientAddress } from './client-address.server.ts'
 import { getEnv, getSecrets } from './env.server.ts'
 import { safeRedirect } from './redirect.ts'
 import { redirectWithError } from './toast.server.ts'
@@ -35,7 +36,9 @@ let auth: Authenticator<LoginResult> | undefined
 /** remix-auth with the form strategy; the form is validated by the same schema as the /api. */
 export function authenticator() {
   auth ??= new Authenticator<LoginResult>().use(
-    new FormStrategy(async ({ form }) => login(LoginSchema.parse(Object.fromEntries(form)))),
+    new FormStrategy(async ({ form, request }) =>
+      login(LoginSchema.parse(Object.fromEntries(form)), { address: clientAddress(request) }),
+    ),
     'form',
   )
   return auth

@@ -1,7 +1,7 @@
-import { Op } from 'sequelize'
-import { db } from '#db/client.ts'
+import { Op, QueryTypes } from 'sequelize'
+import { db, sequelize } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
-import { unauthorized } from '../errors.ts'
+import { ServiceError, unauthorized } from '../errors.ts'
 import { verifyPassword } from './password.server.ts'
 import type { Actor, RoleId } from './roles.ts'
 import { WRONG_CREDENTIALS, type LoginInput } from './schema.ts'
@@ -27,19 +27,64 @@ export function toSessionUser(user: User): SessionUser {
   }
 }
 
+/** Sign-in throttling (DESIGN.md §8): failures counted per account and per client address. */
+export const LOGIN_WINDOW_MINUTES = 15
+export const ACCOUNT_FAILURE_LIMIT = 10
+export const ADDRESS_FAILURE_LIMIT = 100
+export const TOO_MANY_ATTEMPTS = 'Too many failed sign-in attempts. Please wait 15 minutes and try again.'
+
 /**
  * Check an email-or-username and password; the same answer (401) whether the account is missing or
- * the password is wrong, and about the same time spent.
+ * the password is wrong, and about the same time spent. Ten failures for one account, or a hundred
+ * from one address, within 15 minutes answer 429 until the window moves on; a success is not
+ * counted and clears the account's failures.
  */
-export async function login(input: LoginInput): Promise<{ user: SessionUser; token: string }> {
+export async function login(
+  input: LoginInput,
+  from: { address?: string } = {},
+): Promise<{ user: SessionUser; token: string }> {
   const { User } = await db()
   const identifier = input.email.trim()
   const user = await User.findOne({
     where: { [Op.or]: [{ email: identifier }, { userName: identifier }] },
   })
+  const account = user ? `user:${user.id}` : `name:${identifier.toLowerCase()}`
+  if (await isThrottled(account, from.address)) throw new ServiceError(429, TOO_MANY_ATTEMPTS)
   const ok = await verifyPassword(user?.passwordHash ?? null, input.password)
-  if (!user || !ok) throw unauthorized(WRONG_CREDENTIALS)
+  if (!user || !ok) {
+    await recordFailure(account, from.address)
+    throw unauthorized(WRONG_CREDENTIALS)
+  }
+  await (await sequelize()).query('DELETE FROM login_failures WHERE account = :account', { replacements: { account } })
   return { user: toSessionUser(user), token: await issueToken(user) }
+}
+
+async function isThrottled(account: string, address: string | undefined) {
+  const [counts] = await (
+    await sequelize()
+  ).query<{ account_failures: string; address_failures: string }>(
+    `SELECT
+       (SELECT count(*) FROM login_failures
+         WHERE account = :account AND failed_at > now() - make_interval(mins => :minutes)) AS account_failures,
+       (SELECT count(*) FROM login_failures
+         WHERE address = :address AND failed_at > now() - make_interval(mins => :minutes)) AS address_failures`,
+    {
+      replacements: { account, address: address ?? null, minutes: LOGIN_WINDOW_MINUTES },
+      type: QueryTypes.SELECT,
+    },
+  )
+  return (
+    Number(counts.account_failures) >= ACCOUNT_FAILURE_LIMIT || Number(counts.address_failures) >= ADDRESS_FAILURE_LIMIT
+  )
+}
+
+async function recordFailure(account: string, address: string | undefined) {
+  const sql = await sequelize()
+  await sql.query('INSERT INTO login_failures (account, address) VALUES (:account, :address)', {
+    replacements: { account, address: address ?? null },
+  })
+  // now and then, forget failures nobody counts any more
+  if (Math.random() < 0.01) await sql.query("DELETE FROM login_failures WHERE failed_at < now() - interval '1 day'")
 }
 
 /** The user a token speaks for, if it is valid, unexpired and not revoked by a password change. */

@@ -125,3 +125,7 @@ export const PasswordChangeSchema = z.preprocess(
     .refine((v) => v.password === v.confirmPassword, { path: ['confirmPassword'], message: 'Passwords must match' }),
 )
 export type PasswordChangeInput = z.input<typeof PasswordChangeSchema>
+
+/** The Create New Coach popup: a coach chooses their password from the invitation mail. */
+export const NewCoachSchema = z.object({ firstName, lastName, userName, email })
+export type NewCoachInput = z.input<typeof NewCoachSchema>

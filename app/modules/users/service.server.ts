@@ -1,5 +1,7 @@
 import { Op, UniqueConstraintError } from 'sequelize'
 import { db } from '#db/client.ts'
+import type { User } from '#db/models/index.ts'
+import { createPasswordLink, mailPasswordLink } from '../auth/password-links.server.ts'
 import { hashPassword, verifyPassword } from '../auth/password.server.ts'
 import {
   canManageContent,
@@ -14,9 +16,11 @@ import { toSessionUser, type SessionUser } from '../auth/service.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import {
+  NewCoachSchema,
   NewUserSchema,
   PasswordChangeSchema,
   ProfileSchema,
+  type NewCoachInput,
   type NewUserInput,
   type PasswordChangeInput,
   type ProfileInput,
@@ -153,4 +157,131 @@ export async function changePassword(actor: Actor, userId: string, input: Passwo
   if (!(await verifyPassword(user.passwordHash, data.currentPassword)))
     throw invalid('The current password is not right.', { currentPassword: 'The current password is not right.' })
   await user.update({ passwordHash: await hashPassword(data.password), tokenVersion: user.tokenVersion + 1 })
+}
+
+export type UserRow = {
+  _id: string
+  firstName: string
+  lastName: string
+  userName: string
+  email: string
+  role: { r_id: number }
+  createdAt: string
+}
+
+export type UserListQuery = {
+  q?: string
+  sort?: 'firstName' | 'lastName' | 'userName' | 'email' | 'createdAt'
+  dir?: 'asc' | 'desc'
+  offset?: number
+  /** undefined: the whole list (the /api's old client expects it) */
+  limit?: number
+}
+
+const LIST_ROLES = { user: [ROLE.learner], admin: [ROLE.superAdmin, ROLE.admin], coach: [ROLE.coach] } as const
+
+/**
+ * The Users, Admin's and Coach's lists: searched (names, username, email), sorted and paged in
+ * the database, so 100,000 users stay fast. The admin side only.
+ */
+export async function listUsers(actor: Actor, kind: keyof typeof LIST_ROLES, query: UserListQuery = {}) {
+  if (!isAdminSide(actor.roleId)) throw forbidden()
+  const { User } = await db()
+  const search = (query.q ?? '').trim().slice(0, 100)
+  const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+  const where = {
+    roleId: [...LIST_ROLES[kind]],
+    ...(search
+      ? {
+          [Op.or]: [
+            { firstName: { [Op.iLike]: pattern } },
+            { lastName: { [Op.iLike]: pattern } },
+            { userName: { [Op.iLike]: pattern } },
+            { email: { [Op.iLike]: pattern } },
+          ],
+        }
+      : {}),
+  }
+  const sort = query.sort ?? 'createdAt'
+  const { rows, count } = await User.findAndCountAll({
+    where,
+    attributes: ['id', 'firstName', 'lastName', 'userName', 'email', 'roleId', 'createdAt'],
+    order: [
+      [sort, query.dir === 'asc' ? 'ASC' : query.dir === 'desc' ? 'DESC' : sort === 'createdAt' ? 'DESC' : 'ASC'],
+      ['id', 'ASC'],
+    ],
+    offset: query.offset ?? 0,
+    limit: query.limit,
+  })
+  return {
+    total: count,
+    rows: rows.map((u): UserRow => ({
+      _id: u.id,
+      firstName: u.firstName,
+      lastName: u.lastName,
+      userName: u.userName,
+      email: u.email,
+      role: { r_id: u.roleId },
+      createdAt: u.createdAt.toISOString(),
+    })),
+  }
+}
+
+/**
+ * POST /api/user/register and the Create New User / Create New Admin popups: the account, then an
+ * invitation mail with a link to choose a password (7 days), sent once the account is saved.
+ */
+export async function registerUser(actor: Actor, input: NewUserInput): Promise<SessionUser> {
+  const user = await createUser(actor, input)
+  await inviteByMail(user)
+  return user
+}
+
+/** POST /api/user/coach and the Create New Coach popup: a coach without a password, invited by mail. */
+export async function createCoach(actor: Actor, input: NewCoachInput): Promise<SessionUser> {
+  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can create coaches.')
+  const data = NewCoachSchema.parse(input)
+  const { User } = await db()
+  await assertUnique(data.email, data.userName)
+  let created: User
+  try {
+    created = await User.create({
+      firstName: data.firstName,
+      lastName: data.lastName,
+      userName: data.userName,
+      email: data.email.toLowerCase(),
+      passwordHash: null,
+      roleId: ROLE.coach,
+    })
+  } catch (error) {
+    if (error instanceof UniqueConstraintError)
+      throw duplicate(error.errors[0]?.path === 'user_name' ? 'userName' : 'email')
+    throw error
+  }
+  const user = toSessionUser(created)
+  await inviteByMail(user)
+  return user
+}
+
+async function inviteByMail(user: SessionUser) {
+  const token = await createPasswordLink(user.id, 'invite')
+  try {
+    await mailPasswordLink(user, token, 'invite')
+  } catch (error) {
+    // the account stands; the person can still use Forgot Password
+    console.error(`The invitation mail to ${user.email} could not be sent:`, error)
+  }
+}
+
+/** Only the super admin removes admins (DESIGN.md §4); not themselves, and never a super admin. */
+export async function removeAdmin(actor: Actor, userId: string) {
+  if (!isSuperAdmin(actor.roleId)) throw forbidden('Only the super admin can remove admins.')
+  if (!isUuid(userId)) throw notFound('User not found.')
+  if (userId === actor.id) throw invalid('You cannot remove your own account.')
+  const { User } = await db()
+  const user = await User.findByPk(userId)
+  if (!user) throw notFound('User not found.')
+  if (user.roleId !== ROLE.admin) throw invalid('Only admins can be removed here.')
+  await user.destroy()
+  return { userName: user.userName }
 }

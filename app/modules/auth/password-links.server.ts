@@ -1,0 +1,130 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { Op, QueryTypes, type Transaction } from 'sequelize'
+import { getEnv } from '#app/utils/env.server.ts'
+import { db, sequelize } from '#db/client.ts'
+import { invalid } from '../errors.ts'
+import { sendMail } from '../mail/service.server.ts'
+import { passwordLinkMessage } from '../mail/templates.ts'
+import { NewPasswordSchema } from '../users/schema.ts'
+import { hashPassword } from './password.server.ts'
+
+// Reset and invitation links (DESIGN.md §5, §8): 256 random bits, only their SHA-256 kept, single
+// use, 1 hour for a reset and 7 days for an invitation; a newer link cancels the older ones, and
+// using one signs every session out. Links are built from PUBLIC_URL, never from the Host header.
+
+export const RESET_LIFETIME_MS = 60 * 60 * 1000
+export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
+export const FORGOT_PASSWORD_ANSWER =
+  'If an account matches, we have sent it a link to reset the password. Check your mail; the link works for one hour.'
+export const TOKEN_EXPIRED = 'Token Expired, Please enter your email id to verify again.'
+
+const hash = (token: string) => createHash('sha256').update(token).digest('hex')
+
+export const resetLink = (token: string) => `${getEnv().PUBLIC_URL}/reset-Password/${token}`
+
+/** A new link for this user; older unused links of the same user stop working. */
+export async function createPasswordLink(
+  userId: string,
+  purpose: 'reset' | 'invite',
+  transaction?: Transaction,
+): Promise<string> {
+  const { PasswordResetToken } = await db()
+  const token = randomBytes(32).toString('base64url')
+  await PasswordResetToken.update({ usedAt: new Date() }, { where: { userId, usedAt: null }, transaction })
+  await PasswordResetToken.create(
+    {
+      userId,
+      tokenHash: hash(token),
+      purpose,
+      expiresAt: new Date(Date.now() + (purpose === 'reset' ? RESET_LIFETIME_MS : INVITE_LIFETIME_MS)),
+    },
+    { transaction },
+  )
+  return token
+}
+
+/** Mail the link (reset or invitation). */
+export async function mailPasswordLink(
+  user: { email: string; firstName: string },
+  token: string,
+  purpose: 'reset' | 'invite',
+) {
+  const message = passwordLinkMessage({
+    kind: purpose,
+    firstName: user.firstName,
+    link: resetLink(token),
+    expiresIn: purpose === 'reset' ? 'one hour' : '7 days',
+  })
+  await sendMail({ to: user.email, ...message })
+}
+
+/**
+ * POST /api/user/forgotPassword and /forgot-Password: the same answer whether or not an account
+ * matches, in about the same time (the mail is sent after answering).
+ */
+export async function requestPasswordReset(userNameOrEmail: string): Promise<{ message: string }> {
+  const { User } = await db()
+  const identifier = userNameOrEmail.trim()
+  const user = identifier
+    ? await User.findOne({ where: { [Op.or]: [{ email: identifier }, { userName: identifier }] } })
+    : null
+  // one mail a minute per account at most, so the form cannot be used to flood someone's inbox
+  const { PasswordResetToken } = await db()
+  const recent =
+    user &&
+    (await PasswordResetToken.count({
+      where: { userId: user.id, purpose: 'reset', createdAt: { [Op.gt]: new Date(Date.now() - 60_000) } },
+    })) > 0
+  if (user && !recent) {
+    const token = await createPasswordLink(user.id, 'reset')
+    void mailPasswordLink(user, token, 'reset').catch((error: unknown) =>
+      console.error('The password reset mail could not be sent:', error),
+    )
+  }
+  return { message: FORGOT_PASSWORD_ANSWER }
+}
+
+/** Is this link still usable? (The reset page asks before showing its form.) */
+export async function passwordLinkIsValid(token: string): Promise<boolean> {
+  if (!token || token.length > 200) return false
+  const { PasswordResetToken } = await db()
+  const row = await PasswordResetToken.findOne({
+    where: { tokenHash: hash(token), usedAt: null, expiresAt: { [Op.gt]: new Date() } },
+    attributes: ['id'],
+  })
+  return row !== null
+}
+
+/**
+ * POST /api/user/resetPassword/{token}: set the new password with a valid link. The link is used
+ * up in the same statement that checks it, so two requests cannot both use it; every session and
+ * token of the account stops working. An unknown, used or expired link answers TOKEN_EXPIRED.
+ */
+export async function resetPassword(token: string, input: unknown): Promise<{ userName: string }> {
+  const data = NewPasswordSchema.parse(input)
+  if (!token || token.length > 200) throw invalid(TOKEN_EXPIRED)
+  const passwordHash = await hashPassword(data.password)
+  return (await sequelize()).transaction(async (transaction) => {
+    const [used] = await (
+      await sequelize()
+    ).query<{ user_id: string }>(
+      `UPDATE password_reset_tokens SET used_at = now()
+        WHERE token_hash = :hash AND used_at IS NULL AND expires_at > now()
+        RETURNING user_id`,
+      { replacements: { hash: hash(token) }, type: QueryTypes.SELECT, transaction },
+    )
+    if (!used) throw invalid(TOKEN_EXPIRED)
+    const { User, PasswordResetToken } = await db()
+    const user = await User.findByPk(used.user_id, { transaction, lock: transaction.LOCK.UPDATE })
+    if (!user) throw invalid(TOKEN_EXPIRED)
+    await user.update({ passwordHash, tokenVersion: user.tokenVersion + 1 }, { transaction })
+    await PasswordResetToken.update({ usedAt: new Date() }, { where: { userId: user.id, usedAt: null }, transaction })
+    await (
+      await sequelize()
+    ).query('DELETE FROM login_failures WHERE account = :account', {
+      replacements: { account: `user:${user.id}` },
+      transaction,
+    })
+    return { userName: user.userName }
+  })
+}

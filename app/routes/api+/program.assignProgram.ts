@@ -1,0 +1,14 @@
+import { AssignProgramSchema } from '#app/modules/assignments/schema.ts'
+import { assignProgram } from '#app/modules/assignments/service.server.ts'
+import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+
+// PUT /api/program/assignProgram { programId, userId } → { message }: every course of the program.
+export const action = apiAction(
+  'PUT',
+  async ({ request, actor }) => {
+    const { assigned } = await assignProgram(actor, await readJson(request, AssignProgramSchema))
+    return { message: assigned ? 'Program assigned.' : 'This program was already assigned.' }
+  },
+  CONTENT_MANAGERS,
+)
+export const loader = () => methodNotAllowed(['PUT'])

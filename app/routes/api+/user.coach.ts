@@ -1,0 +1,15 @@
+import { NewCoachSchema } from '#app/modules/users/schema.ts'
+import { createCoach } from '#app/modules/users/service.server.ts'
+import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+
+// POST /api/user/coach { firstName, lastName, email, userName } → { message, coach } (DESIGN.md §8):
+// the coach gets a mail with a link to set a password.
+export const action = apiAction(
+  'POST',
+  async ({ request, actor }) => ({
+    message: 'Coach created; an invitation mail is on its way.',
+    coach: await createCoach(actor, await readJson(request, NewCoachSchema)),
+  }),
+  CONTENT_MANAGERS,
+)
+export const loader = () => methodNotAllowed(['POST'])

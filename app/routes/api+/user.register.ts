@@ -1,0 +1,34 @@
+import { json } from '@remix-run/node'
+import { ZodError } from 'zod'
+import { isServiceError } from '#app/modules/errors.ts'
+import { RegisterSchema } from '#app/modules/users/schema.ts'
+import { registerUser } from '#app/modules/users/service.server.ts'
+import {
+  apiAction,
+  CONTENT_MANAGERS,
+  errorResponse,
+  fieldErrors,
+  methodNotAllowed,
+  readJsonObject,
+} from '#app/utils/api.server.ts'
+
+// POST /api/user/register { firstName, lastName, userName, email, password, confirmPassword, role? }
+// → { message, user }. No role means a learner; role "admin" needs the super admin. The old client
+// reads errors from the response's email, userName and firstName fields (spec §8), so field errors
+// are given there too.
+export const action = apiAction(
+  'POST',
+  async ({ request, actor }) => {
+    try {
+      const user = await registerUser(actor, RegisterSchema.parse(await readJsonObject(request)))
+      return { message: 'User created; an invitation mail is on its way.', user }
+    } catch (error) {
+      const errors = error instanceof ZodError ? fieldErrors(error) : isServiceError(error) ? error.errors : undefined
+      if (!errors) throw error
+      const response = errorResponse(error)
+      return json({ ...(await response.json()), ...errors }, { status: response.status })
+    }
+  },
+  CONTENT_MANAGERS,
+)
+export const loader = () => methodNotAllowed(['POST'])
