@@ -33,12 +33,12 @@ export async function action({ request }: ActionFunctionArgs) {
     const to = safeRedirect(formData.get('redirectTo'), landingPath(user.roleId))
     return redirect(to, { headers: { 'Set-Cookie': await commitToken(request, token) } })
   } catch (error) {
-    if (isServiceError(error) && error.status === 401) {
+    if (isServiceError(error) && (error.status === 401 || error.status === 429)) {
       // the same answer whether or not the account exists
       return jsonWithError(
         { result: submission.reply({ formErrors: [error.message], hideFields: ['password'] }) },
         error.message,
-        { status: 401 },
+        { status: error.status },
       )
     }
     throw error
