@@ -91,6 +91,7 @@ export type Profile = {
 /** A learner reads only their own profile; the admin side reads anyone's. */
 export async function getProfile(actor: Actor, userId: string): Promise<Profile> {
   if (actor.id !== userId && !isAdminSide(actor.roleId)) throw forbidden()
+  if (!isUuid(userId)) throw notFound('User not found.')
   const { User, CourseAssignment, ProgramAssignment } = await db()
   const user = await User.findByPk(userId)
   if (!user) throw notFound('User not found.')

@@ -1,0 +1,43 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { Form, useNavigation } from '@remix-run/react'
+import { PasswordField } from '#app/components/ui/field.tsx'
+import { NewPasswordSchema } from '#app/modules/users/schema.ts'
+
+/** The page a reset or invitation link opens: the new password twice. */
+export function ResetPasswordForm({ action, lastResult }: { action: string; lastResult?: SubmissionResult<string[]> }) {
+  const navigation = useNavigation()
+  const [form, fields] = useForm({
+    id: 'reset',
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewPasswordSchema }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  return (
+    <div className="card w-full max-w-md p-8">
+      <h1 className="text-2xl font-bold">Choose a new password</h1>
+      <p className="mt-1 text-sm text-slate-600">
+        At least 8 characters with a lowercase and an uppercase letter, a number and a symbol.
+      </p>
+      <Form method="post" action={action} className="mt-6 space-y-2" {...getFormProps(form)}>
+        <PasswordField
+          label="New Password"
+          errors={fields.password.errors}
+          inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'new-password' }}
+        />
+        <PasswordField
+          label="Confirm Password"
+          errors={fields.confirmPassword.errors}
+          inputProps={{ ...getInputProps(fields.confirmPassword, { type: 'password' }), autoComplete: 'new-password' }}
+        />
+        <p id={form.errorId} role="alert" className="field-error">
+          {form.errors?.[0]}
+        </p>
+        <button type="submit" className="btn-primary w-full" disabled={navigation.state === 'submitting'}>
+          Set password
+        </button>
+      </Form>
+    </div>
+  )
+}

@@ -1,0 +1,88 @@
+import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { Form, useNavigation } from '@remix-run/react'
+import { Field, PasswordField } from '#app/components/ui/field.tsx'
+import { NewCoachSchema, RegisterSchema } from '#app/modules/users/schema.ts'
+
+/**
+ * The registration popup (Create New User, Create New Admin: spec §5's rules) and the Create New
+ * Coach popup (no password: the coach chooses one from the invitation mail).
+ */
+export function PersonForm({
+  kind,
+  action,
+  lastResult,
+  cancelTo,
+}: {
+  kind: 'learner' | 'admin' | 'coach'
+  action: string
+  lastResult?: SubmissionResult<string[]>
+  cancelTo: string
+}) {
+  const navigation = useNavigation()
+  const withPassword = kind !== 'coach'
+  const [form, fields] = useForm({
+    id: `new-${kind}`,
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: withPassword ? RegisterSchema : NewCoachSchema }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  const saving = navigation.state === 'submitting'
+  return (
+    <Form method="post" action={action} className="space-y-1" {...getFormProps(form)}>
+      {kind === 'admin' ? <input type="hidden" name="role" value="admin" /> : null}
+      <div className="grid gap-x-4 sm:grid-cols-2">
+        <Field
+          label="First Name"
+          errors={fields.firstName.errors}
+          inputProps={getInputProps(fields.firstName, { type: 'text' })}
+        />
+        <Field
+          label="Last Name"
+          errors={fields.lastName.errors}
+          inputProps={getInputProps(fields.lastName, { type: 'text' })}
+        />
+      </div>
+      <Field
+        label="UserName"
+        errors={fields.userName.errors}
+        inputProps={getInputProps(fields.userName, { type: 'text' })}
+      />
+      <Field label="Email" errors={fields.email.errors} inputProps={getInputProps(fields.email, { type: 'email' })} />
+      {withPassword ? (
+        <>
+          <PasswordField
+            label="Password"
+            errors={fields.password.errors}
+            inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'new-password' }}
+          />
+          <PasswordField
+            label="Confirm Password"
+            errors={fields.confirmPassword.errors}
+            inputProps={{
+              ...getInputProps(fields.confirmPassword, { type: 'password' }),
+              autoComplete: 'new-password',
+            }}
+          />
+        </>
+      ) : null}
+      <p className="text-sm text-slate-600">
+        {withPassword
+          ? 'They also get a mail with a link to choose their own password.'
+          : 'The coach gets a mail with a link to set a password (valid 7 days).'}
+      </p>
+      <p id={form.errorId} role="alert" className="field-error">
+        {form.errors?.[0]}
+      </p>
+      <div className="flex justify-end gap-3">
+        <a href={cancelTo} className="btn-secondary">
+          Cancel
+        </a>
+        <button type="submit" className="btn-primary" disabled={saving}>
+          {saving ? 'Creating…' : 'Create'}
+        </button>
+      </div>
+    </Form>
+  )
+}

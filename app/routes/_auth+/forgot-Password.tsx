@@ -1,0 +1,73 @@
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import type { ActionFunctionArgs, MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
+import { z } from 'zod'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Field } from '#app/components/ui/field.tsx'
+import { FORGOT_PASSWORD_ANSWER, requestPasswordReset } from '#app/modules/auth/password-links.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { invalidForm, readForm, type FormReply } from '#app/utils/forms.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Forgot Password · ${PRODUCT_NAME}` }]
+
+// spec §5: one email field
+const ForgotSchema = z.object({
+  email: z
+    .string({ required_error: 'Email is required field.' })
+    .trim()
+    .min(1, 'Email is required field.')
+    .email('Email is invalid.'),
+})
+
+export async function action({ request }: ActionFunctionArgs) {
+  const submission = parseWithZod(await readForm(request), { schema: ForgotSchema })
+  if (submission.status !== 'success') return invalidForm(submission)
+  await requestPasswordReset(submission.value.email)
+  return redirectWithSuccess('/forgot-Password?sent=1', 'Check your mail for the reset link.')
+}
+
+export default function ForgotPassword() {
+  const actionData = useActionData<FormReply>()
+  const navigation = useNavigation()
+  const [params] = useSearchParams()
+  const [form, fields] = useForm({
+    id: 'forgot',
+    lastResult: actionData?.result,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ForgotSchema }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+  return (
+    <div className="card w-full max-w-md p-8">
+      <h1 className="text-2xl font-bold">Forgot Password</h1>
+      {params.get('sent') ? (
+        <p role="status" className="mt-4 rounded-md bg-emerald-50 p-4 text-sm text-emerald-900">
+          {FORGOT_PASSWORD_ANSWER}
+        </p>
+      ) : (
+        <p className="mt-1 text-sm text-slate-600">Enter your email and we send you a link to choose a new password.</p>
+      )}
+      <Form method="post" className="mt-6 space-y-2" {...getFormProps(form)}>
+        <Field
+          label="Email"
+          errors={fields.email.errors}
+          inputProps={{ ...getInputProps(fields.email, { type: 'email' }), autoComplete: 'email' }}
+        />
+        <button type="submit" className="btn-primary w-full" disabled={navigation.state === 'submitting'}>
+          Send reset link
+        </button>
+      </Form>
+      <p className="mt-4 text-center text-sm">
+        <Link to="/sign-in" className="font-medium text-brand-600 hover:underline">
+          Back to Sign in
+        </Link>
+      </p>
+    </div>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

@@ -1,0 +1,21 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { useActionData } from '@remix-run/react'
+import { ResetPasswordForm } from '#app/components/account/reset-password-form.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import type { FormReply } from '#app/utils/forms.server.ts'
+import { resetPageAction, resetPageLoader } from '#app/utils/reset-password.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Reset Password · ${PRODUCT_NAME}` }]
+
+export const loader = ({ params }: LoaderFunctionArgs) => resetPageLoader(params.token ?? '')
+export const action = ({ request, params }: ActionFunctionArgs) => resetPageAction(request, params.token ?? '')
+
+export default function ResetPassword() {
+  const actionData = useActionData<FormReply>()
+  return <ResetPasswordForm action="" lastResult={actionData?.result} />
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

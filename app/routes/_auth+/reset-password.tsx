@@ -1,0 +1,29 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { useActionData, useSearchParams } from '@remix-run/react'
+import { ResetPasswordForm } from '#app/components/account/reset-password-form.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import type { FormReply } from '#app/utils/forms.server.ts'
+import { resetPageAction, resetPageLoader } from '#app/utils/reset-password.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Reset Password · ${PRODUCT_NAME}` }]
+
+const tokenOf = (request: Request) => new URL(request.url).searchParams.get('token') ?? ''
+
+export const loader = ({ request }: LoaderFunctionArgs) => resetPageLoader(tokenOf(request))
+export const action = ({ request }: ActionFunctionArgs) => resetPageAction(request, tokenOf(request))
+
+export default function ResetPasswordByQuery() {
+  const actionData = useActionData<FormReply>()
+  const [params] = useSearchParams()
+  return (
+    <ResetPasswordForm
+      action={`?${new URLSearchParams({ token: params.get('token') ?? '' })}`}
+      lastResult={actionData?.result}
+    />
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

@@ -1,0 +1,205 @@
+import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { ProgressBar } from '#app/components/course/progress-bar.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { DataTable } from '#app/components/ui/data-table.tsx'
+import { SelectField } from '#app/components/ui/field.tsx'
+import { AssignCourseSchema, AssignProgramSchema } from '#app/modules/assignments/schema.ts'
+import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
+import { canManageContent, ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
+import { listAssignedCourses, listCourseTitles } from '#app/modules/courses/service.server.ts'
+import { isServiceError } from '#app/modules/errors.ts'
+import { listPrograms } from '#app/modules/programs/service.server.ts'
+import { getProfile } from '#app/modules/users/service.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data ? `${data.profile.firstName} ${data.profile.lastName}` : 'User'} · ${PRODUCT_NAME}` },
+]
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireAdminSide(request)
+  const userId = params.userId ?? ''
+  let profile
+  try {
+    profile = await getProfile(user, userId)
+  } catch (error) {
+    if (isServiceError(error) && error.status === 404) throw json({ message: error.message }, { status: 404 })
+    throw error
+  }
+  const learner = profile.role.r_id === ROLE.learner
+  const [courses, allCourses, programs] = learner
+    ? await Promise.all([listAssignedCourses(user, { userId }), listCourseTitles(user), listPrograms(user)])
+    : [[], [], []]
+  const assigned = new Set(profile.assignedCourses)
+  return json({
+    profile,
+    learner,
+    courses,
+    canEdit: canManageContent(user.roleId),
+    unassignedCourses: allCourses.filter((c) => !assigned.has(c._id)),
+    programs: programs
+      .filter((p) => !profile.assignedPrograms.includes(p._id))
+      .map((p) => ({ _id: p._id, title: p.title })),
+    assignedPrograms: programs.filter((p) => profile.assignedPrograms.includes(p._id)).map((p) => p.title),
+  })
+}
+
+/** Assign New Course and assign a program; assigning twice is harmless. */
+export async function action({ request, params }: ActionFunctionArgs) {
+  const userId = params.userId ?? ''
+  const back = `/admin/user/${encodeURIComponent(userId)}`
+  const user = await requireContentManager(request, back)
+  const formData = await readForm(request)
+  formData.set('userId', userId)
+  if (new URL(request.url).searchParams.get('assign') === 'program') {
+    const submission = parseWithZod(formData, { schema: AssignProgramSchema })
+    if (submission.status !== 'success') return invalidForm(submission)
+    const done = await submitToService(submission, () => assignProgram(user, submission.value))
+    if (!done.ok) return done.response
+    return redirectWithSuccess(back, done.value.assigned ? 'Program assigned.' : 'This program was already assigned.')
+  }
+  const submission = parseWithZod(formData, { schema: AssignCourseSchema })
+  if (submission.status !== 'success') return invalidForm(submission)
+  const done = await submitToService(submission, () => assignCourse(user, submission.value))
+  if (!done.ok) return done.response
+  return redirectWithSuccess(back, done.value.assigned ? 'Course assigned.' : 'This course was already assigned.')
+}
+
+export default function UserDetails() {
+  const data = useLoaderData<typeof loader>()
+  const { profile } = data
+  const details = [
+    ['First Name', profile.firstName],
+    ['Last Name', profile.lastName],
+    ['UserName', profile.userName],
+    ['Email', profile.email],
+    ['Role', ROLE_NAMES[profile.role.r_id as RoleId]],
+    ['Member since', new Date(profile.createdAt).toLocaleDateString('en-GB')],
+  ]
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+        <Link to="/admin/users" className="hover:underline">
+          Users
+        </Link>{' '}
+        / <span className="text-slate-700">{profile.userName}</span>
+      </nav>
+      <h1 className="mt-2 text-2xl font-bold">User Details</h1>
+      <section aria-labelledby="profile-heading" className="card mt-6 p-6">
+        <h2 id="profile-heading" className="sr-only">
+          Profile
+        </h2>
+        <dl className="grid gap-4 sm:grid-cols-3">
+          {details.map(([label, value]) => (
+            <div key={label}>
+              <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
+              <dd className="mt-1 text-slate-900">{value}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      {data.learner ? (
+        <>
+          <section aria-labelledby="courses-heading" className="mt-8">
+            <h2 id="courses-heading" className="text-lg font-semibold">
+              Assigned courses
+            </h2>
+            <div className="mt-3">
+              <DataTable
+                label="Assigned courses"
+                columns={[
+                  { id: 'title', header: 'Course', cell: (c) => c.title },
+                  {
+                    id: 'duration',
+                    header: 'Duration',
+                    cell: (c) => (c.duration ? formatDuration(c.duration) : NO_DURATION),
+                  },
+                  {
+                    id: 'progress',
+                    header: 'Progress',
+                    className: 'w-56',
+                    cell: (c) => <ProgressBar percent={c.percent} label={`${c.title} progress`} />,
+                  },
+                ]}
+                rows={data.courses}
+                getRowKey={(c) => c.id}
+                rowHref={(c) => `/admin/course/${c.id}`}
+                total={data.courses.length}
+                page={1}
+                pageSize={Math.max(data.courses.length, 1)}
+                emptyText="No Courses Assigned"
+              />
+            </div>
+            {data.assignedPrograms.length ? (
+              <p className="mt-2 text-sm text-slate-600">Programs: {data.assignedPrograms.join(', ')}</p>
+            ) : null}
+          </section>
+          {data.canEdit ? <AssignForms data={data} /> : null}
+        </>
+      ) : (
+        <p className="mt-8 text-sm text-slate-600">
+          Courses are assigned to learners; this account is on the admin side.
+        </p>
+      )}
+    </>
+  )
+}
+
+function AssignForms({ data }: { data: ReturnType<typeof useLoaderData<typeof loader>> }) {
+  const actionData = useActionData<FormReply>()
+  const [params] = useSearchParams()
+  const navigation = useNavigation()
+  const which = params.get('assign') === 'program' ? 'program' : 'course'
+  const [courseForm, courseFields] = useForm({
+    id: 'assign-course',
+    lastResult: which === 'course' ? actionData?.result : undefined,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: AssignCourseSchema.omit({ userId: true }) }),
+  })
+  const [programForm, programFields] = useForm({
+    id: 'assign-program',
+    lastResult: which === 'program' ? actionData?.result : undefined,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: AssignProgramSchema.omit({ userId: true }) }),
+  })
+  const busy = navigation.state === 'submitting'
+  return (
+    <div className="mt-8 grid gap-6 md:grid-cols-2">
+      <Form method="post" action="?assign=course" className="card space-y-1 p-6" {...getFormProps(courseForm)}>
+        <h2 className="mb-3 font-semibold">Assign New Course</h2>
+        <SelectField
+          label="Course"
+          errors={courseFields.courseId.errors}
+          placeholder="Select a course"
+          options={data.unassignedCourses.map((c) => ({ value: c._id, label: c.title }))}
+          selectProps={getSelectProps(courseFields.courseId)}
+        />
+        <button type="submit" className="btn-primary" disabled={busy}>
+          Assign Course
+        </button>
+      </Form>
+      <Form method="post" action="?assign=program" className="card space-y-1 p-6" {...getFormProps(programForm)}>
+        <h2 className="mb-3 font-semibold">Assign Program</h2>
+        <SelectField
+          label="Program"
+          errors={programFields.programId.errors}
+          placeholder="Select a program"
+          options={data.programs.map((p) => ({ value: p._id, label: p.title }))}
+          selectProps={getSelectProps(programFields.programId)}
+        />
+        <button type="submit" className="btn-primary" disabled={busy}>
+          Assign Program
+        </button>
+      </Form>
+    </div>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

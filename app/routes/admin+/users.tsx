@@ -1,0 +1,43 @@
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { useActionData, useLoaderData } from '@remix-run/react'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { PeoplePage } from '#app/components/people/people-page.tsx'
+import { canManageContent } from '#app/modules/auth/roles.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import type { FormReply } from '#app/utils/forms.server.ts'
+import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
+import { createPerson, loadPeople } from './__people.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Users · ${PRODUCT_NAME}` }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireAdminSide(request)
+  return json({ ...(await loadPeople(user, request, 'user')), canCreate: canManageContent(user.roleId) })
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireContentManager(request, '/admin/users')
+  return createPerson(user, request, 'learner', '/admin/users')
+}
+
+export default function UsersList() {
+  const { rows, total, query, canCreate } = useLoaderData<typeof loader>()
+  const actionData = useActionData<FormReply>()
+  return (
+    <PeoplePage
+      title="Users List"
+      path="/admin/users"
+      kind="learner"
+      rows={rows}
+      total={total}
+      query={query}
+      createLabel={canCreate ? 'Create New User' : null}
+      lastResult={actionData?.result}
+      rowHref={(r) => `/admin/user/${r._id}`}
+    />
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

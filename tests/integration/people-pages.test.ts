@@ -1,0 +1,215 @@
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { simpleParser } from 'mailparser'
+import { describe, expect, it } from 'vitest'
+import { action as signInAction } from '#app/routes/_auth+/sign-in.tsx'
+import * as forgotPage from '#app/routes/_auth+/forgot-Password.tsx'
+import * as resetByQueryPage from '#app/routes/_auth+/reset-password.tsx'
+import * as resetPage from '#app/routes/_auth+/reset-Password.$token.tsx'
+import * as adminList from '#app/routes/admin+/adminUsers.tsx'
+import * as coachList from '#app/routes/admin+/coach.tsx'
+import * as userDetails from '#app/routes/admin+/user.$userId.tsx'
+import * as usersList from '#app/routes/admin+/users.tsx'
+import { login } from '#app/modules/auth/service.server.ts'
+import { getEnv } from '#app/utils/env.server.ts'
+import { getToast } from '#app/utils/toast.server.ts'
+import { db } from '#db/client.ts'
+import {
+  makeAdmin,
+  makeCoach,
+  makeCourse,
+  makeLearner,
+  makeProgram,
+  makeSuperAdmin,
+  PASSWORD,
+} from '#tests/factories.ts'
+import { call } from '#tests/requests.ts'
+
+async function cookieFor(login: string) {
+  const response = await call(signInAction, '/sign-in', {
+    method: 'POST',
+    body: new URLSearchParams({ email: login, password: PASSWORD }),
+  })
+  return response.headers.get('Set-Cookie')?.split(';')[0] ?? ''
+}
+async function toastOf(response: Response) {
+  const cookie = response.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('toast-session='))
+    ?.split(';')[0]
+  return cookie
+    ? (await getToast(new Request('http://portal.test/', { headers: { Cookie: cookie } }))).toast
+    : undefined
+}
+type Reply = { result: { error: Record<string, string[] | null> } }
+const post = (route: { action: unknown }, path: string, cookie: string, body: Record<string, string>, params = {}) =>
+  call(route.action as never, path, {
+    method: 'POST',
+    headers: { Cookie: cookie },
+    body: new URLSearchParams(body),
+    params,
+  })
+
+const stamp = () => `${Date.now() % 1e7}${Math.floor(Math.random() * 100)}`
+const registration = () => {
+  const id = stamp()
+  return {
+    firstName: 'Pagely',
+    lastName: 'Made',
+    userName: `paged${id}`,
+    email: `paged${id}@example.com`,
+    password: 'Paged-pass1!',
+    confirmPassword: 'Paged-pass1!',
+  }
+}
+
+describe('the people lists', () => {
+  it('let an admin create a learner from Users List, with the registration messages', async () => {
+    const admin = await cookieFor((await makeAdmin()).userName)
+    const data = registration()
+    const created = await post(usersList, '/admin/users?new=1', admin, data)
+    expect(created.headers.get('Location')).toBe('/admin/users')
+    expect(await toastOf(created)).toMatchObject({ message: `User ${data.userName} created.` })
+    const { User } = await db()
+    expect(await User.findOne({ where: { userName: data.userName } })).toMatchObject({ roleId: 2 })
+
+    const invalid = await post(usersList, '/admin/users?new=1', admin, {
+      ...registration(),
+      firstName: 'Al',
+      confirmPassword: 'x',
+    })
+    expect(((await invalid.json()) as Reply).result.error).toMatchObject({
+      firstName: ['First Name must be at least 4 characters.'],
+      confirmPassword: ['Passwords must match'],
+    })
+    const duplicate = await post(usersList, '/admin/users?new=1', admin, { ...registration(), email: data.email })
+    expect(duplicate.status).toBe(409)
+    expect(((await duplicate.json()) as Reply).result.error.email).toEqual(['Email already exists.'])
+  })
+
+  it('let only the super admin create and remove admins', async () => {
+    const admin = await cookieFor((await makeAdmin()).userName)
+    const refused = await post(adminList, '/admin/adminUsers?new=1', admin, registration())
+    expect(await toastOf(refused)).toMatchObject({ message: 'Only the super admin manages admins.' })
+    const superAdmin = await cookieFor((await makeSuperAdmin()).userName)
+    const data = registration()
+    await post(adminList, '/admin/adminUsers?new=1', superAdmin, data)
+    const { User } = await db()
+    const made = await User.findOne({ where: { userName: data.userName } })
+    expect(made?.roleId).toBe(3)
+    const removed = await post(adminList, `/admin/adminUsers?remove=${made?.id}`, superAdmin, {
+      userId: made?.id ?? '',
+    })
+    expect(await toastOf(removed)).toMatchObject({ message: `Admin ${data.userName} removed.` })
+    expect(await User.findByPk(made?.id)).toBeNull()
+  })
+
+  it('let an admin create a coach who is invited by mail; a coach reads the lists but creates nobody', async () => {
+    const admin = await cookieFor((await makeAdmin()).userName)
+    const { password: _p, confirmPassword: _c, ...coach } = registration()
+    const created = await post(coachList, '/admin/coach?new=1', admin, coach)
+    expect(await toastOf(created)).toMatchObject({ message: expect.stringContaining('invitation') })
+    const coachCookie = await cookieFor((await makeCoach()).userName)
+    const list = await call(coachList.loader as never, `/admin/coach?q=${coach.userName}`, {
+      headers: { Cookie: coachCookie },
+    })
+    expect(await list.json()).toMatchObject({ total: 1, canCreate: false })
+    const byCoach = await post(coachList, '/admin/coach?new=1', coachCookie, {
+      ...coach,
+      userName: 'other1',
+      email: 'o@example.com',
+    })
+    expect(byCoach.headers.get('Location')).toBe('/admin/coach')
+  })
+})
+
+describe('User Details', () => {
+  it('shows the profile and assigned courses, and assigns a course and a program once each', async () => {
+    const learner = await makeLearner()
+    const [direct, inProgram] = [await makeCourse({ title: 'Direct' }), await makeCourse({ title: 'Program part' })]
+    const program = await makeProgram([inProgram.id])
+    const admin = await cookieFor((await makeAdmin()).userName)
+    const params = { userId: learner.id }
+    const path = `/admin/user/${learner.id}`
+    expect(
+      await toastOf(await post(userDetails, `${path}?assign=course`, admin, { courseId: direct.id }, params)),
+    ).toMatchObject({
+      message: 'Course assigned.',
+    })
+    expect(
+      await toastOf(await post(userDetails, `${path}?assign=course`, admin, { courseId: direct.id }, params)),
+    ).toMatchObject({
+      message: 'This course was already assigned.',
+    })
+    await post(userDetails, `${path}?assign=program`, admin, { programId: program.id }, params)
+    const missing = await post(userDetails, `${path}?assign=course`, admin, {}, params)
+    expect(((await missing.json()) as Reply).result.error.courseId).toEqual(['Course is a required field to assign'])
+    const page = (await (
+      await call(userDetails.loader as never, path, { headers: { Cookie: admin }, params })
+    ).json()) as {
+      courses: { title: string }[]
+      assignedPrograms: string[]
+    }
+    expect(page.courses.map((c) => c.title)).toEqual(['Direct', 'Program part'])
+    expect(page.assignedPrograms).toHaveLength(1)
+    const coach = await cookieFor((await makeCoach()).userName)
+    const refused = await post(userDetails, `${path}?assign=course`, coach, { courseId: direct.id }, params)
+    expect(refused.headers.get('Location')).toBe(path)
+  })
+})
+
+describe('the password recovery pages', () => {
+  async function lastLink() {
+    const dir = path.join(getEnv().DATA_DIR, 'outbox')
+    const files = (await readdir(dir)).sort()
+    const mail = await simpleParser(await readFile(path.join(dir, files.at(-1) as string)))
+    return /\/reset-Password\/([A-Za-z0-9_-]+)/.exec(mail.text ?? '')?.[1] ?? ''
+  }
+
+  it('mail a link that opens the form, sets the password and goes to /sign-in; the link is then used up', async () => {
+    const learner = await makeLearner()
+    const asked = await call(forgotPage.action as never, '/forgot-Password', {
+      method: 'POST',
+      body: new URLSearchParams({ email: learner.email }),
+    })
+    expect(asked.headers.get('Location')).toBe('/forgot-Password?sent=1')
+    await new Promise((r) => setTimeout(r, 150))
+    const token = await lastLink()
+    expect((await call(resetPage.loader as never, `/reset-Password/${token}`, { params: { token } })).status).toBe(200)
+    const done = await call(resetPage.action as never, `/reset-Password/${token}`, {
+      method: 'POST',
+      params: { token },
+      body: new URLSearchParams({ password: 'Mail-link1!', confirmPassword: 'Mail-link1!' }),
+    })
+    expect(done.headers.get('Location')).toBe('/sign-in')
+    expect((await login({ email: learner.email, password: 'Mail-link1!' })).user.id).toBe(learner.id)
+    const reused = await call(resetByQueryPage.loader as never, `/reset-password?token=${token}`)
+    expect(reused.headers.get('Location')).toBe('/forgot-Password')
+    expect(await toastOf(reused)).toMatchObject({
+      type: 'error',
+      message: 'Token Expired, Please enter your email id to verify again.',
+    })
+  })
+
+  it('answer the spec messages on both forms', async () => {
+    const empty = await call(forgotPage.action as never, '/forgot-Password', {
+      method: 'POST',
+      body: new URLSearchParams({}),
+    })
+    expect(((await empty.json()) as Reply).result.error.email).toEqual(['Email is required field.'])
+    const bad = await call(forgotPage.action as never, '/forgot-Password', {
+      method: 'POST',
+      body: new URLSearchParams({ email: 'not-an-email' }),
+    })
+    expect(((await bad.json()) as Reply).result.error.email).toEqual(['Email is invalid.'])
+    const weak = await call(resetPage.action as never, '/reset-Password/x', {
+      method: 'POST',
+      params: { token: 'x' },
+      body: new URLSearchParams({ password: '', confirmPassword: '' }),
+    })
+    expect(((await weak.json()) as Reply).result.error).toMatchObject({
+      password: ['Password field is required field.'],
+      confirmPassword: ['Confirm Password field is required field.'],
+    })
+  })
+})
