@@ -1,5 +1,6 @@
 import { Command } from 'commander'
 import { registerAssign } from './commands/assign.ts'
+import { registerBridge } from './commands/bridge.ts'
 import { registerDb } from './commands/db.ts'
 import { registerFiles } from './commands/files.ts'
 import { registerServe } from './commands/serve.ts'
@@ -18,6 +19,7 @@ registerDb(program)
 registerUsers(program)
 registerFiles(program)
 registerAssign(program)
+registerBridge(program)
 
 try {
   await program.parseAsync(process.argv)
