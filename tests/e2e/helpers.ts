@@ -21,6 +21,7 @@ export async function portal(...args: string[]) {
     env: {
       ...process.env,
       DATA_DIR: process.env.E2E_DATA_DIR,
+      PUBLIC_URL: process.env.E2E_BASE_URL,
       EMBEDDED_PG_PORT: process.env.E2E_PG_PORT ?? '54330',
     },
   })

@@ -6,6 +6,7 @@ import { invalid } from '../errors.ts'
 import { sendMail } from '../mail/service.server.ts'
 import { passwordLinkMessage } from '../mail/templates.ts'
 import { NewPasswordSchema } from '../users/schema.ts'
+import { FORGOT_PASSWORD_ANSWER, TOKEN_EXPIRED } from './schema.ts'
 import { hashPassword } from './password.server.ts'
 
 // Reset and invitation links (DESIGN.md §5, §8): 256 random bits, only their SHA-256 kept, single
@@ -14,9 +15,7 @@ import { hashPassword } from './password.server.ts'
 
 export const RESET_LIFETIME_MS = 60 * 60 * 1000
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
-export const FORGOT_PASSWORD_ANSWER =
-  'If an account matches, we have sent it a link to reset the password. Check your mail; the link works for one hour.'
-export const TOKEN_EXPIRED = 'Token Expired, Please enter your email id to verify again.'
+export { FORGOT_PASSWORD_ANSWER, TOKEN_EXPIRED } from './schema.ts'
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex')
 

@@ -15,3 +15,9 @@ export const LoginSchema = z.object({
 export type LoginInput = z.infer<typeof LoginSchema>
 
 export const WRONG_CREDENTIALS = 'Invalid Username/Email or Password.'
+
+/** What forgotPassword answers, whether or not an account matches (DESIGN.md §5). */
+export const FORGOT_PASSWORD_ANSWER =
+  'If an account matches, we have sent it a link to reset the password. Check your mail; the link works for one hour.'
+/** spec §8: an unusable reset link */
+export const TOKEN_EXPIRED = 'Token Expired, Please enter your email id to verify again.'
