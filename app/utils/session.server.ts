@@ -50,8 +50,16 @@ async function tokenOf(request: Request) {
   return typeof token === 'string' ? token : undefined
 }
 
-export async function getSessionUser(request: Request): Promise<SessionUser | undefined> {
-  return userFromToken(await tokenOf(request))
+// A page's loaders (root, layout, page) all ask who is signed in for the same request: look once.
+const usersOfRequests = new WeakMap<Request, Promise<SessionUser | undefined>>()
+
+export function getSessionUser(request: Request): Promise<SessionUser | undefined> {
+  let user = usersOfRequests.get(request)
+  if (!user) {
+    user = tokenOf(request).then(userFromToken)
+    usersOfRequests.set(request, user)
+  }
+  return user
 }
 
 function signInUrl(request: Request, redirectTo?: string) {

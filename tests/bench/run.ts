@@ -44,14 +44,36 @@ async function main() {
     const server = appServerPid(warm.child.pid as number)
     const rssBefore = rss(server)
 
-    const targets: { name: string; path: string; headers?: Record<string, string> }[] = [
+    const auth = { Authorization: `Bearer ${token}` }
+    const heartbeat = await firstVideo(base, token)
+    const targets: Target[] = [
       { name: 'GET /healthcheck (baseline)', path: '/healthcheck' },
       { name: 'GET /sign-in (SSR, no query)', path: '/sign-in' },
       { name: 'GET /courses (SSR, learner)', path: '/courses', headers: { Cookie: cookie } },
-      { name: 'GET /api/user/profile', path: '/api/user/profile', headers: { Authorization: `Bearer ${token}` } },
+      { name: 'GET /course/{id} (SSR, learner)', path: `/course/${heartbeat.courseId}`, headers: { Cookie: cookie } },
+      { name: 'GET /api/user/profile', path: '/api/user/profile', headers: auth },
+      {
+        name: 'POST videoProgress (heartbeat)',
+        path: '/api/category/videoProgress',
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          courseId: heartbeat.courseId,
+          videoId: heartbeat.videoId,
+          watched: [[0, 1]],
+          position: 1,
+        }),
+      },
+      {
+        name: 'POST postAccessLog (ping)',
+        path: '/api/user/postAccessLog',
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ pageName: 'My Courses' }),
+      },
     ]
     const results = []
-    for (const target of targets) results.push({ ...target, ...(await load(base + target.path, target.headers)) })
+    for (const target of targets) results.push({ ...target, ...(await load(base, target)) })
     const baseline = results[0].rps
     console.log(`\n${connections} connections, ${seconds} s each (request logging on, as in production)`)
     console.log(
@@ -123,10 +145,34 @@ async function apiToken(base: string, login: string) {
   return ((await response.json()) as { token: string }).token
 }
 
-async function load(url: string, headers: Record<string, string> = {}) {
-  const result = await autocannon({ url, connections, duration: seconds, headers })
-  if (result.non2xx > 0) throw new Error(`bench: ${url} answered ${result.non2xx} non-2xx responses`)
+type Target = { name: string; path: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }
+
+async function load(base: string, target: Target) {
+  const result = await autocannon({
+    url: base + target.path,
+    connections,
+    duration: seconds,
+    method: target.method ?? 'GET',
+    headers: target.headers ?? {},
+    body: target.body,
+  })
+  if (result.non2xx > 0) throw new Error(`bench: ${target.path} answered ${result.non2xx} non-2xx responses`)
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+}
+
+/** learner1's first open video of an assigned course, for the heartbeat figures. */
+async function firstVideo(base: string, token: string) {
+  const headers = { Authorization: `Bearer ${token}` }
+  const profile = (await (await fetch(`${base}/api/user/profile`, { headers })).json()) as {
+    user: { assignedCourses: string[] }
+  }
+  const courseId = profile.user.assignedCourses[0]
+  const course = (await (await fetch(`${base}/api/category/course/${courseId}`, { headers })).json()) as {
+    message: { videos: { _id: string; prerequisiteVideos: unknown[] }[] }
+  }
+  const video = course.message.videos.find((v) => v.prerequisiteVideos.length === 0)
+  if (!video) throw new Error('bench: no open video for learner1')
+  return { courseId, videoId: video._id }
 }
 
 /** The remix-serve process under `portal serve` (cli/app-server.js). */
