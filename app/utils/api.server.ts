@@ -132,6 +132,8 @@ export const CONTENT_MANAGERS: ApiGate = {
   allow: canManageContent,
   denied: 'Only admins can change courses and their contents.',
 }
+/** Admins and the super admin: the calls that create people and assign their courses. */
+export const PEOPLE_MANAGERS: ApiGate = { allow: canManageContent, denied: 'Only admins can manage people.' }
 /** Learners: progress, audits, pings and assessments are theirs. */
 export const LEARNERS: ApiGate = { allow: (roleId) => roleId === ROLE.learner, denied: 'This is for learners only.' }
 

@@ -1,15 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { action as signInAction } from '#app/routes/_auth+/sign-in.tsx'
 import * as coursePage from '#app/routes/admin+/course.$courseId.tsx'
 import * as coursesPage from '#app/routes/admin+/courses.tsx'
 import * as newCoursePage from '#app/routes/admin+/newCourse.tsx'
 import * as newVideoPage from '#app/routes/admin+/newVideo.tsx'
 import * as rearrangeCoursePage from '#app/routes/admin+/rearrangeCourse.$courseId.tsx'
 import * as rearrangeDocsPage from '#app/routes/admin+/RearrangeDocs.$courseId.tsx'
-import { getToast } from '#app/utils/toast.server.ts'
 import { db } from '#db/client.ts'
-import { makeAdmin, makeCoach, makeCourse, makeDocument, makeStoredFile, PASSWORD } from '#tests/factories.ts'
+import { makeAdmin, makeCoach, makeCourse, makeDocument, makeStoredFile } from '#tests/factories.ts'
 import { elfBytes, pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
+import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 import { call } from '#tests/requests.ts'
 
 // The admin course pages as a browser without JavaScript uses them: plain and multipart form posts.
@@ -17,28 +16,10 @@ import { call } from '#tests/requests.ts'
 let adminCookie: string
 let coachCookie: string
 
-async function cookieFor(login: string) {
-  const response = await call(signInAction, '/sign-in', {
-    method: 'POST',
-    body: new URLSearchParams({ email: login, password: PASSWORD }),
-  })
-  return response.headers.get('Set-Cookie')?.split(';')[0] ?? ''
-}
-
 beforeAll(async () => {
-  adminCookie = await cookieFor((await makeAdmin()).userName)
-  coachCookie = await cookieFor((await makeCoach()).userName)
+  adminCookie = await sessionCookieFor((await makeAdmin()).userName)
+  coachCookie = await sessionCookieFor((await makeCoach()).userName)
 })
-
-async function toastOf(response: Response) {
-  const cookie = response.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('toast-session='))
-    ?.split(';')[0]
-  return cookie
-    ? (await getToast(new Request('http://portal.test/', { headers: { Cookie: cookie } }))).toast
-    : undefined
-}
 
 type Reply = { result: { error: Record<string, string[] | null>; initialValue: Record<string, unknown> } }
 const errorsOf = async (response: Response) => ((await response.json()) as Reply).result.error

@@ -12,10 +12,10 @@ import * as addCourseImageRoute from '#app/routes/api+/category.addCourseImage.t
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { storage } from '#app/modules/files/storage.server.ts'
-import { getToast } from '#app/utils/toast.server.ts'
 import { db } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeLearner, PASSWORD } from '#tests/factories.ts'
 import { elfBytes, pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
+import { toastOf } from '#tests/sessions.ts'
 import { BASE, body, call } from '#tests/requests.ts'
 
 // The admin pages that add documents, scenarios and programs, and the Program List, driven the way
@@ -55,16 +55,6 @@ beforeAll(async () => {
   modelling = await makeCourse({ title: 'Admin Pages Modelling' })
   warehouse = await makeCourse({ title: 'Admin Pages Warehouse' })
 })
-
-/** The toast a response leaves for the next page, read the way the root loader reads it. */
-async function toastOf(response: Response) {
-  const cookie = response.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('toast-session='))
-    ?.split(';')[0]
-  if (!cookie) return undefined
-  return (await getToast(new Request('http://portal.test/', { headers: { Cookie: cookie } }))).toast
-}
 
 const pdf = async (name = 'notes.pdf') =>
   new File([new Uint8Array(await pdfBytes())], name, { type: 'application/pdf' })

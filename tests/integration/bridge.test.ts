@@ -23,7 +23,6 @@ import { loader as coursesLoader } from '#app/routes/_learner+/courses.tsx'
 import { loader as courseLoader } from '#app/routes/_learner+/course.$courseId._index.tsx'
 import { loader as adminLayoutLoader } from '#app/routes/admin+/_layout.tsx'
 import { getSecrets } from '#app/utils/env.server.ts'
-import { getToast } from '#app/utils/toast.server.ts'
 import { db } from '#db/client.ts'
 import {
   assignCourse,
@@ -36,6 +35,7 @@ import {
   makeSuperAdmin,
 } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
+import { toastOf } from '#tests/sessions.ts'
 
 // The external bridge (DESIGN.md §8): a partner signs a 5-minute, single-use HS256 token naming the
 // learner; the link signs them in and opens the course, or refuses and signs nobody in.
@@ -81,15 +81,6 @@ function sessionCookie(response: Response) {
     .getSetCookie()
     .find((c) => c.startsWith('__portal_session='))
     ?.split(';')[0]
-}
-
-async function toastOf(response: Response) {
-  const cookie = response.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('toast-session='))
-    ?.split(';')[0]
-  if (!cookie) return undefined
-  return (await getToast(new Request('http://portal.test/', { headers: { Cookie: cookie } }))).toast
 }
 
 /** A refusal: the status, the reason for the error page, no session cookie, nowhere to go. */
@@ -180,8 +171,14 @@ describe('the /ibridge/program/{token} and /ibridge/admin/{token} links', () => 
     expect(sessionCookie(bare)).toBeDefined()
   })
 
-  it('open the admin dashboard for the admin side', async () => {
-    for (const user of [await makeAdmin(), await makeSuperAdmin(), await makeCoach()]) {
+  it('open the admin dashboard for admins and coaches, never for the super admin', async () => {
+    const superAdmin = await makeSuperAdmin()
+    await expectRefused(
+      await open(`/ibridge/admin/${await partnerToken(superAdmin.email)}`),
+      403,
+      BRIDGE_REFUSED.superAdmin,
+    )
+    for (const user of [await makeAdmin(), await makeCoach()]) {
       const response = await open(`/ibridge/admin/${await partnerToken(user.email)}`)
       expect(response.headers.get('Location')).toBe('/admin/dashboard')
       const cookie = sessionCookie(response)

@@ -6,30 +6,11 @@ import * as contactPage from '#app/routes/_public+/contact-Us.tsx'
 import * as courseView from '#app/routes/_public+/course-view.$courseId.tsx'
 import * as explore from '#app/routes/_public+/explore-courses.tsx'
 import * as preview from '#app/routes/_public+/preview.$courseId.$videoId.tsx'
-import { action as signInAction } from '#app/routes/_auth+/sign-in.tsx'
-import { getToast } from '#app/utils/toast.server.ts'
 import { db } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCourse, makeDocument, makeLearner, PASSWORD } from '#tests/factories.ts'
 import { elfBytes, pdfBytes } from '#tests/fixtures/files.ts'
 import { call } from '#tests/requests.ts'
-
-async function cookieFor(login: string) {
-  const response = await call(signInAction, '/sign-in', {
-    method: 'POST',
-    body: new URLSearchParams({ email: login, password: PASSWORD }),
-  })
-  return response.headers.get('Set-Cookie')?.split(';')[0] ?? ''
-}
-
-async function toastOf(response: Response) {
-  const cookie = response.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('toast-session='))
-    ?.split(';')[0]
-  return cookie
-    ? (await getToast(new Request('http://portal.test/', { headers: { Cookie: cookie } }))).toast
-    : undefined
-}
+import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 
 type Reply = { result: { error: Record<string, string[] | null>; initialValue: Record<string, unknown> } }
 
@@ -80,7 +61,7 @@ describe('My Assessment on the course page', () => {
   let cookie: string
   beforeAll(async () => {
     learner = await makeLearner()
-    cookie = await cookieFor(learner.userName)
+    cookie = await sessionCookieFor(learner.userName)
   })
 
   it('takes the file with the form (no JavaScript) and registers it against the chosen scenario', async () => {
@@ -143,7 +124,7 @@ describe('My Assessment on the course page', () => {
 describe('Edit Profile and Reset Password pages', () => {
   it('save the profile, and after a password change sign the learner out to /sign-in', async () => {
     const learner = await makeLearner()
-    const cookie = await cookieFor(learner.userName)
+    const cookie = await sessionCookieFor(learner.userName)
     const saved = await call(profilePage.action as never, '/editProfile', {
       method: 'POST',
       headers: { Cookie: cookie },

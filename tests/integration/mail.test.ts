@@ -99,7 +99,7 @@ describe('the contact form', () => {
         subject: 'Group training',
         message: 'Do you train <teams>?',
       },
-      { ip: '10.0.0.1' },
+      { address: '10.0.0.1' },
     )
     expect(result).toEqual({ delivered: true })
     expect(received).toHaveLength(1)
@@ -115,17 +115,17 @@ describe('the contact form', () => {
     useSmtp(true)
     await makeAdmin()
     const message = { name: 'Bot', email: 'bot@example.com', subject: 'Buy', message: 'Spam', website: 'http://spam' }
-    expect(await sendContactMessage(message, { ip: '10.0.0.2' })).toEqual({ delivered: false })
+    expect(await sendContactMessage(message, { address: '10.0.0.2' })).toEqual({ delivered: false })
     expect(received).toHaveLength(0)
     const human = { name: 'Hank', email: 'hank@example.com', subject: 'Hi', message: 'Hello' }
-    for (let i = 0; i < 5; i++) await sendContactMessage(human, { ip: '10.0.0.3' })
-    await expect(sendContactMessage(human, { ip: '10.0.0.3' })).rejects.toMatchObject({ status: 429 })
+    for (let i = 0; i < 5; i++) await sendContactMessage(human, { address: '10.0.0.3' })
+    await expect(sendContactMessage(human, { address: '10.0.0.3' })).rejects.toMatchObject({ status: 429 })
     expect(received).toHaveLength(5)
   })
 
   it('answers each missing field', async () => {
     await expect(
-      sendContactMessage({ name: '', email: 'x', subject: '', message: '' }, { ip: '10.0.0.4' }),
+      sendContactMessage({ name: '', email: 'x', subject: '', message: '' }, { address: '10.0.0.4' }),
     ).rejects.toMatchObject({
       issues: expect.arrayContaining([
         expect.objectContaining({ path: ['name'], message: 'Name is required field.' }),

@@ -7,20 +7,10 @@ import { loader as courseLoader } from '#app/routes/_learner+/course.$courseId._
 import { loader as videoLoader } from '#app/routes/_learner+/course.$courseId.$videoId.tsx'
 import { loader as adminLayoutLoader } from '#app/routes/admin+/_layout.tsx'
 import { loader as landingLoader } from '#app/routes/_public+/_index.tsx'
-import { getToast } from '#app/utils/toast.server.ts'
 import { db } from '#db/client.ts'
 import { assignCourse, makeCoach, makeCourse, makeLearner, PASSWORD, recordWatched } from '#tests/factories.ts'
+import { toastOf } from '#tests/sessions.ts'
 import { call } from '#tests/requests.ts'
-
-/** The toast a response leaves for the next page, read the way the root loader reads it. */
-async function toastOf(response: Response) {
-  const cookie = response.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('toast-session='))
-    ?.split(';')[0]
-  if (!cookie) return undefined
-  return (await getToast(new Request('http://portal.test/', { headers: { Cookie: cookie } }))).toast
-}
 
 /** Sign in through the page's action and return the session cookie it sets. */
 async function signIn(login: string, password = PASSWORD, redirectTo = '') {
@@ -65,6 +55,23 @@ describe('the sign-in page', () => {
       const data = (await response.json()) as { result: { error: Record<string, string[]> } }
       expect(data.result.error['']).toEqual(['Invalid Username/Email or Password.'])
     }
+  })
+
+  it('answers a body that is not a form with 400, and a sign-in from another site with 403', async () => {
+    const json = await call(signInAction, '/sign-in', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"email":"x"}',
+    })
+    expect(json.status).toBe(400)
+    const learner = await makeLearner()
+    const crossSite = await call(signInAction, '/sign-in', {
+      method: 'POST',
+      headers: { 'Sec-Fetch-Site': 'cross-site' },
+      body: new URLSearchParams({ email: learner.userName, password: PASSWORD }),
+    })
+    expect(crossSite.status).toBe(403)
+    expect(crossSite.headers.get('Set-Cookie')).toBeNull()
   })
 
   it('answers empty fields with the spec messages', async () => {
@@ -112,6 +119,16 @@ describe('protected pages', () => {
     const coachSession = await signIn(coach.userName)
     const allowed = await call(adminLayoutLoader, '/admin/dashboard', { headers: { Cookie: coachSession.cookie } })
     expect(allowed.status).toBe(200)
+  })
+
+  it('ignore a logout sent from another site', async () => {
+    const learner = await makeLearner()
+    const { cookie } = await signIn(learner.userName)
+    const response = await call(logoutAction, '/logout', {
+      method: 'POST',
+      headers: { Cookie: cookie, 'Sec-Fetch-Site': 'cross-site' },
+    })
+    expect(response.headers.get('Set-Cookie')).toBeNull()
   })
 
   it('end the session on logout', async () => {

@@ -220,6 +220,30 @@ describe('password recovery', () => {
   })
 })
 
+describe('links and password changes', () => {
+  it('a password change cancels reset links sent before it', async () => {
+    const learner = await makeLearner()
+    await post(forgotRoute, { userNameOrEmail: learner.email })
+    await settle()
+    const token = linkIn((await outbox()).at(-1)?.text)
+    const { changePassword } = await import('#app/modules/users/service.server.ts')
+    await changePassword(learner, learner.id, {
+      currentPassword: PASSWORD,
+      password: 'Changed-1st!',
+      confirmPassword: 'Changed-1st!',
+    })
+    const late = await post(resetRoute, { newPassword: 'Attacker-1!', confirmPassword: 'Attacker-1!' }, undefined, {
+      token,
+    })
+    expect(await body(late)).toEqual({ message: TOKEN_EXPIRED })
+  })
+
+  it('answers people calls from non-admins with a message about people', async () => {
+    const refused = await post(registerRoute, person(), (await makeCoach()).token)
+    expect(await body(refused)).toEqual({ message: 'Only admins can manage people.' })
+  })
+})
+
 describe('POST /api/user/coach', () => {
   it('creates a coach without a password who sets one from the mail and signs in to the admin side', async () => {
     const data = {
@@ -296,6 +320,14 @@ describe('sign-in throttling', () => {
     expect((await attempt('ghost-account', 'Wrong-1!')).status).toBe(429)
     await (await sequelize()).query("UPDATE login_failures SET failed_at = now() - interval '16 minutes'")
     expect((await attempt(learner.userName, PASSWORD)).status).toBe(200)
+  })
+
+  it('counts attempts sent all at once: no more than 10 passwords are checked', async () => {
+    const learner = await makeLearner()
+    const answers = await Promise.all(Array.from({ length: 30 }, () => attempt(learner.userName, 'Wrong-1!')))
+    const checked = answers.filter((r) => r.status === 401).length
+    expect(checked).toBeLessThanOrEqual(ACCOUNT_FAILURE_LIMIT)
+    expect(answers.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(30 - ACCOUNT_FAILURE_LIMIT)
   })
 
   it('answers 429 after 100 failures from one address, for any account, but not from another address', async () => {

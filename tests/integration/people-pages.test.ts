@@ -2,7 +2,6 @@ import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { simpleParser } from 'mailparser'
 import { describe, expect, it } from 'vitest'
-import { action as signInAction } from '#app/routes/_auth+/sign-in.tsx'
 import * as forgotPage from '#app/routes/_auth+/forgot-Password.tsx'
 import * as resetByQueryPage from '#app/routes/_auth+/reset-password.tsx'
 import * as resetPage from '#app/routes/_auth+/reset-Password.$token.tsx'
@@ -12,35 +11,11 @@ import * as userDetails from '#app/routes/admin+/user.$userId.tsx'
 import * as usersList from '#app/routes/admin+/users.tsx'
 import { login } from '#app/modules/auth/service.server.ts'
 import { getEnv } from '#app/utils/env.server.ts'
-import { getToast } from '#app/utils/toast.server.ts'
 import { db } from '#db/client.ts'
-import {
-  makeAdmin,
-  makeCoach,
-  makeCourse,
-  makeLearner,
-  makeProgram,
-  makeSuperAdmin,
-  PASSWORD,
-} from '#tests/factories.ts'
+import { makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram, makeSuperAdmin } from '#tests/factories.ts'
+import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 import { call } from '#tests/requests.ts'
 
-async function cookieFor(login: string) {
-  const response = await call(signInAction, '/sign-in', {
-    method: 'POST',
-    body: new URLSearchParams({ email: login, password: PASSWORD }),
-  })
-  return response.headers.get('Set-Cookie')?.split(';')[0] ?? ''
-}
-async function toastOf(response: Response) {
-  const cookie = response.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('toast-session='))
-    ?.split(';')[0]
-  return cookie
-    ? (await getToast(new Request('http://portal.test/', { headers: { Cookie: cookie } }))).toast
-    : undefined
-}
 type Reply = { result: { error: Record<string, string[] | null> } }
 const post = (route: { action: unknown }, path: string, cookie: string, body: Record<string, string>, params = {}) =>
   call(route.action as never, path, {
@@ -65,7 +40,7 @@ const registration = () => {
 
 describe('the people lists', () => {
   it('let an admin create a learner from Users List, with the registration messages', async () => {
-    const admin = await cookieFor((await makeAdmin()).userName)
+    const admin = await sessionCookieFor((await makeAdmin()).userName)
     const data = registration()
     const created = await post(usersList, '/admin/users?new=1', admin, data)
     expect(created.headers.get('Location')).toBe('/admin/users')
@@ -88,10 +63,10 @@ describe('the people lists', () => {
   })
 
   it('let only the super admin create and remove admins', async () => {
-    const admin = await cookieFor((await makeAdmin()).userName)
+    const admin = await sessionCookieFor((await makeAdmin()).userName)
     const refused = await post(adminList, '/admin/adminUsers?new=1', admin, registration())
     expect(await toastOf(refused)).toMatchObject({ message: 'Only the super admin manages admins.' })
-    const superAdmin = await cookieFor((await makeSuperAdmin()).userName)
+    const superAdmin = await sessionCookieFor((await makeSuperAdmin()).userName)
     const data = registration()
     await post(adminList, '/admin/adminUsers?new=1', superAdmin, data)
     const { User } = await db()
@@ -105,11 +80,11 @@ describe('the people lists', () => {
   })
 
   it('let an admin create a coach who is invited by mail; a coach reads the lists but creates nobody', async () => {
-    const admin = await cookieFor((await makeAdmin()).userName)
+    const admin = await sessionCookieFor((await makeAdmin()).userName)
     const { password: _p, confirmPassword: _c, ...coach } = registration()
     const created = await post(coachList, '/admin/coach?new=1', admin, coach)
     expect(await toastOf(created)).toMatchObject({ message: expect.stringContaining('invitation') })
-    const coachCookie = await cookieFor((await makeCoach()).userName)
+    const coachCookie = await sessionCookieFor((await makeCoach()).userName)
     const list = await call(coachList.loader as never, `/admin/coach?q=${coach.userName}`, {
       headers: { Cookie: coachCookie },
     })
@@ -128,7 +103,7 @@ describe('User Details', () => {
     const learner = await makeLearner()
     const [direct, inProgram] = [await makeCourse({ title: 'Direct' }), await makeCourse({ title: 'Program part' })]
     const program = await makeProgram([inProgram.id])
-    const admin = await cookieFor((await makeAdmin()).userName)
+    const admin = await sessionCookieFor((await makeAdmin()).userName)
     const params = { userId: learner.id }
     const path = `/admin/user/${learner.id}`
     expect(
@@ -152,7 +127,7 @@ describe('User Details', () => {
     }
     expect(page.courses.map((c) => c.title)).toEqual(['Direct', 'Program part'])
     expect(page.assignedPrograms).toHaveLength(1)
-    const coach = await cookieFor((await makeCoach()).userName)
+    const coach = await sessionCookieFor((await makeCoach()).userName)
     const refused = await post(userDetails, `${path}?assign=course`, coach, { courseId: direct.id }, params)
     expect(refused.headers.get('Location')).toBe(path)
   })

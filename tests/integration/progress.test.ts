@@ -104,24 +104,67 @@ describe('POST /api/category/videoProgress', () => {
     expect((await stored(learner.id, video.id)).watched_seconds).toBe(61)
   })
 
-  it('refuses more seconds than the time since the last heartbeat allows, recording nothing', async () => {
+  it('refuses more seconds than the time since the last heartbeat allows (429), recording nothing', async () => {
     const { learner, course, video } = await setup([{ duration: 600 }])
     const first = await beat(learner, course.id, video.id, [[0, 120]], 120)
-    expect(first.status).toBe(400)
+    expect(first.status).toBe(429)
     expect(await stored(learner.id, video.id)).toBeUndefined()
     await beat(learner, course.id, video.id, [[0, 20]], 20)
-    const tooMuch = await beat(learner, course.id, video.id, [[20, 100]], 100)
-    expect(tooMuch.status).toBe(400)
+    const tooMuch = await beat(learner, course.id, video.id, [[20, 70]], 70)
+    expect(tooMuch.status).toBe(429)
     expect(await body(tooMuch)).toHaveProperty('message')
     expect((await stored(learner.id, video.id)).watched_seconds).toBe(20)
-    // after 40 s at up to 2× speed, 80 seconds are plausible
-    await wait(learner.id, video.id, 40)
-    expect((await beat(learner, course.id, video.id, [[20, 100]], 100)).status).toBe(200)
+    // after 25 s at up to 2× speed, 50 more seconds are plausible
+    await wait(learner.id, video.id, 25)
+    expect((await beat(learner, course.id, video.id, [[20, 70]], 70)).status).toBe(200)
+  })
+
+  it('does not let many small heartbeats add up faster than viewing', async () => {
+    const { learner, course, video } = await setup([{ duration: 143 }])
+    let accepted = 0
+    for (let start = 0; start < 143; start += 10) {
+      const response = await beat(learner, course.id, video.id, [[start, Math.min(start + 10, 143)]], start + 10)
+      if (response.status === 200) accepted++
+    }
+    // one minute of credit at most, then nothing until time passes
+    const row = await stored(learner.id, video.id)
+    expect(row.watched_seconds).toBeLessThanOrEqual(61)
+    expect(row.completed).toBe(false)
+    expect(accepted).toBeLessThanOrEqual(7)
+    // sent all at once, too
+    const other = await setup([{ duration: 143 }])
+    await Promise.all(
+      Array.from({ length: 15 }, (_, i) =>
+        beat(other.learner, other.course.id, other.video.id, [[i * 9, i * 9 + 9]], i * 9 + 9),
+      ),
+    )
+    expect((await stored(other.learner.id, other.video.id)).watched_seconds).toBeLessThanOrEqual(61)
+  })
+
+  it('never completes a video without a duration, and keeps the length its first heartbeat gave', async () => {
+    const { learner, course, video } = await setup([{ duration: null }])
+    const send = (duration: number, watched: [number, number][]) =>
+      call(progressRoute.action as never, '/x', {
+        method: 'POST',
+        token: learner.token,
+        json: { courseId: course.id, videoId: video.id, watched, position: watched.at(-1)?.[1] ?? 0, duration },
+      })
+    expect(await body(await send(40, [[0, 40]]))).toMatchObject({ watchedSeconds: 40, completed: false, duration: 40 })
+    // a later heartbeat claiming a shorter video does not shorten it
+    expect(await body(await send(1, [[0, 1]]))).toMatchObject({ completed: false, duration: 40 })
+    // with no duration anywhere, there is no length to record against
+    const fresh = await setup([{ duration: null }])
+    const missing = await call(progressRoute.action as never, '/x', {
+      method: 'POST',
+      token: fresh.learner.token,
+      json: { courseId: fresh.course.id, videoId: fresh.video.id, watched: [[0, 1]], position: 1 },
+    })
+    expect(missing.status).toBe(400)
   })
 
   it('refuses progress beyond the duration, negative or non-numeric values, recording nothing', async () => {
     const { learner, course, video } = await setup()
-    for (const watched of [[[90, 101]], [[-5, 3]], [['a', 3]], [[5, 5]], 'all']) {
+    for (const watched of [[[90, 101]], [[-5, 3]], [['a', 3]], [[5, 5]], 'all', [[0, 100000]]]) {
       const response = await call(progressRoute.action as never, '/x', {
         method: 'POST',
         token: learner.token,
@@ -200,6 +243,7 @@ describe('POST /api/category/videoProgress', () => {
 describe('POST /api/category/videoAudit', () => {
   it('keeps the furthest progress and refuses someone else’s, bad numbers and progress past the end', async () => {
     const { learner, course, video } = await setup()
+    await recordProgress(learner, { courseId: course.id, videoId: video.id, watched: [[0, 45]], position: 45 })
     const audit = (json: Record<string, unknown>, who: Who = learner) =>
       call(auditRoute.action as never, '/x', {
         method: 'POST',
@@ -216,6 +260,16 @@ describe('POST /api/category/videoAudit', () => {
     })
     expect(row.video_progress).toBe(40)
     expect((await audit({ videoProgress: 'forty' })).status).toBe(400)
+    expect((await audit({ videoProgress: '0x10' })).status).toBe(400)
+    // never further than the learner's own progress, and with the portal's duration
+    expect((await audit({ videoProgress: '90', videoDuration: '86400' })).status).toBe(200)
+    const [capped] = await (
+      await sequelize()
+    ).query<{ video_progress: number; video_duration: number }>(
+      'SELECT video_progress, video_duration FROM video_audits WHERE user_id = :id',
+      { replacements: { id: learner.id }, type: QueryTypes.SELECT },
+    )
+    expect(capped).toEqual({ video_progress: 45, video_duration: 100 })
     expect((await audit({ videoProgress: '-2' })).status).toBe(400)
     expect((await audit({ videoProgress: '150', videoDuration: '200' })).status).toBe(400)
     expect((await audit({ videoProgress: '10' }, await makeLearner())).status).toBe(403)
@@ -246,5 +300,30 @@ describe('POST /api/user/postAccessLog', () => {
       type: QueryTypes.SELECT,
     })
     expect(Number(n)).toBe(2)
+  })
+})
+
+describe('one rule for the percent and the locks', () => {
+  it('shows the same percent on My Courses and the course page, a video without duration counting for nothing', async () => {
+    const { learner, course } = await setup([{ duration: 100 }, { duration: null }, { duration: 100, after: [1] }])
+    await recordProgress(learner, {
+      courseId: course.id,
+      videoId: course.videos[0].id,
+      watched: [[0, 50]],
+      position: 50,
+    })
+    await recordProgress(learner, {
+      courseId: course.id,
+      videoId: course.videos[1].id,
+      watched: [[0, 40]],
+      position: 40,
+      duration: 60,
+    })
+    const card = (await listAssignedCourses(learner))[0]
+    const page = await getCourseContents(learner, course.id)
+    expect(card.percent).toBe(25) // 50 of 200 seconds with a known duration
+    expect(page.percent).toBe(card.percent)
+    // the video without a duration can never complete, so it locks nothing
+    expect(page.videos[2].lockedBy).toEqual([])
   })
 })

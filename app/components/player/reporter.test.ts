@@ -138,7 +138,8 @@ describe('ProgressReporter: heartbeats', () => {
     play(1.5)
     report('paused')
     await settle()
-    expect(progress()).toEqual([{ courseId: 'c1', videoId: 'v1', watched: [[0, 1]], position: 1 }])
+    // the portal does not know this video's length yet: the player's goes along until it does
+    expect(progress()).toEqual([{ courseId: 'c1', videoId: 'v1', watched: [[0, 1]], position: 1, duration: 7 }])
     play(4.75)
     report('ended', 6.5)
     report('ended', 6.5) // YouTube says it twice
@@ -313,5 +314,32 @@ describe('ProgressReporter: audits', () => {
     await settle()
     expect(audits()).toHaveLength(1)
     expect(log).toHaveBeenCalledWith('Video audit not sent.', expect.any(TypeError))
+  })
+})
+
+describe('splitRanges', () => {
+  it('keeps the first seconds for now and the rest for later, splitting a range when needed', async () => {
+    const { splitRanges } = await import('./reporter.ts')
+    expect(
+      splitRanges(
+        [
+          [0, 30],
+          [40, 80],
+          [90, 100],
+        ],
+        60,
+      ),
+    ).toEqual([
+      [
+        [0, 30],
+        [40, 70],
+      ],
+      [
+        [70, 80],
+        [90, 100],
+      ],
+    ])
+    expect(splitRanges([[0, 10]], 60)).toEqual([[[0, 10]], []])
+    expect(splitRanges([], 60)).toEqual([[], []])
   })
 })

@@ -18,6 +18,30 @@ export type ProgressHeartbeat = {
   videoId: string
   watched: WatchedRange[]
   position: number
+  /** the player's own length, sent only while the portal does not know the video's */
+  duration?: number
+}
+
+/** The server takes at most this many seconds in one heartbeat; more waits for the next ones. */
+export const MAX_SECONDS_PER_HEARTBEAT = 60
+
+/** The first `max` seconds of the ranges, and the rest. */
+export function splitRanges(ranges: readonly WatchedRange[], max: number): [WatchedRange[], WatchedRange[]] {
+  const now: WatchedRange[] = []
+  const later: WatchedRange[] = []
+  let left = max
+  for (const [start, end] of ranges) {
+    if (left <= 0) later.push([start, end])
+    else if (end - start <= left) {
+      now.push([start, end])
+      left -= end - start
+    } else {
+      now.push([start, start + left])
+      later.push([start + left, end])
+      left = 0
+    }
+  }
+  return [now, later]
 }
 
 export interface ProgressReporterOptions {
@@ -162,7 +186,9 @@ export class ProgressReporter {
     }
     this.#playingSeconds = 0
     this.#announced = true
-    const watched = this.tracker.take()
+    // after an outage more may be waiting than one heartbeat carries: the rest goes with the next ones
+    const [watched, later] = splitRanges(this.tracker.take(), MAX_SECONDS_PER_HEARTBEAT)
+    this.tracker.restore(later)
     const position = this.tracker.position
     if (position === null || (watched.length === 0 && position === this.#sentPosition)) {
       this.tracker.restore(watched)
@@ -170,6 +196,8 @@ export class ProgressReporter {
     }
     const { courseId, videoId } = this.#options
     const heartbeat: ProgressHeartbeat = { courseId, videoId, watched, position }
+    const playerDuration = this.#options.playerDuration?.()
+    if (this.#knownDuration === null && playerDuration) heartbeat.duration = Math.ceil(playerDuration)
     // counted as sent at once: hidden and pagehide come together, and the second has nothing new
     const sentBefore = this.#sentPosition
     this.#sentPosition = position

@@ -2,151 +2,133 @@ import {
   useId,
   useState,
   type InputHTMLAttributes,
+  type ReactNode,
   type SelectHTMLAttributes,
   type TextareaHTMLAttributes,
 } from 'react'
 
-type FieldProps = {
+type Keyed = { id?: string; key?: string | null | undefined }
+type ControlProps = { id: string; 'aria-describedby'?: string; 'aria-invalid'?: true }
+
+/**
+ * A label, the control, and its error text below; the error line keeps its room so buttons below do
+ * not move as errors come and go (DESIGN.md §9). conform's props carry a `key`, which React wants on
+ * the element itself rather than spread.
+ */
+function FieldFrame({
+  label,
+  errors,
+  id: givenId,
+  children,
+}: {
   label: string
   errors?: string[]
-  inputProps: InputHTMLAttributes<HTMLInputElement> & { id?: string; key?: string | null | undefined }
-}
-
-/** A labelled input with its error text below; the error line keeps its room (DESIGN.md §9). */
-export function Field({ label, errors, inputProps }: FieldProps) {
+  id?: string
+  children: (control: ControlProps) => ReactNode
+}) {
   const fallbackId = useId()
-  const { key, ...props } = inputProps
-  const id = props.id ?? fallbackId
+  const id = givenId ?? fallbackId
   const errorId = errors?.length ? `${id}-error` : undefined
   return (
     <div>
       <label htmlFor={id} className="field-label">
         {label}
       </label>
-      <input
-        key={key ?? undefined}
-        {...props}
-        id={id}
-        className="field-input"
-        aria-describedby={errorId}
-        aria-invalid={errorId ? true : undefined}
-      />
+      {children({ id, 'aria-describedby': errorId, 'aria-invalid': errorId ? true : undefined })}
       <p id={errorId} className="field-error">
         {errors?.[0]}
       </p>
     </div>
+  )
+}
+
+type FieldProps = { label: string; errors?: string[]; inputProps: InputHTMLAttributes<HTMLInputElement> & Keyed }
+
+/** A labelled input. */
+export function Field({ label, errors, inputProps }: FieldProps) {
+  const { key, ...props } = inputProps
+  return (
+    <FieldFrame label={label} errors={errors} id={props.id}>
+      {(control) => <input key={key ?? undefined} {...props} {...control} className="field-input" />}
+    </FieldFrame>
   )
 }
 
 /** A password input with a show/hide toggle. */
 export function PasswordField({ label, errors, inputProps }: FieldProps) {
-  const fallbackId = useId()
   const [visible, setVisible] = useState(false)
   const { key, ...props } = inputProps
-  const id = props.id ?? fallbackId
-  const errorId = errors?.length ? `${id}-error` : undefined
   return (
-    <div>
-      <label htmlFor={id} className="field-label">
-        {label}
-      </label>
-      <div className="relative">
-        <input
-          key={key ?? undefined}
-          {...props}
-          id={id}
-          type={visible ? 'text' : 'password'}
-          className="field-input pr-20"
-          aria-describedby={errorId}
-          aria-invalid={errorId ? true : undefined}
-        />
-        <button
-          type="button"
-          onClick={() => setVisible((v) => !v)}
-          className="absolute inset-y-0 right-0 px-3 text-sm font-medium text-brand-600 hover:text-brand-800"
-          aria-controls={id}
-          aria-pressed={visible}
-        >
-          {visible ? 'Hide' : 'Show'}
-        </button>
-      </div>
-      <p id={errorId} className="field-error">
-        {errors?.[0]}
-      </p>
-    </div>
+    <FieldFrame label={label} errors={errors} id={props.id}>
+      {(control) => (
+        <div className="relative">
+          <input
+            key={key ?? undefined}
+            {...props}
+            {...control}
+            type={visible ? 'text' : 'password'}
+            className="field-input pr-20"
+          />
+          <button
+            type="button"
+            onClick={() => setVisible((v) => !v)}
+            className="absolute inset-y-0 right-0 px-3 text-sm font-medium text-brand-600 hover:text-brand-800"
+            aria-controls={control.id}
+            aria-pressed={visible}
+          >
+            {visible ? 'Hide' : 'Show'}
+          </button>
+        </div>
+      )}
+    </FieldFrame>
   )
 }
 
-type TextareaFieldProps = {
+/** A labelled textarea. */
+export function TextareaField({
+  label,
+  errors,
+  textareaProps,
+}: {
   label: string
   errors?: string[]
-  textareaProps: TextareaHTMLAttributes<HTMLTextAreaElement> & { id?: string; key?: string | null | undefined }
-}
-
-/** A labelled textarea with its error text below, like Field. */
-export function TextareaField({ label, errors, textareaProps }: TextareaFieldProps) {
-  const fallbackId = useId()
+  textareaProps: TextareaHTMLAttributes<HTMLTextAreaElement> & Keyed
+}) {
   const { key, ...props } = textareaProps
-  const id = props.id ?? fallbackId
-  const errorId = errors?.length ? `${id}-error` : undefined
   return (
-    <div>
-      <label htmlFor={id} className="field-label">
-        {label}
-      </label>
-      <textarea
-        key={key ?? undefined}
-        rows={4}
-        {...props}
-        id={id}
-        className="field-input"
-        aria-describedby={errorId}
-        aria-invalid={errorId ? true : undefined}
-      />
-      <p id={errorId} className="field-error">
-        {errors?.[0]}
-      </p>
-    </div>
+    <FieldFrame label={label} errors={errors} id={props.id}>
+      {(control) => <textarea key={key ?? undefined} rows={4} {...props} {...control} className="field-input" />}
+    </FieldFrame>
   )
 }
 
-type SelectFieldProps = {
+/** A labelled native select (keyboard and screen reader friendly, works without JavaScript). */
+export function SelectField({
+  label,
+  errors,
+  options,
+  placeholder,
+  selectProps,
+}: {
   label: string
   errors?: string[]
   options: { value: string; label: string }[]
   placeholder?: string
-  selectProps: SelectHTMLAttributes<HTMLSelectElement> & { id?: string; key?: string | null | undefined }
-}
-
-/** A labelled native select (keyboard and screen reader friendly, works without JavaScript). */
-export function SelectField({ label, errors, options, placeholder, selectProps }: SelectFieldProps) {
-  const fallbackId = useId()
+  selectProps: SelectHTMLAttributes<HTMLSelectElement> & Keyed
+}) {
   const { key, ...props } = selectProps
-  const id = props.id ?? fallbackId
-  const errorId = errors?.length ? `${id}-error` : undefined
   return (
-    <div>
-      <label htmlFor={id} className="field-label">
-        {label}
-      </label>
-      <select
-        key={key ?? undefined}
-        {...props}
-        id={id}
-        className="field-input"
-        aria-describedby={errorId}
-        aria-invalid={errorId ? true : undefined}
-      >
-        {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-      <p id={errorId} className="field-error">
-        {errors?.[0]}
-      </p>
-    </div>
+    <FieldFrame label={label} errors={errors} id={props.id}>
+      {(control) => (
+        <select key={key ?? undefined} {...props} {...control} className="field-input">
+          {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </FieldFrame>
   )
 }

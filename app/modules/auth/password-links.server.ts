@@ -67,20 +67,25 @@ export async function requestPasswordReset(userNameOrEmail: string): Promise<{ m
   const user = identifier
     ? await User.findOne({ where: { [Op.or]: [{ email: identifier }, { userName: identifier }] } })
     : null
-  // one mail a minute per account at most, so the form cannot be used to flood someone's inbox
-  const { PasswordResetToken } = await db()
-  const recent =
-    user &&
-    (await PasswordResetToken.count({
-      where: { userId: user.id, purpose: 'reset', createdAt: { [Op.gt]: new Date(Date.now() - 60_000) } },
-    })) > 0
-  if (user && !recent) {
-    const token = await createPasswordLink(user.id, 'reset')
-    void mailPasswordLink(user, token, 'reset').catch((error: unknown) =>
-      console.error('The password reset mail could not be sent:', error),
+  // everything past the lookup happens after answering, so a known account takes as long as an unknown one
+  if (user)
+    setImmediate(
+      () =>
+        void sendResetLink(user).catch((error: unknown) =>
+          console.error('The password reset mail could not be sent:', error),
+        ),
     )
-  }
   return { message: FORGOT_PASSWORD_ANSWER }
+}
+
+/** One mail a minute per account at most, so the form cannot be used to flood someone's inbox. */
+async function sendResetLink(user: { id: string; email: string; firstName: string }) {
+  const { PasswordResetToken } = await db()
+  const recent = await PasswordResetToken.count({
+    where: { userId: user.id, purpose: 'reset', createdAt: { [Op.gt]: new Date(Date.now() - 60_000) } },
+  })
+  if (recent > 0) return
+  await mailPasswordLink(user, await createPasswordLink(user.id, 'reset'), 'reset')
 }
 
 /** Is this link still usable? (The reset page asks before showing its form.) */

@@ -49,13 +49,16 @@ export async function login(
     where: { [Op.or]: [{ email: identifier }, { userName: identifier }] },
   })
   const account = user ? `user:${user.id}` : `name:${identifier.toLowerCase()}`
+  // the attempt is counted before the password is checked, so attempts sent all at once are counted too
+  const attempt = await recordAttempt(account, from.address)
   if (await isThrottled(account, from.address)) throw new ServiceError(429, TOO_MANY_ATTEMPTS)
   const ok = await verifyPassword(user?.passwordHash ?? null, input.password)
-  if (!user || !ok) {
-    await recordFailure(account, from.address)
-    throw unauthorized(WRONG_CREDENTIALS)
-  }
-  await (await sequelize()).query('DELETE FROM login_failures WHERE account = :account', { replacements: { account } })
+  const sql = await sequelize()
+  if (!user || !ok) throw unauthorized(WRONG_CREDENTIALS)
+  // a success is not a failure, and clears the account's earlier ones
+  await sql.query('DELETE FROM login_failures WHERE account = :account OR id = :attempt', {
+    replacements: { account, attempt },
+  })
   return { user: toSessionUser(user), token: await issueToken(user) }
 }
 
@@ -74,17 +77,20 @@ async function isThrottled(account: string, address: string | undefined) {
     },
   )
   return (
-    Number(counts.account_failures) >= ACCOUNT_FAILURE_LIMIT || Number(counts.address_failures) >= ADDRESS_FAILURE_LIMIT
+    // this attempt is among the rows: the limit-th failure is still answered, the next ones are not
+    Number(counts.account_failures) > ACCOUNT_FAILURE_LIMIT || Number(counts.address_failures) > ADDRESS_FAILURE_LIMIT
   )
 }
 
-async function recordFailure(account: string, address: string | undefined) {
+async function recordAttempt(account: string, address: string | undefined): Promise<number> {
   const sql = await sequelize()
-  await sql.query('INSERT INTO login_failures (account, address) VALUES (:account, :address)', {
-    replacements: { account, address: address ?? null },
-  })
+  const [row] = await sql.query<{ id: string }>(
+    'INSERT INTO login_failures (account, address) VALUES (:account, :address) RETURNING id',
+    { replacements: { account, address: address ?? null }, type: QueryTypes.SELECT },
+  )
   // now and then, forget failures nobody counts any more
   if (Math.random() < 0.01) await sql.query("DELETE FROM login_failures WHERE failed_at < now() - interval '1 day'")
+  return Number(row.id)
 }
 
 /** The user a token speaks for, if it is valid, unexpired and not revoked by a password change. */

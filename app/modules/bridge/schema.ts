@@ -13,6 +13,7 @@ export const BRIDGE_REFUSED = {
   used: 'This sign-in link has already been used.',
   noAccount: 'There is no account for this sign-in link.',
   notAdmin: 'This sign-in link opens the admin area, which your account cannot use.',
+  superAdmin: 'The super admin signs in with a username and password only.',
 } as const
 
 export const BRIDGE_HEADING = 'This sign-in link cannot be used'

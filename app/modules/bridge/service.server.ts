@@ -4,7 +4,7 @@ import { Op, UniqueConstraintError } from 'sequelize'
 import { db } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
 import { getEnv, getSecrets } from '#app/utils/env.server.ts'
-import { isAdminSide } from '../auth/roles.ts'
+import { isAdminSide, ROLE } from '../auth/roles.ts'
 import { toSessionUser, type SessionUser } from '../auth/service.server.ts'
 import { issueToken } from '../auth/token.server.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
@@ -106,6 +106,8 @@ async function redeem(token: string, target: BridgeTarget): Promise<{ user: Sess
   const claims = await verifyBridgeToken(token)
   const user = await findBridgeUser(claims.sub)
   if (!user) throw unauthorized(BRIDGE_REFUSED.noAccount)
+  // a partner system holding the bridge secret must not become the super admin
+  if (user.roleId === ROLE.superAdmin) throw forbidden(BRIDGE_REFUSED.superAdmin)
   if (target.kind === 'admin' && !isAdminSide(user.roleId)) throw forbidden(BRIDGE_REFUSED.notAdmin)
   await spendJti(claims.jti, claims.exp)
   return { user: toSessionUser(user), token: await issueToken(user) }

@@ -22,11 +22,15 @@ function throttle(ip: string) {
   if (recent.size > 10_000) recent.clear()
 }
 
-export async function sendContactMessage(input: ContactInput, sender: { ip: string }): Promise<{ delivered: boolean }> {
+/** `address` is the client's network address; unknown addresses share one allowance. */
+export async function sendContactMessage(
+  input: ContactInput,
+  sender: { address: string | undefined },
+): Promise<{ delivered: boolean }> {
   const data = ContactSchema.parse(input)
   // a robot filled in the field people never see: thank it, send nothing
   if (data.website) return { delivered: false }
-  throttle(sender.ip)
+  throttle(sender.address ?? 'unknown')
   const { User } = await db()
   const admins = await User.findAll({ where: { roleId: [ROLE.superAdmin, ROLE.admin] }, attributes: ['email'] })
   if (admins.length === 0) throw new ServiceError(409, 'Nobody can receive messages yet; please try again later.')

@@ -16,6 +16,14 @@ import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { fileLink } from '../files/links.ts'
 import { ASSIGNED_COURSE_IDS, canOpenCourse } from './access.server.ts'
 import { removeStoredFile } from '../files/service.server.ts'
+import {
+  COURSE_PROGRESS_COLUMNS,
+  COURSE_PROGRESS_JOINS,
+  courseProgress,
+  lockedVideos,
+  toCourseProgress,
+  type CourseProgressRow,
+} from '../progress/rules.server.ts'
 import { isUuid } from '../ids.ts'
 
 export type CourseCard = {
@@ -48,50 +56,24 @@ export async function listAssignedCourses(
   const search = (options.search ?? '').trim()
   const rows = await (
     await sequelize()
-  ).query<{
-    id: string
-    title: string
-    description: string
-    image_key: string | null
-    duration: string
-    watched: string
-    video_count: string
-    missing_duration: string
-  }>(
+  ).query<CourseProgressRow & { id: string; title: string; description: string; image_key: string | null }>(
     `WITH assigned AS (${ASSIGNED_COURSE_IDS})
-     SELECT c.id, c.title, c.description, c.image_key,
-            COALESCE(SUM(e.duration), 0) AS duration,
-            COALESCE(SUM(LEAST(COALESCE(p.watched_seconds, 0), e.duration)), 0) AS watched,
-            COUNT(e.id) AS video_count,
-            COUNT(e.id) FILTER (WHERE e.duration IS NULL OR e.duration = 0) AS missing_duration
+     SELECT c.id, c.title, c.description, c.image_key, ${COURSE_PROGRESS_COLUMNS}
      FROM courses c
      JOIN assigned a ON a.course_id = c.id
-     LEFT JOIN content_entries e ON e.course_id = c.id AND e.kind = 'video' AND e.visibility
-     LEFT JOIN video_progress p ON p.video_id = e.id AND p.user_id = :userId
+     ${COURSE_PROGRESS_JOINS}
      WHERE c.title ILIKE :pattern
      GROUP BY c.id
      ORDER BY lower(c.title), c.id`,
     { replacements: { userId, pattern: `%${escapeLike(search)}%` }, type: QueryTypes.SELECT },
   )
-  return rows.map((row) => {
-    const duration = Number(row.duration)
-    const known = Number(row.video_count) > 0 && Number(row.missing_duration) === 0
-    return {
-      id: row.id,
-      title: row.title,
-      description: row.description,
-      imageUrl: row.image_key ? fileLink(row.image_key) : null,
-      duration: known ? duration : null,
-      videoCount: Number(row.video_count),
-      watched: Number(row.watched),
-      percent: coursePercent(Number(row.watched), duration),
-    }
-  })
-}
-
-export function coursePercent(watched: number, duration: number) {
-  if (duration <= 0) return 0
-  return Math.min(100, Math.round((100 * watched) / duration))
+  return rows.map((row) => ({
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    imageUrl: row.image_key ? fileLink(row.image_key) : null,
+    ...toCourseProgress(row),
+  }))
 }
 
 function escapeLike(text: string) {
@@ -109,7 +91,6 @@ export type VideoItem = {
   completed: boolean
   /** where the learner stopped last time, in seconds */
   lastPosition: number | null
-  prerequisites: { id: string; title: string; completed: boolean }[]
   /** titles of unfinished prerequisites; empty when the video is open */
   lockedBy: string[]
 }
@@ -142,15 +123,7 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
 
   const entries = await ContentEntry.findAll({
     where: { courseId, visibility: true },
-    include: [
-      {
-        model: ContentEntry,
-        as: 'prerequisites',
-        attributes: ['id', 'title', 'visibility'],
-        through: { attributes: [] },
-      },
-      { model: StoredFile, as: 'file', attributes: ['name'] },
-    ],
+    include: [{ model: StoredFile, as: 'file', attributes: ['name'] }],
     order: [
       ['orderId', 'ASC'],
       ['createdAt', 'ASC'],
@@ -159,38 +132,27 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
   const progress = actor.id
     ? await VideoProgress.findAll({
         where: { userId: actor.id, courseId },
-        attributes: ['videoId', 'completed', 'watchedSeconds', 'lastPosition'],
+        attributes: ['videoId', 'completed', 'lastPosition'],
       })
     : []
   const completed = new Set(progress.filter((p) => p.completed).map((p) => p.videoId))
-  const watched = new Map(progress.map((p) => [p.videoId, p.watchedSeconds]))
   const positions = new Map(progress.map((p) => [p.videoId, p.lastPosition]))
+  const locks = actor.id ? await lockedVideos(actor.id, courseId) : new Map<string, string[]>()
 
   const videos: VideoItem[] = entries
     .filter((e) => e.kind === 'video')
-    .map((e) => {
-      // a hidden prerequisite cannot be watched, so it does not lock anything
-      const prerequisites = (e.prerequisites ?? [])
-        .filter((p) => p.visibility)
-        .map((p) => ({
-          id: p.id,
-          title: p.title,
-          completed: completed.has(p.id),
-        }))
-      return {
-        id: e.id,
-        title: e.title,
-        description: e.description,
-        duration: e.duration,
-        embedUrl: e.embedUrl ?? '',
-        preview: e.preview,
-        orderId: e.orderId,
-        completed: completed.has(e.id),
-        lastPosition: positions.get(e.id) ?? null,
-        prerequisites,
-        lockedBy: prerequisites.filter((p) => !p.completed).map((p) => p.title),
-      }
-    })
+    .map((e) => ({
+      id: e.id,
+      title: e.title,
+      description: e.description,
+      duration: e.duration,
+      embedUrl: e.embedUrl ?? '',
+      preview: e.preview,
+      orderId: e.orderId,
+      completed: completed.has(e.id),
+      lastPosition: positions.get(e.id) ?? null,
+      lockedBy: locks.get(e.id) ?? [],
+    }))
   const files = (kind: 'document' | 'scenario') =>
     entries
       .filter((e) => e.kind === kind && e.fileKey)
@@ -201,16 +163,14 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
         orderId: e.orderId,
       }))
 
-  const known = videos.length > 0 && videos.every((v) => v.duration)
-  const total = videos.reduce((sum, v) => sum + (v.duration ?? 0), 0)
-  const seen = videos.reduce((sum, v) => sum + Math.min(watched.get(v.id) ?? 0, v.duration ?? 0), 0)
+  const summary = actor.id ? await courseProgress(actor.id, courseId) : undefined
   return {
     id: course.id,
     title: course.title,
     description: course.description,
     imageUrl: course.imageKey ? fileLink(course.imageKey) : null,
-    duration: known ? total : null,
-    percent: coursePercent(seen, total),
+    duration: summary?.duration ?? null,
+    percent: summary?.percent ?? 0,
     videos,
     documents: files('document'),
     scenarios: files('scenario'),

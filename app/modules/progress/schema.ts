@@ -26,7 +26,8 @@ export type VideoProgressInput = z.input<typeof VideoProgressSchema>
 /** Numbers sent as strings by the old client ("videoDuration": "143"), numbers accepted too. */
 const numeric = (name: string) =>
   z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v),
+    // plain decimal numbers only ("0x10" is not sixteen seconds)
+    (v) => (typeof v === 'string' ? (/^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : Number.NaN) : v),
     z
       .number({ required_error: `${name} is required.`, invalid_type_error: `${name} must be a number.` })
       .finite(`${name} must be a number.`)

@@ -1,8 +1,9 @@
 import { QueryTypes } from 'sequelize'
-import { sequelize } from '#db/client.ts'
+import { db, sequelize } from '#db/client.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
-import { forbidden, invalid, notFound } from '../errors.ts'
+import { lockedVideos } from './rules.server.ts'
+import { forbidden, invalid, notFound, ServiceError } from '../errors.ts'
 import {
   AccessLogPingSchema,
   VideoAuditSchema,
@@ -19,11 +20,10 @@ import {
 
 /** A video is complete when this share of its seconds has been played. */
 export const COMPLETION_SHARE = 0.9
-/** Heartbeats may not claim more seconds than the time since the previous one allows at this speed. */
+/** Credit refills at this many seconds of video per second of wall time (the players' top speed)… */
 const MAX_SPEED = 2
-/** Slack for a heartbeat that was delayed or retried, and the most a first heartbeat may claim. */
-const SLACK_SECONDS = 30
-const FIRST_HEARTBEAT_SECONDS = 60
+/** …and holds at most this many; one heartbeat claims at most this many too. */
+export const BURST_SECONDS = 60
 
 export const lockMessage = (titles: string[]) => `You have to finish ${titles.join(', ')} videos to unlock this video`
 
@@ -33,66 +33,65 @@ function requireLearner(actor: Actor): string {
 }
 
 /**
- * A video a learner may watch now: visible, in a course assigned to them, and with every visible
- * prerequisite completed. Answers its duration.
+ * A video a learner may watch now: visible, in a course assigned to them, and with every prerequisite
+ * completed (the rules of rules.server.ts). Answers its duration (null when the admin left it empty).
  */
 async function watchableVideo(userId: string, actor: Actor, courseId: string, videoId: string) {
   if (!(await canOpenCourse(actor, courseId))) throw forbidden('This course is not assigned to you.')
-  const [video] = await (
-    await sequelize()
-  ).query<{ duration: number | null; locked_by: string[] | null }>(
-    `SELECT e.duration,
-            (SELECT array_agg(p.title ORDER BY p.order_id)
-               FROM video_prerequisites vp
-               JOIN content_entries p ON p.id = vp.prerequisite_id AND p.visibility
-               LEFT JOIN video_progress pr ON pr.video_id = p.id AND pr.user_id = :userId
-              WHERE vp.video_id = e.id AND NOT COALESCE(pr.completed, false)) AS locked_by
-       FROM content_entries e
-      WHERE e.id = :videoId AND e.course_id = :courseId AND e.kind = 'video' AND e.visibility`,
-    { replacements: { userId, courseId, videoId }, type: QueryTypes.SELECT },
-  )
+  const { ContentEntry } = await db()
+  const video = await ContentEntry.findOne({
+    where: { id: videoId, courseId, kind: 'video', visibility: true },
+    attributes: ['duration'],
+  })
   if (!video) throw notFound('Video not found in this course.')
-  if (video.locked_by?.length) throw forbidden(lockMessage(video.locked_by))
-  return { duration: video.duration }
+  const locked = (await lockedVideos(userId, courseId)).get(videoId)
+  if (locked?.length) throw forbidden(lockMessage(locked))
+  return { duration: video.duration && video.duration > 0 ? video.duration : null }
 }
 
 export type ProgressAnswer = { watchedSeconds: number; completed: boolean; lastPosition: number; duration: number }
 
-/** POST /api/category/videoProgress: the seconds played since the previous heartbeat, and the playhead. */
+/**
+ * POST /api/category/videoProgress: the seconds played since the previous heartbeat, and the playhead.
+ *
+ * Honest counting: the seconds are ORed into the per-second bitmap (each counts once; what was skipped
+ * never counts), and each heartbeat spends a credit of seconds that refills with wall-clock time at 2×
+ * speed and holds at most BURST_SECONDS, so no sequence of calls gets ahead of real viewing. A heartbeat
+ * over its credit records nothing and answers 429: the player keeps the seconds and sends them later.
+ */
 export async function recordProgress(actor: Actor, input: VideoProgressInput): Promise<ProgressAnswer> {
   const userId = requireLearner(actor)
   const data = VideoProgressSchema.parse(input)
+  const claimed = data.watched.reduce((sum, [start, end]) => sum + (end - start), 0)
+  if (claimed > BURST_SECONDS) throw tooMuch()
   const video = await watchableVideo(userId, actor, data.courseId, data.videoId)
-  const length = video.duration ?? data.duration
+  // a video without a duration keeps the length its first heartbeat gave, and never completes
+  const length = video.duration ?? (await recordedLength(userId, data.videoId)) ?? data.duration
   if (!length) throw invalid('This video has no duration yet; send the player’s duration with the heartbeat.')
   if (data.position > length || data.watched.some(([, end]) => end > length))
     throw invalid('The progress reaches beyond the end of the video.')
 
   const bits = Array.from({ length }, () => '0')
-  let claimed = 0
-  for (const [start, end] of data.watched) {
-    for (let second = start; second < end; second++) bits[second] = '1'
-    claimed += end - start
-  }
+  for (const [start, end] of data.watched) for (let second = start; second < end; second++) bits[second] = '1'
+  const merged = `CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched`
+  const available = `LEAST(:burst, p.credit + GREATEST(0, extract(epoch FROM now() - p.updated_at)) * :speed)`
   const rows = await (
     await sequelize()
   ).query<{ watched_seconds: number; completed: boolean; last_position: number }>(
     `INSERT INTO video_progress AS p
-            (user_id, video_id, course_id, watched, watched_seconds, last_position, completed, completed_at)
+            (user_id, video_id, course_id, watched, watched_seconds, last_position, completed, completed_at, credit)
      SELECT :userId, :videoId, :courseId, n.bits, bit_count(n.bits), :position,
-            bit_count(n.bits) >= :needed, CASE WHEN bit_count(n.bits) >= :needed THEN now() END
+            bit_count(n.bits) >= :needed, CASE WHEN bit_count(n.bits) >= :needed THEN now() END, :burst - :claimed
        FROM (SELECT CAST(:bits AS varbit) AS bits) n
-      WHERE :claimed <= :firstAllowance
-         OR EXISTS (SELECT 1 FROM video_progress WHERE user_id = :userId AND video_id = :videoId)
      ON CONFLICT (user_id, video_id) DO UPDATE SET
-            watched = CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched,
-            watched_seconds = bit_count(CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched),
+            watched = ${merged},
+            watched_seconds = bit_count(${merged}),
             last_position = EXCLUDED.last_position,
-            completed = p.completed OR bit_count(CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched) >= :needed,
-            completed_at = COALESCE(p.completed_at,
-              CASE WHEN bit_count(CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched) >= :needed THEN now() END),
+            completed = p.completed OR bit_count(${merged}) >= :needed,
+            completed_at = COALESCE(p.completed_at, CASE WHEN bit_count(${merged}) >= :needed THEN now() END),
+            credit = ${available} - :claimed,
             updated_at = now()
-      WHERE :claimed <= GREATEST(0, extract(epoch FROM now() - p.updated_at)) * :speed + :slack
+      WHERE :claimed <= ${available}
      RETURNING watched_seconds, completed, last_position`,
     {
       replacements: {
@@ -103,23 +102,39 @@ export async function recordProgress(actor: Actor, input: VideoProgressInput): P
         length,
         claimed,
         position: data.position,
-        needed: Math.ceil(COMPLETION_SHARE * length),
-        firstAllowance: FIRST_HEARTBEAT_SECONDS,
+        // without a duration from the admin, completion cannot be judged
+        needed: video.duration ? Math.ceil(COMPLETION_SHARE * video.duration) : length + 1,
+        burst: BURST_SECONDS,
         speed: MAX_SPEED,
-        slack: SLACK_SECONDS,
       },
       type: QueryTypes.SELECT,
     },
   )
   const row = rows[0]
-  if (!row)
-    throw invalid('More was reported as watched than the time since the last report allows; nothing was recorded.')
+  if (!row) throw tooMuch()
   return {
     watchedSeconds: row.watched_seconds,
     completed: row.completed,
     lastPosition: row.last_position,
     duration: length,
   }
+}
+
+const tooMuch = () =>
+  new ServiceError(
+    429,
+    'More was reported as watched than the time since the last report allows; nothing was recorded.',
+  )
+
+/** The bitmap length of a video already recorded for this learner. */
+async function recordedLength(userId: string, videoId: string): Promise<number | undefined> {
+  const [row] = await (
+    await sequelize()
+  ).query<{ length: number }>(
+    'SELECT length(watched) AS length FROM video_progress WHERE user_id = :userId AND video_id = :videoId',
+    { replacements: { userId, videoId }, type: QueryTypes.SELECT },
+  )
+  return row && row.length > 0 ? row.length : undefined
 }
 
 /** POST /api/category/getVideosProgress: a learner's own records for a course (the admin side: anyone's). */
@@ -156,11 +171,13 @@ export async function recordVideoAudit(actor: Actor, input: VideoAuditInput) {
   const video = await watchableVideo(userId, actor, data.courseId, data.videoId)
   if (video.duration && data.videoProgress > video.duration + 1)
     throw invalid('videoProgress reaches beyond the end of the video.')
+  // the report shows the portal's duration, and no further than the learner's progress has really been
   await (
     await sequelize()
   ).query(
     `INSERT INTO video_audits AS a (user_id, video_id, course_id, video_duration, video_progress, last_viewed_at)
-     VALUES (:userId, :videoId, :courseId, :duration, :progress, now())
+     SELECT :userId, :videoId, :courseId, :duration, LEAST(:progress, COALESCE(MAX(p.last_position), 0)), now()
+       FROM (SELECT 1) one LEFT JOIN video_progress p ON p.user_id = :userId AND p.video_id = :videoId
      ON CONFLICT (user_id, video_id) DO UPDATE SET
        video_duration = EXCLUDED.video_duration,
        video_progress = GREATEST(a.video_progress, EXCLUDED.video_progress),
@@ -170,7 +187,7 @@ export async function recordVideoAudit(actor: Actor, input: VideoAuditInput) {
         userId,
         videoId: data.videoId,
         courseId: data.courseId,
-        duration: Math.round(data.videoDuration),
+        duration: video.duration ?? Math.round(data.videoDuration),
         progress: Math.floor(data.videoProgress),
       },
     },

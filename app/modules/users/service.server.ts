@@ -1,5 +1,5 @@
 import { Op, UniqueConstraintError } from 'sequelize'
-import { db } from '#db/client.ts'
+import { db, sequelize } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
 import { createPasswordLink, mailPasswordLink } from '../auth/password-links.server.ts'
 import { hashPassword, verifyPassword } from '../auth/password.server.ts'
@@ -157,7 +157,15 @@ export async function changePassword(actor: Actor, userId: string, input: Passwo
   if (!user) throw notFound('User not found.')
   if (!(await verifyPassword(user.passwordHash, data.currentPassword)))
     throw invalid('The current password is not right.', { currentPassword: 'The current password is not right.' })
-  await user.update({ passwordHash: await hashPassword(data.password), tokenVersion: user.tokenVersion + 1 })
+  const passwordHash = await hashPassword(data.password)
+  const { PasswordResetToken } = await db()
+  await (
+    await sequelize()
+  ).transaction(async (transaction) => {
+    await user.update({ passwordHash, tokenVersion: user.tokenVersion + 1 }, { transaction })
+    // a reset or invitation link sent before no longer works
+    await PasswordResetToken.update({ usedAt: new Date() }, { where: { userId, usedAt: null }, transaction })
+  })
 }
 
 export type UserRow = {

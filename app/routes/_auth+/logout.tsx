@@ -1,8 +1,10 @@
 import { redirect, type ActionFunctionArgs } from '@remix-run/node'
-import { destroySessionCookie } from '#app/utils/session.server.ts'
+import { destroySessionCookie, isSameSiteRequest } from '#app/utils/session.server.ts'
 
 // Logout removes the session and goes to / (spec §4). Only POST logs out, so a link cannot.
 export async function action({ request }: ActionFunctionArgs) {
+  // another site may not sign a visitor out
+  if (!isSameSiteRequest(request)) return redirect('/')
   return redirect('/', { headers: { 'Set-Cookie': await destroySessionCookie(request) } })
 }
 

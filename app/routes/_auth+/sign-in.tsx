@@ -8,7 +8,8 @@ import { LoginSchema } from '#app/modules/auth/schema.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { safeRedirect } from '#app/utils/redirect.ts'
-import { authenticator, commitToken, getSessionUser } from '#app/utils/session.server.ts'
+import { readForm } from '#app/utils/forms.server.ts'
+import { authenticator, commitToken, getSessionUser, isSameSiteRequest } from '#app/utils/session.server.ts'
 import { jsonWithError } from '#app/utils/toast.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Sign in · ${PRODUCT_NAME}` }]
@@ -23,7 +24,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const formData = await request.clone().formData()
+  // another site may not sign a visitor in (to an account of its choosing)
+  if (!isSameSiteRequest(request)) throw json({ message: 'Requests from other sites are refused.' }, { status: 403 })
+  const formData = await readForm(request.clone())
   const submission = parseWithZod(formData, { schema: LoginSchema })
   if (submission.status !== 'success') {
     return json({ result: submission.reply({ hideFields: ['password'] }) }, { status: 400 })

@@ -11,6 +11,7 @@ import { formatDuration } from '#app/utils/format.ts'
 import { redirectWithError } from '#app/utils/toast.server.ts'
 import { lockMessage } from '#app/modules/progress/service.server.ts'
 import { loadCourse } from './__course.server.ts'
+import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.video.title ?? 'Video'} · ${PRODUCT_NAME}` },
@@ -69,16 +70,7 @@ export default function VideoPage() {
             }}
           />
         ) : (
-          <div className="aspect-video overflow-hidden rounded-xl bg-black shadow">
-            <iframe
-              src={video.embedUrl}
-              title={video.title}
-              className="h-full w-full"
-              allow="encrypted-media; picture-in-picture; fullscreen"
-              sandbox="allow-scripts allow-same-origin allow-presentation"
-              referrerPolicy="strict-origin-when-cross-origin"
-            />
-          </div>
+          <EmbeddedVideo src={video.embedUrl} title={video.title} />
         )}
         <div className="flex flex-wrap items-center justify-between gap-3">
           <div>

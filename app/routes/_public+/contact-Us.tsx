@@ -7,6 +7,7 @@ import { Field, TextareaField } from '#app/components/ui/field.tsx'
 import { ContactSchema } from '#app/modules/contact/schema.ts'
 import { sendContactMessage } from '#app/modules/contact/service.server.ts'
 import { useOptionalUser } from '#app/root.tsx'
+import { clientAddress } from '#app/utils/client-address.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
@@ -16,9 +17,8 @@ export const meta: MetaFunction = () => [{ title: `Contact Us · ${PRODUCT_NAME}
 export async function action({ request }: ActionFunctionArgs) {
   const submission = parseWithZod(await readForm(request), { schema: ContactSchema })
   if (submission.status !== 'success') return invalidForm(submission)
-  // behind a proxy the visitor's address is the first X-Forwarded-For hop; otherwise limit by sender
-  const ip = request.headers.get('X-Forwarded-For')?.split(',')[0]?.trim() || `email:${submission.value.email}`
-  const sent = await submitToService(submission, () => sendContactMessage(submission.value, { ip }))
+  const address = clientAddress(request)
+  const sent = await submitToService(submission, () => sendContactMessage(submission.value, { address }))
   if (!sent.ok) return sent.response
   return redirectWithSuccess('/contact-Us', 'Thank you, your message is on its way. We answer within two working days.')
 }

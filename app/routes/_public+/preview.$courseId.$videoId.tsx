@@ -7,6 +7,7 @@ import { isUuid } from '#app/modules/ids.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration } from '#app/utils/format.ts'
 import { redirectWithError } from '#app/utils/toast.server.ts'
+import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.video.title ?? 'Preview'} · ${PRODUCT_NAME}` },
@@ -39,16 +40,7 @@ export default function Preview() {
           {course.title}
         </Link>
       </nav>
-      <div className="aspect-video overflow-hidden rounded-xl bg-black shadow">
-        <iframe
-          src={video.embedUrl}
-          title={video.title}
-          className="h-full w-full"
-          allow="encrypted-media; picture-in-picture; fullscreen"
-          sandbox="allow-scripts allow-same-origin allow-presentation"
-          referrerPolicy="strict-origin-when-cross-origin"
-        />
-      </div>
+      <EmbeddedVideo src={video.embedUrl} title={video.title} />
       <p className="text-sm text-slate-500">
         Free preview{video.duration ? ` · ${formatDuration(video.duration)}` : ''}
       </p>

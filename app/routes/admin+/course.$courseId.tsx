@@ -34,6 +34,7 @@ import {
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { loadCourseForAdmin } from './__course.server.ts'
+import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },
@@ -296,17 +297,12 @@ function VideosTab({
         <ol className="space-y-4">
           {course.videos.map((video, index) => (
             <li key={video._id} className="card flex flex-col gap-4 p-4 md:flex-row" data-testid="admin-video">
-              <div className="aspect-video w-full shrink-0 overflow-hidden rounded-md bg-black md:w-72">
-                <iframe
-                  src={video.embedUrl}
-                  title={video.title}
-                  loading="lazy"
-                  className="h-full w-full"
-                  allow="encrypted-media; picture-in-picture; fullscreen"
-                  sandbox="allow-scripts allow-same-origin allow-presentation"
-                  referrerPolicy="strict-origin-when-cross-origin"
-                />
-              </div>
+              <EmbeddedVideo
+                src={video.embedUrl}
+                title={video.title}
+                lazy
+                className="aspect-video w-full shrink-0 overflow-hidden rounded-md bg-black md:w-72"
+              />
               <div className="min-w-0 flex-1">
                 <h3 className="font-semibold">
                   <span className="tabular-nums text-slate-500">{index + 1}.</span> {video.title}

@@ -1,6 +1,6 @@
 import { AssignProgramSchema } from '#app/modules/assignments/schema.ts'
 import { assignProgram } from '#app/modules/assignments/service.server.ts'
-import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+import { apiAction, PEOPLE_MANAGERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
 
 // PUT /api/program/assignProgram { programId, userId } → { message }: every course of the program.
 export const action = apiAction(
@@ -9,6 +9,6 @@ export const action = apiAction(
     const { assigned } = await assignProgram(actor, await readJson(request, AssignProgramSchema))
     return { message: assigned ? 'Program assigned.' : 'This program was already assigned.' }
   },
-  CONTENT_MANAGERS,
+  PEOPLE_MANAGERS,
 )
 export const loader = () => methodNotAllowed(['PUT'])

@@ -1,6 +1,6 @@
 import { NewCoachSchema } from '#app/modules/users/schema.ts'
 import { createCoach } from '#app/modules/users/service.server.ts'
-import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+import { apiAction, PEOPLE_MANAGERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
 
 // POST /api/user/coach { firstName, lastName, email, userName } → { message, coach } (DESIGN.md §8):
 // the coach gets a mail with a link to set a password.
@@ -10,6 +10,6 @@ export const action = apiAction(
     message: 'Coach created; an invitation mail is on its way.',
     coach: await createCoach(actor, await readJson(request, NewCoachSchema)),
   }),
-  CONTENT_MANAGERS,
+  PEOPLE_MANAGERS,
 )
 export const loader = () => methodNotAllowed(['POST'])

@@ -5,7 +5,7 @@ import { RegisterSchema } from '#app/modules/users/schema.ts'
 import { registerUser } from '#app/modules/users/service.server.ts'
 import {
   apiAction,
-  CONTENT_MANAGERS,
+  PEOPLE_MANAGERS,
   errorResponse,
   fieldErrors,
   methodNotAllowed,
@@ -29,6 +29,6 @@ export const action = apiAction(
       return json({ ...(await response.json()), ...errors }, { status: response.status })
     }
   },
-  CONTENT_MANAGERS,
+  PEOPLE_MANAGERS,
 )
 export const loader = () => methodNotAllowed(['POST'])

@@ -1,0 +1,75 @@
+import { QueryTypes } from 'sequelize'
+import { sequelize } from '#db/client.ts'
+
+// The progress rules, written once, for the course pages, My Courses and the heartbeat alike:
+// which videos are locked, and how far along a course is.
+
+/**
+ * Per video of the course: the titles of the prerequisites not yet completed by this learner. A
+ * prerequisite that is hidden, or has no duration (it can never be completed), locks nothing.
+ */
+export async function lockedVideos(userId: string, courseId: string): Promise<Map<string, string[]>> {
+  const rows = await (
+    await sequelize()
+  ).query<{ video_id: string; titles: string[] }>(
+    `SELECT vp.video_id, array_agg(p.title ORDER BY p.order_id) AS titles
+       FROM video_prerequisites vp
+       JOIN content_entries p ON p.id = vp.prerequisite_id AND p.visibility AND p.duration > 0
+       LEFT JOIN video_progress pr ON pr.video_id = p.id AND pr.user_id = :userId
+      WHERE vp.course_id = :courseId AND NOT COALESCE(pr.completed, false)
+      GROUP BY vp.video_id`,
+    { replacements: { userId, courseId }, type: QueryTypes.SELECT },
+  )
+  return new Map(rows.map((r) => [r.video_id, r.titles]))
+}
+
+export type CourseProgress = {
+  /** seconds of visible video; null when a visible video has no duration (spec §8) */
+  duration: number | null
+  /** unique seconds watched of the visible videos, each video counted up to its duration */
+  watched: number
+  videoCount: number
+  /** capped at 100 (spec §9) */
+  percent: number
+}
+
+/** Course percent (DESIGN.md §6): min(100, round(100 × watched / duration)) over visible videos. */
+export function coursePercent(watched: number, duration: number) {
+  if (duration <= 0) return 0
+  return Math.min(100, Math.round((100 * watched) / duration))
+}
+
+/** The SQL that sums a learner's progress per course; `:userId` and the courses come from the caller. */
+export const COURSE_PROGRESS_COLUMNS = `
+  COALESCE(SUM(e.duration), 0) AS duration,
+  COALESCE(SUM(LEAST(COALESCE(p.watched_seconds, 0), COALESCE(e.duration, 0))), 0) AS watched,
+  COUNT(e.id) AS video_count,
+  COUNT(e.id) FILTER (WHERE e.duration IS NULL OR e.duration = 0) AS missing_duration`
+export const COURSE_PROGRESS_JOINS = `
+  LEFT JOIN content_entries e ON e.course_id = c.id AND e.kind = 'video' AND e.visibility
+  LEFT JOIN video_progress p ON p.video_id = e.id AND p.user_id = :userId`
+
+export type CourseProgressRow = { duration: string; watched: string; video_count: string; missing_duration: string }
+
+export function toCourseProgress(row: CourseProgressRow): CourseProgress {
+  const duration = Number(row.duration)
+  const videoCount = Number(row.video_count)
+  const known = videoCount > 0 && Number(row.missing_duration) === 0
+  return {
+    duration: known ? duration : null,
+    watched: Number(row.watched),
+    videoCount,
+    percent: coursePercent(Number(row.watched), duration),
+  }
+}
+
+/** One course's progress for one learner. */
+export async function courseProgress(userId: string, courseId: string): Promise<CourseProgress> {
+  const [row] = await (
+    await sequelize()
+  ).query<CourseProgressRow>(
+    `SELECT ${COURSE_PROGRESS_COLUMNS} FROM courses c ${COURSE_PROGRESS_JOINS} WHERE c.id = :courseId GROUP BY c.id`,
+    { replacements: { userId, courseId }, type: QueryTypes.SELECT },
+  )
+  return row ? toCourseProgress(row) : { duration: null, watched: 0, videoCount: 0, percent: 0 }
+}
