@@ -5,6 +5,7 @@ import * as fileAttachments from './migrations/0002-file-attachments.ts'
 import * as keepSubmittedWork from './migrations/0003-keep-submitted-work.ts'
 import * as loginFailures from './migrations/0004-login-failures.ts'
 import * as progressCredit from './migrations/0005-progress-credit.ts'
+import * as accessLogReport from './migrations/0006-access-log-report.ts'
 
 /** A migration gets a function that runs SQL inside the one transaction of the migration run. */
 export type SqlRunner = (sql: string) => Promise<unknown>
@@ -17,6 +18,7 @@ const migrations = [
   { name: '0003-keep-submitted-work', ...keepSubmittedWork },
   { name: '0004-login-failures', ...loginFailures },
   { name: '0005-progress-credit', ...progressCredit },
+  { name: '0006-access-log-report', ...accessLogReport },
 ]
 
 // Any number: it only has to be the same for every process that migrates this database.

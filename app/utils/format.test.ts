@@ -21,3 +21,11 @@ describe('formatDuration', () => {
     expect(formatDuration(Number.NaN)).toBe('')
   })
 })
+
+describe('formatReportDate', () => {
+  it('writes MM/dd/yyyy in UTC', async () => {
+    const { formatReportDate } = await import('./format.ts')
+    expect(formatReportDate('2026-11-03T23:59:00.000Z')).toBe('11/03/2026')
+    expect(formatReportDate('2027-01-09T00:00:00.000Z')).toBe('01/09/2027')
+  })
+})

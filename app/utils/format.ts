@@ -13,3 +13,15 @@ export function formatDuration(seconds: number | null | undefined): string {
 }
 
 export const NO_DURATION = 'Course Duration not available'
+
+const REPORT_DATE = new Intl.DateTimeFormat('en-US', {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  timeZone: 'UTC',
+})
+
+/** The access log's dates, MM/dd/yyyy (spec §9), as UTC days. */
+export function formatReportDate(iso: string): string {
+  return REPORT_DATE.format(new Date(iso))
+}

@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright'
 import { expect, test, type Page } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { portal, signIn } from './helpers.ts'
@@ -75,4 +76,44 @@ test('the CLI refuses a duplicate and a missing option with clear messages', asy
     code: 2,
     stderr: expect.stringContaining('missing --email'),
   })
+})
+
+test('the access log shows who watched what, filtered by course and dates', async ({ page }) => {
+  await signIn(page, 'coach', DEMO_PASSWORD)
+  await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Access Log' }).click()
+  await expect(page.getByRole('heading', { name: 'Access Log' })).toBeVisible()
+  const table = page.getByRole('table', { name: 'Access Log' })
+  await expect(table.getByRole('row').filter({ hasText: 'learner1@example.com' }).first()).toBeVisible()
+  await expect(table.getByRole('columnheader')).toHaveText([
+    'First Name',
+    'Email ID',
+    'Course Name',
+    'Video title',
+    'Video Duration',
+    'Video Progress',
+    'Last Viewed',
+  ])
+  await expect(
+    table
+      .getByRole('cell')
+      .filter({ hasText: /^\d{2}\/\d{2}\/\d{4}$/ })
+      .first(),
+  ).toBeVisible()
+  const results = await new AxeBuilder({ page }).analyze()
+  expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual(
+    [],
+  )
+
+  await page.getByLabel('Courses').selectOption({ label: 'Data Modelling for Relational Databases' })
+  await page.getByRole('button', { name: 'Filter' }).click()
+  await expect(page).toHaveURL(/course=/)
+  const courses = await table.getByRole('row').locator('td:nth-child(3)').allTextContents()
+  expect(courses.length).toBeGreaterThan(0)
+  expect(new Set(courses)).toEqual(new Set(['Data Modelling for Relational Databases']))
+  await page.getByLabel('Start date').fill('2020-01-01')
+  await page.getByLabel('End date').fill('2020-01-02')
+  await page.getByRole('button', { name: 'Filter' }).click()
+  await expect(table.getByText('No Data Found')).toBeVisible()
+  await page.getByRole('link', { name: 'Clear Filter' }).click()
+  await expect(page).toHaveURL(/\/admin\/accesslog$/)
 })

@@ -1,0 +1,141 @@
+import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Form, Link, useLoaderData } from '@remix-run/react'
+import { ZodError } from 'zod'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { DataTable } from '#app/components/ui/data-table.tsx'
+import { parseTableQuery } from '#app/components/ui/table-query.ts'
+import { accessLogReport, type AccessLogEntry } from '#app/modules/access-log/service.server.ts'
+import { listCourseTitles } from '#app/modules/courses/service.server.ts'
+import { fieldErrors } from '#app/utils/api.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { formatDuration, formatReportDate } from '#app/utils/format.ts'
+import { requireAdminSide } from '#app/utils/session.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Access Log · ${PRODUCT_NAME}` }]
+
+/** The filter is a GET form, so a filtered report can be bookmarked and works without JavaScript. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireAdminSide(request)
+  const url = new URL(request.url)
+  const query = parseTableQuery(url, {
+    sortKeys: ['lastViewed'] as const,
+    defaultSort: 'lastViewed',
+    defaultDir: 'desc',
+  })
+  const input = {
+    startDate: url.searchParams.get('startDate') ?? '',
+    endDate: url.searchParams.get('endDate') ?? '',
+    courses: url.searchParams.getAll('course'),
+  }
+  const courses = await listCourseTitles(user)
+  try {
+    const report = await accessLogReport(user, input, { offset: query.offset, limit: query.size })
+    return json({ ...report, courses, input, query, errors: null })
+  } catch (error) {
+    if (!(error instanceof ZodError)) throw error
+    const rows: AccessLogEntry[] = []
+    return json({ rows, total: 0, courses, input, query, errors: fieldErrors(error) })
+  }
+}
+
+export default function AccessLog() {
+  const { rows, total, courses, input, query, errors } = useLoaderData<typeof loader>()
+  const chosen = new Set(input.courses)
+  return (
+    <>
+      <h1 className="text-2xl font-bold">Access Log</h1>
+      <Form
+        method="get"
+        className="card mt-6 grid gap-4 p-6 md:grid-cols-[2fr_1fr_1fr_auto] md:items-end"
+        role="search"
+      >
+        <div>
+          <label htmlFor="access-courses" className="field-label">
+            Courses
+          </label>
+          <select
+            id="access-courses"
+            name="course"
+            multiple
+            size={4}
+            defaultValue={[...chosen]}
+            className="field-input"
+          >
+            {courses.map((c) => (
+              <option key={c._id} value={c._id}>
+                {c.title}
+              </option>
+            ))}
+          </select>
+          <p className="mt-1 text-xs text-slate-500">None chosen means every course. Ctrl or ⌘ picks several.</p>
+        </div>
+        <div>
+          <label htmlFor="access-start" className="field-label">
+            Start date
+          </label>
+          <input
+            id="access-start"
+            type="date"
+            name="startDate"
+            defaultValue={input.startDate}
+            className="field-input"
+          />
+          <p className="field-error">{errors?.startDate}</p>
+        </div>
+        <div>
+          <label htmlFor="access-end" className="field-label">
+            End date
+          </label>
+          <input
+            id="access-end"
+            type="date"
+            name="endDate"
+            defaultValue={input.endDate}
+            className="field-input"
+            aria-invalid={errors?.endDate ? true : undefined}
+            aria-describedby={errors?.endDate ? 'access-end-error' : undefined}
+          />
+          <p id="access-end-error" className="field-error">
+            {errors?.endDate}
+          </p>
+        </div>
+        <div className="flex gap-2 pb-6">
+          <button type="submit" className="btn-primary">
+            Filter
+          </button>
+          <Link to="/admin/accesslog" className="btn-secondary">
+            Clear Filter
+          </Link>
+        </div>
+      </Form>
+      <div className="mt-6">
+        <DataTable
+          label="Access Log"
+          columns={[
+            { id: 'firstName', header: 'First Name', cell: (r) => r.firstName },
+            { id: 'email', header: 'Email ID', cell: (r) => r.email },
+            { id: 'course', header: 'Course Name', cell: (r) => r.courseName },
+            { id: 'chapter', header: 'Video title', cell: (r) => r.chapter },
+            { id: 'duration', header: 'Video Duration', cell: (r) => formatDuration(r.videoDuration) || '—' },
+            { id: 'progress', header: 'Video Progress', cell: (r) => formatDuration(r.videoProgress) },
+            {
+              id: 'lastViewed',
+              header: 'Last Viewed',
+              cell: (r) => <time dateTime={r.lastViewed}>{formatReportDate(r.lastViewed)}</time>,
+            },
+          ]}
+          rows={rows}
+          getRowKey={(r) => `${r.email}|${r.courseName}|${r.chapter}|${r.lastViewed}`}
+          total={total}
+          page={query.page}
+          pageSize={query.size}
+          emptyText="No Data Found"
+        />
+      </div>
+    </>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest'
+import * as accessLogPage from '#app/routes/admin+/accesslog.tsx'
+import * as accessLogRoute from '#app/routes/api+/category.accessLog.ts'
+import * as allUsersRoute from '#app/routes/api+/category.allusers.ts'
+import { sequelize } from '#db/client.ts'
+import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, recordWatched } from '#tests/factories.ts'
+import { body, call } from '#tests/requests.ts'
+import { sessionCookieFor } from '#tests/sessions.ts'
+
+type Entry = {
+  firstName: string
+  email: string
+  courseName: string
+  chapter: string
+  videoProgress: number
+  lastViewed: string
+}
+
+async function viewing() {
+  const learner = await makeLearner()
+  const sql = await makeCourse({ title: `Log SQL ${Date.now() % 1e6}`, videos: [{ title: 'Select', duration: 100 }] })
+  const etl = await makeCourse({ title: `Log ETL ${Date.now() % 1e6}`, videos: [{ title: 'Extract', duration: 200 }] })
+  for (const course of [sql, etl]) await assignCourse(learner.id, course.id)
+  await recordWatched(learner.id, sql.id, sql.videos[0], 40)
+  await recordWatched(learner.id, etl.id, etl.videos[0], 90)
+  // the SQL viewing was on 3 March 2026, the ETL one now
+  await (
+    await sequelize()
+  ).query("UPDATE video_progress SET updated_at = '2026-03-03T10:00:00Z' WHERE user_id = :id AND course_id = :course", {
+    replacements: { id: learner.id, course: sql.id },
+  })
+  return { learner, sql, etl }
+}
+
+const report = (json: unknown, token?: string, query = '') =>
+  call(accessLogRoute.action as never, `/api/category/accessLog${query}`, { method: 'POST', json, token })
+
+describe('POST /api/category/accessLog and GET /api/category/allusers', () => {
+  it('report each learner’s furthest point and last view per video, filtered by course and dates', async () => {
+    const { learner, sql, etl } = await viewing()
+    const admin = await makeAdmin()
+    const bySql = await body<{ data: Entry[] }>(await report({ courses: [sql.id] }, admin.token))
+    expect(bySql.data).toEqual([
+      expect.objectContaining({
+        firstName: learner.firstName,
+        email: learner.email,
+        courseName: sql.title,
+        chapter: 'Select',
+        videoProgress: 40,
+        lastViewed: '2026-03-03T10:00:00.000Z',
+      }),
+    ])
+    const march = await body<{ data: Entry[] }>(
+      await report({ startDate: '2026-03-03', endDate: '2026-03-03', courses: [sql.id, etl.id] }, admin.token),
+    )
+    expect(march.data.map((e) => e.chapter)).toEqual(['Select'])
+    const both = await body<{ data: Entry[] }>(await report({ courses: [sql.id, etl.id] }, admin.token))
+    expect(both.data.map((e) => e.chapter)).toEqual(['Extract', 'Select']) // newest first
+    const paged = await body<{ data: Entry[]; total: number }>(
+      await report({ courses: [sql.id, etl.id] }, admin.token, '?page=2&size=1'),
+    )
+    expect(paged).toMatchObject({ total: 2, data: [expect.objectContaining({ chapter: 'Select' })] })
+    const all = await body<{ data: Entry[] }>(
+      await call(allUsersRoute.loader as never, '/api/category/allusers', { token: (await makeCoach()).token }),
+    )
+    expect(all.data.filter((e) => e.email === learner.email)).toHaveLength(2)
+  })
+
+  it('is for the admin side only, and answers bad filters with 400', async () => {
+    const learner = await makeLearner()
+    expect((await report({})).status).toBe(401)
+    expect((await report({}, learner.token)).status).toBe(403)
+    expect((await call(allUsersRoute.loader as never, '/x', { token: learner.token })).status).toBe(403)
+    const admin = await makeAdmin()
+    expect((await report({ startDate: 'yesterday' }, admin.token)).status).toBe(400)
+    expect((await report({ courses: ['nope'] }, admin.token)).status).toBe(400)
+    const backwards = await report({ startDate: '2026-05-02', endDate: '2026-05-01' }, admin.token)
+    expect(await body(backwards)).toMatchObject({ errors: { endDate: 'End date must not be before the start date.' } })
+  })
+})
+
+describe('the Access Log page', () => {
+  it('filters with a GET form and shows the spec’s columns, or what is wrong with the filter', async () => {
+    const { sql } = await viewing()
+    const cookie = await sessionCookieFor((await makeCoach()).userName)
+    const page = (await (
+      await call(
+        accessLogPage.loader as never,
+        `/admin/accesslog?course=${sql.id}&startDate=2026-03-01&endDate=2026-03-31`,
+        {
+          headers: { Cookie: cookie },
+        },
+      )
+    ).json()) as { rows: Entry[]; total: number }
+    expect(page.total).toBe(1)
+    expect(page.rows[0]).toMatchObject({ chapter: 'Select', courseName: sql.title })
+    const wrong = (await (
+      await call(accessLogPage.loader as never, '/admin/accesslog?startDate=2026-04-02&endDate=2026-04-01', {
+        headers: { Cookie: cookie },
+      })
+    ).json()) as { errors: Record<string, string> }
+    expect(wrong.errors.endDate).toBe('End date must not be before the start date.')
+  })
+})
