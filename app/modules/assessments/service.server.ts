@@ -1,9 +1,9 @@
-import { UniqueConstraintError } from 'sequelize'
+import { QueryTypes, UniqueConstraintError } from 'sequelize'
 import { db, sequelize } from '#db/client.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
 import { fileInfo, type FileInfoDto } from '../content/dto.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
-import { conflict, forbidden, invalid } from '../errors.ts'
+import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import { UploadAssessmentSchema, type UploadAssessmentInput } from './schema.ts'
 
@@ -94,4 +94,162 @@ export async function listAssessments(
       createdAt: row.createdAt.toISOString(),
     }
   })
+}
+
+// ——— Reviewing uploads on the admin side (spec §2 assignmentDocumentList / assignmentDocumentViewer) ———
+
+/** One learner upload as the admin side reviews it: who, for which course and scenario, which file. */
+export type AssessmentReviewRow = {
+  _id: string
+  document: FileInfoDto
+  userId: string
+  firstName: string
+  lastName: string
+  email: string
+  courseId: string
+  courseTitle: string
+  relatedScenarioId: string
+  /** the scenario's document name */
+  scenarioName: string
+  createdAt: string
+}
+
+/** One upload opened in the viewer: the row, plus the stored type that decides how it is shown. */
+export type AssessmentReview = AssessmentReviewRow & { contentType: string }
+
+export type AssessmentListQuery = {
+  q?: string
+  offset?: number
+  /** undefined: the whole list (the /api's old client expects it) */
+  limit?: number
+  sort?: 'createdAt' | 'firstName' | 'lastName' | 'email' | 'course'
+  dir?: 'asc' | 'desc'
+}
+
+const REVIEW_ORDER = {
+  createdAt: 'a.created_at',
+  firstName: 'lower(u.first_name)',
+  lastName: 'lower(u.last_name)',
+  email: 'lower(u.email)',
+  course: 'lower(c.title)',
+} as const
+
+// The scenario is kept while uploads point at it (migration 0003) and so is the file; the left
+// joins only make sure an upload is never silently dropped from the list.
+const REVIEW_FROM = `
+  FROM assessment_uploads a
+  JOIN users u ON u.id = a.user_id
+  JOIN courses c ON c.id = a.course_id
+  LEFT JOIN files f ON f.key = a.file_key
+  LEFT JOIN content_entries s ON s.id = a.scenario_id
+  LEFT JOIN files sf ON sf.key = s.file_key`
+
+const REVIEW_SEARCH = `(
+  (u.first_name || ' ' || u.last_name) ILIKE :pattern
+  OR u.email ILIKE :pattern
+  OR c.title ILIKE :pattern
+  OR f.name ILIKE :pattern
+  OR sf.name ILIKE :pattern
+)`
+
+const REVIEW_COLUMNS = `
+  a.id, a.user_id, a.course_id, a.scenario_id, a.file_key, a.created_at,
+  u.first_name, u.last_name, u.email, c.title AS course_title,
+  coalesce(f.name, '') AS file_name, coalesce(f.content_type, '') AS content_type,
+  coalesce(sf.name, s.title, '') AS scenario_name`
+
+type ReviewRecord = {
+  id: string
+  user_id: string
+  course_id: string
+  scenario_id: string
+  file_key: string
+  created_at: Date
+  first_name: string
+  last_name: string
+  email: string
+  course_title: string
+  file_name: string
+  content_type: string
+  scenario_name: string
+}
+
+function reviewRow(record: ReviewRecord): AssessmentReviewRow {
+  return {
+    _id: record.id,
+    document: fileInfo({ key: record.file_key, name: record.file_name }),
+    userId: record.user_id,
+    firstName: record.first_name,
+    lastName: record.last_name,
+    email: record.email,
+    courseId: record.course_id,
+    courseTitle: record.course_title,
+    relatedScenarioId: record.scenario_id,
+    scenarioName: record.scenario_name,
+    createdAt: new Date(record.created_at).toISOString(),
+  }
+}
+
+/**
+ * User Assignment Documents and GET /api/assignmentDocuments/getAssignmentDocuments: every learner's
+ * uploads with who sent them, for which course and scenario; searched (names, email, course, file
+ * and scenario names), sorted (newest first unless told) and paged in the database. The admin side only.
+ */
+export async function listAllAssessments(
+  actor: Actor,
+  query: AssessmentListQuery = {},
+): Promise<{ rows: AssessmentReviewRow[]; total: number }> {
+  if (!isAdminSide(actor.roleId)) throw forbidden('Only the admin side reviews assessments.')
+  const search = (query.q ?? '').trim().slice(0, 100)
+  const sort = query.sort && Object.hasOwn(REVIEW_ORDER, query.sort) ? query.sort : 'createdAt'
+  const dir = (query.dir ?? (sort === 'createdAt' ? 'desc' : 'asc')) === 'desc' ? 'DESC' : 'ASC'
+  const where = search ? `WHERE ${REVIEW_SEARCH}` : ''
+  const replacements = {
+    pattern: `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+    limit: query.limit ?? null,
+    offset: Math.max(query.offset ?? 0, 0),
+  }
+  const sql = await sequelize()
+  const [records, [{ total }]] = await Promise.all([
+    sql.query<ReviewRecord>(
+      `SELECT ${REVIEW_COLUMNS} ${REVIEW_FROM} ${where}
+       ORDER BY ${REVIEW_ORDER[sort]} ${dir}, a.created_at DESC, a.id
+       LIMIT :limit OFFSET :offset`,
+      { replacements, type: QueryTypes.SELECT },
+    ),
+    sql.query<{ total: string }>(`SELECT count(*) AS total ${REVIEW_FROM} ${where}`, {
+      replacements,
+      type: QueryTypes.SELECT,
+    }),
+  ])
+  return { rows: records.map(reviewRow), total: Number(total) }
+}
+
+/**
+ * The assessment viewer and GET /api/assignmentDocuments/getIndividualAssignmentDocument/{id}: one
+ * upload, for the admin side or the learner who sent it.
+ */
+export async function getAssessment(actor: Actor, id: string): Promise<AssessmentReview> {
+  if (!isUuid(id)) throw notFound('Assessment not found.')
+  const sql = await sequelize()
+  const [record] = await sql.query<ReviewRecord>(`SELECT ${REVIEW_COLUMNS} ${REVIEW_FROM} WHERE a.id = :id`, {
+    replacements: { id },
+    type: QueryTypes.SELECT,
+  })
+  if (!record) throw notFound('Assessment not found.')
+  if (!isAdminSide(actor.roleId) && (!actor.id || record.user_id !== actor.id))
+    throw forbidden('You can read only your own assessments.')
+  return { ...reviewRow(record), contentType: record.content_type }
+}
+
+/** An upload as spec §3 says the admin list expands it (userId, courseId and relatedScenarioId as objects). */
+export function expandedAssessment(row: AssessmentReviewRow) {
+  return {
+    _id: row._id,
+    document: row.document,
+    courseId: { _id: row.courseId, title: row.courseTitle },
+    userId: { _id: row.userId, firstName: row.firstName, lastName: row.lastName, email: row.email },
+    relatedScenarioId: { _id: row.relatedScenarioId, document: { name: row.scenarioName } },
+    createdAt: row.createdAt,
+  }
 }

@@ -1,0 +1,170 @@
+import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Link, useLoaderData } from '@remix-run/react'
+import { useEffect, useRef, useState } from 'react'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Spinner } from '#app/components/ui/spinner.tsx'
+import { getAssessment } from '#app/modules/assessments/service.server.ts'
+import { isServiceError } from '#app/modules/errors.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { requireAdminSide } from '#app/utils/session.server.ts'
+import { useHydrated } from '#app/utils/use-hydrated.ts'
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  {
+    title: data
+      ? `${data.assessment.document.name} · ${data.assessment.firstName} ${data.assessment.lastName} · ${PRODUCT_NAME}`
+      : `Assessment · ${PRODUCT_NAME}`,
+  },
+]
+
+// What /files/{key} serves inline (PDFs and images); anything else only downloads.
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif'])
+type Shown = 'pdf' | 'image' | null
+const shownAs = (contentType: string): Shown =>
+  contentType === 'application/pdf' ? 'pdf' : IMAGE_TYPES.has(contentType) ? 'image' : null
+
+const SUBMITTED = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const user = await requireAdminSide(request)
+  try {
+    const assessment = await getAssessment(user, params.assignmentDocumentId ?? '')
+    return json({ assessment, shown: shownAs(assessment.contentType) })
+  } catch (error) {
+    if (isServiceError(error) && error.status === 404) throw json({ message: error.message }, { status: 404 })
+    throw error
+  }
+}
+
+export default function AssignmentDocumentViewer() {
+  const { assessment, shown } = useLoaderData<typeof loader>()
+  const { document } = assessment
+  const learner = `${assessment.firstName} ${assessment.lastName}`.trim()
+  const details = [
+    ['Email', assessment.email],
+    ['Related Course', assessment.courseTitle],
+    ['Related Scenario', assessment.scenarioName],
+    // in UTC, so the server and the browser write the same text
+    ['Submitted', `${SUBMITTED.format(new Date(assessment.createdAt))} UTC`],
+  ]
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+        <Link to="/admin/assignmentDocumentList" className="hover:underline">
+          User Assignment Documents
+        </Link>{' '}
+        / <span className="text-slate-700">{document.name}</span>
+      </nav>
+      <h1 className="mt-2 text-2xl font-bold">{learner}</h1>
+      <section aria-labelledby="assessment-heading" className="card mt-6 max-w-[1000px] p-6">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h2 id="assessment-heading" className="break-all text-lg font-semibold">
+            {document.name}
+          </h2>
+          <a href={document.link} download={document.name} className="btn-primary">
+            Download
+          </a>
+        </div>
+        <dl className="mt-4 grid gap-4 sm:grid-cols-2">
+          {details.map(([label, value]) => (
+            <div key={label}>
+              <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
+              <dd className="mt-1 text-slate-900">{value}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+      <div className="mt-6 max-w-[1000px]">
+        {shown ? (
+          <FileViewer key={document.key} kind={shown} src={document.link} name={document.name} />
+        ) : (
+          <p className="rounded-md bg-slate-50 p-6 text-sm text-slate-600">
+            This file cannot be shown in the browser. Download it to open it.
+          </p>
+        )}
+      </div>
+    </>
+  )
+}
+
+/**
+ * The file inline, about 1000 px wide (spec §9), with "Loading…" over it until it has loaded.
+ * Without JavaScript the frame simply shows: the overlay needs the `load` event to go away again,
+ * so it only appears once React runs.
+ */
+function FileViewer({ kind, src, name }: { kind: 'pdf' | 'image'; src: string; name: string }) {
+  const hydrated = useHydrated()
+  const [state, setState] = useState<'loading' | 'loaded' | 'failed'>('loading')
+  const frame = useRef<HTMLIFrameElement>(null)
+  const image = useRef<HTMLImageElement>(null)
+
+  // The file may have loaded before React hydrated the page, and that `load` event is gone.
+  useEffect(() => {
+    if (image.current?.complete) {
+      const failed = image.current.naturalWidth === 0
+      setState((current) => (current === 'loading' ? (failed ? 'failed' : 'loaded') : current))
+    }
+    if (frame.current && frameLoaded(frame.current)) setState((current) => (current === 'loading' ? 'loaded' : current))
+  }, [])
+
+  if (state === 'failed') {
+    return (
+      <p role="alert" className="rounded-md bg-slate-50 p-6 text-sm text-slate-600">
+        This file could not be shown. Download it to open it.
+      </p>
+    )
+  }
+  const showLoading = hydrated && state === 'loading'
+  return (
+    <div
+      className={`relative overflow-hidden rounded-md border border-slate-200 bg-white ${showLoading ? 'min-h-32' : ''}`}
+    >
+      {kind === 'pdf' ? (
+        <iframe
+          ref={frame}
+          src={src}
+          title={`${name} (PDF)`}
+          className="block h-[75vh] w-full"
+          onLoad={() => setState('loaded')}
+        />
+      ) : (
+        <img
+          ref={image}
+          src={src}
+          alt={name}
+          className="mx-auto block h-auto max-w-full"
+          onLoad={() => setState('loaded')}
+          onError={() => setState('failed')}
+        />
+      )}
+      {showLoading ? (
+        <div
+          role="status"
+          className="absolute inset-0 flex items-center justify-center gap-3 bg-white/90 text-slate-700"
+        >
+          <Spinner label={null} size="md" className="text-brand-600" />
+          <span>Loading…</span>
+        </div>
+      ) : null}
+    </div>
+  )
+}
+
+/**
+ * Whether a frame has already finished loading its file. Its document is ours (same origin) while it
+ * loads, first as the initial about:blank; a frame we cannot read has gone to another origin (a
+ * presigned storage link), which only happens once its content arrives.
+ */
+function frameLoaded(frame: HTMLIFrameElement): boolean {
+  try {
+    const inner = frame.contentDocument
+    if (!inner) return true
+    return inner.readyState === 'complete' && inner.URL !== 'about:blank'
+  } catch {
+    return true
+  }
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

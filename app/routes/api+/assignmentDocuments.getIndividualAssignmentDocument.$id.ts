@@ -1,0 +1,8 @@
+import { expandedAssessment, getAssessment } from '#app/modules/assessments/service.server.ts'
+import { apiLoader } from '#app/utils/api.server.ts'
+
+// GET /api/assignmentDocuments/getIndividualAssignmentDocument/{id} → { data: [upload] }: a list whose
+// first item the old client uses (spec §7); for the admin side or the learner who sent it.
+export const loader = apiLoader(async ({ params, actor }) => ({
+  data: [expandedAssessment(await getAssessment(actor, params.id ?? ''))],
+}))

@@ -1,0 +1,112 @@
+import AxeBuilder from '@axe-core/playwright'
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
+import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { pdfBytes } from '../fixtures/files.ts'
+import { signIn } from './helpers.ts'
+
+// A coach reviews a learner's assessment: the seeded data has none, so learner1 hands one in through
+// the /api first (as the old client did); the coach then finds it in User Assignment Documents from
+// the side menu and opens it in the viewer.
+
+const COURSE = 'SQL Fundamentals'
+const FILE_NAME = `review-${Date.now().toString(36)}.pdf`
+
+async function expectAccessible(page: Page, where: string) {
+  // the frame holds the browser's PDF viewer, not our page
+  const results = await new AxeBuilder({ page }).exclude('iframe').analyze()
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  expect(
+    bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    `axe on ${where}`,
+  ).toEqual([])
+}
+
+/** learner1 uploads a PDF and registers it against a visible scenario of SQL Fundamentals. */
+async function handInAssessment(request: APIRequestContext) {
+  const login = await request.post('/api/user/login', { data: { email: 'learner1', password: DEMO_PASSWORD } })
+  expect(login.status()).toBe(200)
+  const { token } = (await login.json()) as { token: string }
+  const headers = { Authorization: `Bearer ${token}` }
+
+  const { user } = (await (await request.get('/api/user/profile', { headers })).json()) as { user: { _id: string } }
+  const assigned = (await (await request.get(`/api/category/assignedCourses/${user._id}`, { headers })).json()) as {
+    message: { assignedCourses: { _id: string; title: string }[] }
+  }
+  const courseId = assigned.message.assignedCourses.find((c) => c.title === COURSE)?._id
+  if (!courseId) throw new Error(`learner1 is not assigned ${COURSE}`)
+  const course = (await (await request.get(`/api/category/course/${courseId}`, { headers })).json()) as {
+    message: { scenarios: { _id: string; visibility: boolean; document: { name: string } }[] }
+  }
+  const scenario = course.message.scenarios.find((s) => s.visibility)
+  if (!scenario) throw new Error(`${COURSE} has no visible scenario`)
+
+  const uploaded = await request.post('/api/category/addCourseDocument', {
+    headers,
+    multipart: {
+      courseDocument: { name: FILE_NAME, mimeType: 'application/pdf', buffer: await pdfBytes('My answer to the case') },
+    },
+  })
+  expect(uploaded.status()).toBe(200)
+  const { fileInfo } = (await uploaded.json()) as { fileInfo: { key: string; link: string; name: string } }
+
+  const registered = await request.post('/api/assignmentDocuments/uploadAssignmentDocument', {
+    headers,
+    data: { courseId, relatedScenarioId: scenario._id, document: fileInfo },
+  })
+  expect(registered.status()).toBe(200)
+  const { data } = (await registered.json()) as { data: { _id: string } }
+  return { id: data._id, fileInfo, scenarioName: scenario.document.name }
+}
+
+test('a coach finds a learner’s assessment in the list and opens it in the viewer', async ({ page, request }) => {
+  const assessment = await handInAssessment(request)
+
+  await signIn(page, 'coach', DEMO_PASSWORD)
+  await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Assessments' }).click()
+  await expect(page).toHaveURL(/\/admin\/assignmentDocumentList$/)
+  await expect(page).toHaveTitle(/^User Assignment Documents · /)
+  await expect(page.getByRole('heading', { level: 1, name: 'User Assignment Documents' })).toBeVisible()
+  const table = page.getByRole('table', { name: 'User Assignment Documents' })
+  for (const header of ['First Name', 'Last Name', 'Email', 'Related Course', 'Related Scenario', 'File Name'])
+    await expect(table.getByRole('columnheader', { name: header })).toBeVisible()
+  const row = table.getByRole('row').filter({ hasText: FILE_NAME })
+  await expect(row).toHaveCount(1)
+  for (const text of ['Lena', 'Fischer', 'learner1@example.com', COURSE, assessment.scenarioName])
+    await expect(row).toContainText(text)
+  await expect(page.getByLabel('Rows per page')).toHaveValue('7')
+  await expectAccessible(page, 'the assessment list')
+
+  // the search narrows the list to this upload
+  await page.getByRole('searchbox', { name: 'Search assessments' }).fill(FILE_NAME.toUpperCase())
+  await page.getByRole('button', { name: 'Search' }).click()
+  await expect(page).toHaveURL(/\?q=/)
+  await expect(table.getByRole('row')).toHaveCount(2)
+
+  // a click on the row (not only on its link) opens the viewer
+  await row.getByRole('cell', { name: 'learner1@example.com' }).click()
+  await expect(page).toHaveURL(new RegExp(`/admin/assignmentDocumentViewer/${assessment.id}$`))
+  await expect(page.getByRole('heading', { level: 1, name: 'Lena Fischer' })).toBeVisible()
+  await expect(page.getByRole('heading', { level: 2, name: FILE_NAME })).toBeVisible()
+  const download = page.getByRole('link', { name: 'Download' })
+  await expect(download).toHaveAttribute('href', assessment.fileInfo.link)
+  await expect(download).toHaveAttribute('download', FILE_NAME)
+  const frame = page.locator(`iframe[title="${FILE_NAME} (PDF)"]`)
+  await expect(frame).toHaveAttribute('src', assessment.fileInfo.link)
+  await expect(page.getByText('Loading…')).toHaveCount(0)
+  // opened directly, the frame may load before the page hydrates: "Loading…" must not stay up then
+  await page.reload()
+  await expect(frame).toHaveAttribute('src', assessment.fileInfo.link)
+  await expect(page.getByText('Loading…')).toHaveCount(0)
+  // the link works for the coach: the PDF itself, shown inline
+  const file = await page.request.get(assessment.fileInfo.link)
+  expect(file.status()).toBe(200)
+  expect(file.headers()['content-type']).toBe('application/pdf')
+  expect(file.headers()['content-disposition']).toMatch(/^inline/)
+  await expectAccessible(page, 'the assessment viewer')
+
+  await page
+    .getByRole('navigation', { name: 'Breadcrumb' })
+    .getByRole('link', { name: 'User Assignment Documents' })
+    .click()
+  await expect(page).toHaveURL(/\/admin\/assignmentDocumentList$/)
+})
