@@ -79,6 +79,12 @@ async function serve(options: { build: boolean; demo: boolean }) {
   }
   process.on('SIGINT', () => void stop(0))
   process.on('SIGTERM', () => void stop(0))
+  // Under `npm start` a SIGTERM sent to npm reaches only the `sh -c` between npm and this process,
+  // and the shell dies without passing it on: stop as well when the process that started us is gone.
+  if (process.env.npm_lifecycle_event) {
+    const parent = process.ppid
+    setInterval(() => process.ppid !== parent && void stop(0), 1000).unref()
+  }
   server.on('exit', (code) => {
     if (!stopping) {
       console.error(`The app server stopped unexpectedly (exit code ${code}).`)
