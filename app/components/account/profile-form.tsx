@@ -1,6 +1,7 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation } from '@remix-run/react'
+import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { Field } from '#app/components/ui/field.tsx'
 import { ProfileSchema } from '#app/modules/users/schema.ts'
 
@@ -42,12 +43,7 @@ export function ProfileForm({ profile, lastResult }: { profile: Profile; lastRes
           errors={fields.email.errors}
           inputProps={{ id: 'profile-email', type: 'email', value: profile.email, disabled: true, readOnly: true }}
         />
-        <p id={form.errorId} role="alert" className="field-error">
-          {form.errors?.[0]}
-        </p>
-        <button type="submit" className="btn-primary" disabled={saving}>
-          {saving ? 'Saving…' : 'Save'}
-        </button>
+        <FormFooter errorId={form.errorId} error={form.errors?.[0]} saving={saving} />
       </Form>
     </div>
   )

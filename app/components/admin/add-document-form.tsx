@@ -2,6 +2,8 @@ import { getFormProps, getSelectProps, useForm, type SubmissionResult } from '@c
 import { parseWithZod } from '@conform-to/zod'
 import { Form, Link, useNavigation } from '@remix-run/react'
 import { useState } from 'react'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { SelectField } from '#app/components/ui/field.tsx'
 import { FileUpload } from '#app/components/ui/file-upload.tsx'
@@ -48,20 +50,13 @@ export function AddDocumentForm({ documentType, courses, courseId, lastResult }:
 
   return (
     <div className="max-w-2xl">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link to="/admin/courses" className="hover:underline">
-          Courses
-        </Link>
-        {course ? (
-          <>
-            {' / '}
-            <Link to={back} className="hover:underline">
-              {course.title}
-            </Link>
-          </>
-        ) : null}{' '}
-        / <span className="text-slate-700">{text.title}</span>
-      </nav>
+      <Breadcrumb
+        items={[
+          { label: 'Courses', to: '/admin/courses' },
+          ...(course ? [{ label: course.title, to: back }] : []),
+          { label: text.title },
+        ]}
+      />
       <h1 className="mt-2 text-2xl font-bold">{text.title}</h1>
       {courses.length === 0 ? (
         <div className="card mt-6">
@@ -96,17 +91,13 @@ export function AddDocumentForm({ documentType, courses, courseId, lastResult }:
             errors={fileErrors.length ? fileErrors : undefined}
             onUploadingChange={setUploading}
           />
-          <p id={form.errorId} role="alert" className="field-error">
-            {form.errors?.[0]}
-          </p>
-          <div className="flex gap-3">
-            <button type="submit" className="btn-primary" disabled={uploading || saving}>
-              {saving ? 'Saving…' : 'Save'}
-            </button>
-            <Link to={back} className="btn-secondary">
-              Cancel
-            </Link>
-          </div>
+          <FormFooter
+            errorId={form.errorId}
+            error={form.errors?.[0]}
+            saving={saving}
+            busy={uploading}
+            cancelTo={back}
+          />
         </Form>
       )}
     </div>

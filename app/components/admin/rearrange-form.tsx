@@ -1,5 +1,6 @@
-import { Form, Link, useNavigation } from '@remix-run/react'
+import { Form, useNavigation } from '@remix-run/react'
 import { useState } from 'react'
+import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { SortableList, type SortableItem } from '#app/components/ui/sortable-list.tsx'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 
@@ -34,17 +35,7 @@ export function RearrangeForm({
         ) : (
           <PositionInputs items={items} label={listLabel} />
         )}
-        <p role="alert" className="field-error">
-          {error}
-        </p>
-        <div className="flex gap-3">
-          <button type="submit" className="btn-primary" disabled={saving}>
-            {saving ? 'Saving…' : 'Save'}
-          </button>
-          <Link to={backTo} className="btn-secondary">
-            Cancel
-          </Link>
-        </div>
+        <FormFooter error={error} saving={saving} cancelTo={backTo} />
       </Form>
     </div>
   )

@@ -12,6 +12,7 @@ import { redirectWithError } from '#app/utils/toast.server.ts'
 import { lockMessage } from '#app/modules/progress/service.server.ts'
 import { loadCourse } from './__course.server.ts'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.video.title ?? 'Video'} · ${PRODUCT_NAME}` },
@@ -44,15 +45,12 @@ export default function VideoPage() {
   return (
     <div className="grid gap-8 lg:grid-cols-[1fr_24rem]">
       <div className="space-y-4">
-        <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-          <Link to="/courses" className="hover:underline">
-            My Courses
-          </Link>{' '}
-          /{' '}
-          <Link to={`/course/${course.id}`} className="hover:underline">
-            {course.title}
-          </Link>
-        </nav>
+        <Breadcrumb
+          items={[
+            { label: 'My Courses', to: '/courses' },
+            { label: course.title, to: `/course/${course.id}` },
+          ]}
+        />
         {learner ? (
           <VideoPlayer
             video={{

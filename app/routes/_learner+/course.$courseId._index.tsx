@@ -29,6 +29,7 @@ import {
 import { requireUser } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { loadCourse } from './__course.server.ts'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },
@@ -83,12 +84,7 @@ export default function CoursePage() {
   return (
     <div className="grid gap-8 lg:grid-cols-[1fr_22rem]">
       <div className="space-y-6">
-        <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-          <Link to="/courses" className="hover:underline">
-            My Courses
-          </Link>{' '}
-          / <span className="text-slate-700">{course.title}</span>
-        </nav>
+        <Breadcrumb items={[{ label: 'My Courses', to: '/courses' }, { label: course.title }]} />
         <h1 className="text-3xl font-bold">{course.title}</h1>
         <p className="whitespace-pre-line text-slate-700">{course.description}</p>
         <section className="card" aria-labelledby="contents-heading">

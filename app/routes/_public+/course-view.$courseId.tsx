@@ -7,6 +7,7 @@ import { isServiceError } from '#app/modules/errors.ts'
 import { useOptionalUser } from '#app/root.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },
@@ -29,12 +30,7 @@ export default function CourseView() {
   return (
     <main className="mx-auto grid max-w-7xl gap-8 px-4 py-8 sm:px-6 lg:grid-cols-[1fr_22rem]">
       <div className="space-y-6">
-        <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-          <Link to="/explore-courses" className="hover:underline">
-            Explore Courses
-          </Link>{' '}
-          / <span className="text-slate-700">{course.title}</span>
-        </nav>
+        <Breadcrumb items={[{ label: 'Explore Courses', to: '/explore-courses' }, { label: course.title }]} />
         <h1 className="text-3xl font-bold">{course.title}</h1>
         <p className="whitespace-pre-line text-slate-700">{course.description}</p>
         <section className="card" aria-labelledby="videos-heading">

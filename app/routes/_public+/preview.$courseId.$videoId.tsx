@@ -8,6 +8,7 @@ import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration } from '#app/utils/format.ts'
 import { redirectWithError } from '#app/utils/toast.server.ts'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.video.title ?? 'Preview'} · ${PRODUCT_NAME}` },
@@ -31,15 +32,12 @@ export default function Preview() {
   const previews = course.videos.filter((v) => v.preview)
   return (
     <main className="mx-auto max-w-5xl space-y-4 px-4 py-8 sm:px-6">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link to="/explore-courses" className="hover:underline">
-          Explore Courses
-        </Link>{' '}
-        /{' '}
-        <Link to={`/course-view/${course._id}`} className="hover:underline">
-          {course.title}
-        </Link>
-      </nav>
+      <Breadcrumb
+        items={[
+          { label: 'Explore Courses', to: '/explore-courses' },
+          { label: course.title, to: `/course-view/${course._id}` },
+        ]}
+      />
       <EmbeddedVideo src={video.embedUrl} title={video.title} />
       <p className="text-sm text-slate-500">
         Free preview{video.duration ? ` · ${formatDuration(video.duration)}` : ''}

@@ -1,5 +1,5 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Link, useLoaderData } from '@remix-run/react'
+import { useLoaderData } from '@remix-run/react'
 import { useEffect, useRef, useState } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
@@ -8,6 +8,7 @@ import { isServiceError } from '#app/modules/errors.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   {
@@ -49,12 +50,9 @@ export default function AssignmentDocumentViewer() {
   ]
   return (
     <>
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link to="/admin/assignmentDocumentList" className="hover:underline">
-          User Assignment Documents
-        </Link>{' '}
-        / <span className="text-slate-700">{document.name}</span>
-      </nav>
+      <Breadcrumb
+        items={[{ label: 'User Assignment Documents', to: '/admin/assignmentDocumentList' }, { label: document.name }]}
+      />
       <h1 className="mt-2 text-2xl font-bold">{learner}</h1>
       <section aria-labelledby="assessment-heading" className="card mt-6 max-w-[1000px] p-6">
         <div className="flex flex-wrap items-center justify-between gap-3">

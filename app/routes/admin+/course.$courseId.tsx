@@ -35,6 +35,7 @@ import { requireAdminSide, requireContentManager } from '#app/utils/session.serv
 import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { loadCourseForAdmin } from './__course.server.ts'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },
@@ -176,12 +177,7 @@ export default function AdminCourse() {
 
   return (
     <>
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link to="/admin/courses" className="hover:underline">
-          Courses
-        </Link>{' '}
-        / <span className="text-slate-700">{course.title}</span>
-      </nav>
+      <Breadcrumb items={[{ label: 'Courses', to: '/admin/courses' }, { label: course.title }]} />
       <header className="mt-3 flex flex-wrap items-start gap-6">
         <div className="w-48 shrink-0 overflow-hidden rounded-lg">
           <CourseImage src={course.courseImage?.link ?? null} title={course.title} />

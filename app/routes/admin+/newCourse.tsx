@@ -1,9 +1,11 @@
 import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, Link, useActionData, useNavigation } from '@remix-run/react'
+import { Form, useActionData, useNavigation } from '@remix-run/react'
 import { useState } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { Field, TextareaField } from '#app/components/ui/field.tsx'
 import { FileUpload } from '#app/components/ui/file-upload.tsx'
 import { NewCourseSchema } from '#app/modules/content/schema.ts'
@@ -71,12 +73,7 @@ export default function NewCourse() {
   const saving = navigation.state !== 'idle' && navigation.formMethod === 'POST'
   return (
     <div className="max-w-2xl">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link to="/admin/courses" className="hover:underline">
-          Courses
-        </Link>{' '}
-        / <span className="text-slate-700">Add New Course</span>
-      </nav>
+      <Breadcrumb items={[{ label: 'Courses', to: '/admin/courses' }, { label: 'Add New Course' }]} />
       <h1 className="mt-2 text-2xl font-bold">Add New Course</h1>
       <Form method="post" encType="multipart/form-data" className="card mt-6 space-y-2 p-6" {...getFormProps(form)}>
         <Field
@@ -99,17 +96,13 @@ export default function NewCourse() {
           errors={fields.courseImage.errors}
           onUploadingChange={setUploading}
         />
-        <p id={form.errorId} role="alert" className="field-error">
-          {form.errors?.[0]}
-        </p>
-        <div className="flex gap-3">
-          <button type="submit" className="btn-primary" disabled={uploading || saving}>
-            {saving ? 'Saving…' : 'Save'}
-          </button>
-          <Link to="/admin/courses" className="btn-secondary">
-            Cancel
-          </Link>
-        </div>
+        <FormFooter
+          errorId={form.errorId}
+          error={form.errors?.[0]}
+          saving={saving}
+          busy={uploading}
+          cancelTo="/admin/courses"
+        />
       </Form>
     </div>
   )

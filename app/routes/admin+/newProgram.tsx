@@ -1,10 +1,12 @@
 import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { useCallback, useState } from 'react'
 import { ProgramCourses } from '#app/components/admin/program-courses.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { Field, TextareaField } from '#app/components/ui/field.tsx'
 import { FileUpload } from '#app/components/ui/file-upload.tsx'
 import { listCourseTitles } from '#app/modules/courses/service.server.ts'
@@ -103,12 +105,7 @@ export default function NewProgram() {
 
   return (
     <div className="max-w-2xl">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link to="/admin/programs" className="hover:underline">
-          Programs
-        </Link>{' '}
-        / <span className="text-slate-700">Add New Program</span>
-      </nav>
+      <Breadcrumb items={[{ label: 'Programs', to: '/admin/programs' }, { label: 'Add New Program' }]} />
       <h1 className="mt-2 text-2xl font-bold">Add New Program</h1>
       <Form method="post" encType="multipart/form-data" className="card mt-6 space-y-2 p-6" {...getFormProps(form)}>
         <Field
@@ -163,17 +160,13 @@ export default function NewProgram() {
           errors={imageErrors.length ? imageErrors : undefined}
           onUploadingChange={setUploading}
         />
-        <p id={form.errorId} role="alert" className="field-error">
-          {form.errors?.[0]}
-        </p>
-        <div className="flex gap-3">
-          <button type="submit" className="btn-primary" disabled={uploading || saving}>
-            {saving ? 'Saving…' : 'Save'}
-          </button>
-          <Link to="/admin/programs" className="btn-secondary">
-            Cancel
-          </Link>
-        </div>
+        <FormFooter
+          errorId={form.errorId}
+          error={form.errors?.[0]}
+          saving={saving}
+          busy={uploading}
+          cancelTo="/admin/programs"
+        />
       </Form>
     </div>
   )

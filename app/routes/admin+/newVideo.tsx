@@ -1,9 +1,11 @@
 import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, Link, useActionData, useFetcher, useLoaderData, useNavigation } from '@remix-run/react'
+import { Form, useActionData, useFetcher, useLoaderData, useNavigation } from '@remix-run/react'
 import { VideoFields } from '#app/components/admin/video-fields.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { SelectField } from '#app/components/ui/field.tsx'
 import { NewVideoSchema } from '#app/modules/content/schema.ts'
 import { createVideo } from '#app/modules/content/service.server.ts'
@@ -57,20 +59,13 @@ export default function NewVideo() {
   const course = courses.find((c) => c._id === courseId)
   return (
     <div className="max-w-2xl">
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link to="/admin/courses" className="hover:underline">
-          Courses
-        </Link>
-        {course ? (
-          <>
-            {' / '}
-            <Link to={`/admin/course/${course._id}`} className="hover:underline">
-              {course.title}
-            </Link>
-          </>
-        ) : null}{' '}
-        / <span className="text-slate-700">Add New Video</span>
-      </nav>
+      <Breadcrumb
+        items={[
+          { label: 'Courses', to: '/admin/courses' },
+          ...(course ? [{ label: course.title, to: `/admin/course/${course._id}` }] : []),
+          { label: 'Add New Video' },
+        ]}
+      />
       <h1 className="mt-2 text-2xl font-bold">Add New Video</h1>
       <Form method="post" className="card mt-6 space-y-1 p-6" {...getFormProps(form)}>
         <SelectField
@@ -85,17 +80,12 @@ export default function NewVideo() {
           }}
         />
         <VideoFields fields={fields} candidates={candidates} />
-        <p id={form.errorId} role="alert" className="field-error">
-          {form.errors?.[0]}
-        </p>
-        <div className="flex gap-3">
-          <button type="submit" className="btn-primary" disabled={saving}>
-            {saving ? 'Saving…' : 'Save'}
-          </button>
-          <Link to={course ? `/admin/course/${course._id}` : '/admin/courses'} className="btn-secondary">
-            Cancel
-          </Link>
-        </div>
+        <FormFooter
+          errorId={form.errorId}
+          error={form.errors?.[0]}
+          saving={saving}
+          cancelTo={course ? `/admin/course/${course._id}` : '/admin/courses'}
+        />
       </Form>
     </div>
   )

@@ -1,7 +1,7 @@
 import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
@@ -18,6 +18,7 @@ import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
 import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data ? `${data.profile.firstName} ${data.profile.lastName}` : 'User'} · ${PRODUCT_NAME}` },
@@ -85,12 +86,7 @@ export default function UserDetails() {
   ]
   return (
     <>
-      <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
-        <Link to="/admin/users" className="hover:underline">
-          Users
-        </Link>{' '}
-        / <span className="text-slate-700">{profile.userName}</span>
-      </nav>
+      <Breadcrumb items={[{ label: 'Users', to: '/admin/users' }, { label: profile.userName }]} />
       <h1 className="mt-2 text-2xl font-bold">User Details</h1>
       <section aria-labelledby="profile-heading" className="card mt-6 p-6">
         <h2 id="profile-heading" className="sr-only">

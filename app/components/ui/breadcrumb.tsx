@@ -1,0 +1,25 @@
+import { Link } from '@remix-run/react'
+
+export type Crumb = { label: string; to?: string }
+
+/** "Courses / SQL Basics / Add New Video": linked steps back, the current page last and unlinked. */
+export function Breadcrumb({ items }: { items: Crumb[] }) {
+  return (
+    <nav aria-label="Breadcrumb" className="text-sm text-slate-500">
+      {items.map((item, index) => (
+        <span key={`${index}-${item.label}`}>
+          {index > 0 ? ' / ' : null}
+          {item.to ? (
+            <Link to={item.to} className="hover:underline">
+              {item.label}
+            </Link>
+          ) : (
+            <span aria-current="page" className="text-slate-700">
+              {item.label}
+            </span>
+          )}
+        </span>
+      ))}
+    </nav>
+  )
+}
