@@ -1,8 +1,7 @@
-import AxeBuilder from '@axe-core/playwright'
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
+import { expect, test, type APIRequestContext } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { pdfBytes } from '../fixtures/files.ts'
-import { signIn } from './helpers.ts'
+import { expectAccessible, signIn } from './helpers.ts'
 
 // A coach reviews a learner's assessment: the seeded data has none, so learner1 hands one in through
 // the /api first (as the old client did); the coach then finds it in User Assignment Documents from
@@ -10,16 +9,6 @@ import { signIn } from './helpers.ts'
 
 const COURSE = 'SQL Fundamentals'
 const FILE_NAME = `review-${Date.now().toString(36)}.pdf`
-
-async function expectAccessible(page: Page, where: string) {
-  // the frame holds the browser's PDF viewer, not our page
-  const results = await new AxeBuilder({ page }).exclude('iframe').analyze()
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(
-    bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    `axe on ${where}`,
-  ).toEqual([])
-}
 
 /** learner1 uploads a PDF and registers it against a visible scenario of SQL Fundamentals. */
 async function handInAssessment(request: APIRequestContext) {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import AxeBuilder from '@axe-core/playwright'
 import { expect, test, type Page } from '@playwright/test'
 import { SignJWT } from 'jose'
+import { expectAccessible } from './helpers.ts'
 
 // The external bridge (DESIGN.md §8) in Chromium: a partner system signs a 5-minute, single-use token
 // with the app's BRIDGE_SECRET, and its link signs the seeded learner into the course once.
@@ -36,12 +36,6 @@ async function courseIdOf(page: Page, title: string) {
   return id
 }
 
-async function expectNoSeriousAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze()
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
-}
-
 test('a bridge link signs the learner into the course, and the same link used again is refused', async ({
   page,
   browser,
@@ -67,7 +61,7 @@ test('a bridge link signs the learner into the course, and the same link used ag
     await expect(
       other.getByText('Ask for a new link from the system you came from, or sign in with your username and password.'),
     ).toBeVisible()
-    await expectNoSeriousAxeViolations(other)
+    await expectAccessible(other, 'the refused bridge link')
     // and it signed nobody in
     await other.goto('/courses')
     await expect(other).toHaveURL(/\/sign-in\?redirectTo=%2Fcourses$/)

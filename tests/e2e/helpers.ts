@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import AxeBuilder from '@axe-core/playwright'
 import { expect, type Page } from '@playwright/test'
 
 export const root = path.resolve(import.meta.dirname, '..', '..')
@@ -25,4 +26,25 @@ export async function portal(...args: string[]) {
       EMBEDDED_PG_PORT: process.env.E2E_PG_PORT ?? '54330',
     },
   })
+}
+
+/**
+ * No serious or critical accessibility violation on the page as it is now. Waits first for running
+ * CSS transitions (a dialog fading in) to end, so colours are judged as shown, not half-faded.
+ * Frames are left out: they hold the video host's page, the stand-in, or the browser's PDF viewer.
+ */
+export async function expectAccessible(page: Page, where: string) {
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      // a spinner turns forever; only what ends is waited for
+      .filter((a) => a.effect?.getTiming().iterations !== Infinity)
+      .every((a) => a.playState !== 'running'),
+  )
+  const results = await new AxeBuilder({ page }).exclude('iframe').analyze()
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  expect(
+    bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    `axe on ${where}`,
+  ).toEqual([])
 }

@@ -1,8 +1,7 @@
-import AxeBuilder from '@axe-core/playwright'
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { pdfBytes } from '../fixtures/files.ts'
-import { portal, signIn } from './helpers.ts'
+import { expectAccessible, portal, signIn } from './helpers.ts'
 
 // Issue 4's learner journey on the seeded catalogue, in Chromium: explore, previews, sign in, a
 // locked video, real watching through the stand-in video host, resume, an assessment, the profile,
@@ -13,17 +12,6 @@ const PREREQUISITE = 'Extracting Data: Full and Incremental Loads'
 const LOCKED = 'Transforming: Cleaning and Conforming Data'
 const LEARNER = { userName: 'journey.learner', email: 'journey@example.com', password: 'Journey-1st!' }
 const NEW_PASSWORD = 'Journey-2nd?'
-
-/** No serious or critical accessibility violation on the page as it is now. */
-async function expectAccessible(page: Page, where: string) {
-  // the frames hold the video host's page (here a stand-in, or Chromium's offline page), not ours
-  const results = await new AxeBuilder({ page }).exclude('iframe').analyze()
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(
-    bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    `axe on ${where}`,
-  ).toEqual([])
-}
 
 test.describe('the learner journey', () => {
   test.beforeAll(async ({ request }) => {

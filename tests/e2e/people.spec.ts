@@ -1,10 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import AxeBuilder from '@axe-core/playwright'
 import { simpleParser } from 'mailparser'
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
-import { portal, signIn } from './helpers.ts'
+import { expectAccessible, portal, signIn } from './helpers.ts'
 
 // Issue 5's journey: an admin adds a learner by hand and gives them a course and a program; the
 // learner recovers a forgotten password through the mailed link; a partner's bridge link signs them
@@ -16,15 +15,6 @@ const LEARNER = {
   userName: 'winifred.w',
   email: 'winifred@example.com',
   password: 'Admin-chose1!',
-}
-
-async function expectAccessible(page: Page, where: string) {
-  const results = await new AxeBuilder({ page }).exclude('iframe').analyze()
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(
-    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    `axe on ${where}`,
-  ).toEqual([])
 }
 
 /** The newest mail to this address in the app's outbox (SMTP_URL is unset in the end-to-end run). */
