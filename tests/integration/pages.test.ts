@@ -8,9 +8,19 @@ import { loader as videoLoader } from '#app/routes/_learner+/course.$courseId.$v
 import { loader as adminLayoutLoader } from '#app/routes/admin+/_layout.tsx'
 import { loader as landingLoader } from '#app/routes/_public+/_index.tsx'
 import { db } from '#db/client.ts'
-import { assignCourse, makeCoach, makeCourse, makeLearner, PASSWORD, recordWatched } from '#tests/factories.ts'
+import {
+  assignCourse,
+  makeAdmin,
+  makeCoach,
+  makeCourse,
+  makeLearner,
+  PASSWORD,
+  recordWatched,
+} from '#tests/factories.ts'
 import { toastOf } from '#tests/sessions.ts'
 import { call } from '#tests/requests.ts'
+
+type CourseShape = { videos: { lockedBy: string[] }[] }
 
 /** Sign in through the page's action and return the session cookie it sets. */
 async function signIn(login: string, password = PASSWORD, redirectTo = '') {
@@ -178,5 +188,21 @@ describe('the course and video pages', () => {
     await recordWatched(learner.id, course.id, course.videos[1], 100)
     const last = (await (await open(2)).json()) as { previous: string | null; next: string | null }
     expect(last).toMatchObject({ previous: course.videos[1].id, next: null })
+  })
+
+  it('open every video for the admin side, which records no progress, with no locks shown', async () => {
+    const course = await makeCourse({ videos: [{ title: 'One' }, { title: 'Two', after: [0] }] })
+    for (const staff of [await makeCoach(), await makeAdmin()]) {
+      const { cookie } = await signIn(staff.userName)
+      const videoId = course.videos[1].id
+      const response = await call(videoLoader, `/course/${course.id}/${videoId}`, {
+        headers: { Cookie: cookie },
+        params: { courseId: course.id, videoId },
+      })
+      expect(response.status).toBe(200)
+      const data = (await response.json()) as { video: { id: string }; learner: boolean; course: CourseShape }
+      expect(data).toMatchObject({ video: { id: videoId }, learner: false })
+      expect(data.course.videos.map((v) => v.lockedBy)).toEqual([[], []])
+    }
   })
 })

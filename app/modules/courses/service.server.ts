@@ -12,7 +12,7 @@ import {
 } from '../content/dto.ts'
 import { EditCourseSchema, NewCourseSchema, type EditCourseInput, type NewCourseInput } from '../content/schema.ts'
 import { assertContentManager } from '../content/service.server.ts'
-import { conflict, forbidden, invalid, notFound } from '../errors.ts'
+import { conflict, forbidden, invalid, notFound, ServiceError } from '../errors.ts'
 import { fileLink } from '../files/links.ts'
 import { ASSIGNED_COURSE_IDS, canOpenCourse } from './access.server.ts'
 import { removeStoredFile } from '../files/service.server.ts'
@@ -21,6 +21,7 @@ import {
   COURSE_PROGRESS_JOINS,
   courseProgress,
   lockedVideos,
+  lockMessage,
   toCourseProgress,
   type CourseProgressRow,
 } from '../progress/rules.server.ts'
@@ -113,6 +114,7 @@ export type CourseContents = {
 /**
  * A course as the learner sees it: visible videos in order with completion and locks, visible
  * documents and scenarios. Not assigned (or not there): 404 for an unknown id, 403 otherwise.
+ * Progress and locks are a learner's: the admin side, which records no progress, sees every video open.
  */
 export async function getCourseContents(actor: Actor, courseId: string): Promise<CourseContents> {
   if (!isUuid(courseId)) throw notFound('Course not found.')
@@ -129,15 +131,17 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
       ['createdAt', 'ASC'],
     ],
   })
-  const progress = actor.id
+  // the learner's id; progress and locks are theirs alone
+  const learner = actor.roleId === ROLE.learner ? actor.id : null
+  const progress = learner
     ? await VideoProgress.findAll({
-        where: { userId: actor.id, courseId },
+        where: { userId: learner, courseId },
         attributes: ['videoId', 'completed', 'lastPosition'],
       })
     : []
   const completed = new Set(progress.filter((p) => p.completed).map((p) => p.videoId))
   const positions = new Map(progress.map((p) => [p.videoId, p.lastPosition]))
-  const locks = actor.id ? await lockedVideos(actor.id, courseId) : new Map<string, string[]>()
+  const locks = learner ? await lockedVideos(learner, courseId) : new Map<string, string[]>()
 
   const videos: VideoItem[] = entries
     .filter((e) => e.kind === 'video')
@@ -175,6 +179,26 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
     documents: files('document'),
     scenarios: files('scenario'),
   }
+}
+
+/** A video of a course whose prerequisites are not finished yet: 403 with the spec's toast (§4). */
+export class VideoLocked extends ServiceError {
+  constructor(titles: string[]) {
+    super(403, lockMessage(titles))
+  }
+}
+
+/**
+ * One video page of a course: the course as getCourseContents gives it, the video and its place.
+ * A learner is refused a locked video (VideoLocked); a hidden or unknown video is not found.
+ */
+export async function getCourseVideo(actor: Actor, courseId: string, videoId: string) {
+  const course = await getCourseContents(actor, courseId)
+  const index = course.videos.findIndex((v) => v.id === videoId)
+  const video = course.videos[index]
+  if (!video) throw notFound('Video not found.')
+  if (video.lockedBy.length > 0) throw new VideoLocked(video.lockedBy)
+  return { course, video, index }
 }
 
 /** Counts for the admin dashboard cards; the admin side only. */

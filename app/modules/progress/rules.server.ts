@@ -4,6 +4,9 @@ import { sequelize } from '#db/client.ts'
 // The progress rules, written once, for the course pages, My Courses and the heartbeat alike:
 // which videos are locked, and how far along a course is.
 
+/** The spec's toast for a video whose prerequisites are not finished (§4). */
+export const lockMessage = (titles: string[]) => `You have to finish ${titles.join(', ')} videos to unlock this video`
+
 /**
  * Per video of the course: the titles of the prerequisites not yet completed by this learner. A
  * prerequisite that is hidden, or has no duration (it can never be completed), locks nothing.

@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize'
 import { db, sequelize } from '#db/client.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
-import { lockedVideos } from './rules.server.ts'
+import { lockedVideos, lockMessage } from './rules.server.ts'
 import { forbidden, invalid, notFound, ServiceError } from '../errors.ts'
 import {
   AccessLogPingSchema,
@@ -25,7 +25,7 @@ const MAX_SPEED = 2
 /** …and holds at most this many; one heartbeat claims at most this many too. */
 export const BURST_SECONDS = 60
 
-export const lockMessage = (titles: string[]) => `You have to finish ${titles.join(', ')} videos to unlock this video`
+export { lockMessage }
 
 function requireLearner(actor: Actor): string {
   if (actor.roleId !== ROLE.learner || !actor.id) throw forbidden('Progress is kept for learners only.')

@@ -1,5 +1,5 @@
 import { json } from '@remix-run/node'
-import { getCourseContents } from '#app/modules/courses/service.server.ts'
+import { getCourseContents, getCourseVideo, VideoLocked } from '#app/modules/courses/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { requireUser } from '#app/utils/session.server.ts'
 import { redirectWithError } from '#app/utils/toast.server.ts'
@@ -7,9 +7,20 @@ import { redirectWithError } from '#app/utils/toast.server.ts'
 /** The course for a learner page: not assigned → back to /courses with a toast (spec §4). */
 export async function loadCourse(request: Request, courseId: string) {
   const user = await requireUser(request)
+  return { user, course: await asPage(courseId, () => getCourseContents(user, courseId)) }
+}
+
+/** A video page: as loadCourse, and a locked video → back to the course page with the spec's toast. */
+export async function loadCourseVideo(request: Request, courseId: string, videoId: string) {
+  const user = await requireUser(request)
+  return { user, ...(await asPage(courseId, () => getCourseVideo(user, courseId, videoId))) }
+}
+
+async function asPage<T>(courseId: string, load: () => Promise<T>): Promise<T> {
   try {
-    return { user, course: await getCourseContents(user, courseId) }
+    return await load()
   } catch (error) {
+    if (error instanceof VideoLocked) throw await redirectWithError(`/course/${courseId}`, error.message)
     if (isServiceError(error) && error.status === 403) throw await redirectWithError('/courses', error.message)
     if (isServiceError(error) && error.status === 404) throw json({ message: error.message }, { status: 404 })
     throw error

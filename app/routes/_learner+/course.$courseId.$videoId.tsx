@@ -8,9 +8,7 @@ import { VideoPlayer } from '#app/components/player/video-player.tsx'
 import { ROLE } from '#app/modules/auth/roles.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration } from '#app/utils/format.ts'
-import { redirectWithError } from '#app/utils/toast.server.ts'
-import { lockMessage } from '#app/modules/progress/service.server.ts'
-import { loadCourse } from './__course.server.ts'
+import { loadCourseVideo } from './__course.server.ts'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 
@@ -19,11 +17,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ]
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const { user, course } = await loadCourse(request, params.courseId ?? '')
-  const index = course.videos.findIndex((v) => v.id === params.videoId)
-  const video = course.videos[index]
-  if (!video) throw json({ message: 'Video not found.' }, { status: 404 })
-  if (video.lockedBy.length > 0) throw await redirectWithError(`/course/${course.id}`, lockMessage(video.lockedBy))
+  const { user, course, video, index } = await loadCourseVideo(request, params.courseId ?? '', params.videoId ?? '')
   return json({
     course,
     video,
