@@ -1,8 +1,4 @@
-import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import path from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { promisify } from 'node:util'
 import { SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { BRIDGE_REFUSED } from '#app/modules/bridge/schema.ts'
@@ -34,6 +30,7 @@ import {
   makeProgram,
   makeSuperAdmin,
 } from '#tests/factories.ts'
+import { portal } from '#tests/cli.ts'
 import { body, call } from '#tests/requests.ts'
 import { toastOf } from '#tests/sessions.ts'
 
@@ -363,42 +360,22 @@ describe('minting links for operators and tests', () => {
     expect(bridgeLinkUrl('t.o.k', { kind: 'admin' })).toBe('http://portal.test/ibridge/admin/t.o.k')
 
     await expect(mintBridgeLink({ user: 'nobody@example.com', target: { kind: 'program' } })).rejects.toThrow(/No user/)
-    await expect(mintBridgeLink({ user: learner.email, target: { kind: 'admin' } })).rejects.toThrow(/admin link/)
+    await expect(mintBridgeLink({ user: learner.email, target: { kind: 'admin' } })).rejects.toThrow(
+      BRIDGE_REFUSED.notAdmin,
+    )
+    const superAdmin = await makeSuperAdmin()
+    await expect(mintBridgeLink({ user: superAdmin.userName, target: { kind: 'program' } })).rejects.toThrow(
+      BRIDGE_REFUSED.superAdmin,
+    )
   })
 })
 
 describe('portal bridge link', () => {
-  const root = path.resolve(import.meta.dirname, '..', '..')
-
-  // registerBridge is not wired into cli/index.ts yet: this runs the command on a program of its own,
-  // in a child process on this test file's database, the way `portal bridge link` will.
-  async function bridgeCli(args: string[]) {
-    const script = `
-      import { Command } from 'commander'
-      const { registerBridge } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'cli/commands/bridge.ts')).href)})
-      const { fail } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'cli/output.ts')).href)})
-      const program = new Command().name('portal').exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2))
-      registerBridge(program)
-      try { await program.parseAsync(${JSON.stringify(args)}, { from: 'user' }) } catch (error) { fail(error) }
-    `
-    try {
-      const { stdout, stderr } = await promisify(execFile)(
-        process.execPath,
-        ['--import', 'tsx', '--input-type=module', '-e', script],
-        { cwd: root, env: process.env, timeout: 60_000 },
-      )
-      return { code: 0, stdout, stderr }
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string }
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-    }
-  }
-
   it('prints a working link for a course, by id or title', async () => {
     const learner = await makeLearner()
     const course = await makeCourse()
     await assignCourse(learner.id, course.id)
-    const result = await bridgeCli(['bridge', 'link', '--user', learner.email, '--course', course.title])
+    const result = await portal(['bridge', 'link', '--user', learner.email, '--course', course.title])
     expect(result).toMatchObject({ code: 0 })
     const url = result.stdout.trim()
     expect(url.startsWith(`http://portal.test/ibridge/`)).toBe(true)
@@ -410,19 +387,19 @@ describe('portal bridge link', () => {
 
   it('prints program and admin links, and explains what it cannot do', async () => {
     const admin = await makeAdmin()
-    const adminLink = await bridgeCli(['bridge', 'link', '--user', admin.email, '--admin'])
+    const adminLink = await portal(['bridge', 'link', '--user', admin.email, '--admin'])
     expect(adminLink.code).toBe(0)
     expect((await open(new URL(adminLink.stdout.trim()).pathname)).headers.get('Location')).toBe('/admin/dashboard')
 
     const learner = await makeLearner()
-    const program = await bridgeCli(['bridge', 'link', '--user', learner.email, '--program'])
+    const program = await portal(['bridge', 'link', '--user', learner.email, '--program'])
     expect(new URL(program.stdout.trim()).pathname).toMatch(/^\/ibridge\/program\//)
 
-    expect((await bridgeCli(['bridge', 'link'])).code).toBe(2)
-    expect((await bridgeCli(['bridge', 'link', '--user', learner.email, '--admin', '--program'])).code).toBe(2)
-    const learnerAdmin = await bridgeCli(['bridge', 'link', '--user', learner.email, '--admin'])
+    expect((await portal(['bridge', 'link'])).code).toBe(2)
+    expect((await portal(['bridge', 'link', '--user', learner.email, '--admin', '--program'])).code).toBe(2)
+    const learnerAdmin = await portal(['bridge', 'link', '--user', learner.email, '--admin'])
     expect(learnerAdmin.code).toBe(2)
-    const nobody = await bridgeCli(['bridge', 'link', '--user', 'nobody@example.com'])
+    const nobody = await portal(['bridge', 'link', '--user', 'nobody@example.com'])
     expect(nobody.code).toBe(1)
     expect(nobody.stderr).toContain('portal: No user with')
   })

@@ -76,6 +76,14 @@ describe('POST /api/user/register', () => {
     expect(await body(await post(registerRoute, person({ role: 'admin' }), superAdmin.token))).toMatchObject({
       user: { roleId: 3 },
     })
+    // registration makes learners and admins only: no super admin, and coaches through their own call
+    for (const role of ['superadmin', 'coach']) {
+      const data = person({ role })
+      const refused = await post(registerRoute, data, superAdmin.token)
+      expect(refused.status).toBe(400)
+      expect(await body(refused)).toMatchObject({ errors: { role: 'Role must be learner or admin.' } })
+      expect(await (await db()).User.findOne({ where: { userName: data.userName } })).toBeNull()
+    }
   })
 
   it('sends the new user an invitation whose link sets a password', async () => {

@@ -64,8 +64,13 @@ describe('the people lists', () => {
 
   it('let only the super admin create and remove admins', async () => {
     const admin = await sessionCookieFor((await makeAdmin()).userName)
-    const refused = await post(adminList, '/admin/adminUsers?new=1', admin, registration())
-    expect(await toastOf(refused)).toMatchObject({ message: 'Only the super admin manages admins.' })
+    const attempt = registration()
+    const refused = await post(adminList, '/admin/adminUsers?new=1', admin, attempt)
+    expect(refused.status).toBe(403)
+    expect(((await refused.json()) as Reply).result.error['']).toEqual([
+      'You do not have permission to create this kind of account.',
+    ])
+    expect(await (await db()).User.findOne({ where: { userName: attempt.userName } })).toBeNull()
     const superAdmin = await sessionCookieFor((await makeSuperAdmin()).userName)
     const data = registration()
     await post(adminList, '/admin/adminUsers?new=1', superAdmin, data)
@@ -79,6 +84,37 @@ describe('the people lists', () => {
     expect(await User.findByPk(made?.id)).toBeNull()
   })
 
+  it('refuse on Admin’s List to remove an admin for an admin, and the super admin’s own, super or learner account', async () => {
+    const [target, superAdmin, otherSuper, learner] = [
+      await makeAdmin(),
+      await makeSuperAdmin(),
+      await makeSuperAdmin(),
+      await makeLearner(),
+    ]
+    const remove = (cookie: string, userId: string) =>
+      post(adminList, `/admin/adminUsers?remove=${userId}`, cookie, { userId })
+    const byAdmin = await remove(await sessionCookieFor((await makeAdmin()).userName), target.id)
+    expect(byAdmin.headers.get('Location')).toBe('/admin/adminUsers')
+    expect(await toastOf(byAdmin)).toMatchObject({
+      type: 'error',
+      message: 'Only the super admin can remove admins.',
+    })
+
+    const superCookie = await sessionCookieFor(superAdmin.userName)
+    for (const [user, message] of [
+      [superAdmin, 'You cannot remove your own account.'],
+      [otherSuper, 'Only admins can be removed here.'],
+      [learner, 'Only admins can be removed here.'],
+    ] as const) {
+      const refused = await remove(superCookie, user.id)
+      expect(refused.headers.get('Location'), user.userName).toBe('/admin/adminUsers')
+      expect(await toastOf(refused), user.userName).toMatchObject({ type: 'error', message })
+    }
+    const { User } = await db()
+    for (const user of [target, superAdmin, otherSuper, learner])
+      expect(await User.findByPk(user.id), user.userName).toMatchObject({ roleId: user.roleId })
+  })
+
   it('let an admin create a coach who is invited by mail; a coach reads the lists but creates nobody', async () => {
     const admin = await sessionCookieFor((await makeAdmin()).userName)
     const { password: _p, confirmPassword: _c, ...coach } = registration()
@@ -89,12 +125,13 @@ describe('the people lists', () => {
       headers: { Cookie: coachCookie },
     })
     expect(await list.json()).toMatchObject({ total: 1, canCreate: false })
-    const byCoach = await post(coachList, '/admin/coach?new=1', coachCookie, {
-      ...coach,
-      userName: 'other1',
-      email: 'o@example.com',
-    })
+    const { password: _p2, confirmPassword: _c2, ...other } = registration()
+    const byCoach = await post(coachList, '/admin/coach?new=1', coachCookie, other)
     expect(byCoach.headers.get('Location')).toBe('/admin/coach')
+    expect(await toastOf(byCoach)).toMatchObject({ type: 'error', message: expect.stringMatching(/^Only admins/) })
+    const { User } = await db()
+    expect(await User.findOne({ where: { userName: other.userName } })).toBeNull()
+    expect(await User.findOne({ where: { email: other.email } })).toBeNull()
   })
 })
 
@@ -127,9 +164,30 @@ describe('User Details', () => {
     }
     expect(page.courses.map((c) => c.title)).toEqual(['Direct', 'Program part'])
     expect(page.assignedPrograms).toHaveLength(1)
+  })
+
+  it('refuses a coach who assigns a course or a program, with an error toast and no assignment', async () => {
+    const learner = await makeLearner()
+    const course = await makeCourse()
+    const program = await makeProgram([(await makeCourse()).id])
     const coach = await sessionCookieFor((await makeCoach()).userName)
-    const refused = await post(userDetails, `${path}?assign=course`, coach, { courseId: direct.id }, params)
-    expect(refused.headers.get('Location')).toBe(path)
+    const params = { userId: learner.id }
+    const path = `/admin/user/${learner.id}`
+    for (const [query, body] of [
+      ['course', { courseId: course.id }],
+      ['program', { programId: program.id }],
+    ] as const) {
+      const refused = await post(userDetails, `${path}?assign=${query}`, coach, body, params)
+      expect(refused.status, query).toBe(302)
+      expect(refused.headers.get('Location'), query).toBe(path)
+      expect(await toastOf(refused), query).toMatchObject({
+        type: 'error',
+        message: expect.stringMatching(/^Only admins/),
+      })
+    }
+    const { CourseAssignment, ProgramAssignment } = await db()
+    expect(await CourseAssignment.count({ where: { userId: learner.id } })).toBe(0)
+    expect(await ProgramAssignment.count({ where: { userId: learner.id } })).toBe(0)
   })
 })
 

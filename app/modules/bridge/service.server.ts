@@ -106,11 +106,18 @@ async function redeem(token: string, target: BridgeTarget): Promise<{ user: Sess
   const claims = await verifyBridgeToken(token)
   const user = await findBridgeUser(claims.sub)
   if (!user) throw unauthorized(BRIDGE_REFUSED.noAccount)
-  // a partner system holding the bridge secret must not become the super admin
-  if (user.roleId === ROLE.superAdmin) throw forbidden(BRIDGE_REFUSED.superAdmin)
-  if (target.kind === 'admin' && !isAdminSide(user.roleId)) throw forbidden(BRIDGE_REFUSED.notAdmin)
+  const refused = bridgeRefusal(user, target)
+  if (refused) throw forbidden(refused)
   await spendJti(claims.jti, claims.exp)
   return { user: toSessionUser(user), token: await issueToken(user) }
+}
+
+/** Whom a link may sign in, and where: never the super admin; the admin area only for the admin side. */
+function bridgeRefusal(user: User, target: BridgeTarget): string | null {
+  // a partner system holding the bridge secret must not become the super admin
+  if (user.roleId === ROLE.superAdmin) return BRIDGE_REFUSED.superAdmin
+  if (target.kind === 'admin' && !isAdminSide(user.roleId)) return BRIDGE_REFUSED.notAdmin
+  return null
 }
 
 /** May the user open this course? It must exist, and be theirs directly or through a program. */
@@ -209,8 +216,9 @@ export async function mintBridgeLink(options: {
       where: isUuid(identifier) ? { id: identifier } : { userName: identifier },
     }))
   if (!user) throw notFound(`No user with the email, external id, username or id "${identifier}".`)
-  if (options.target.kind === 'admin' && !isAdminSide(user.roleId))
-    throw invalid(`${user.userName} is a learner; an admin link works only for admins and coaches.`)
+  // a link the app would refuse is not made
+  const refused = bridgeRefusal(user, options.target)
+  if (refused) throw invalid(`No link for ${user.userName}: ${refused}`)
   // the token names the user the way a partner would: their external id if they have one, else their email
   const sub = user.externalId ?? user.email
   const ttlSeconds = options.ttlSeconds ?? BRIDGE_TOKEN_MAX_LIFETIME_SECONDS

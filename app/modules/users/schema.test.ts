@@ -28,7 +28,7 @@ describe('the registration rules', () => {
     expect(errorsOf({ ...valid, firstName: ' Ann ' }).firstName).toBe('First Name must be at least 4 characters.')
     expect(errorsOf({ ...valid, firstName: 'Ann4' }).firstName).toBe('First Name can only contain letters and spaces.')
     expect(errorsOf({ ...valid, lastName: 'O’Neil' }).lastName).toBe('Last Name can only contain letters and spaces.')
-    expect(errorsOf({ ...valid, userName: 'ann' }).userName).toBe('UserName must be at least 4 characters.')
+    expect(errorsOf({ ...valid, userName: 'ann' }).userName).toBe('UserName must be at least 4 characters')
     expect(errorsOf({ ...valid, email: 'not-an-email' }).email).toBe('Email is invalid.')
   })
   it('require a strong password and a matching confirmation', () => {

@@ -17,13 +17,16 @@ export const lastName = z
   .min(1, 'Last Name is required field.')
   .max(60, 'Last Name must be at most 60 characters.')
   .regex(NAME, 'Last Name can only contain letters and spaces.')
-export const userName = z
-  .string({ required_error: 'UserName is required field.' })
-  .trim()
-  .min(1, 'UserName is required field.')
-  .min(4, 'UserName must be at least 4 characters.')
-  .max(40, 'UserName must be at most 40 characters.')
-  .regex(/^[A-Za-z0-9._-]+$/, 'UserName can only contain letters, numbers, dots, dashes and underscores.')
+/** One username rule everywhere (DESIGN.md §8); only the required message differs between forms. */
+const userNameWith = (required: string) =>
+  z
+    .string({ required_error: required })
+    .trim()
+    .min(1, required)
+    .min(4, 'UserName must be at least 4 characters')
+    .max(40, 'UserName must be at most 40 characters.')
+    .regex(/^[A-Za-z0-9._-]+$/, 'UserName can only contain letters, numbers, dots, dashes and underscores.')
+export const userName = userNameWith('UserName is required field.')
 export const email = z
   .string({ required_error: 'Email is required field.' })
   .trim()
@@ -53,12 +56,17 @@ export const NewUserSchema = z.object({
 })
 export type NewUserInput = z.input<typeof NewUserSchema>
 
-/** The registration form and POST /api/user/register add a confirmation. */
+/**
+ * The registration form and POST /api/user/register add a confirmation, and register learners or
+ * admins only (DESIGN.md §8): coaches have their own call, super admins come from the CLI.
+ */
 export const RegisterSchema = NewUserSchema.extend({
+  role: z.enum(['learner', 'admin'], { message: 'Role must be learner or admin.' }).default('learner'),
   confirmPassword: z
     .string({ required_error: 'Confirm Password is required field.' })
     .min(1, 'Confirm Password is required field.'),
 }).refine((v) => v.password === v.confirmPassword, { path: ['confirmPassword'], message: 'Passwords must match' })
+export type RegisterInput = z.input<typeof RegisterSchema>
 
 /** The profile form (spec §5, with DESIGN.md §8's 4-character username). The email cannot change. */
 export const ProfileSchema = z.object({
@@ -74,13 +82,7 @@ export const ProfileSchema = z.object({
     .max(60, 'Last Name must be at most 60 characters.')
     .regex(/^[A-Za-z\s]*$/, 'Last Name can only contain letters and spaces.')
     .default(''),
-  userName: z
-    .string({ required_error: 'UserName field is required' })
-    .trim()
-    .min(1, 'UserName field is required')
-    .min(4, 'UserName must be at least 4 characters')
-    .max(40, 'UserName must be at most 40 characters.')
-    .regex(/^[A-Za-z0-9._-]+$/, 'UserName can only contain letters, numbers, dots, dashes and underscores.'),
+  userName: userNameWith('UserName field is required'),
   /** shown disabled; if sent it must be the account's own */
   email: z.string().trim().max(254, 'Email is Invalid').email('Email is Invalid').optional().or(z.literal('')),
 })
@@ -96,23 +98,25 @@ const confirmation = z
   .string({ required_error: 'Confirm Password field is required field.' })
   .min(1, 'Confirm Password field is required field.')
 
-/** New password and its confirmation; the old client calls the first one newPassword. */
-export const NewPasswordSchema = z.preprocess(
-  (value) =>
-    value && typeof value === 'object' && !('password' in value) && 'newPassword' in value
-      ? { ...value, password: (value as { newPassword: unknown }).newPassword }
-      : value,
+/** The old client calls the new password newPassword (spec §7); the forms call it password. */
+const acceptingNewPasswordName = <T extends z.ZodTypeAny>(schema: T) =>
+  z.preprocess(
+    (value) =>
+      value && typeof value === 'object' && !('password' in value) && 'newPassword' in value
+        ? { ...value, password: (value as { newPassword: unknown }).newPassword }
+        : value,
+    schema,
+  )
+
+/** New password and its confirmation. */
+export const NewPasswordSchema = acceptingNewPasswordName(
   z
     .object({ password: newPassword, confirmPassword: confirmation })
     .refine((v) => v.password === v.confirmPassword, { path: ['confirmPassword'], message: 'Passwords must match' }),
 )
 
 /** Changing one's own password also asks for the current one, so a borrowed session cannot take the account. */
-export const PasswordChangeSchema = z.preprocess(
-  (value) =>
-    value && typeof value === 'object' && !('password' in value) && 'newPassword' in value
-      ? { ...value, password: (value as { newPassword: unknown }).newPassword }
-      : value,
+export const PasswordChangeSchema = acceptingNewPasswordName(
   z
     .object({
       currentPassword: z

@@ -1,6 +1,5 @@
 import { Op, UniqueConstraintError } from 'sequelize'
 import { db, sequelize } from '#db/client.ts'
-import type { User } from '#db/models/index.ts'
 import { createPasswordLink, mailPasswordLink } from '../auth/password-links.server.ts'
 import { hashPassword, verifyPassword } from '../auth/password.server.ts'
 import {
@@ -22,6 +21,8 @@ import {
   ProfileSchema,
   type NewCoachInput,
   type NewUserInput,
+  RegisterSchema,
+  type RegisterInput,
   type PasswordChangeInput,
   type ProfileInput,
 } from './schema.ts'
@@ -40,24 +41,26 @@ export async function createUser(actor: Actor, input: NewUserInput): Promise<Ses
     roleId === ROLE.admin || roleId === ROLE.superAdmin ? isSuperAdmin(actor.roleId) : canManageContent(actor.roleId)
   if (!mayCreate) throw forbidden('You do not have permission to create this kind of account.')
 
+  return toSessionUser(await insertUser(data, roleId, await hashPassword(data.password)))
+}
+
+/** A new account row: a taken email or username answers 409 with the spec's field. */
+async function insertUser(data: NewCoachInput, roleId: RoleId, passwordHash: string | null) {
   const { User } = await db()
   await assertUnique(data.email, data.userName)
   try {
-    const user = await User.create({
+    return await User.create({
       firstName: data.firstName,
       lastName: data.lastName,
       userName: data.userName,
       email: data.email.toLowerCase(),
-      passwordHash: await hashPassword(data.password),
+      passwordHash,
       roleId,
     })
-    return toSessionUser(user)
   } catch (error) {
     // Lost a race with another create: the database's unique index has the last word.
-    if (error instanceof UniqueConstraintError) {
-      const field = error.errors[0]?.path === 'user_name' ? 'userName' : 'email'
-      throw duplicate(field)
-    }
+    if (error instanceof UniqueConstraintError)
+      throw duplicate(error.errors[0]?.path === 'user_name' ? 'userName' : 'email')
     throw error
   }
 }
@@ -240,8 +243,8 @@ export async function listUsers(actor: Actor, kind: keyof typeof LIST_ROLES, que
  * POST /api/user/register and the Create New User / Create New Admin popups: the account, then an
  * invitation mail with a link to choose a password (7 days), sent once the account is saved.
  */
-export async function registerUser(actor: Actor, input: NewUserInput): Promise<SessionUser> {
-  const user = await createUser(actor, input)
+export async function registerUser(actor: Actor, input: RegisterInput): Promise<SessionUser> {
+  const user = await createUser(actor, RegisterSchema.parse(input))
   await inviteByMail(user)
   return user
 }
@@ -250,24 +253,8 @@ export async function registerUser(actor: Actor, input: NewUserInput): Promise<S
 export async function createCoach(actor: Actor, input: NewCoachInput): Promise<SessionUser> {
   if (!canManageContent(actor.roleId)) throw forbidden('Only admins can create coaches.')
   const data = NewCoachSchema.parse(input)
-  const { User } = await db()
-  await assertUnique(data.email, data.userName)
-  let created: User
-  try {
-    created = await User.create({
-      firstName: data.firstName,
-      lastName: data.lastName,
-      userName: data.userName,
-      email: data.email.toLowerCase(),
-      passwordHash: null,
-      roleId: ROLE.coach,
-    })
-  } catch (error) {
-    if (error instanceof UniqueConstraintError)
-      throw duplicate(error.errors[0]?.path === 'user_name' ? 'userName' : 'email')
-    throw error
-  }
-  const user = toSessionUser(created)
+  // no password: the coach chooses one from the invitation mail
+  const user = toSessionUser(await insertUser(data, ROLE.coach, null))
   await inviteByMail(user)
   return user
 }

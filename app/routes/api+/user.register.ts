@@ -1,7 +1,7 @@
 import { json } from '@remix-run/node'
 import { ZodError } from 'zod'
 import { isServiceError } from '#app/modules/errors.ts'
-import { RegisterSchema } from '#app/modules/users/schema.ts'
+import type { RegisterInput } from '#app/modules/users/schema.ts'
 import { registerUser } from '#app/modules/users/service.server.ts'
 import {
   apiAction,
@@ -20,7 +20,7 @@ export const action = apiAction(
   'POST',
   async ({ request, actor }) => {
     try {
-      const user = await registerUser(actor, RegisterSchema.parse(await readJsonObject(request)))
+      const user = await registerUser(actor, (await readJsonObject(request)) as RegisterInput)
       return { message: 'User created; an invitation mail is on its way.', user }
     } catch (error) {
       const errors = error instanceof ZodError ? fieldErrors(error) : isServiceError(error) ? error.errors : undefined
