@@ -1,3 +1,6 @@
+import { createElement, type ComponentType } from 'react'
+import { renderToString } from 'react-dom/server'
+import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom/server'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as coursePage from '#app/routes/admin+/course.$courseId.tsx'
 import * as coursesPage from '#app/routes/admin+/courses.tsx'
@@ -9,7 +12,7 @@ import { db } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeDocument, makeStoredFile } from '#tests/factories.ts'
 import { elfBytes, pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
 import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
-import { call } from '#tests/requests.ts'
+import { BASE, call } from '#tests/requests.ts'
 
 // The admin course pages as a browser without JavaScript uses them: plain and multipart form posts.
 
@@ -221,23 +224,136 @@ describe('the course page', () => {
   })
 })
 
+type PageModule = { default: ComponentType; loader: unknown }
+
+/** The page as the server renders it before any JavaScript runs (its loader, then the component). */
+async function renderPage(page: PageModule, pattern: string, path: string, cookie = adminCookie) {
+  const run = (fn: unknown) => (args: { request: Request; params: Record<string, string | undefined> }) =>
+    (fn as (args: unknown) => Promise<Response>)({ ...args, context: {} })
+  const handler = createStaticHandler([
+    { id: 'page', path: pattern, loader: run(page.loader), Component: page.default },
+  ])
+  const context = await handler.query(new Request(`${BASE}${path}`, { headers: { Cookie: cookie } }))
+  if (context instanceof Response)
+    throw new Error(`expected a page, got ${context.status} to ${context.headers.get('Location')}`)
+  const router = createStaticRouter(handler.dataRoutes, context)
+  return renderToString(createElement(StaticRouterProvider, { router, context, hydrate: false }))
+}
+
+describe('the course page’s buttons and empty tabs (spec §2)', () => {
+  const render = (courseId: string, tab: string, cookie?: string) =>
+    renderPage(coursePage as PageModule, '/admin/course/:courseId', `/admin/course/${courseId}?tab=${tab}`, cookie)
+  /** The link with this text, if the page shows it. */
+  const link = (html: string, text: string) => new RegExp(`<a [^>]*>${text}</a>`).exec(html)?.[0]
+
+  it('show Rearrange Course and Edit Course Details only when the course has more than one video', async () => {
+    for (const count of [0, 1, 2]) {
+      const course = await makeCourse({ videos: Array.from({ length: count }, () => ({})) })
+      const html = await render(course.id, 'videos')
+      expect(link(html, 'Add New Video'), `${count} videos`).toContain(`/admin/newVideo?courseId=${course.id}`)
+      const rearrange = link(html, 'Rearrange Course')
+      const edit = link(html, 'Edit Course Details')
+      if (count > 1) {
+        expect(rearrange).toContain(`href="/admin/rearrangeCourse/${course.id}"`)
+        expect(edit).toContain('edit=course')
+      } else {
+        expect(rearrange, `${count} videos`).toBeUndefined()
+        expect(edit, `${count} videos`).toBeUndefined()
+      }
+      expect(html.includes('No videos yet'), `${count} videos`).toBe(count === 0)
+    }
+  })
+
+  it('show Rearrange Documents or Rearrange Scenarios only with more than one, and say when there are none', async () => {
+    for (const [kind, tab, rearrange, empty, type] of [
+      ['document', 'documents', 'Rearrange Documents', 'No Documents found', 'document'],
+      ['scenario', 'scenarios', 'Rearrange Scenarios', 'No Scenarios found', 'scenarios'],
+    ] as const) {
+      for (const count of [0, 1, 2]) {
+        const course = await makeCourse()
+        for (let orderId = 0; orderId < count; orderId++)
+          await makeDocument(course.id, { kind, orderId, name: `${kind}-${orderId}.pdf` })
+        // an item of the other list does not count
+        await makeDocument(course.id, { kind: kind === 'document' ? 'scenario' : 'document', name: 'other.pdf' })
+        const html = await render(course.id, tab)
+        const what = `${count} ${kind}s`
+        const button = link(html, rearrange)
+        if (count > 1) expect(button, what).toContain(`href="/admin/RearrangeDocs/${course.id}?type=${type}"`)
+        else expect(button, what).toBeUndefined()
+        expect(html.includes(empty), what).toBe(count === 0)
+        expect(html.includes(`${kind}-0.pdf`), what).toBe(count > 0)
+        expect(html).not.toContain('other.pdf')
+      }
+    }
+  })
+
+  it('show a coach no buttons at all', async () => {
+    const course = await makeCourse({ videos: [{}, {}] })
+    await makeDocument(course.id)
+    await makeDocument(course.id, { orderId: 1 })
+    const videos = await render(course.id, 'videos', coachCookie)
+    for (const text of ['Add New Video', 'Rearrange Course', 'Edit Course Details'])
+      expect(link(videos, text), text).toBeUndefined()
+    const documents = await render(course.id, 'documents', coachCookie)
+    for (const text of ['Add Documents', 'Rearrange Documents']) expect(link(documents, text), text).toBeUndefined()
+  })
+})
+
 describe('bad requests to the page actions', () => {
+  const jsonPost = (path: string, params: Record<string, string>, route: { action: unknown } = coursePage) =>
+    call(route.action as never, path, {
+      method: 'POST',
+      params,
+      headers: { Cookie: adminCookie, 'Content-Type': 'application/json' },
+      body: '{"x":1}',
+    })
+
   it('answer 400 with form errors, never 500', async () => {
     const course = await makeCourse({ videos: [{}] })
     const params = { courseId: course.id }
-    const json = (path: string, route: { action: unknown } = coursePage) =>
-      call(route.action as never, path, {
-        method: 'POST',
-        params,
-        headers: { Cookie: adminCookie, 'Content-Type': 'application/json' },
-        body: '{"x":1}',
-      })
-    for (const intent of ['editVideo', 'deleteVideo', 'deleteDocument', 'editCourse', 'editDocument'])
-      expect((await json(`/admin/course/${course.id}?intent=${intent}`)).status, intent).toBeLessThan(500)
-    expect((await json('/admin/newCourse', newCoursePage)).status).toBe(400)
-    expect((await json('/admin/newVideo', newVideoPage)).status).toBe(400)
-    const crlf = await json(`/admin/course/${course.id}?intent=deleteVideo&tab=%0d%0aSet-Cookie:x`)
-    expect(crlf.status).toBeLessThan(500)
+    const at = (intent: string) => `/admin/course/${course.id}?intent=${intent}`
+
+    const video = await jsonPost(at('editVideo'), params)
+    expect(video.status).toBe(400)
+    expect(await errorsOf(video)).toMatchObject({
+      videoId: ['Video is required.'],
+      title: ['Video Title is required field.'],
+    })
+    // the forms that may carry a file are read as multipart: anything else is refused as a whole
+    const details = await jsonPost(at('editCourse'), params)
+    expect(details.status).toBe(400)
+    expect(await errorsOf(details)).toMatchObject({ '': ['Send the file as multipart/form-data.'] })
+    const document = await jsonPost(at('editDocument'), params)
+    expect(document.status).toBe(400)
+    expect(await errorsOf(document)).toMatchObject({ '': ['Send the file as multipart/form-data.'] })
+
+    expect((await jsonPost('/admin/newCourse', params, newCoursePage)).status).toBe(400)
+    expect((await jsonPost('/admin/newVideo', params, newVideoPage)).status).toBe(400)
+    const unknown = await jsonPost(at('somethingElse'), params)
+    expect(unknown.status).toBe(400)
+  })
+
+  it('send the deletes back to the tab with an error toast, and delete nothing', async () => {
+    const course = await makeCourse({ videos: [{}] })
+    const params = { courseId: course.id }
+    for (const [intent, message] of [
+      ['deleteVideo', 'Video not found in this course.'],
+      ['deleteDocument', 'Document not found in this course.'],
+    ]) {
+      const refused = await jsonPost(`/admin/course/${course.id}?intent=${intent}`, params)
+      expect(refused.status, intent).toBe(302)
+      expect(refused.headers.get('Location'), intent).toBe(`/admin/course/${course.id}?tab=videos`)
+      expect(await toastOf(refused), intent).toMatchObject({ type: 'error', message })
+    }
+    const { ContentEntry } = await db()
+    expect(await ContentEntry.count({ where: { courseId: course.id } })).toBe(1)
+
+    // a tab that smuggles a header is not echoed into the redirect
+    const crlf = await jsonPost(`/admin/course/${course.id}?intent=deleteVideo&tab=%0d%0aSet-Cookie:x`, params)
+    expect(crlf.status).toBe(302)
+    expect(crlf.headers.get('Location')).toBe(`/admin/course/${course.id}?tab=videos`)
+    expect(crlf.headers.getSetCookie().every((c) => c.startsWith('toast-session='))).toBe(true)
+    expect(await toastOf(crlf)).toMatchObject({ type: 'error', message: 'Video not found in this course.' })
   })
 })
 

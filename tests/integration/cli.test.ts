@@ -1,36 +1,18 @@
-import { execFile, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { login } from '#app/modules/auth/service.server.ts'
 import { db } from '#db/client.ts'
 import { makeCourse, makeDocument, makeLearner, makeStoredFile } from '#tests/factories.ts'
 import { freePort } from '#tests/setup/global.ts'
+import { portal } from '#tests/cli.ts'
 
 // The real `portal` command in a child process, on this test file's database (DATABASE_URL).
 
 const root = path.resolve(import.meta.dirname, '..', '..')
-
-async function portal(args: string[], env: Record<string, string | undefined> = {}) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [path.join(root, 'cli', 'bin.js'), ...args],
-      {
-        cwd: root,
-        env: { ...process.env, ...env },
-        timeout: 60_000,
-      },
-    )
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
 
 const create = (overrides: Record<string, string> = {}) => {
   const options = {

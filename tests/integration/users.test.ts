@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { login } from '#app/modules/auth/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { createUser, getProfile } from '#app/modules/users/service.server.ts'
+import { createUser, getProfile, removeAdmin } from '#app/modules/users/service.server.ts'
 import { db } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeLearner, makeSuperAdmin } from '#tests/factories.ts'
 
@@ -69,5 +69,52 @@ describe('getProfile', () => {
     expect((await getProfile(a, a.id))._id).toBe(a.id)
     await expect(getProfile(a, b.id)).rejects.toMatchObject({ status: 403 })
     expect((await getProfile(await makeCoach(), b.id))._id).toBe(b.id)
+  })
+})
+
+describe('removeAdmin', () => {
+  const stillThere = async (user: { id: string; roleId: number }) => {
+    const { User } = await db()
+    expect(await User.findByPk(user.id)).toMatchObject({ roleId: user.roleId })
+  }
+
+  it('lets the super admin remove an admin', async () => {
+    const admin = await makeAdmin()
+    expect(await removeAdmin(await makeSuperAdmin(), admin.id)).toEqual({ userName: admin.userName })
+    const { User } = await db()
+    expect(await User.findByPk(admin.id)).toBeNull()
+  })
+
+  it('refuses an admin, a coach and a learner as the remover, with a 403', async () => {
+    const target = await makeAdmin()
+    for (const actor of [await makeAdmin(), await makeCoach(), await makeLearner()])
+      await expect(removeAdmin(actor, target.id)).rejects.toMatchObject({ status: 403 })
+    await stillThere(target)
+  })
+
+  it('does not let the super admin remove their own account', async () => {
+    const superAdmin = await makeSuperAdmin()
+    await expect(removeAdmin(superAdmin, superAdmin.id)).rejects.toMatchObject({
+      status: 400,
+      message: 'You cannot remove your own account.',
+    })
+    await stillThere(superAdmin)
+  })
+
+  it('removes only admins: never a super admin, a learner or a coach', async () => {
+    const superAdmin = await makeSuperAdmin()
+    for (const target of [await makeSuperAdmin(), await makeLearner(), await makeCoach()]) {
+      await expect(removeAdmin(superAdmin, target.id)).rejects.toMatchObject({
+        status: 400,
+        message: 'Only admins can be removed here.',
+      })
+      await stillThere(target)
+    }
+  })
+
+  it('answers 404 for an unknown or malformed id', async () => {
+    const superAdmin = await makeSuperAdmin()
+    await expect(removeAdmin(superAdmin, '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ status: 404 })
+    await expect(removeAdmin(superAdmin, 'not-an-id')).rejects.toMatchObject({ status: 404 })
   })
 })

@@ -1,0 +1,24 @@
+import { execFile } from 'node:child_process'
+import path from 'node:path'
+import { promisify } from 'node:util'
+
+const root = path.resolve(import.meta.dirname, '..')
+
+/** The real `portal` command in a child process, on the calling test file's database (DATABASE_URL). */
+export async function portal(args: string[], env: Record<string, string | undefined> = {}) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [path.join(root, 'cli', 'bin.js'), ...args],
+      {
+        cwd: root,
+        env: { ...process.env, ...env },
+        timeout: 60_000,
+      },
+    )
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
