@@ -348,7 +348,7 @@ describe('receiveUpload', () => {
     await expectNothingStored(before)
   })
 
-  test('only the admin side that may edit uploads images and documents; assessments need a user', async () => {
+  test('only the admin side that may edit uploads images and documents; assessments only a learner', async () => {
     const learnerImage = await refusal(
       receiveUpload(formRequest({ courseImage: file(pngBytes(), 'a.png') }), imageUpload(learner)),
     )
@@ -370,6 +370,19 @@ describe('receiveUpload', () => {
       }),
     )
     expect(nobody.status).toBe(403)
+    // the admin side hands in no assessments: refused before a byte is stored
+    const before = await leftovers()
+    for (const actor of [coach, admin]) {
+      const staffAssessment = await refusal(
+        receiveUpload(formRequest({ doc: file(await pdfBytes(), 'a.pdf') }), {
+          kind: 'assessment',
+          fileFields: ['doc'],
+          actor,
+        }),
+      )
+      expect(staffAssessment.status).toBe(403)
+    }
+    await expectNothingStored(before)
   })
 })
 
