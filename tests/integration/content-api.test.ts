@@ -529,7 +529,16 @@ describe('documents and scenarios', () => {
     await expectAdminsOnly((token) =>
       send(editDocumentRoute, 'PUT', '/x', { courseId: course.id, orderId: 3 }, token, { documentId: document.id }),
     )
-    expect(await body(await edit({}))).toMatchObject({ errors: { orderId: 'Order Id is required field.' } })
+    // the spec's payload (§7) carries no orderId: the document keeps its place
+    const second = await makeDocument(course.id, { name: 'second.pdf', orderId: 1 })
+    const kept = await edit({ visibility: true }, as.admin.token)
+    expect(kept.status).toBe(200)
+    expect(await body(kept)).toMatchObject({ document: { orderId: 0 } })
+    expect((await (await db()).ContentEntry.findByPk(second.id))?.orderId).toBe(1)
+    await (await db()).ContentEntry.destroy({ where: { id: second.id } })
+    expect(await body(await edit({ orderId: 'first' }))).toMatchObject({
+      errors: { orderId: 'Order Id must be a whole number.' },
+    })
 
     // an orderId is a place in the list: past the end means last (here, the only place: 0)
     const response = await edit({ orderId: 3, visibility: false, document: replacement })

@@ -6,7 +6,7 @@ import { Field, TextareaField } from '#app/components/ui/field.tsx'
 import { FileUpload } from '#app/components/ui/file-upload.tsx'
 import { Toggle } from '#app/components/ui/toggle.tsx'
 import type { CourseDto, DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
-import { EditCourseSchema, EditDocumentSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
+import { EditCourseSchema, EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
 import { Overlay } from '#app/components/ui/overlay.tsx'
 import { VideoFields } from './video-fields.tsx'
 
@@ -109,7 +109,7 @@ export function EditDocumentDialog({
     id: `edit-document-${document._id}`,
     lastResult,
     defaultValue: { orderId: String(document.orderId) },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: EditDocumentSchema.omit({ courseId: true }) }),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: EditDocumentFormSchema.omit({ courseId: true }) }),
     shouldValidate: 'onBlur',
     shouldRevalidate: 'onInput',
   })

@@ -155,14 +155,17 @@ export const AddDocumentSchema = z.object({
 })
 export type AddDocumentInput = z.input<typeof AddDocumentSchema>
 
+/** PUT editDocumentOrder/{documentId}: the spec's payload (§7) has no orderId; without one the place is kept. */
 export const EditDocumentSchema = z.object({
   documentId: uuid('Document is required.'),
   courseId: uuid('Please select a course'),
   document: fileRef('Please Upload a document').optional(),
   visibility: flag(true),
-  orderId: orderId('Order Id is required field.'),
+  orderId: orderId('Order Id must be a whole number.').optional(),
 })
 export type EditDocumentInput = z.input<typeof EditDocumentSchema>
+/** The Edit dialog asks for the position (spec §5). */
+export const EditDocumentFormSchema = EditDocumentSchema.extend({ orderId: orderId('Order Id is required field.') })
 
 /** A new order: every item of the list with its zero-based position (spec §4). */
 export const ReorderSchema = z

@@ -395,7 +395,7 @@ export async function editDocument(actor: Actor, input: EditDocumentInput): Prom
     }
     const old = entry.fileKey
     await entry.update({ visibility: data.visibility, fileKey, title }, { transaction })
-    await placeAt(data.courseId, entry.kind, entry.id, data.orderId, transaction)
+    if (data.orderId !== undefined) await placeAt(data.courseId, entry.kind, entry.id, data.orderId, transaction)
     return old !== fileKey ? old : null
   })
   if (replaced) await removeStoredFile(replaced)

@@ -14,7 +14,7 @@ import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { canManageContent } from '#app/modules/auth/roles.ts'
 import type { DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
 import { videoDeletedMessage } from '#app/modules/content/messages.ts'
-import { EditCourseSchema, EditDocumentSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
+import { EditCourseSchema, EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
 import { deleteDocument, deleteVideo, editDocument, editVideo } from '#app/modules/content/service.server.ts'
 import { editCourseDetails, getCourseDetail } from '#app/modules/courses/service.server.ts'
 import { isServiceError, ServiceError } from '#app/modules/errors.ts'
@@ -102,7 +102,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     case 'editCourse': {
       const [kind, fileField, jsonField, schema] =
         intent === 'editDocument'
-          ? (['documentEdit', 'courseDocument', 'document', EditDocumentSchema] as const)
+          ? (['documentEdit', 'courseDocument', 'document', EditDocumentFormSchema] as const)
           : (['courseImage', 'courseImage', 'courseImage', EditCourseSchema] as const)
       let received
       try {
@@ -120,7 +120,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       const { file, fields } = received
       const formData = withUploadedFile({ ...fields, courseId }, jsonField, file)
       if (intent === 'editDocument') {
-        const submission = parseWithZod(formData, { schema: EditDocumentSchema })
+        const submission = parseWithZod(formData, { schema: EditDocumentFormSchema })
         if (submission.status !== 'success') {
           await discardUpload(file)
           return invalidForm(submission)
