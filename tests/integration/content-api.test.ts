@@ -110,6 +110,28 @@ describe('GET /api/category/courses and coursesList', () => {
 })
 
 describe('GET course/{id}, courseMeta/{id}, getDocuments/{id}', () => {
+  it('tell a learner only of the prerequisites that lock a video, the admin side of all', async () => {
+    const course = await makeCourse({
+      videos: [
+        { title: 'Hidden', visibility: false },
+        { title: 'No Length', duration: null },
+        { title: 'Real' },
+        { title: 'Last', after: [0, 1, 2] },
+      ],
+    })
+    const learner = await makeLearner()
+    await assignCourse(learner.id, course.id)
+    type Detail = { message: { videos: { title: string; prerequisiteVideos: { title: string }[] }[] } }
+    const prerequisitesOfLast = async (token: string) => {
+      const detail = await body<Detail>(
+        await get(courseRoute, `/api/category/course/${course.id}`, token, { courseId: course.id }),
+      )
+      return detail.message.videos.find((v) => v.title === 'Last')?.prerequisiteVideos.map((p) => p.title)
+    }
+    expect(await prerequisitesOfLast(learner.token)).toEqual(['Real'])
+    expect(await prerequisitesOfLast(as.admin.token)).toEqual(['Hidden', 'No Length', 'Real'])
+  })
+
   it('give the admin side every entry, an assigned learner only visible ones, others nothing', async () => {
     const course = await makeCourse({
       videos: [{ title: 'Shown' }, { title: 'Hidden', visibility: false }, { title: 'Needs Shown', after: [0] }],

@@ -1,5 +1,6 @@
 import type { ContentEntry, Course, StoredFile } from '#db/models/index.ts'
 import { fileLink } from '../files/links.ts'
+import { locksItsVideo } from '../progress/prerequisites.ts'
 import type { DocumentType } from './schema.ts'
 
 // The shapes of spec §3 as the /api speaks them (`_id`, `documentType`, `{ key, link, name }`).
@@ -53,9 +54,10 @@ export const documentTypeOf = (kind: ContentEntry['kind']): DocumentType =>
   kind === 'scenario' ? 'Scenarios' : 'Document'
 export const kindOf = (type: DocumentType) => (type === 'Scenarios' ? 'scenario' : 'document')
 
-export function videoDto(entry: ContentEntry, options: { hiddenPrerequisites?: boolean } = {}): VideoDto {
+/** A video; `allPrerequisites: false` (a learner's view) lists only the prerequisites that lock it. */
+export function videoDto(entry: ContentEntry, options: { allPrerequisites?: boolean } = {}): VideoDto {
   const prerequisites = (entry.prerequisites ?? []).filter(
-    (p) => options.hiddenPrerequisites !== false || p.visibility !== false,
+    (p) => options.allPrerequisites !== false || locksItsVideo(p),
   )
   return {
     _id: entry.id,

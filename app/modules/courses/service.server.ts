@@ -381,7 +381,7 @@ export async function getCourseDetail(actor: Actor, courseId: string): Promise<C
       {
         model: ContentEntry,
         as: 'prerequisites',
-        attributes: ['id', 'title', 'visibility'],
+        attributes: ['id', 'title', 'visibility', 'duration'],
         through: { attributes: [] },
       },
       { model: StoredFile, as: 'file' },
@@ -395,7 +395,7 @@ export async function getCourseDetail(actor: Actor, courseId: string): Promise<C
   return {
     ...courseDto(course, videos),
     // a learner is not told of hidden videos, prerequisites included (they lock nothing)
-    videos: videos.map((v) => videoDto(v, { hiddenPrerequisites: everything })),
+    videos: videos.map((v) => videoDto(v, { allPrerequisites: everything })),
     documents: entries.filter((e) => e.kind === 'document').map(documentDto),
     scenarios: entries.filter((e) => e.kind === 'scenario').map(documentDto),
   }

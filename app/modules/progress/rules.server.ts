@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize'
 import { sequelize } from '#db/client.ts'
+import { LOCKING_PREREQUISITE_SQL } from './prerequisites.ts'
 
 // The progress rules, written once, for the course pages, My Courses and the heartbeat alike:
 // which videos are locked, and how far along a course is.
@@ -17,7 +18,7 @@ export async function lockedVideos(userId: string, courseId: string): Promise<Ma
   ).query<{ video_id: string; titles: string[] }>(
     `SELECT vp.video_id, array_agg(p.title ORDER BY p.order_id) AS titles
        FROM video_prerequisites vp
-       JOIN content_entries p ON p.id = vp.prerequisite_id AND p.visibility AND p.duration > 0
+       JOIN content_entries p ON p.id = vp.prerequisite_id AND ${LOCKING_PREREQUISITE_SQL}
        LEFT JOIN video_progress pr ON pr.video_id = p.id AND pr.user_id = :userId
       WHERE vp.course_id = :courseId AND NOT COALESCE(pr.completed, false)
       GROUP BY vp.video_id`,

@@ -1,0 +1,9 @@
+// Which prerequisites lock their video (ADR 007), written once for SQL and for objects: only one a
+// learner can finish, i.e. visible and with a duration. A hidden one, or one without a duration,
+// locks nothing and is not shown to learners as a prerequisite.
+
+/** The condition on a prerequisite row aliased `p`, for the lock queries. */
+export const LOCKING_PREREQUISITE_SQL = 'p.visibility AND p.duration > 0'
+
+export const locksItsVideo = (prerequisite: { visibility?: boolean; duration?: number | null }) =>
+  prerequisite.visibility === true && (prerequisite.duration ?? 0) > 0
