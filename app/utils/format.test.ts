@@ -22,10 +22,10 @@ describe('formatDuration', () => {
   })
 })
 
-describe('formatReportDate', () => {
+describe('formatDate', () => {
   it('writes MM/dd/yyyy in UTC', async () => {
-    const { formatReportDate } = await import('./format.ts')
-    expect(formatReportDate('2026-11-03T23:59:00.000Z')).toBe('11/03/2026')
-    expect(formatReportDate('2027-01-09T00:00:00.000Z')).toBe('01/09/2027')
+    const { formatDate } = await import('./format.ts')
+    expect(formatDate('2026-11-03T23:59:00.000Z')).toBe('11/03/2026')
+    expect(formatDate('2027-01-09T00:00:00.000Z')).toBe('01/09/2027')
   })
 })

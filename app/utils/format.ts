@@ -21,7 +21,7 @@ const REPORT_DATE = new Intl.DateTimeFormat('en-US', {
   timeZone: 'UTC',
 })
 
-/** The access log's dates, MM/dd/yyyy (spec §9), as UTC days. */
-export function formatReportDate(iso: string): string {
+/** The portal's dates, MM/dd/yyyy as the access log shows them (spec §9), as UTC days so server and browser agree. */
+export function formatDate(iso: string): string {
   return REPORT_DATE.format(new Date(iso))
 }

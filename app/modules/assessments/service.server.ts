@@ -5,6 +5,7 @@ import { fileInfo, type FileInfoDto } from '../content/dto.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
+import { searchPattern } from '../search.ts'
 import { UploadAssessmentSchema, type UploadAssessmentInput } from './schema.ts'
 
 export type AssessmentDto = {
@@ -200,12 +201,12 @@ export async function listAllAssessments(
   query: AssessmentListQuery = {},
 ): Promise<{ rows: AssessmentReviewRow[]; total: number }> {
   if (!isAdminSide(actor.roleId)) throw forbidden('Only the admin side reviews assessments.')
-  const search = (query.q ?? '').trim().slice(0, 100)
+  const { search, pattern } = searchPattern(query.q)
   const sort = query.sort && Object.hasOwn(REVIEW_ORDER, query.sort) ? query.sort : 'createdAt'
   const dir = (query.dir ?? (sort === 'createdAt' ? 'desc' : 'asc')) === 'desc' ? 'DESC' : 'ASC'
   const where = search ? `WHERE ${REVIEW_SEARCH}` : ''
   const replacements = {
-    pattern: `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+    pattern,
     limit: query.limit ?? null,
     offset: Math.max(query.offset ?? 0, 0),
   }

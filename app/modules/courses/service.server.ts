@@ -26,6 +26,7 @@ import {
   type CourseProgressRow,
 } from '../progress/rules.server.ts'
 import { isUuid } from '../ids.ts'
+import { searchPattern } from '../search.ts'
 
 export type CourseCard = {
   id: string
@@ -54,7 +55,7 @@ export async function listAssignedCourses(
   const userId = options.userId ?? actor.id
   if (userId !== actor.id && !isAdminSide(actor.roleId)) throw forbidden('You can read only your own courses.')
   if (!isUuid(userId)) throw notFound('User not found.')
-  const search = (options.search ?? '').trim()
+  const { pattern } = searchPattern(options.search)
   const rows = await (
     await sequelize()
   ).query<CourseProgressRow & { id: string; title: string; description: string; image_key: string | null }>(
@@ -66,7 +67,7 @@ export async function listAssignedCourses(
      WHERE c.title ILIKE :pattern
      GROUP BY c.id
      ORDER BY lower(c.title), c.id`,
-    { replacements: { userId, pattern: `%${escapeLike(search)}%` }, type: QueryTypes.SELECT },
+    { replacements: { userId, pattern }, type: QueryTypes.SELECT },
   )
   return rows.map((row) => ({
     id: row.id,
@@ -75,10 +76,6 @@ export async function listAssignedCourses(
     imageUrl: row.image_key ? fileLink(row.image_key) : null,
     ...toCourseProgress(row),
   }))
-}
-
-function escapeLike(text: string) {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`)
 }
 
 export type VideoItem = {
@@ -234,12 +231,12 @@ const CATALOGUE_ORDER = { title: 'lower(c.title)', createdAt: 'c.created_at', du
  */
 export async function listCatalogue(actor: Actor, query: CatalogueQuery = {}) {
   if (!actor.id && actor !== SYSTEM) throw forbidden()
-  const search = (query.q ?? '').trim().slice(0, 100)
+  const { pattern } = searchPattern(query.q)
   const order = CATALOGUE_ORDER[query.sort ?? 'title'] ?? CATALOGUE_ORDER.title
   const dir = query.dir === 'desc' ? 'DESC' : 'ASC'
   const sql = await sequelize()
   const replacements = {
-    pattern: `%${escapeLike(search)}%`,
+    pattern,
     limit: query.limit ?? null,
     offset: query.offset ?? 0,
   }

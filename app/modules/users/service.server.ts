@@ -14,6 +14,7 @@ import {
 import { toSessionUser, type SessionUser } from '../auth/service.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
+import { searchPattern } from '../search.ts'
 import {
   NewCoachSchema,
   NewUserSchema,
@@ -199,8 +200,7 @@ const LIST_ROLES = { user: [ROLE.learner], admin: [ROLE.superAdmin, ROLE.admin],
 export async function listUsers(actor: Actor, kind: keyof typeof LIST_ROLES, query: UserListQuery = {}) {
   if (!isAdminSide(actor.roleId)) throw forbidden()
   const { User } = await db()
-  const search = (query.q ?? '').trim().slice(0, 100)
-  const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+  const { search, pattern } = searchPattern(query.q)
   const where = {
     roleId: [...LIST_ROLES[kind]],
     ...(search

@@ -16,7 +16,7 @@ import { listAssessments, uploadAssessment } from '#app/modules/assessments/serv
 import { isServiceError, ServiceError } from '#app/modules/errors.ts'
 import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { formatDate, formatDuration, NO_DURATION } from '#app/utils/format.ts'
 import {
   discardUpload,
   formDataOf,
@@ -144,7 +144,7 @@ export default function CoursePage() {
                   </a>
                   <span className="text-slate-500">for {a.scenarioName}</span>
                   <span className="ml-auto text-xs text-slate-500">
-                    <time dateTime={a.createdAt}>{new Date(a.createdAt).toLocaleDateString('en-GB')}</time>
+                    <time dateTime={a.createdAt}>{formatDate(a.createdAt)}</time>
                   </span>
                 </li>
               ))}

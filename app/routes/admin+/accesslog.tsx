@@ -8,7 +8,7 @@ import { accessLogReport, type AccessLogEntry } from '#app/modules/access-log/se
 import { listCourseTitles } from '#app/modules/courses/service.server.ts'
 import { fieldErrors } from '#app/utils/api.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatDuration, formatReportDate } from '#app/utils/format.ts'
+import { formatDuration, formatDate } from '#app/utils/format.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Access Log · ${PRODUCT_NAME}` }]
@@ -121,7 +121,7 @@ export default function AccessLog() {
             {
               id: 'lastViewed',
               header: 'Last Viewed',
-              cell: (r) => <time dateTime={r.lastViewed}>{formatReportDate(r.lastViewed)}</time>,
+              cell: (r) => <time dateTime={r.lastViewed}>{formatDate(r.lastViewed)}</time>,
             },
           ]}
           rows={rows}

@@ -14,7 +14,7 @@ import { isServiceError } from '#app/modules/errors.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { getProfile } from '#app/modules/users/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { formatDate, formatDuration, NO_DURATION } from '#app/utils/format.ts'
 import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
@@ -82,7 +82,7 @@ export default function UserDetails() {
     ['UserName', profile.userName],
     ['Email', profile.email],
     ['Role', ROLE_NAMES[profile.role.r_id as RoleId]],
-    ['Member since', new Date(profile.createdAt).toLocaleDateString('en-GB')],
+    ['Member since', formatDate(profile.createdAt)],
   ]
   return (
     <>

@@ -1,0 +1,8 @@
+/**
+ * A search box's text as an ILIKE pattern that matches it anywhere, case-insensitively (spec §5):
+ * trimmed, at most 100 characters, with LIKE's own wildcards (% _ \) taken literally.
+ */
+export function searchPattern(text: string | undefined): { search: string; pattern: string } {
+  const search = (text ?? '').trim().slice(0, 100)
+  return { search, pattern: `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` }
+}
