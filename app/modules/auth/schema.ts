@@ -14,6 +14,16 @@ export const LoginSchema = z.object({
 })
 export type LoginInput = z.infer<typeof LoginSchema>
 
+/** POST /api/user/forgotPassword: an email or a username (DESIGN.md §8), with the spec's messages (§5). */
+const emailOrName = z
+  .string({ required_error: 'Email is required field.' })
+  .trim()
+  .min(1, 'Email is required field.')
+  .max(254, 'Email is invalid.')
+export const ForgotPasswordSchema = z.object({ userNameOrEmail: emailOrName })
+/** The Forgot Password page asks for the email, as spec §5 says. */
+export const ForgotPasswordFormSchema = z.object({ email: emailOrName.email('Email is invalid.') })
+
 export const WRONG_CREDENTIALS = 'Invalid Username/Email or Password.'
 
 /** What forgotPassword answers, whether or not an account matches (DESIGN.md §5). */

@@ -2,28 +2,18 @@ import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import type { ActionFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
-import { z } from 'zod'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Field } from '#app/components/ui/field.tsx'
 import { requestPasswordReset } from '#app/modules/auth/password-links.server.ts'
-import { FORGOT_PASSWORD_ANSWER } from '#app/modules/auth/schema.ts'
+import { FORGOT_PASSWORD_ANSWER, ForgotPasswordFormSchema } from '#app/modules/auth/schema.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { invalidForm, readForm, type FormReply } from '#app/utils/forms.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Forgot Password · ${PRODUCT_NAME}` }]
 
-// spec §5: one email field
-const ForgotSchema = z.object({
-  email: z
-    .string({ required_error: 'Email is required field.' })
-    .trim()
-    .min(1, 'Email is required field.')
-    .email('Email is invalid.'),
-})
-
 export async function action({ request }: ActionFunctionArgs) {
-  const submission = parseWithZod(await readForm(request), { schema: ForgotSchema })
+  const submission = parseWithZod(await readForm(request), { schema: ForgotPasswordFormSchema })
   if (submission.status !== 'success') return invalidForm(submission)
   await requestPasswordReset(submission.value.email)
   return redirectWithSuccess('/forgot-Password?sent=1', 'Check your mail for the reset link.')
@@ -36,7 +26,7 @@ export default function ForgotPassword() {
   const [form, fields] = useForm({
     id: 'forgot',
     lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ForgotSchema }),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ForgotPasswordFormSchema }),
     shouldValidate: 'onBlur',
     shouldRevalidate: 'onInput',
   })
