@@ -93,6 +93,15 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
   return body as Record<string, unknown>
 }
 
+/**
+ * A JSON object body, with any values from the path over it, handed to a service as its input.
+ * Not validated here on purpose: the service parses it with its schema, the one place its rules
+ * live (DESIGN.md §2), so each call is checked once and the CLI gets the same checks.
+ */
+export async function readInput<T>(request: Request, fromPath: Record<string, unknown> = {}): Promise<T> {
+  return { ...(await readJsonObject(request)), ...fromPath } as T
+}
+
 /** ?page=&size= on a list call: that page only (DESIGN.md §8); without them, the whole list. */
 export function pageQuery(url: URL) {
   if (!url.searchParams.has('page') && !url.searchParams.has('size')) return undefined

@@ -1,6 +1,6 @@
-import { UploadAssessmentSchema } from '#app/modules/assessments/schema.ts'
+import type { UploadAssessmentInput } from '#app/modules/assessments/schema.ts'
 import { uploadAssessment } from '#app/modules/assessments/service.server.ts'
-import { apiAction, LEARNERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+import { apiAction, LEARNERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // POST /api/assignmentDocuments/uploadAssignmentDocument { courseId, userId, relatedScenarioId, document }
 // → { message, data }: registers a file uploaded with addCourseDocument against a scenario.
@@ -8,7 +8,7 @@ export const action = apiAction(
   'POST',
   async ({ request, actor }) => ({
     message: 'Assessment submitted.',
-    data: await uploadAssessment(actor, await readJson(request, UploadAssessmentSchema)),
+    data: await uploadAssessment(actor, await readInput<UploadAssessmentInput>(request)),
   }),
   LEARNERS,
 )

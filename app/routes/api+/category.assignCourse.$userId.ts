@@ -1,13 +1,15 @@
-import { AssignCourseSchema } from '#app/modules/assignments/schema.ts'
+import type { AssignCourseInput } from '#app/modules/assignments/schema.ts'
 import { assignCourse } from '#app/modules/assignments/service.server.ts'
-import { apiAction, PEOPLE_MANAGERS, methodNotAllowed, readJsonObject } from '#app/utils/api.server.ts'
+import { apiAction, PEOPLE_MANAGERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // POST /api/category/assignCourse/{userId} { courseId } → { message }: assigning twice is harmless.
 export const action = apiAction(
   'POST',
   async ({ request, params, actor }) => {
-    const body = await readJsonObject(request)
-    const { assigned } = await assignCourse(actor, AssignCourseSchema.parse({ ...body, userId: params.userId }))
+    const { assigned } = await assignCourse(
+      actor,
+      await readInput<AssignCourseInput>(request, { userId: params.userId }),
+    )
     return { message: assigned ? 'Course assigned.' : 'This course was already assigned.' }
   },
   PEOPLE_MANAGERS,

@@ -1,12 +1,12 @@
 import { editCourseDetails } from '#app/modules/courses/service.server.ts'
-import { EditCourseSchema } from '#app/modules/content/schema.ts'
-import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+import type { EditCourseInput } from '#app/modules/content/schema.ts'
+import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // PUT /api/category/editCourseDetails { courseId, title, description, courseImage } → { message, course }.
 export const action = apiAction(
   'PUT',
   async ({ request, actor }) => {
-    const course = await editCourseDetails(actor, await readJson(request, EditCourseSchema))
+    const course = await editCourseDetails(actor, await readInput<EditCourseInput>(request))
     return { message: 'Course details saved.', course }
   },
   CONTENT_MANAGERS,

@@ -1,13 +1,12 @@
-import { EditVideoSchema } from '#app/modules/content/schema.ts'
+import type { EditVideoInput } from '#app/modules/content/schema.ts'
 import { editVideo } from '#app/modules/content/service.server.ts'
-import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJsonObject } from '#app/utils/api.server.ts'
+import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // PUT /api/category/editVideo/{videoId} { courseId, title, description, embedUrl, … } → { message, video }.
 export const action = apiAction(
   'PUT',
   async ({ request, params, actor }) => {
-    const body = await readJsonObject(request)
-    const video = await editVideo(actor, EditVideoSchema.parse({ ...body, videoId: params.videoId }))
+    const video = await editVideo(actor, await readInput<EditVideoInput>(request, { videoId: params.videoId }))
     return { message: 'Video updated.', video }
   },
   CONTENT_MANAGERS,

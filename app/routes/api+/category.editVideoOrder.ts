@@ -1,4 +1,4 @@
-import { ReorderSchema } from '#app/modules/content/schema.ts'
+import type { ReorderInput } from '#app/modules/content/schema.ts'
 import { reorderEntries } from '#app/modules/content/service.server.ts'
 import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJsonValue } from '#app/utils/api.server.ts'
 
@@ -6,7 +6,7 @@ import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJsonValue } from '#a
 export const action = apiAction(
   'PUT',
   async ({ request, actor }) => {
-    await reorderEntries(actor, 'videos', ReorderSchema.parse(await readJsonValue(request)))
+    await reorderEntries(actor, 'videos', (await readJsonValue(request)) as ReorderInput)
     return { message: 'The new order is saved.' }
   },
   CONTENT_MANAGERS,

@@ -1,12 +1,12 @@
-import { VideoProgressSchema } from '#app/modules/progress/schema.ts'
+import type { VideoProgressInput } from '#app/modules/progress/schema.ts'
 import { recordProgress } from '#app/modules/progress/service.server.ts'
-import { apiAction, LEARNERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+import { apiAction, LEARNERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // POST /api/category/videoProgress { courseId, videoId, watched: [[start, end]], position }
 // → { watchedSeconds, completed, lastPosition, duration }: the player's heartbeat (DESIGN.md §6).
 export const action = apiAction(
   'POST',
-  async ({ request, actor }) => recordProgress(actor, await readJson(request, VideoProgressSchema)),
+  async ({ request, actor }) => recordProgress(actor, await readInput<VideoProgressInput>(request)),
   LEARNERS,
 )
 export const loader = () => methodNotAllowed(['POST'])

@@ -1,13 +1,13 @@
 import { createProgram } from '#app/modules/programs/service.server.ts'
-import { NewProgramSchema } from '#app/modules/programs/schema.ts'
-import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+import type { NewProgramInput } from '#app/modules/programs/schema.ts'
+import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // POST /api/program/createProgram { title, description, path, learningPath, duration, price, courses, programImage? }
 // → { message, program } (DESIGN.md §8).
 export const action = apiAction(
   'POST',
   async ({ request, actor }) => {
-    const program = await createProgram(actor, await readJson(request, NewProgramSchema))
+    const program = await createProgram(actor, await readInput<NewProgramInput>(request))
     return { message: 'Program created.', program }
   },
   CONTENT_MANAGERS,

@@ -1,6 +1,6 @@
-import { NewCoachSchema } from '#app/modules/users/schema.ts'
+import type { NewCoachInput } from '#app/modules/users/schema.ts'
 import { createCoach } from '#app/modules/users/service.server.ts'
-import { apiAction, PEOPLE_MANAGERS, methodNotAllowed, readJson } from '#app/utils/api.server.ts'
+import { apiAction, PEOPLE_MANAGERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // POST /api/user/coach { firstName, lastName, email, userName } → { message, coach } (DESIGN.md §8):
 // the coach gets a mail with a link to set a password.
@@ -8,7 +8,7 @@ export const action = apiAction(
   'POST',
   async ({ request, actor }) => ({
     message: 'Coach created; an invitation mail is on its way.',
-    coach: await createCoach(actor, await readJson(request, NewCoachSchema)),
+    coach: await createCoach(actor, await readInput<NewCoachInput>(request)),
   }),
   PEOPLE_MANAGERS,
 )
