@@ -31,7 +31,7 @@ test('a learner sees assigned courses with percentages, opens a course and a vid
   await expect(page.getByRole('heading', { name: 'Relational Tables in PostgreSQL', level: 1 })).toBeVisible()
 })
 
-test('the last video has Next disabled, and a locked video answers with the spec toast', async ({ page }) => {
+test('the first video has Previous disabled, and a locked video answers with the spec toast', async ({ page }) => {
   await signIn(page, 'learner1', DEMO_PASSWORD)
   await page
     .getByTestId('course-card')
@@ -53,6 +53,19 @@ test('the last video has Next disabled, and a locked video answers with the spec
     page.getByText('You have to finish Filtering and Sorting with SELECT videos to unlock this video'),
   ).toBeVisible()
   await expect(page).toHaveURL(/\/course\/[0-9a-f-]+$/)
+})
+
+test('the admin side opens every video of a course, and the last one has Next disabled', async ({ page }) => {
+  await signIn(page, 'admin', DEMO_PASSWORD)
+  await page.goto('/explore-courses')
+  await page.getByRole('link', { name: 'View Course: Data Modelling for Relational Databases' }).click()
+  const courseId = new URL(page.url()).pathname.split('/').pop()
+  await page.goto(`/course/${courseId}`)
+  // the last video waits on prerequisites for a learner; the admin records no progress and is not held back
+  await page.getByRole('link', { name: /^5\. When to Denormalise/ }).click()
+  await expect(page.getByRole('heading', { name: 'When to Denormalise', level: 1 })).toBeVisible()
+  await expect(page.getByRole('button', { name: 'Next' })).toBeDisabled()
+  await expect(page.getByRole('link', { name: 'Previous' })).toBeVisible()
 })
 
 test('a course that is not assigned sends the learner back to My Courses with a toast', async ({ page, context }) => {
