@@ -68,6 +68,37 @@ test('the admin side opens every video of a course, and the last one has Next di
   await expect(page.getByRole('link', { name: 'Previous' })).toBeVisible()
 })
 
+test('My Courses, Explore Courses and the video page ping the access log as they show', async ({ page }) => {
+  const ping = (pageName: string) =>
+    page.waitForResponse(
+      (r) =>
+        r.url().endsWith('/api/user/postAccessLog') &&
+        (r.request().postDataJSON() as { pageName?: string }).pageName === pageName,
+    )
+  const myCourses = ping('My Courses')
+  await signIn(page, 'learner1', DEMO_PASSWORD)
+  expect((await myCourses).status()).toBe(200)
+
+  const explore = ping('Explore Courses')
+  await page.getByRole('link', { name: 'Explore Courses' }).first().click()
+  expect((await explore).status()).toBe(200)
+
+  const video = ping('Video')
+  await page.getByRole('link', { name: 'My Courses' }).first().click()
+  await page
+    .getByTestId('course-card')
+    .filter({ hasText: 'SQL Fundamentals' })
+    .getByRole('link', { name: 'Start Course' })
+    .click()
+  await page.getByRole('region', { name: 'Contents' }).getByRole('link').first().click()
+  const videoPing = await video
+  expect(videoPing.status()).toBe(200)
+  expect(videoPing.request().postDataJSON()).toMatchObject({
+    courseId: expect.any(String),
+    videoId: expect.any(String),
+  })
+})
+
 test('a course that is not assigned sends the learner back to My Courses with a toast', async ({ page, context }) => {
   await signIn(page, 'learner1', DEMO_PASSWORD)
   const href = await page

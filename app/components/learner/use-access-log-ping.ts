@@ -1,4 +1,5 @@
 import { useEffect } from 'react'
+import type { PAGE_NAMES } from '#app/modules/progress/schema.ts'
 
 export const ACCESS_LOG_INTERVAL_MS = 60_000
 
@@ -6,7 +7,12 @@ export const ACCESS_LOG_INTERVAL_MS = 60_000
  * The access-log ping of spec §4: once when the page shows, then every 60 s while it is visible
  * (Page Visibility API). Failures are only logged (spec §8).
  */
-export function useAccessLogPing(ping: { enabled: boolean; pageName: string; courseId?: string; videoId?: string }) {
+export function useAccessLogPing(ping: {
+  enabled: boolean
+  pageName: (typeof PAGE_NAMES)[number]
+  courseId?: string
+  videoId?: string
+}) {
   const { enabled, pageName, courseId, videoId } = ping
   useEffect(() => {
     if (!enabled) return
