@@ -20,6 +20,8 @@ describe('GET /api/category/assignedCourses/{userId}', () => {
     const course = await makeCourse({ title: 'Assigned API', videos: [{ duration: 100 }, { duration: 100 }] })
     await assignCourse(learner.id, course.id)
     await recordWatched(learner.id, course.id, course.videos[0], 50)
+    const image = await makeStoredFile('course_image', { name: 'warehouse.png' })
+    await (await db()).Course.update({ imageKey: image.key }, { where: { id: course.id } })
     const own = await call(assignedRoute.loader as never, '/x', {
       token: learner.token,
       params: { userId: learner.id },
@@ -33,6 +35,8 @@ describe('GET /api/category/assignedCourses/{userId}', () => {
             duration: 200,
             courseProgress: 50,
             percentage: 25,
+            // the spec's courseImage { link, key, name } (§3)
+            courseImage: { key: image.key, link: `/files/${image.key}`, name: 'warehouse.png' },
           }),
         ],
       },

@@ -8,6 +8,7 @@ import {
   videoDto,
   type CourseDto,
   type DocumentDto,
+  type FileInfoDto,
   type VideoDto,
 } from '../content/dto.ts'
 import { EditCourseSchema, NewCourseSchema, type EditCourseInput, type NewCourseInput } from '../content/schema.ts'
@@ -33,6 +34,8 @@ export type CourseCard = {
   title: string
   description: string
   imageUrl: string | null
+  /** the spec's courseImage { key, link, name } (§3) */
+  image: FileInfoDto | null
   /** seconds of visible video; null when a visible video has no duration */
   duration: number | null
   videoCount: number
@@ -58,14 +61,23 @@ export async function listAssignedCourses(
   const { pattern } = searchPattern(options.search)
   const rows = await (
     await sequelize()
-  ).query<CourseProgressRow & { id: string; title: string; description: string; image_key: string | null }>(
+  ).query<
+    CourseProgressRow & {
+      id: string
+      title: string
+      description: string
+      image_key: string | null
+      image_name: string | null
+    }
+  >(
     `WITH assigned AS (${ASSIGNED_COURSE_IDS})
-     SELECT c.id, c.title, c.description, c.image_key, ${COURSE_PROGRESS_COLUMNS}
+     SELECT c.id, c.title, c.description, c.image_key, f.name AS image_name, ${COURSE_PROGRESS_COLUMNS}
      FROM courses c
      JOIN assigned a ON a.course_id = c.id
+     LEFT JOIN files f ON f.key = c.image_key
      ${COURSE_PROGRESS_JOINS}
      WHERE c.title ILIKE :pattern
-     GROUP BY c.id
+     GROUP BY c.id, f.key
      ORDER BY lower(c.title), c.id`,
     { replacements: { userId, pattern }, type: QueryTypes.SELECT },
   )
@@ -74,6 +86,7 @@ export async function listAssignedCourses(
     title: row.title,
     description: row.description,
     imageUrl: row.image_key ? fileLink(row.image_key) : null,
+    image: row.image_key ? fileInfo({ key: row.image_key, name: row.image_name ?? '' }) : null,
     ...toCourseProgress(row),
   }))
 }

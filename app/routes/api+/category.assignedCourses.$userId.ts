@@ -11,7 +11,7 @@ export const loader = apiLoader(async ({ params, actor }) => {
         _id: c.id,
         title: c.title,
         description: c.description,
-        courseImage: c.imageUrl ? { link: c.imageUrl } : null,
+        courseImage: c.image,
         duration: c.duration,
         courseProgress: c.watched,
         percentage: c.percent,
