@@ -1,5 +1,5 @@
 import { expandedAssessment, listAllAssessments } from '#app/modules/assessments/service.server.ts'
-import { apiLoader, pageQuery } from '#app/utils/api.server.ts'
+import { apiLoader, pageQuery, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // GET /api/assignmentDocuments/getAssignmentDocuments → { data }: every learner upload, newest first,
 // expanded as spec §3 says; one page with ?page=&size=, searched with ?q=. The admin side only.
@@ -10,3 +10,4 @@ export const loader = apiLoader(async ({ request, actor }) => {
   const data = rows.map(expandedAssessment)
   return paging ? { data, total, page: paging.page, size: paging.size } : { data }
 })
+export const action = () => methodNotAllowed(['GET'])

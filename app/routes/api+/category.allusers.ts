@@ -1,5 +1,5 @@
 import { accessLogReport } from '#app/modules/access-log/service.server.ts'
-import { apiLoader, pageQuery } from '#app/utils/api.server.ts'
+import { apiLoader, pageQuery, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // GET /api/category/allusers → { data } (spec §7): the access log without a filter.
 export const loader = apiLoader(async ({ request, actor }) => {
@@ -7,3 +7,4 @@ export const loader = apiLoader(async ({ request, actor }) => {
   const { rows, total } = await accessLogReport(actor, {}, paging?.range)
   return paging ? { data: rows, total, page: paging.page, size: paging.size } : { data: rows }
 })
+export const action = () => methodNotAllowed(['GET'])

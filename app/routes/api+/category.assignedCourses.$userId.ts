@@ -1,5 +1,5 @@
 import { listAssignedCourses } from '#app/modules/courses/service.server.ts'
-import { apiLoader } from '#app/utils/api.server.ts'
+import { apiLoader, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // GET /api/category/assignedCourses/{userId} → { message: { assignedCourses } } (spec §7): the
 // learner's own courses with their progress; the admin side may read anyone's.
@@ -19,3 +19,4 @@ export const loader = apiLoader(async ({ params, actor }) => {
     },
   }
 })
+export const action = () => methodNotAllowed(['GET'])

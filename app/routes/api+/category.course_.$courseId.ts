@@ -1,7 +1,8 @@
 import { getCourseDetail } from '#app/modules/courses/service.server.ts'
-import { apiLoader } from '#app/utils/api.server.ts'
+import { apiLoader, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // GET /api/category/course/{courseId} → { message: course } with its videos (spec §7).
 export const loader = apiLoader(async ({ params, actor }) => ({
   message: await getCourseDetail(actor, params.courseId ?? ''),
 }))
+export const action = () => methodNotAllowed(['GET'])

@@ -1,5 +1,5 @@
 import { getProfile } from '#app/modules/users/service.server.ts'
-import { apiLoader } from '#app/utils/api.server.ts'
+import { apiLoader, methodNotAllowed } from '#app/utils/api.server.ts'
 import { isUuid } from '#app/modules/ids.ts'
 import { notFound } from '#app/modules/errors.ts'
 
@@ -9,3 +9,4 @@ export const loader = apiLoader(async ({ params, actor }) => {
   if (!isUuid(userId)) throw notFound('User not found.')
   return { message: await getProfile(actor, userId) }
 })
+export const action = () => methodNotAllowed(['GET'])

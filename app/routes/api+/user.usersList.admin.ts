@@ -1,5 +1,5 @@
 import { listUsers } from '#app/modules/users/service.server.ts'
-import { apiLoader, pageQuery } from '#app/utils/api.server.ts'
+import { apiLoader, pageQuery, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // GET /api/user/usersList/admin → { message: [admins and super admins] }; one page with ?page=&size=, search with ?q=.
 export const loader = apiLoader(async ({ request, actor }) => {
@@ -8,3 +8,4 @@ export const loader = apiLoader(async ({ request, actor }) => {
   const { rows, total } = await listUsers(actor, 'admin', { q: url.searchParams.get('q') ?? '', ...paging?.range })
   return paging ? { message: rows, total, page: paging.page, size: paging.size } : { message: rows }
 })
+export const action = () => methodNotAllowed(['GET'])
