@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatDuration } from './format.ts'
+import { formatCourseLength, formatDuration } from './format.ts'
 
 describe('formatDuration', () => {
   it('drops a leading 00 hour and pads minutes and seconds', () => {
@@ -19,6 +19,15 @@ describe('formatDuration', () => {
     expect(formatDuration(undefined)).toBe('')
     expect(formatDuration(-1)).toBe('')
     expect(formatDuration(Number.NaN)).toBe('')
+  })
+})
+
+describe('formatCourseLength', () => {
+  it('counts videos in the singular and plural, and says when the duration is not known', () => {
+    expect(formatCourseLength(1, 725)).toBe('1 video · 12:05')
+    expect(formatCourseLength(3, 3725)).toBe('3 videos · 01:02:05')
+    expect(formatCourseLength(2, null)).toBe('2 videos · Course Duration not available')
+    expect(formatCourseLength(0, 0)).toBe('0 videos · Course Duration not available')
   })
 })
 

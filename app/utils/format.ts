@@ -14,6 +14,14 @@ export function formatDuration(seconds: number | null | undefined): string {
 
 export const NO_DURATION = 'Course Duration not available'
 
+/** A course's duration, or the spec's "Course Duration not available" when it has none (§8). */
+export const formatCourseDuration = (seconds: number | null | undefined) =>
+  seconds ? formatDuration(seconds) : NO_DURATION
+
+/** "1 video · 12:05", "3 videos · Course Duration not available". */
+export const formatCourseLength = (videos: number, seconds: number | null | undefined) =>
+  `${videos} ${videos === 1 ? 'video' : 'videos'} · ${formatCourseDuration(seconds)}`
+
 const REPORT_DATE = new Intl.DateTimeFormat('en-US', {
   year: 'numeric',
   month: '2-digit',

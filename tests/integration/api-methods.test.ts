@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 import { describe, expect, it } from 'vitest'
 
 // Every /api route answers every method itself: a module without a loader or an action would let

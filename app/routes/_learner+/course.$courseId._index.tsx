@@ -16,7 +16,7 @@ import { listAssessments, uploadAssessment } from '#app/modules/assessments/serv
 import { isServiceError, ServiceError } from '#app/modules/errors.ts'
 import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatDate, formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { formatCourseLength, formatDate } from '#app/utils/format.ts'
 import {
   discardUpload,
   formDataOf,
@@ -94,7 +94,7 @@ export default function CoursePage() {
                 Contents
               </h2>
               <span className="text-sm text-slate-500">
-                {course.videos.length} videos · {course.duration ? formatDuration(course.duration) : NO_DURATION}
+                {formatCourseLength(course.videos.length, course.duration)}
               </span>
             </DisclosureButton>
             <DisclosurePanel className="border-t border-slate-100">

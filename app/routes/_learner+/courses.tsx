@@ -6,7 +6,7 @@ import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts
 import { ROLE } from '#app/modules/auth/roles.ts'
 import { listAssignedCourses } from '#app/modules/courses/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { formatCourseLength } from '#app/utils/format.ts'
 import { requireUser } from '#app/utils/session.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `My Courses · ${PRODUCT_NAME}` }]
@@ -67,9 +67,7 @@ export default function MyCourses() {
                   </Link>
                 </h2>
                 <p className="line-clamp-2 text-sm text-slate-600">{course.description}</p>
-                <p className="text-xs text-slate-500">
-                  {course.videoCount} videos · {course.duration ? formatDuration(course.duration) : NO_DURATION}
-                </p>
+                <p className="text-xs text-slate-500">{formatCourseLength(course.videoCount, course.duration)}</p>
                 <div className="mt-auto space-y-3">
                   <ProgressBar percent={course.percent} label={`${course.title} progress`} />
                   <Link to={`/course/${course.id}`} className="btn-primary w-full">

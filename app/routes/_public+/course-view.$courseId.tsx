@@ -6,7 +6,7 @@ import { getCourseOverview } from '#app/modules/courses/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { useOptionalUser } from '#app/root.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -38,9 +38,7 @@ export default function CourseView() {
             <h2 id="videos-heading" className="font-semibold">
               Contents
             </h2>
-            <span className="text-sm text-slate-500">
-              {course.videos.length} videos · {course.duration ? formatDuration(course.duration) : NO_DURATION}
-            </span>
+            <span className="text-sm text-slate-500">{formatCourseLength(course.videos.length, course.duration)}</span>
           </div>
           {course.videos.length === 0 ? (
             <p className="p-4 text-sm text-slate-600">No videos in this course yet.</p>

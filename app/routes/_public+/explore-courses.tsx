@@ -7,7 +7,7 @@ import { ROLE } from '#app/modules/auth/roles.ts'
 import { listPublicCatalogue } from '#app/modules/courses/service.server.ts'
 import { useOptionalUser } from '#app/root.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { formatCourseLength } from '#app/utils/format.ts'
 
 export const meta: MetaFunction = () => [
   { title: `Explore Courses · ${PRODUCT_NAME}` },
@@ -65,9 +65,7 @@ export default function ExploreCourses() {
               <div className="flex flex-1 flex-col gap-3 p-5">
                 <h2 className="text-lg font-semibold">{course.title}</h2>
                 <p className="line-clamp-3 text-sm text-slate-600">{course.description}</p>
-                <p className="text-xs text-slate-500">
-                  {course.videoCount} videos · {course.duration ? formatDuration(course.duration) : NO_DURATION}
-                </p>
+                <p className="text-xs text-slate-500">{formatCourseLength(course.videoCount, course.duration)}</p>
                 <Link
                   to={`/course-view/${course._id}`}
                   className="btn-primary mt-auto"

@@ -20,7 +20,7 @@ import { editCourseDetails, getCourseDetail } from '#app/modules/courses/service
 import { isServiceError, ServiceError } from '#app/modules/errors.ts'
 import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
 import {
   discardUpload,
   formDataOf,
@@ -184,9 +184,7 @@ export default function AdminCourse() {
         </div>
         <div className="min-w-0 flex-1">
           <h1 className="text-2xl font-bold">{course.title}</h1>
-          <p className="mt-1 text-sm text-slate-500">
-            {course.videos.length} videos · {course.duration ? formatDuration(course.duration) : NO_DURATION}
-          </p>
+          <p className="mt-1 text-sm text-slate-500">{formatCourseLength(course.videos.length, course.duration)}</p>
           <p className="mt-3 max-w-3xl whitespace-pre-line text-slate-700">{course.description}</p>
         </div>
       </header>

@@ -7,7 +7,7 @@ import { parseTableQuery } from '#app/components/ui/table-query.ts'
 import { canManageContent } from '#app/modules/auth/roles.ts'
 import { listCatalogue } from '#app/modules/courses/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { formatCourseDuration } from '#app/utils/format.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Courses · ${PRODUCT_NAME}` }]
@@ -44,7 +44,7 @@ export default function CourseList() {
               header: 'Duration',
               sortKey: 'duration',
               className: 'w-56',
-              cell: (row) => (row.duration ? formatDuration(row.duration) : NO_DURATION),
+              cell: (row) => formatCourseDuration(row.duration),
             },
           ]}
           linkColumn="title"

@@ -14,7 +14,7 @@ import { isServiceError } from '#app/modules/errors.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { getProfile } from '#app/modules/users/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatDate, formatDuration, NO_DURATION } from '#app/utils/format.ts'
+import { formatCourseDuration, formatDate } from '#app/utils/format.ts'
 import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
@@ -115,7 +115,7 @@ export default function UserDetails() {
                   {
                     id: 'duration',
                     header: 'Duration',
-                    cell: (c) => (c.duration ? formatDuration(c.duration) : NO_DURATION),
+                    cell: (c) => formatCourseDuration(c.duration),
                   },
                   {
                     id: 'progress',
