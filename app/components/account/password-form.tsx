@@ -3,6 +3,7 @@ import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation } from '@remix-run/react'
 import { PasswordField } from '#app/components/ui/field.tsx'
 import { PasswordChangeSchema } from '#app/modules/users/schema.ts'
+import { FormError } from '#app/components/ui/form-footer.tsx'
 
 /** Reset Password from the user menu: the current password, then the new one twice; then sign in again. */
 export function PasswordForm({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
@@ -41,9 +42,7 @@ export function PasswordForm({ lastResult }: { lastResult?: SubmissionResult<str
           errors={fields.confirmPassword.errors}
           inputProps={{ ...getInputProps(fields.confirmPassword, { type: 'password' }), autoComplete: 'new-password' }}
         />
-        <p id={form.errorId} role="alert" className="field-error">
-          {form.errors?.[0]}
-        </p>
+        <FormError id={form.errorId} errors={form.errors} />
         <button type="submit" className="btn-primary" disabled={saving}>
           {saving ? 'Saving…' : 'Change Password'}
         </button>

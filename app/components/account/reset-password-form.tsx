@@ -3,6 +3,7 @@ import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation } from '@remix-run/react'
 import { PasswordField } from '#app/components/ui/field.tsx'
 import { NewPasswordSchema } from '#app/modules/users/schema.ts'
+import { FormError } from '#app/components/ui/form-footer.tsx'
 
 /** The page a reset or invitation link opens: the new password twice. */
 export function ResetPasswordForm({ action, lastResult }: { action: string; lastResult?: SubmissionResult<string[]> }) {
@@ -31,9 +32,7 @@ export function ResetPasswordForm({ action, lastResult }: { action: string; last
           errors={fields.confirmPassword.errors}
           inputProps={{ ...getInputProps(fields.confirmPassword, { type: 'password' }), autoComplete: 'new-password' }}
         />
-        <p id={form.errorId} role="alert" className="field-error">
-          {form.errors?.[0]}
-        </p>
+        <FormError id={form.errorId} errors={form.errors} />
         <button type="submit" className="btn-primary w-full" disabled={navigation.state === 'submitting'}>
           Set password
         </button>

@@ -9,6 +9,7 @@ import type { CourseDto, DocumentDto, VideoDto } from '#app/modules/content/dto.
 import { EditCourseSchema, EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
 import { Overlay } from '#app/components/ui/overlay.tsx'
 import { VideoFields } from './video-fields.tsx'
+import { FormError } from '#app/components/ui/form-footer.tsx'
 
 // The dialogs of the admin course page. Each form posts to the page with its intent in the URL and
 // keeps the page's other parameters, so a refusal comes back to the same open dialog.
@@ -285,13 +286,5 @@ export function ViewDocumentDialog({ document, closeTo }: { document: DocumentDt
         </a>
       </div>
     </Overlay>
-  )
-}
-
-function FormError({ id, errors }: { id: string; errors?: string[] }) {
-  return (
-    <p id={id} role="alert" className="field-error">
-      {errors?.[0]}
-    </p>
   )
 }

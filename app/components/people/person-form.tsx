@@ -3,6 +3,7 @@ import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation } from '@remix-run/react'
 import { Field, PasswordField } from '#app/components/ui/field.tsx'
 import { NewCoachSchema, RegisterSchema } from '#app/modules/users/schema.ts'
+import { FormError } from '#app/components/ui/form-footer.tsx'
 
 /**
  * The registration popup (Create New User, Create New Admin: spec §5's rules) and the Create New
@@ -72,9 +73,7 @@ export function PersonForm({
           ? 'They also get a mail with a link to choose their own password.'
           : 'The coach gets a mail with a link to set a password (valid 7 days).'}
       </p>
-      <p id={form.errorId} role="alert" className="field-error">
-        {form.errors?.[0]}
-      </p>
+      <FormError id={form.errorId} errors={form.errors} />
       <div className="flex justify-end gap-3">
         <a href={cancelTo} className="btn-secondary">
           Cancel

@@ -11,6 +11,7 @@ import { safeRedirect } from '#app/utils/redirect.ts'
 import { readForm } from '#app/utils/forms.server.ts'
 import { authenticator, commitToken, getSessionUser, isSameSiteRequest } from '#app/utils/session.server.ts'
 import { jsonWithError } from '#app/utils/toast.server.ts'
+import { FormError } from '#app/components/ui/form-footer.tsx'
 
 export const meta: MetaFunction = () => [{ title: `Sign in · ${PRODUCT_NAME}` }]
 
@@ -76,9 +77,7 @@ export default function SignIn() {
           errors={fields.password.errors}
           inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'current-password' }}
         />
-        <p id={form.errorId} role="alert" className="field-error">
-          {form.errors?.[0]}
-        </p>
+        <FormError id={form.errorId} errors={form.errors} />
         <button type="submit" className="btn-primary w-full" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign In'}
         </button>

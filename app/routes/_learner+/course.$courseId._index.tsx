@@ -30,6 +30,7 @@ import { requireUser } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { loadCourse } from './__course.server.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { FormError } from '#app/components/ui/form-footer.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },
@@ -207,9 +208,7 @@ function AssessmentDialog({ scenarios }: { scenarios: { id: string; name: string
           options={scenarios.map((s) => ({ value: s.id, label: s.name }))}
           selectProps={getSelectProps(fields.relatedScenarioId)}
         />
-        <p id={form.errorId} role="alert" className="field-error">
-          {form.errors?.[0]}
-        </p>
+        <FormError id={form.errorId} errors={form.errors} />
         <div className="flex justify-end gap-3">
           <a href="?" className="btn-secondary">
             Cancel

@@ -11,6 +11,7 @@ import { clientAddress } from '#app/utils/client-address.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+import { FormError } from '#app/components/ui/form-footer.tsx'
 
 export const meta: MetaFunction = () => [{ title: `Contact Us · ${PRODUCT_NAME}` }]
 
@@ -96,9 +97,7 @@ export default function ContactUs() {
           <label htmlFor="contact-website">Website</label>
           <input id="contact-website" type="text" name="website" tabIndex={-1} autoComplete="off" />
         </div>
-        <p id={form.errorId} role="alert" className="field-error">
-          {form.errors?.[0]}
-        </p>
+        <FormError id={form.errorId} errors={form.errors} />
         <button type="submit" className="btn-primary" disabled={sending}>
           {sending ? 'Sending…' : 'Send message'}
         </button>
