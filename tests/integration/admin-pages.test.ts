@@ -181,7 +181,7 @@ describe('Add Documents and Add Scenarios', () => {
     const file = tagWith(html, 'type="file"')
     expect(attribute(file, 'name')).toBe('courseDocument')
     expect(attribute(file, 'accept')).toBe('.csv,.pdf,.docx,.ppt,.pptx')
-    expect(html).toContain('csv, pdf, docx or ppt/pptx')
+    expect(html).toContain('csv, pdf, docx, ppt or pptx, up to 50 MB')
     // what comes before the file in the body can still be read when the file is refused
     expect(html.indexOf('name="documentType"')).toBeLessThan(html.indexOf('name="courseDocument"'))
     expect(html.indexOf('name="courseId"')).toBeLessThan(html.indexOf('name="courseDocument"'))

@@ -6,11 +6,8 @@ import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { SelectField } from '#app/components/ui/field.tsx'
-import { FileUpload } from '#app/components/ui/file-upload.tsx'
+import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { AddDocumentSchema, type AddDocumentInput, type DocumentType } from '#app/modules/content/schema.ts'
-
-/** The file types Add Documents and Add Scenarios take (spec §9, with pptx from DESIGN.md §8). */
-const ACCEPT = '.csv,.pdf,.docx,.ppt,.pptx'
 
 const TEXTS: Record<DocumentType, { title: string; fileLabel: string; tab: string }> = {
   Document: { title: 'Add Documents', fileLabel: 'Document', tab: 'documents' },
@@ -22,6 +19,8 @@ export type AddDocumentFormProps = {
   courses: { _id: string; title: string }[]
   /** the course named by `?courseId=`, preselected; '' for none */
   courseId: string
+  /** the file picker's accept and hint (uploadRules('document')) */
+  upload: UploadRules
   lastResult?: SubmissionResult<string[]>
 }
 
@@ -29,7 +28,7 @@ export type AddDocumentFormProps = {
  * The Add Documents and Add Scenarios page: a course and a file. With JavaScript the file is uploaded
  * as soon as it is chosen (Save waits for it); without, it travels with the form as `courseDocument`.
  */
-export function AddDocumentForm({ documentType, courses, courseId, lastResult }: AddDocumentFormProps) {
+export function AddDocumentForm({ documentType, courses, courseId, upload, lastResult }: AddDocumentFormProps) {
   const text = TEXTS[documentType]
   const navigation = useNavigation()
   const [uploading, setUploading] = useState(false)
@@ -86,8 +85,8 @@ export function AddDocumentForm({ documentType, courses, courseId, lastResult }:
             name="document"
             fileFieldName="courseDocument"
             action="/api/category/addCourseDocument"
-            accept={ACCEPT}
-            hint="csv, pdf, docx or ppt/pptx"
+            accept={upload.accept}
+            hint={upload.hint}
             errors={fileErrors.length ? fileErrors : undefined}
             onUploadingChange={setUploading}
           />

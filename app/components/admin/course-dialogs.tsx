@@ -3,7 +3,7 @@ import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation, useSearchParams } from '@remix-run/react'
 import { useState } from 'react'
 import { Field, TextareaField } from '#app/components/ui/field.tsx'
-import { FileUpload } from '#app/components/ui/file-upload.tsx'
+import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { Toggle } from '#app/components/ui/toggle.tsx'
 import type { CourseDto, DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
 import { EditCourseSchema, EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
@@ -98,10 +98,13 @@ export function EditDocumentDialog({
   document,
   closeTo,
   lastResult,
+  upload,
 }: {
   document: DocumentDto
   closeTo: string
   lastResult: LastResult
+  /** the file picker's accept and hint (uploadRules('documentEdit')) */
+  upload: UploadRules
 }) {
   const action = useActionUrl('editDocument')
   const busy = useBusy('editDocument')
@@ -145,8 +148,8 @@ export function EditDocumentDialog({
           name="document"
           fileFieldName="courseDocument"
           action="/api/category/addCourseDocument"
-          accept=".csv,.pdf,.docx"
-          hint="csv, pdf or docx"
+          accept={upload.accept}
+          hint={upload.hint}
           errors={fields.document.errors}
           onUploadingChange={setUploading}
         />
@@ -161,10 +164,13 @@ export function EditCourseDialog({
   course,
   closeTo,
   lastResult,
+  upload,
 }: {
   course: CourseDto
   closeTo: string
   lastResult: LastResult
+  /** the image picker's accept and hint (uploadRules('courseImage')) */
+  upload: UploadRules
 }) {
   const action = useActionUrl('editCourse')
   const busy = useBusy('editCourse')
@@ -206,8 +212,8 @@ export function EditCourseDialog({
           name="courseImage"
           fileFieldName="courseImage"
           action="/api/category/addCourseImage"
-          accept="image/png,image/gif,image/jpeg"
-          hint="png, gif or jpeg; leave it to keep the current image"
+          accept={upload.accept}
+          hint={`${upload.hint}; leave it to keep the current image`}
           defaultFileInfo={course.courseImage}
           errors={fields.courseImage.errors}
           onUploadingChange={setUploading}

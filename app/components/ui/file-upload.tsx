@@ -68,6 +68,9 @@ export function readUploadResponse(status: number, text: string): { fileInfo: Fi
  * fails), so the file is never sent twice. The server should therefore take a non-empty file under
  * `fileFieldName` if there is one, and otherwise the JSON under `name`.
  */
+/** What a file picker offers and tells: the server's uploadRules(kind), handed down by a loader. */
+export type UploadRules = { accept: string; hint: string }
+
 export function FileUpload({
   label,
   name,

@@ -23,6 +23,7 @@ import {
   SNIFF_BYTES,
   sniffFileType,
   uploadLimit,
+  uploadRules,
   fileTooLarge,
   type UploadKind,
 } from './types.server.ts'
@@ -160,5 +161,13 @@ describe('size limits', () => {
     const error = fileTooLarge('courseImage')
     expect(error.status).toBe(413)
     expect(error.message).toBe('The file is larger than 2 MB.')
+    // the file picker's hint says the same limit
+    expect(uploadRules('courseImage').hint).toBe('png, gif or jpeg, up to 2 MB')
+  })
+
+  test('the file pickers offer the extensions the server accepts', () => {
+    expect(uploadRules('courseImage').accept).toBe('.png,.gif,.jpg,.jpeg')
+    expect(uploadRules('documentEdit')).toEqual({ accept: '.csv,.pdf,.docx', hint: 'csv, pdf or docx, up to 50 MB' })
+    expect(uploadRules('assessment').hint).toBe('csv, pdf, docx, ppt or pptx, up to 25 MB')
   })
 })

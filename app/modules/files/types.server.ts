@@ -96,6 +96,20 @@ export function uploadLimit(kind: UploadKind): { bytes: number; megabytes: numbe
   return { bytes: Math.floor(megabytes * MEGABYTE), megabytes }
 }
 
+/**
+ * What a file picker of this kind offers and tells (DESIGN.md §7), from the same rules the server
+ * checks and the configured limit: accept=".png,.gif,.jpg,.jpeg", "png, gif or jpeg, up to 5 MB".
+ */
+export function uploadRules(kind: UploadKind): { accept: string; hint: string } {
+  const formats: readonly FileFormat[] = KINDS[kind].formats
+  const names = formats.map((format) => (format === 'jpg' ? 'jpeg' : format))
+  const listed = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('')
+  return {
+    accept: formats.flatMap((format) => FORMATS[format].extensions.map((extension) => `.${extension}`)).join(','),
+    hint: `${listed}, up to ${uploadLimit(kind).megabytes} MB`,
+  }
+}
+
 export const uploadPurpose = (kind: UploadKind): StoredFile['purpose'] => KINDS[kind].purpose
 export const missingFileMessage = (kind: UploadKind) => KINDS[kind].missing
 export const acceptedTypesMessage = (kind: UploadKind) => KINDS[kind].refusal

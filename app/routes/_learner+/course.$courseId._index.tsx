@@ -9,7 +9,7 @@ import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { FileList, VideoList } from '#app/components/course/video-list.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { SelectField } from '#app/components/ui/field.tsx'
-import { FileUpload } from '#app/components/ui/file-upload.tsx'
+import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
 import { UploadAssessmentSchema } from '#app/modules/assessments/schema.ts'
 import { listAssessments, uploadAssessment } from '#app/modules/assessments/service.server.ts'
@@ -31,6 +31,7 @@ import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { loadCourse } from './__course.server.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
+import { uploadRules } from '#app/modules/files/types.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },
@@ -39,7 +40,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const { user, course } = await loadCourse(request, params.courseId ?? '')
   const assessments = await listAssessments(user, { courseId: course.id, userId: user.id })
-  return json({ course, assessments })
+  return json({ course, assessments, upload: uploadRules('assessment') })
 }
 
 /**
@@ -78,7 +79,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function CoursePage() {
-  const { course, assessments } = useLoaderData<typeof loader>()
+  const { course, assessments, upload } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const next = course.videos.find((v) => !v.completed && v.lockedBy.length === 0) ?? course.videos[0]
   const uploading = params.get('assessment') === 'new'
@@ -164,12 +165,12 @@ export default function CoursePage() {
           ) : null}
         </div>
       </aside>
-      {uploading && course.scenarios.length ? <AssessmentDialog scenarios={course.scenarios} /> : null}
+      {uploading && course.scenarios.length ? <AssessmentDialog scenarios={course.scenarios} upload={upload} /> : null}
     </div>
   )
 }
 
-function AssessmentDialog({ scenarios }: { scenarios: { id: string; name: string }[] }) {
+function AssessmentDialog({ scenarios, upload }: { scenarios: { id: string; name: string }[]; upload: UploadRules }) {
   const actionData = useActionData<FormReply>()
   const navigation = useNavigation()
   const [uploading, setUploading] = useState(false)
@@ -196,8 +197,8 @@ function AssessmentDialog({ scenarios }: { scenarios: { id: string; name: string
           name="document"
           fileFieldName="courseDocument"
           action="/api/category/addCourseDocument"
-          accept=".csv,.pdf,.docx,.ppt,.pptx"
-          hint="csv, pdf, docx or ppt/pptx, up to 25 MB"
+          accept={upload.accept}
+          hint={upload.hint}
           errors={fields.document.errors}
           onUploadingChange={setUploading}
         />

@@ -6,6 +6,7 @@ import { listCourseTitles } from '#app/modules/courses/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 import { isUuid } from '#app/modules/ids.ts'
+import { uploadRules } from '#app/modules/files/types.server.ts'
 import { discardUpload, formDataOf, invalidForm, refusal, submitToService } from '#app/utils/forms.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
@@ -19,7 +20,7 @@ export async function addDocumentLoader(request: Request) {
   const courses = await listCourseTitles(user)
   const wanted = new URL(request.url).searchParams.get('courseId') ?? ''
   const courseId = isUuid(wanted) && courses.some((c) => c._id === wanted) ? wanted : ''
-  return json({ courses, courseId })
+  return json({ courses, courseId, upload: uploadRules('document') })
 }
 
 const parse = (formData: FormData) => parseWithZod(formData, { schema: AddDocumentSchema })

@@ -17,7 +17,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function AddDocuments() {
-  const { courses, courseId } = useLoaderData<typeof loader>()
+  const { courses, courseId, upload } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   // another ?courseId= is another preselection: start the form afresh
   return (
@@ -26,6 +26,7 @@ export default function AddDocuments() {
       documentType="Document"
       courses={courses}
       courseId={courseId}
+      upload={upload}
       lastResult={actionData?.result}
     />
   )

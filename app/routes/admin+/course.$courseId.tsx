@@ -36,6 +36,7 @@ import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.
 import { loadCourseForAdmin } from './__course.server.ts'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { uploadRules } from '#app/modules/files/types.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },
@@ -51,7 +52,11 @@ type TabId = (typeof TABS)[number]['id']
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const course = await loadCourseForAdmin(() => getCourseDetail(user, params.courseId ?? ''))
-  return json({ course, canEdit: canManageContent(user.roleId) })
+  return json({
+    course,
+    canEdit: canManageContent(user.roleId),
+    uploads: { image: uploadRules('courseImage'), document: uploadRules('documentEdit') },
+  })
 }
 
 type Intent = 'editVideo' | 'deleteVideo' | 'editDocument' | 'deleteDocument' | 'editCourse'
@@ -152,7 +157,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function AdminCourse() {
-  const { course, canEdit } = useLoaderData<typeof loader>()
+  const { course, canEdit, uploads } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   const [params] = useSearchParams()
   const tab: TabId = TABS.some((t) => t.id === params.get('tab')) ? (params.get('tab') as TabId) : 'videos'
@@ -222,7 +227,12 @@ export default function AdminCourse() {
       </section>
 
       {canEdit && editing === 'course' ? (
-        <EditCourseDialog course={course} closeTo={closeTo} lastResult={lastResult('editCourse')} />
+        <EditCourseDialog
+          course={course}
+          closeTo={closeTo}
+          lastResult={lastResult('editCourse')}
+          upload={uploads.image}
+        />
       ) : null}
       {canEdit && editVideo ? (
         <EditVideoDialog
@@ -233,7 +243,12 @@ export default function AdminCourse() {
         />
       ) : null}
       {canEdit && editFile ? (
-        <EditDocumentDialog document={editFile} closeTo={closeTo} lastResult={lastResult('editDocument')} />
+        <EditDocumentDialog
+          document={editFile}
+          closeTo={closeTo}
+          lastResult={lastResult('editDocument')}
+          upload={uploads.document}
+        />
       ) : null}
       {canEdit && deleteEntry ? (
         <DeleteEntryDialog

@@ -1,7 +1,7 @@
 import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, useActionData, useNavigation } from '@remix-run/react'
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { useState } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
@@ -24,12 +24,13 @@ import {
 } from '#app/utils/forms.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+import { uploadRules } from '#app/modules/files/types.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Add New Course · ${PRODUCT_NAME}` }]
 
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireContentManager(request)
-  return json(null)
+  return json({ upload: uploadRules('courseImage') })
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -60,6 +61,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function NewCourse() {
+  const { upload } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   const navigation = useNavigation()
   const [uploading, setUploading] = useState(false)
@@ -91,8 +93,8 @@ export default function NewCourse() {
           name="courseImage"
           fileFieldName="courseImage"
           action="/api/category/addCourseImage"
-          accept="image/png,image/gif,image/jpeg"
-          hint="png, gif or jpeg, up to 5 MB"
+          accept={upload.accept}
+          hint={upload.hint}
           errors={fields.courseImage.errors}
           onUploadingChange={setUploading}
         />

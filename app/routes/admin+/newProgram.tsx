@@ -19,12 +19,13 @@ import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { discardUpload, invalidForm, refusal, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+import { uploadRules } from '#app/modules/files/types.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Add New Program · ${PRODUCT_NAME}` }]
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireContentManager(request, '/admin/programs')
-  return json({ courses: await listCourseTitles(user) })
+  return json({ courses: await listCourseTitles(user), upload: uploadRules('programImage') })
 }
 
 const COURSE_AT = /^courses\[(\d{1,4})\]$/
@@ -83,7 +84,7 @@ function courseIds(value: unknown): string[] {
 }
 
 export default function NewProgram() {
-  const { courses } = useLoaderData<typeof loader>()
+  const { courses, upload } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   const navigation = useNavigation()
   const [uploading, setUploading] = useState(false)
@@ -155,8 +156,8 @@ export default function NewProgram() {
           name="programImage"
           fileFieldName="courseImage"
           action="/api/category/addCourseImage"
-          accept="image/png,image/gif,image/jpeg"
-          hint="png, gif or jpeg, up to 5 MB"
+          accept={upload.accept}
+          hint={upload.hint}
           errors={imageErrors.length ? imageErrors : undefined}
           onUploadingChange={setUploading}
         />
