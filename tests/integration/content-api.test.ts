@@ -666,6 +666,12 @@ describe('programs', () => {
       expect(list.data.map((p) => p.title)).toContain('Analytics Path')
     }
     expect((await get(getProgramsRoute, '/x')).status).toBe(401)
+
+    // an image is refused under the field it came in
+    const document = await makeStoredFile('document')
+    const refused = await send(createProgramRoute, 'POST', '/x', { ...payload, programImage: document }, as.admin.token)
+    expect(refused.status).toBe(400)
+    expect(await body(refused)).toMatchObject({ errors: { programImage: 'Please Upload the Image.' } })
   })
 
   it('POST createProgram answers each missing field', async () => {

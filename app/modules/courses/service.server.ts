@@ -313,21 +313,27 @@ export async function listCourseTitles(actor: Actor) {
 
 /**
  * An uploaded image that may become a course's (or program's) picture: uploaded as an image and
- * not the picture of another course or program. `current` is the key the course already has.
+ * not the picture of another course or program. `current` is the key the course already has;
+ * `field` names the input a refusal belongs to.
  */
-export async function attachableImage(key: string, current: string | null, transaction: Transaction) {
+export async function attachableImage(
+  key: string,
+  current: string | null,
+  transaction: Transaction,
+  field: 'courseImage' | 'programImage' = 'courseImage',
+) {
   const { StoredFile, Course, Program } = await db()
   if (key === current) return key
   const file = await StoredFile.findByPk(key, { transaction, lock: transaction.LOCK.UPDATE })
   const message = 'Please Upload the Image.'
   if (!file || (file.purpose !== 'course_image' && file.purpose !== 'program_image'))
-    throw invalid(message, { courseImage: message })
+    throw invalid(message, { [field]: message })
   const used =
     (await Course.count({ where: { imageKey: key }, transaction })) +
     (await Program.count({ where: { imageKey: key }, transaction }))
   if (used > 0) {
     const taken = 'That image already belongs to another course or program; upload it again.'
-    throw conflict(taken, { courseImage: taken })
+    throw conflict(taken, { [field]: taken })
   }
   return key
 }

@@ -72,7 +72,9 @@ export async function createProgram(actor: Actor, input: NewProgramInput): Promi
     }
     const found = await Course.count({ where: { id: data.courses }, transaction })
     if (found !== data.courses.length) throw invalid('Please select a course.', { courses: 'Please select a course.' })
-    const imageKey = data.programImage ? await attachableImage(data.programImage, null, transaction) : null
+    const imageKey = data.programImage
+      ? await attachableImage(data.programImage, null, transaction, 'programImage')
+      : null
     const program = await Program.create(
       {
         title: data.title,
