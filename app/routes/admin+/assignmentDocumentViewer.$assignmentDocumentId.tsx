@@ -18,11 +18,9 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   },
 ]
 
-// What /files/{key} serves inline (PDFs and images); anything else only downloads.
-const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif'])
-type Shown = 'pdf' | 'image' | null
-const shownAs = (contentType: string): Shown =>
-  contentType === 'application/pdf' ? 'pdf' : IMAGE_TYPES.has(contentType) ? 'image' : null
+// Assessments are csv, pdf, docx or ppt/pptx (spec §5): a PDF shows inline, the others download.
+type Shown = 'pdf' | null
+const shownAs = (contentType: string): Shown => (contentType === 'application/pdf' ? 'pdf' : null)
 
 const SUBMITTED = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
 
@@ -74,7 +72,7 @@ export default function AssignmentDocumentViewer() {
       </section>
       <div className="mt-6 max-w-[1000px]">
         {shown ? (
-          <FileViewer key={document.key} kind={shown} src={document.link} name={document.name} />
+          <FileViewer key={document.key} src={document.link} name={document.name} />
         ) : (
           <p className="rounded-md bg-slate-50 p-6 text-sm text-slate-600">
             This file cannot be shown in the browser. Download it to open it.
@@ -90,51 +88,28 @@ export default function AssignmentDocumentViewer() {
  * Without JavaScript the frame simply shows: the overlay needs the `load` event to go away again,
  * so it only appears once React runs.
  */
-function FileViewer({ kind, src, name }: { kind: 'pdf' | 'image'; src: string; name: string }) {
+function FileViewer({ src, name }: { src: string; name: string }) {
   const hydrated = useHydrated()
-  const [state, setState] = useState<'loading' | 'loaded' | 'failed'>('loading')
+  const [loaded, setLoaded] = useState(false)
   const frame = useRef<HTMLIFrameElement>(null)
-  const image = useRef<HTMLImageElement>(null)
 
   // The file may have loaded before React hydrated the page, and that `load` event is gone.
   useEffect(() => {
-    if (image.current?.complete) {
-      const failed = image.current.naturalWidth === 0
-      setState((current) => (current === 'loading' ? (failed ? 'failed' : 'loaded') : current))
-    }
-    if (frame.current && frameLoaded(frame.current)) setState((current) => (current === 'loading' ? 'loaded' : current))
+    if (frame.current && frameLoaded(frame.current)) setLoaded(true)
   }, [])
 
-  if (state === 'failed') {
-    return (
-      <p role="alert" className="rounded-md bg-slate-50 p-6 text-sm text-slate-600">
-        This file could not be shown. Download it to open it.
-      </p>
-    )
-  }
-  const showLoading = hydrated && state === 'loading'
+  const showLoading = hydrated && !loaded
   return (
     <div
       className={`relative overflow-hidden rounded-md border border-slate-200 bg-white ${showLoading ? 'min-h-32' : ''}`}
     >
-      {kind === 'pdf' ? (
-        <iframe
-          ref={frame}
-          src={src}
-          title={`${name} (PDF)`}
-          className="block h-[75vh] w-full"
-          onLoad={() => setState('loaded')}
-        />
-      ) : (
-        <img
-          ref={image}
-          src={src}
-          alt={name}
-          className="mx-auto block h-auto max-w-full"
-          onLoad={() => setState('loaded')}
-          onError={() => setState('failed')}
-        />
-      )}
+      <iframe
+        ref={frame}
+        src={src}
+        title={`${name} (PDF)`}
+        className="block h-[75vh] w-full"
+        onLoad={() => setLoaded(true)}
+      />
       {showLoading ? (
         <div
           role="status"
