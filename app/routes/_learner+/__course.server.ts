@@ -1,8 +1,8 @@
-import { json } from '@remix-run/node'
 import { getCourseContents, getCourseVideo, VideoLocked } from '#app/modules/courses/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { requireUser } from '#app/utils/session.server.ts'
 import { redirectWithError } from '#app/utils/toast.server.ts'
+import { orPageNotFound } from '#app/utils/pages.server.ts'
 
 /** The course for a learner page: not assigned → back to /courses with a toast (spec §4). */
 export async function loadCourse(request: Request, courseId: string) {
@@ -18,11 +18,10 @@ export async function loadCourseVideo(request: Request, courseId: string, videoI
 
 async function asPage<T>(courseId: string, load: () => Promise<T>): Promise<T> {
   try {
-    return await load()
+    return await orPageNotFound(load)
   } catch (error) {
     if (error instanceof VideoLocked) throw await redirectWithError(`/course/${courseId}`, error.message)
     if (isServiceError(error) && error.status === 403) throw await redirectWithError('/courses', error.message)
-    if (isServiceError(error) && error.status === 404) throw json({ message: error.message }, { status: 404 })
     throw error
   }
 }

@@ -3,11 +3,11 @@ import { Link, useLoaderData } from '@remix-run/react'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { getCourseOverview } from '#app/modules/courses/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
 import { useOptionalUser } from '#app/root.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { orPageNotFound } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },
@@ -15,12 +15,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ]
 
 export async function loader({ params }: LoaderFunctionArgs) {
-  try {
-    return json({ course: await getCourseOverview(params.courseId ?? '') })
-  } catch (error) {
-    if (isServiceError(error) && error.status === 404) throw json({ message: error.message }, { status: 404 })
-    throw error
-  }
+  return json({ course: await orPageNotFound(() => getCourseOverview(params.courseId ?? '')) })
 }
 
 /** The public overview of a course: every video is listed; only free previews open. */

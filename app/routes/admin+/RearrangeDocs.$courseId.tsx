@@ -5,7 +5,7 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { getCourseDetail } from '#app/modules/courses/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
-import { loadCourseForAdmin } from './__course.server.ts'
+import { orPageNotFound } from '#app/utils/pages.server.ts'
 import { saveOrder } from './__rearrange.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Rearrange · ${PRODUCT_NAME}` }]
@@ -16,7 +16,7 @@ const scenariosWanted = (request: Request) => new URL(request.url).searchParams.
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireContentManager(request, `/admin/course/${params.courseId}`)
-  const course = await loadCourseForAdmin(() => getCourseDetail(user, params.courseId ?? ''))
+  const course = await orPageNotFound(() => getCourseDetail(user, params.courseId ?? ''))
   const scenarios = scenariosWanted(request)
   const list = scenarios ? course.scenarios : course.documents
   return json({

@@ -4,11 +4,11 @@ import { useEffect, useRef, useState } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
 import { getAssessment } from '#app/modules/assessments/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { orPageNotFound } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   {
@@ -26,13 +26,8 @@ const SUBMITTED = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeSt
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
-  try {
-    const assessment = await getAssessment(user, params.assignmentDocumentId ?? '')
-    return json({ assessment, shown: shownAs(assessment.contentType) })
-  } catch (error) {
-    if (isServiceError(error) && error.status === 404) throw json({ message: error.message }, { status: 404 })
-    throw error
-  }
+  const assessment = await orPageNotFound(() => getAssessment(user, params.assignmentDocumentId ?? ''))
+  return json({ assessment, shown: shownAs(assessment.contentType) })
 }
 
 export default function AssignmentDocumentViewer() {

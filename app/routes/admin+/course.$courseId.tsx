@@ -33,7 +33,7 @@ import {
 } from '#app/utils/forms.server.ts'
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.ts'
-import { loadCourseForAdmin } from './__course.server.ts'
+import { orPageNotFound } from '#app/utils/pages.server.ts'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { uploadRules } from '#app/modules/files/types.server.ts'
@@ -51,7 +51,7 @@ type TabId = (typeof TABS)[number]['id']
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
-  const course = await loadCourseForAdmin(() => getCourseDetail(user, params.courseId ?? ''))
+  const course = await orPageNotFound(() => getCourseDetail(user, params.courseId ?? ''))
   return json({
     course,
     canEdit: canManageContent(user.roleId),

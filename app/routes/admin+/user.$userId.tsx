@@ -10,7 +10,6 @@ import { AssignCourseSchema, AssignProgramSchema } from '#app/modules/assignment
 import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
 import { canManageContent, ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
 import { listAssignedCourses, listCourseTitles } from '#app/modules/courses/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { getProfile } from '#app/modules/users/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -19,6 +18,7 @@ import { invalidForm, readForm, submitToService, type FormReply } from '#app/uti
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { orPageNotFound } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data ? `${data.profile.firstName} ${data.profile.lastName}` : 'User'} · ${PRODUCT_NAME}` },
@@ -27,13 +27,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const userId = params.userId ?? ''
-  let profile
-  try {
-    profile = await getProfile(user, userId)
-  } catch (error) {
-    if (isServiceError(error) && error.status === 404) throw json({ message: error.message }, { status: 404 })
-    throw error
-  }
+  const profile = await orPageNotFound(() => getProfile(user, userId))
   const learner = profile.role.r_id === ROLE.learner
   const [courses, allCourses, programs] = learner
     ? await Promise.all([listAssignedCourses(user, { userId }), listCourseTitles(user), listPrograms(user)])

@@ -1,8 +1,8 @@
 import { json } from '@remix-run/node'
 import { isServiceError } from '#app/modules/errors.ts'
 
-/** A course for an admin page: an unknown id is the page's 404, not an error. */
-export async function loadCourseForAdmin<T>(load: () => Promise<T>): Promise<T> {
+/** What a page loader loads: a service's "not found" is the page's 404 (its error boundary), not an error. */
+export async function orPageNotFound<T>(load: () => Promise<T>): Promise<T> {
   try {
     return await load()
   } catch (error) {
