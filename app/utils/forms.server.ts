@@ -1,7 +1,10 @@
 import type { SubmissionResult } from '@conform-to/react'
 import { json } from '@remix-run/node'
-import { isServiceError, type ServiceError } from '#app/modules/errors.ts'
+import type { Actor } from '#app/modules/auth/roles.ts'
+import { isServiceError, ServiceError } from '#app/modules/errors.ts'
 import { removeStoredFile, type FileInfo } from '#app/modules/files/service.server.ts'
+import type { UploadKind } from '#app/modules/files/types.server.ts'
+import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 
 // Page actions: a service's refusal becomes the form's errors (beside their fields when the service
 // names them, above the form otherwise) with what was typed kept, never a thrown error page.
@@ -71,4 +74,54 @@ export async function readForm(request: Request): Promise<FormData> {
   } catch {
     return new FormData()
   }
+}
+
+/** A conform submission as parseWithZod gives it: its value when it succeeded. */
+type ParsedForm<V> = Replyable & ({ status: 'success'; value: V } | { status: 'error' | undefined })
+
+/**
+ * A page form that carries one file (DESIGN.md §7). The file comes with the form (no JavaScript:
+ * the multipart field `fileField`) or was uploaded before, its `{ key, link, name }` JSON in
+ * `field`. A refused file is shown beside `field` with what was typed kept, and a form its schema
+ * or its service refuses leaves no stored file behind.
+ */
+export async function submitUploadForm<V, T>(
+  request: Request,
+  options: {
+    upload: { kind: UploadKind; fileField: string; actor: Actor }
+    /** the form field that carries the file's JSON, where the file's errors are shown */
+    field: string
+    parse: (formData: FormData) => ParsedForm<V>
+    /** values the page decides (the course in the URL, the document type), over what was posted */
+    fixed?: Record<string, string>
+    /** how the text fields become what the schema reads; plain fields by default */
+    toFormData?: (fields: Record<string, string>) => FormData
+    run: (value: V) => Promise<T>
+  },
+): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
+  const { kind, fileField, actor } = options.upload
+  const form = (fields: Record<string, string>) => (options.toFormData ?? formDataOf)({ ...fields, ...options.fixed })
+  let received
+  try {
+    received = await receiveForm(request, { kind, fileFields: [fileField], actor })
+  } catch (error) {
+    if (!isServiceError(error)) throw error
+    // not multipart at all: nothing typed can be read back
+    const fields = error instanceof UploadRefused ? error.fields : {}
+    const message = error.errors?.[fileField]
+    const shown = message ? new ServiceError(error.status, error.message, { [options.field]: message }) : error
+    return { ok: false, response: refusal(options.parse(form(fields)), shown) }
+  }
+  const { file, fields } = received
+  const submission = options.parse(form(file ? { ...fields, [options.field]: JSON.stringify(file) } : fields))
+  if (submission.status !== 'success') {
+    await discardUpload(file)
+    return { ok: false, response: invalidForm(submission) }
+  }
+  const value = submission.value
+  return submitToService(
+    submission,
+    () => options.run(value),
+    () => discardUpload(file),
+  )
 }

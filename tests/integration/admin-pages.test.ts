@@ -346,7 +346,8 @@ describe('Add Documents and Add Scenarios', () => {
     ])
     expect(response.status).toBe(415)
     const { result } = await body<Reply>(response)
-    expect(result.error?.courseDocument).toEqual(['Only csv, pdf, docx, ppt and pptx files are accepted.'])
+    // shown beside the file field, whichever way the file came
+    expect(result.error?.document).toEqual(['Only csv, pdf, docx, ppt and pptx files are accepted.'])
     expect(result.initialValue?.courseId).toBe(course.id)
     expect(await storedFileCount()).toBe(before)
     expect(await entriesOf(course.id)).toEqual([])
@@ -597,7 +598,7 @@ describe('Add New Program', () => {
     ])
     expect(response.status).toBe(415)
     const { result } = await body<Reply>(response)
-    expect(result.error?.courseImage).toEqual(['Only png, gif and jpeg images are accepted.'])
+    expect(result.error?.programImage).toEqual(['Only png, gif and jpeg images are accepted.'])
     expect(result.initialValue).toMatchObject({
       title: 'Program Bad Image',
       price: '499.50',

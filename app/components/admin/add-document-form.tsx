@@ -32,8 +32,7 @@ export function AddDocumentForm({ documentType, courses, courseId, upload, lastR
   const text = TEXTS[documentType]
   const navigation = useNavigation()
   const [uploading, setUploading] = useState(false)
-  // `courseDocument` is the file posted with the form (no JavaScript): the server names its refusals by it
-  const [form, fields] = useForm<AddDocumentInput & { courseDocument?: string }>({
+  const [form, fields] = useForm<AddDocumentInput>({
     id: `add-${text.tab}`,
     lastResult,
     defaultValue: { courseId, documentType },
@@ -44,8 +43,6 @@ export function AddDocumentForm({ documentType, courses, courseId, upload, lastR
   const saving = navigation.state !== 'idle' && navigation.formMethod === 'POST'
   const course = courses.find((c) => c._id === courseId)
   const back = course ? `/admin/course/${course._id}?tab=${text.tab}` : '/admin/courses'
-  // a file refused on arrival is named by its multipart field, a missing or unusable one by `document`
-  const fileErrors = [...(fields.courseDocument.errors ?? []), ...(fields.document.errors ?? [])]
 
   return (
     <div className="max-w-2xl">
@@ -87,7 +84,7 @@ export function AddDocumentForm({ documentType, courses, courseId, upload, lastR
             action="/api/category/addCourseDocument"
             accept={upload.accept}
             hint={upload.hint}
-            errors={fileErrors.length ? fileErrors : undefined}
+            errors={fields.document.errors}
             onUploadingChange={setUploading}
           />
           <FormFooter

@@ -13,19 +13,9 @@ import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx
 import { Overlay } from '#app/components/ui/overlay.tsx'
 import { UploadAssessmentSchema } from '#app/modules/assessments/schema.ts'
 import { listAssessments, uploadAssessment } from '#app/modules/assessments/service.server.ts'
-import { isServiceError, ServiceError } from '#app/modules/errors.ts'
-import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDate } from '#app/utils/format.ts'
-import {
-  discardUpload,
-  formDataOf,
-  invalidForm,
-  refusal,
-  submitToService,
-  withUploadedFile,
-  type FormReply,
-} from '#app/utils/forms.server.ts'
+import { type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
 import { requireUser } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { loadCourse } from './__course.server.ts'
@@ -50,30 +40,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request)
   const courseId = params.courseId ?? ''
-  const schema = UploadAssessmentSchema
-  let received
-  try {
-    received = await receiveForm(request, { kind: 'assessment', fileFields: ['courseDocument'], actor: user })
-  } catch (error) {
-    if (!isServiceError(error)) throw error
-    const fields = error instanceof UploadRefused ? { ...error.fields, courseId } : { courseId }
-    const message = error.errors?.courseDocument ?? error.message
-    return refusal(
-      parseWithZod(formDataOf(fields), { schema }),
-      new ServiceError(error.status, error.message, { document: message }),
-    )
-  }
-  const { file, fields } = received
-  const submission = parseWithZod(withUploadedFile({ ...fields, courseId }, 'document', file), { schema })
-  if (submission.status !== 'success') {
-    await discardUpload(file)
-    return invalidForm(submission)
-  }
-  const saved = await submitToService(
-    submission,
-    () => uploadAssessment(user, submission.value),
-    () => discardUpload(file),
-  )
+  const saved = await submitUploadForm(request, {
+    upload: { kind: 'assessment', fileField: 'courseDocument', actor: user },
+    field: 'document',
+    parse: (formData) => parseWithZod(formData, { schema: UploadAssessmentSchema }),
+    fixed: { courseId },
+    run: (value) => uploadAssessment(user, value),
+  })
   if (!saved.ok) return saved.response
   return redirectWithSuccess(`/course/${courseId}`, 'Assessment submitted.')
 }

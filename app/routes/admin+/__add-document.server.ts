@@ -3,11 +3,9 @@ import { json } from '@remix-run/node'
 import { AddDocumentSchema, type DocumentType } from '#app/modules/content/schema.ts'
 import { addDocument } from '#app/modules/content/service.server.ts'
 import { listCourseTitles } from '#app/modules/courses/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
-import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 import { isUuid } from '#app/modules/ids.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
-import { discardUpload, formDataOf, invalidForm, refusal, submitToService } from '#app/utils/forms.server.ts'
+import { submitUploadForm } from '#app/utils/forms.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
@@ -32,27 +30,13 @@ const parse = (formData: FormData) => parseWithZod(formData, { schema: AddDocume
  */
 export async function addDocumentAction(request: Request, documentType: DocumentType) {
   const user = await requireContentManager(request)
-  let received
-  try {
-    received = await receiveForm(request, { kind: 'document', fileFields: ['courseDocument'], actor: user })
-  } catch (error) {
-    // a refused file: its message beside the file field, with the course chosen kept
-    if (error instanceof UploadRefused) return refusal(parse(formDataOf(error.fields, { documentType })), error)
-    // not multipart at all: nothing typed can be read back
-    if (isServiceError(error)) return refusal(parse(formDataOf({ documentType })), error)
-    throw error
-  }
-  const { file, fields } = received
-  const submission = parse(formDataOf(fields, { documentType, ...(file ? { document: JSON.stringify(file) } : {}) }))
-  if (submission.status !== 'success') {
-    await discardUpload(file)
-    return invalidForm(submission)
-  }
-  const added = await submitToService(
-    submission,
-    () => addDocument(user, submission.value),
-    () => discardUpload(file),
-  )
+  const added = await submitUploadForm(request, {
+    upload: { kind: 'document', fileField: 'courseDocument', actor: user },
+    field: 'document',
+    parse,
+    fixed: { documentType },
+    run: (value) => addDocument(user, value),
+  })
   if (!added.ok) return added.response
   const scenario = documentType === 'Scenarios'
   return redirectWithSuccess(

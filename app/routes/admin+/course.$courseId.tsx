@@ -17,20 +17,10 @@ import { videoDeletedMessage } from '#app/modules/content/messages.ts'
 import { EditCourseSchema, EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
 import { deleteDocument, deleteVideo, editDocument, editVideo } from '#app/modules/content/service.server.ts'
 import { editCourseDetails, getCourseDetail } from '#app/modules/courses/service.server.ts'
-import { isServiceError, ServiceError } from '#app/modules/errors.ts'
-import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
+import { isServiceError } from '#app/modules/errors.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
-import {
-  discardUpload,
-  formDataOf,
-  invalidForm,
-  readForm,
-  refusal,
-  submitToService,
-  withUploadedFile,
-  type FormReply,
-} from '#app/utils/forms.server.ts'
+import { invalidForm, readForm, submitToService, type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { orPageNotFound } from '#app/utils/pages.server.ts'
@@ -103,52 +93,26 @@ export async function action({ request, params }: ActionFunctionArgs) {
         throw error
       }
     }
-    case 'editDocument':
+    case 'editDocument': {
+      const saved = await submitUploadForm(request, {
+        upload: { kind: 'documentEdit', fileField: 'courseDocument', actor: user },
+        field: 'document',
+        parse: (formData) => parseWithZod(formData, { schema: EditDocumentFormSchema }),
+        fixed: { courseId },
+        run: (value) => editDocument(user, value),
+      })
+      return saved.ok
+        ? back(`${saved.value.documentType === 'Scenarios' ? 'Scenario' : 'Document'} updated.`)
+        : saved.response
+    }
     case 'editCourse': {
-      const [kind, fileField, jsonField, schema] =
-        intent === 'editDocument'
-          ? (['documentEdit', 'courseDocument', 'document', EditDocumentFormSchema] as const)
-          : (['courseImage', 'courseImage', 'courseImage', EditCourseSchema] as const)
-      let received
-      try {
-        received = await receiveForm(request, { kind, fileFields: [fileField], actor: user })
-      } catch (error) {
-        if (!isServiceError(error)) throw error
-        if (!(error instanceof UploadRefused)) return refusal(parseWithZod(new FormData(), { schema }), error)
-        const fields = { ...error.fields, courseId }
-        const errors = { [jsonField]: error.errors?.[fileField] ?? error.message }
-        return refusal(
-          parseWithZod(formDataOf(fields), { schema }),
-          new ServiceError(error.status, error.message, errors),
-        )
-      }
-      const { file, fields } = received
-      const formData = withUploadedFile({ ...fields, courseId }, jsonField, file)
-      if (intent === 'editDocument') {
-        const submission = parseWithZod(formData, { schema: EditDocumentFormSchema })
-        if (submission.status !== 'success') {
-          await discardUpload(file)
-          return invalidForm(submission)
-        }
-        const saved = await submitToService(
-          submission,
-          () => editDocument(user, submission.value),
-          () => discardUpload(file),
-        )
-        return saved.ok
-          ? back(`${saved.value.documentType === 'Scenarios' ? 'Scenario' : 'Document'} updated.`)
-          : saved.response
-      }
-      const submission = parseWithZod(formData, { schema: EditCourseSchema })
-      if (submission.status !== 'success') {
-        await discardUpload(file)
-        return invalidForm(submission)
-      }
-      const saved = await submitToService(
-        submission,
-        () => editCourseDetails(user, submission.value),
-        () => discardUpload(file),
-      )
+      const saved = await submitUploadForm(request, {
+        upload: { kind: 'courseImage', fileField: 'courseImage', actor: user },
+        field: 'courseImage',
+        parse: (formData) => parseWithZod(formData, { schema: EditCourseSchema }),
+        fixed: { courseId },
+        run: (value) => editCourseDetails(user, value),
+      })
       return saved.ok ? back('Course details saved.') : saved.response
     }
     default:

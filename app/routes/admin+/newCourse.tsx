@@ -10,18 +10,8 @@ import { Field, TextareaField } from '#app/components/ui/field.tsx'
 import { FileUpload } from '#app/components/ui/file-upload.tsx'
 import { NewCourseSchema } from '#app/modules/content/schema.ts'
 import { createCourse } from '#app/modules/courses/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
-import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import {
-  discardUpload,
-  formDataOf,
-  invalidForm,
-  refusal,
-  submitToService,
-  withUploadedFile,
-  type FormReply,
-} from '#app/utils/forms.server.ts'
+import { type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
@@ -35,27 +25,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireContentManager(request)
-  let received
-  try {
-    // the image comes with the form (no JavaScript) or was uploaded before (its JSON in courseImage)
-    received = await receiveForm(request, { kind: 'courseImage', fileFields: ['courseImage'], actor: user })
-  } catch (error) {
-    if (error instanceof UploadRefused)
-      return refusal(parseWithZod(formDataOf(error.fields), { schema: NewCourseSchema }), error)
-    if (isServiceError(error)) return refusal(parseWithZod(new FormData(), { schema: NewCourseSchema }), error)
-    throw error
-  }
-  const { file, fields } = received
-  const submission = parseWithZod(withUploadedFile(fields, 'courseImage', file), { schema: NewCourseSchema })
-  if (submission.status !== 'success') {
-    await discardUpload(file)
-    return invalidForm(submission)
-  }
-  const created = await submitToService(
-    submission,
-    () => createCourse(user, submission.value),
-    () => discardUpload(file),
-  )
+  const created = await submitUploadForm(request, {
+    upload: { kind: 'courseImage', fileField: 'courseImage', actor: user },
+    field: 'courseImage',
+    parse: (formData) => parseWithZod(formData, { schema: NewCourseSchema }),
+    run: (value) => createCourse(user, value),
+  })
   if (!created.ok) return created.response
   return redirectWithSuccess(`/admin/course/${created.value._id}`, 'Course created.')
 }

@@ -10,13 +10,10 @@ import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { Field, TextareaField } from '#app/components/ui/field.tsx'
 import { FileUpload } from '#app/components/ui/file-upload.tsx'
 import { listCourseTitles } from '#app/modules/courses/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
-import type { FileInfo } from '#app/modules/files/service.server.ts'
-import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 import { NewProgramSchema } from '#app/modules/programs/schema.ts'
 import { createProgram } from '#app/modules/programs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { discardUpload, invalidForm, refusal, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
@@ -32,10 +29,9 @@ const COURSE_AT = /^courses\[(\d{1,4})\]$/
 
 /**
  * The form as the schema reads it: the chosen courses, posted as `courses[position]`, become one
- * repeated `courses` field in that order; an image sent with the form wins over the JSON of one
- * uploaded before.
+ * repeated `courses` field in that order.
  */
-function programForm(fields: Record<string, string>, file?: FileInfo) {
+function programForm(fields: Record<string, string>) {
   const formData = new FormData()
   const courses: [number, string][] = []
   for (const [name, value] of Object.entries(fields)) {
@@ -44,7 +40,6 @@ function programForm(fields: Record<string, string>, file?: FileInfo) {
     else formData.set(name, value)
   }
   for (const [, courseId] of courses.sort(([a], [b]) => a - b)) formData.append('courses', courseId)
-  if (file) formData.set('programImage', JSON.stringify(file))
   return formData
 }
 
@@ -52,27 +47,15 @@ const parse = (formData: FormData) => parseWithZod(formData, { schema: NewProgra
 
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireContentManager(request, '/admin/programs')
-  let received
-  try {
-    // programs reuse the course image kind: the image comes with the form as `courseImage` (no
-    // JavaScript) or was uploaded before through /api/category/addCourseImage (its JSON in `programImage`)
-    received = await receiveForm(request, { kind: 'courseImage', fileFields: ['courseImage'], actor: user })
-  } catch (error) {
-    if (error instanceof UploadRefused) return refusal(parse(programForm(error.fields)), error)
-    if (isServiceError(error)) return refusal(parse(new FormData()), error)
-    throw error
-  }
-  const { file, fields } = received
-  const submission = parse(programForm(fields, file))
-  if (submission.status !== 'success') {
-    await discardUpload(file)
-    return invalidForm(submission)
-  }
-  const created = await submitToService(
-    submission,
-    () => createProgram(user, submission.value),
-    () => discardUpload(file),
-  )
+  // programs reuse the course image upload: the image comes with the form as `courseImage` (no
+  // JavaScript) or was uploaded before through /api/category/addCourseImage (its JSON in `programImage`)
+  const created = await submitUploadForm(request, {
+    upload: { kind: 'courseImage', fileField: 'courseImage', actor: user },
+    field: 'programImage',
+    parse,
+    toFormData: programForm,
+    run: (value) => createProgram(user, value),
+  })
   if (!created.ok) return created.response
   return redirectWithSuccess('/admin/programs', 'Program created.')
 }
@@ -101,8 +84,6 @@ export default function NewProgram() {
     // the checkboxes are not the posted fields, so conform does not see them change: ask it
     if (coursesTouched) form.validate({ name: fields.courses.name })
   }, [coursesTouched, form, fields.courses.name])
-  // a refused image is named by its multipart field (courseImage), an unusable uploaded one likewise
-  const imageErrors = [...(fields.courseImage.errors ?? []), ...(fields.programImage.errors ?? [])]
 
   return (
     <div className="max-w-2xl">
@@ -158,7 +139,7 @@ export default function NewProgram() {
           action="/api/category/addCourseImage"
           accept={upload.accept}
           hint={upload.hint}
-          errors={imageErrors.length ? imageErrors : undefined}
+          errors={fields.programImage.errors}
           onUploadingChange={setUploading}
         />
         <FormFooter
