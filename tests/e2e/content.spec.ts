@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { pdfBytes, pngBytes } from '../fixtures/files.ts'
-import { portal, signIn } from './helpers.ts'
+import { portal, signIn, startCourse } from './helpers.ts'
 
 // Issue 3's journey: an admin builds a course from nothing, and a learner sees exactly what the admin
 // arranged: the new order, and not the hidden video.
@@ -117,7 +117,7 @@ test('an admin builds and arranges a course, and an assigned learner sees the re
   await portal('assign', 'course', '--user', 'learner2', '--course', COURSE)
   await page.context().clearCookies()
   await signIn(page, 'learner2', DEMO_PASSWORD)
-  await page.getByTestId('course-card').filter({ hasText: COURSE }).getByRole('link', { name: 'Start Course' }).click()
+  await startCourse(page, COURSE)
   const contents = page.getByRole('region', { name: 'Contents' }).getByRole('link')
   await expect(contents).toHaveText([/^1\.\s*Running Totals/, /^2\.\s*Ranking Rows/])
   await expect(page.getByRole('link', { name: /Moving Averages/ })).toHaveCount(0)

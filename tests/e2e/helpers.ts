@@ -48,3 +48,8 @@ export async function expectAccessible(page: Page, where: string) {
     `axe on ${where}`,
   ).toEqual([])
 }
+
+/** On My Courses: the Start Course button of the course with this title. */
+export async function startCourse(page: Page, title: string) {
+  await page.getByTestId('course-card').filter({ hasText: title }).getByRole('link', { name: 'Start Course' }).click()
+}

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
-import { signIn } from './helpers.ts'
+import { signIn, startCourse } from './helpers.ts'
 
 // Expected figures follow from the demo progress in db/seeds: learner 1 watched 20 % of the visible
 // SQL videos and 23 % of the modelling ones, nothing of the warehouse course (assigned via the program).
@@ -33,21 +33,13 @@ test('a learner sees assigned courses with percentages, opens a course and a vid
 
 test('the first video has Previous disabled, and a locked video answers with the spec toast', async ({ page }) => {
   await signIn(page, 'learner1', DEMO_PASSWORD)
-  await page
-    .getByTestId('course-card')
-    .filter({ hasText: 'Data Modelling' })
-    .getByRole('link', { name: 'Start Course' })
-    .click()
+  await startCourse(page, 'Data Modelling')
   const links = page.getByRole('region', { name: 'Contents' }).getByRole('link')
   await links.first().click()
   await expect(page.getByRole('button', { name: 'Previous' })).toBeDisabled()
 
   await page.getByRole('link', { name: 'My Courses' }).first().click()
-  await page
-    .getByTestId('course-card')
-    .filter({ hasText: 'SQL Fundamentals' })
-    .getByRole('link', { name: 'Start Course' })
-    .click()
+  await startCourse(page, 'SQL Fundamentals')
   await page.getByRole('link', { name: /^4\. Joining Tables/ }).click()
   await expect(
     page.getByText('You have to finish Filtering and Sorting with SELECT videos to unlock this video'),
@@ -85,11 +77,7 @@ test('My Courses, Explore Courses and the video page ping the access log as they
 
   const video = ping('Video')
   await page.getByRole('link', { name: 'My Courses' }).first().click()
-  await page
-    .getByTestId('course-card')
-    .filter({ hasText: 'SQL Fundamentals' })
-    .getByRole('link', { name: 'Start Course' })
-    .click()
+  await startCourse(page, 'SQL Fundamentals')
   await page.getByRole('region', { name: 'Contents' }).getByRole('link').first().click()
   const videoPing = await video
   expect(videoPing.status()).toBe(200)
