@@ -51,6 +51,7 @@ test('the admin side opens every video of a course, and the last one has Next di
   await signIn(page, 'admin', DEMO_PASSWORD)
   await page.goto('/explore-courses')
   await page.getByRole('link', { name: 'View Course: Data Modelling for Relational Databases' }).click()
+  await expect(page).toHaveURL(/\/course-view\/[0-9a-f-]{36}$/)
   const courseId = new URL(page.url()).pathname.split('/').pop()
   await page.goto(`/course/${courseId}`)
   // the last video waits on prerequisites for a learner; the admin records no progress and is not held back
