@@ -1,7 +1,4 @@
 import { createHash } from 'node:crypto'
-import { readdir, readFile } from 'node:fs/promises'
-import path from 'node:path'
-import { simpleParser } from 'mailparser'
 import { QueryTypes } from 'sequelize'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { ACCOUNT_FAILURE_LIMIT, ADDRESS_FAILURE_LIMIT, login } from '#app/modules/auth/service.server.ts'
@@ -30,6 +27,7 @@ import {
   PASSWORD,
 } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
+import { readOutbox, resetTokenIn, waitForMail } from '#tests/outbox.ts'
 
 // Issue 5's calls and security rules, for each role: anonymous, learner A, learner B, coach, admin, super admin.
 
@@ -53,14 +51,11 @@ const person = (overrides: Record<string, unknown> = {}) => {
   }
 }
 
-/** The mails written to the outbox (SMTP_URL is unset in tests), newest last. */
-async function outbox() {
-  const dir = path.join(getEnv().DATA_DIR, 'outbox')
-  const files = (await readdir(dir).catch(() => [] as string[])).sort()
-  return Promise.all(files.map(async (f) => simpleParser(await readFile(path.join(dir, f)))))
-}
-const settle = () => new Promise((r) => setTimeout(r, 150)) // reset mails are sent after answering
-const linkIn = (text: string | undefined) => /\/reset-Password\/([A-Za-z0-9_-]+)/.exec(text ?? '')?.[1] ?? ''
+const outbox = () => readOutbox(getEnv().DATA_DIR)
+const RESET = /^Reset your .* password$/
+const INVITE = /set your password$/
+/** The newest of `count` mails to `to` with this subject, waiting for it: reset mails are sent after answering. */
+const mailTo = (to: string, subject: RegExp, count = 1) => waitForMail(getEnv().DATA_DIR, { to, subject, count })
 
 describe('POST /api/user/register', () => {
   it('lets admins create learners, only the super admin admins, and nobody else anything', async () => {
@@ -89,10 +84,9 @@ describe('POST /api/user/register', () => {
   it('sends the new user an invitation whose link sets a password', async () => {
     const data = person()
     await post(registerRoute, data, (await makeAdmin()).token)
-    const mail = (await outbox()).find((m) => m.to && JSON.stringify(m.to).includes(data.email))
-    expect(mail?.subject).toMatch(/set your password/)
-    const token = linkIn(mail?.text)
-    expect(mail?.text).toContain(`http://portal.test/reset-Password/${token}`)
+    const mail = await mailTo(data.email, INVITE)
+    const token = resetTokenIn(mail)
+    expect(mail.text).toContain(`http://portal.test/reset-Password/${token}`)
     const reset = await post(
       resetRoute,
       { newPassword: 'Chosen-pass9!', confirmPassword: 'Chosen-pass9!' },
@@ -165,7 +159,7 @@ describe('password recovery', () => {
     const unknown = await post(forgotRoute, { userNameOrEmail: 'nobody@example.com' })
     expect(await body(known)).toEqual({ message: FORGOT_PASSWORD_ANSWER })
     expect(await body(unknown)).toEqual({ message: FORGOT_PASSWORD_ANSWER })
-    await settle()
+    await mailTo(learner.email, RESET)
     const mails = (await outbox()).slice(before)
     expect(mails).toHaveLength(1)
     expect(mails[0].text).toMatch(/http:\/\/portal\.test\/reset-Password\/[A-Za-z0-9_-]{43}/)
@@ -176,8 +170,7 @@ describe('password recovery', () => {
   it('keeps only a hash of the token, uses it once, and signs every session out', async () => {
     const learner = await makeLearner()
     await post(forgotRoute, { userNameOrEmail: learner.userName })
-    await settle()
-    const token = linkIn((await outbox()).at(-1)?.text)
+    const token = resetTokenIn(await mailTo(learner.email, RESET))
     const [row] = await (
       await sequelize()
     ).query<{ token_hash: string }>('SELECT token_hash FROM password_reset_tokens WHERE user_id = :id', {
@@ -202,8 +195,7 @@ describe('password recovery', () => {
   it('refuses an expired link and a link replaced by a newer one', async () => {
     const learner = await makeLearner()
     await post(forgotRoute, { userNameOrEmail: learner.email })
-    await settle()
-    const older = linkIn((await outbox()).at(-1)?.text)
+    const older = resetTokenIn(await mailTo(learner.email, RESET))
     // a newer request (after the one-a-minute limit) cancels the older link
     await (
       await sequelize()
@@ -211,8 +203,7 @@ describe('password recovery', () => {
       replacements: { id: learner.id },
     })
     await post(forgotRoute, { userNameOrEmail: learner.email })
-    await settle()
-    const newer = linkIn((await outbox()).at(-1)?.text)
+    const newer = resetTokenIn(await mailTo(learner.email, RESET, 2))
     expect(newer).not.toBe(older)
     const payload = { newPassword: 'Recovered-1!', confirmPassword: 'Recovered-1!' }
     expect(await body(await post(resetRoute, payload, undefined, { token: older }))).toEqual({ message: TOKEN_EXPIRED })
@@ -232,8 +223,7 @@ describe('links and password changes', () => {
   it('a password change cancels reset links sent before it', async () => {
     const learner = await makeLearner()
     await post(forgotRoute, { userNameOrEmail: learner.email })
-    await settle()
-    const token = linkIn((await outbox()).at(-1)?.text)
+    const token = resetTokenIn(await mailTo(learner.email, RESET))
     const { changePassword } = await import('#app/modules/users/service.server.ts')
     await changePassword(learner, learner.id, {
       currentPassword: PASSWORD,
@@ -264,8 +254,7 @@ describe('POST /api/user/coach', () => {
     const created = await post(coachRoute, data, (await makeAdmin()).token)
     expect(await body(created)).toMatchObject({ coach: { roleId: 4, userName: data.userName } })
     await expect(login({ email: data.userName, password: 'anything-1A!' })).rejects.toMatchObject({ status: 401 })
-    const mail = (await outbox()).find((m) => JSON.stringify(m.to).includes(data.email))
-    const token = linkIn(mail?.text)
+    const token = resetTokenIn(await mailTo(data.email, INVITE))
     await post(resetRoute, { newPassword: 'Coaching-1!', confirmPassword: 'Coaching-1!' }, undefined, { token })
     expect((await login({ email: data.email, password: 'Coaching-1!' })).user.roleId).toBe(4)
   })

@@ -1,6 +1,3 @@
-import { readdir, readFile } from 'node:fs/promises'
-import path from 'node:path'
-import { simpleParser } from 'mailparser'
 import { describe, expect, it } from 'vitest'
 import * as forgotPage from '#app/routes/_auth+/forgot-Password.tsx'
 import * as resetByQueryPage from '#app/routes/_auth+/reset-password.tsx'
@@ -14,6 +11,7 @@ import { getEnv } from '#app/utils/env.server.ts'
 import { db } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram, makeSuperAdmin } from '#tests/factories.ts'
 import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
+import { resetTokenIn, waitForMail } from '#tests/outbox.ts'
 import { call } from '#tests/requests.ts'
 
 type Reply = { result: { error: Record<string, string[] | null> } }
@@ -192,13 +190,6 @@ describe('User Details', () => {
 })
 
 describe('the password recovery pages', () => {
-  async function lastLink() {
-    const dir = path.join(getEnv().DATA_DIR, 'outbox')
-    const files = (await readdir(dir)).sort()
-    const mail = await simpleParser(await readFile(path.join(dir, files.at(-1) as string)))
-    return /\/reset-Password\/([A-Za-z0-9_-]+)/.exec(mail.text ?? '')?.[1] ?? ''
-  }
-
   it('mail a link that opens the form, sets the password and goes to /sign-in; the link is then used up', async () => {
     const learner = await makeLearner()
     const asked = await call(forgotPage.action as never, '/forgot-Password', {
@@ -206,8 +197,7 @@ describe('the password recovery pages', () => {
       body: new URLSearchParams({ email: learner.email }),
     })
     expect(asked.headers.get('Location')).toBe('/forgot-Password?sent=1')
-    await new Promise((r) => setTimeout(r, 150))
-    const token = await lastLink()
+    const token = resetTokenIn(await waitForMail(getEnv().DATA_DIR, { to: learner.email, subject: /^Reset your/ }))
     expect((await call(resetPage.loader as never, `/reset-Password/${token}`, { params: { token } })).status).toBe(200)
     const done = await call(resetPage.action as never, `/reset-Password/${token}`, {
       method: 'POST',
