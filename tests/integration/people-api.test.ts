@@ -182,7 +182,10 @@ describe('password recovery', () => {
 
     const reset = (json: unknown) => post(resetRoute, json, undefined, { token })
     expect(await body(await reset({ newPassword: 'weak', confirmPassword: 'other' }))).toMatchObject({
-      errors: { password: 'min 8 char with 1 lower, upper, number & symbol', confirmPassword: 'Passwords must match' },
+      errors: {
+        newPassword: 'min 8 char with 1 lower, upper, number & symbol',
+        confirmPassword: 'Passwords must match',
+      },
     })
     expect((await reset({ newPassword: 'Recovered-1!', confirmPassword: 'Recovered-1!' })).status).toBe(200)
     expect((await get(profileRoute, '/x', learner.token)).status).toBe(401)

@@ -84,7 +84,7 @@ describe('PUT /api/user/profilePassword', () => {
     expect(await body(empty)).toMatchObject({
       errors: {
         currentPassword: 'Current Password field is required field.',
-        password: 'Password field is required field.',
+        newPassword: 'Password field is required field.',
         confirmPassword: 'Confirm Password field is required field.',
       },
     })
@@ -94,9 +94,21 @@ describe('PUT /api/user/profilePassword', () => {
       newPassword: 'weakpass',
       confirmPassword: 'other',
     })
-    expect(await body(weak)).toMatchObject({
-      errors: { password: 'min 8 char with 1 lower, upper, number & symbol', confirmPassword: 'Passwords must match' },
+    // named as the spec's client sent it; a client that says password hears password
+    expect(await body(weak)).toEqual({
+      message: 'min 8 char with 1 lower, upper, number & symbol',
+      errors: {
+        newPassword: 'min 8 char with 1 lower, upper, number & symbol',
+        confirmPassword: 'Passwords must match',
+      },
     })
+    const weakByFormName = await put(passwordRoute, learner.token, {
+      userId: learner.id,
+      currentPassword: PASSWORD,
+      password: 'weakpass',
+      confirmPassword: 'weakpass',
+    })
+    expect((await body(weakByFormName)).errors).toEqual({ password: 'min 8 char with 1 lower, upper, number & symbol' })
     const other = await makeLearner()
     expect(
       (

@@ -5,7 +5,7 @@ import { db, sequelize } from '#db/client.ts'
 import { invalid } from '../errors.ts'
 import { sendMail } from '../mail/service.server.ts'
 import { passwordLinkMessage } from '../mail/templates.ts'
-import { NewPasswordSchema } from '../users/schema.ts'
+import { NewPasswordSchema, parsePasswordInput } from '../users/schema.ts'
 import { FORGOT_PASSWORD_ANSWER, TOKEN_EXPIRED } from './schema.ts'
 import { hashPassword } from './password.server.ts'
 
@@ -105,7 +105,7 @@ export async function passwordLinkIsValid(token: string): Promise<boolean> {
  * token of the account stops working. An unknown, used or expired link answers TOKEN_EXPIRED.
  */
 export async function resetPassword(token: string, input: unknown): Promise<{ userName: string }> {
-  const data = NewPasswordSchema.parse(input)
+  const data = parsePasswordInput(NewPasswordSchema, input)
   // an unknown or spent link costs one indexed read, not a password hash (argon2id, 64 MiB)
   if (!(await passwordLinkIsValid(token))) throw invalid(TOKEN_EXPIRED)
   const passwordHash = await hashPassword(data.password)

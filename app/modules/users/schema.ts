@@ -108,6 +108,23 @@ const acceptingNewPasswordName = <T extends z.ZodTypeAny>(schema: T) =>
     schema,
   )
 
+/**
+ * Parses a new-password payload for a service. The spec's /api calls name the field newPassword
+ * (§7) while the forms say password: when the caller did not send `password`, the errors about it
+ * are reported as `newPassword`, the name that caller knows.
+ */
+export function parsePasswordInput<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, input: unknown): T {
+  const result = schema.safeParse(input)
+  if (result.success) return result.data
+  const sentPassword = typeof input === 'object' && input !== null && 'password' in input
+  if (sentPassword) throw result.error
+  throw new z.ZodError(
+    result.error.issues.map((issue) =>
+      issue.path[0] === 'password' ? { ...issue, path: ['newPassword', ...issue.path.slice(1)] } : issue,
+    ),
+  )
+}
+
 /** New password and its confirmation. */
 export const NewPasswordSchema = acceptingNewPasswordName(
   z

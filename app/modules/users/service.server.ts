@@ -18,6 +18,7 @@ import { searchPattern } from '../search.ts'
 import {
   NewCoachSchema,
   NewUserSchema,
+  parsePasswordInput,
   PasswordChangeSchema,
   ProfileSchema,
   type NewCoachInput,
@@ -155,7 +156,7 @@ export async function editProfile(actor: Actor, userId: string, input: ProfileIn
  */
 export async function changePassword(actor: Actor, userId: string, input: PasswordChangeInput) {
   if (!actor.id || actor.id !== userId) throw forbidden('You can change only your own password.')
-  const data = PasswordChangeSchema.parse(input)
+  const data = parsePasswordInput(PasswordChangeSchema, input)
   const { User } = await db()
   const user = await User.findByPk(userId)
   if (!user) throw notFound('User not found.')
