@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import * as accessLogPage from '#app/routes/admin+/accesslog.tsx'
 import * as accessLogRoute from '#app/routes/api+/category.accessLog.ts'
 import * as allUsersRoute from '#app/routes/api+/category.allusers.ts'
+import { recordProgress } from '#app/modules/progress/service.server.ts'
 import { sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, recordWatched } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
@@ -64,6 +65,22 @@ describe('POST /api/category/accessLog and GET /api/category/allusers', () => {
       await call(allUsersRoute.loader as never, '/api/category/allusers', { token: (await makeCoach()).token }),
     )
     expect(all.data.filter((e) => e.email === learner.email)).toHaveLength(2)
+  })
+
+  it('shows the furthest second really played, even after the learner went back (any video host)', async () => {
+    const learner = await makeLearner()
+    const course = await makeCourse({
+      title: `Log Load ${Date.now() % 1e6}`,
+      videos: [{ title: 'Load', duration: 300 }],
+    })
+    await assignCourse(learner.id, course.id)
+    const video = { courseId: course.id, videoId: course.videos[0].id }
+    // played 0–50, then went back to the start; no video audits (Vimeo and <video> send none)
+    await recordProgress(learner, { ...video, watched: [[0, 50]], position: 50 })
+    await recordProgress(learner, { ...video, watched: [[0, 5]], position: 5 })
+    const admin = await makeAdmin()
+    const entries = await body<{ data: Entry[] }>(await report({ courses: [course.id] }, admin.token))
+    expect(entries.data).toEqual([expect.objectContaining({ chapter: 'Load', videoProgress: 50 })])
   })
 
   it('is for the admin side only, and answers bad filters with 400', async () => {

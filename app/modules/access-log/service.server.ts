@@ -5,8 +5,12 @@ import { forbidden } from '../errors.ts'
 import { AccessLogFilterSchema, type AccessLogFilter } from './schema.ts'
 
 // The admin's access log (spec §2, §3 "Access log entry (admin report)"): per learner and video, how
-// far they got and when they last watched. It reads the progress the player really recorded (every
-// video host), with the furthest point the video audits saw; dates are whole UTC days.
+// far they got and when they last watched. "How far" is the furthest second really played (the last
+// set bit of the progress bitmap, whatever the video host), the playhead, or the furthest point the
+// video audits saw, whichever is greatest; dates are whole UTC days.
+
+/** One past the last second set in the bitmap: the furthest point played. */
+const FURTHEST_PLAYED = `length(rtrim(p.watched::text, '0'))`
 
 export type AccessLogEntry = {
   name: string
@@ -53,7 +57,7 @@ export async function accessLogReport(
     }>(
       `SELECT u.first_name, u.last_name, u.email, c.title AS course_name, e.title AS chapter,
               e.duration AS video_duration,
-              GREATEST(p.last_position, COALESCE(a.video_progress, 0)) AS video_progress,
+              GREATEST(p.last_position, ${FURTHEST_PLAYED}, COALESCE(a.video_progress, 0)) AS video_progress,
               GREATEST(p.updated_at, COALESCE(a.last_viewed_at, p.updated_at)) AS last_viewed
          FROM video_progress p
          JOIN users u ON u.id = p.user_id
