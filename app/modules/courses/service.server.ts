@@ -18,12 +18,14 @@ import { fileLink } from '../files/links.ts'
 import { ASSIGNED_COURSE_IDS, canOpenCourse } from './access.server.ts'
 import { removeStoredFile } from '../files/service.server.ts'
 import {
+  COURSE_DURATION_SQL,
   COURSE_PROGRESS_COLUMNS,
   COURSE_PROGRESS_JOINS,
   courseProgress,
   lockedVideos,
   lockMessage,
   toCourseProgress,
+  VISIBLE_VIDEO_SQL,
   type CourseProgressRow,
 } from '../progress/rules.server.ts'
 import { isUuid } from '../ids.ts'
@@ -260,10 +262,8 @@ export async function listCatalogue(actor: Actor, query: CatalogueQuery = {}) {
        FROM courses c
        LEFT JOIN files f ON f.key = c.image_key
        LEFT JOIN LATERAL (
-         SELECT CASE WHEN count(*) > 0 AND count(*) FILTER (WHERE e.duration IS NULL OR e.duration = 0) = 0
-                     THEN sum(e.duration) END AS duration,
-                count(*) AS video_count
-         FROM content_entries e WHERE e.course_id = c.id AND e.kind = 'video' AND e.visibility
+         SELECT ${COURSE_DURATION_SQL} AS duration, COUNT(e.id) AS video_count
+         FROM content_entries e WHERE e.course_id = c.id AND ${VISIBLE_VIDEO_SQL}
        ) d ON true
        WHERE c.title ILIKE :pattern
        ORDER BY ${order} ${dir} NULLS LAST, c.id

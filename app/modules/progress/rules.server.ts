@@ -43,27 +43,40 @@ export function coursePercent(watched: number, duration: number) {
   return Math.min(100, Math.round((100 * watched) / duration))
 }
 
+/** The content entries `e` that make up a course's length and progress: its visible videos. */
+export const VISIBLE_VIDEO_SQL = `e.kind = 'video' AND e.visibility`
+
+/**
+ * A course's duration, aggregated over its visible videos `e`: their sum, or NULL ("Course Duration not
+ * available") when there is none or one has no duration. The catalogue and the learner's pages share it.
+ */
+export const COURSE_DURATION_SQL = `CASE WHEN COUNT(e.id) > 0
+    AND COUNT(e.id) FILTER (WHERE e.duration IS NULL OR e.duration = 0) = 0 THEN SUM(e.duration) END`
+
 /** The SQL that sums a learner's progress per course; `:userId` and the courses come from the caller. */
 export const COURSE_PROGRESS_COLUMNS = `
-  COALESCE(SUM(e.duration), 0) AS duration,
+  ${COURSE_DURATION_SQL} AS duration,
+  COALESCE(SUM(e.duration), 0) AS known_duration,
   COALESCE(SUM(LEAST(COALESCE(p.watched_seconds, 0), COALESCE(e.duration, 0))), 0) AS watched,
-  COUNT(e.id) AS video_count,
-  COUNT(e.id) FILTER (WHERE e.duration IS NULL OR e.duration = 0) AS missing_duration`
+  COUNT(e.id) AS video_count`
 export const COURSE_PROGRESS_JOINS = `
-  LEFT JOIN content_entries e ON e.course_id = c.id AND e.kind = 'video' AND e.visibility
+  LEFT JOIN content_entries e ON e.course_id = c.id AND ${VISIBLE_VIDEO_SQL}
   LEFT JOIN video_progress p ON p.video_id = e.id AND p.user_id = :userId`
 
-export type CourseProgressRow = { duration: string; watched: string; video_count: string; missing_duration: string }
+export type CourseProgressRow = {
+  duration: string | null
+  known_duration: string
+  watched: string
+  video_count: string
+}
 
 export function toCourseProgress(row: CourseProgressRow): CourseProgress {
-  const duration = Number(row.duration)
-  const videoCount = Number(row.video_count)
-  const known = videoCount > 0 && Number(row.missing_duration) === 0
   return {
-    duration: known ? duration : null,
+    duration: row.duration === null ? null : Number(row.duration),
     watched: Number(row.watched),
-    videoCount,
-    percent: coursePercent(Number(row.watched), duration),
+    videoCount: Number(row.video_count),
+    // the videos with a duration still count when another lacks one
+    percent: coursePercent(Number(row.watched), Number(row.known_duration)),
   }
 }
 
