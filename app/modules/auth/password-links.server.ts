@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { Op, QueryTypes, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
 import { db, sequelize } from '#db/client.ts'
+import type { User } from '#db/models/index.ts'
 import { invalid } from '../errors.ts'
 import { sendMail } from '../mail/service.server.ts'
 import { passwordLinkMessage } from '../mail/templates.ts'
@@ -55,6 +56,17 @@ export async function mailPasswordLink(
     expiresIn: purpose === 'reset' ? 'one hour' : '7 days',
   })
   await sendMail({ to: user.email, ...message })
+}
+
+/**
+ * Stores a new password hash, inside the caller's transaction: the token version moves on, which
+ * signs out every session and token (DESIGN.md §5), and every reset or invitation link sent before
+ * stops working. A reset and a password change both end here.
+ */
+export async function replacePassword(user: User, passwordHash: string, transaction: Transaction) {
+  const { PasswordResetToken } = await db()
+  await user.update({ passwordHash, tokenVersion: user.tokenVersion + 1 }, { transaction })
+  await PasswordResetToken.update({ usedAt: new Date() }, { where: { userId: user.id, usedAt: null }, transaction })
 }
 
 /**
@@ -119,11 +131,10 @@ export async function resetPassword(token: string, input: unknown): Promise<{ us
       { replacements: { hash: hash(token) }, type: QueryTypes.SELECT, transaction },
     )
     if (!used) throw invalid(TOKEN_EXPIRED)
-    const { User, PasswordResetToken } = await db()
+    const { User } = await db()
     const user = await User.findByPk(used.user_id, { transaction, lock: transaction.LOCK.UPDATE })
     if (!user) throw invalid(TOKEN_EXPIRED)
-    await user.update({ passwordHash, tokenVersion: user.tokenVersion + 1 }, { transaction })
-    await PasswordResetToken.update({ usedAt: new Date() }, { where: { userId: user.id, usedAt: null }, transaction })
+    await replacePassword(user, passwordHash, transaction)
     await (
       await sequelize()
     ).query('DELETE FROM login_failures WHERE account = :account', {

@@ -1,6 +1,7 @@
 import { Op, UniqueConstraintError } from 'sequelize'
 import { db, sequelize } from '#db/client.ts'
-import { createPasswordLink, mailPasswordLink } from '../auth/password-links.server.ts'
+import type { User } from '#db/models/index.ts'
+import { createPasswordLink, mailPasswordLink, replacePassword } from '../auth/password-links.server.ts'
 import { hashPassword, verifyPassword } from '../auth/password.server.ts'
 import {
   canManageContent,
@@ -79,19 +80,31 @@ function duplicate(field: 'email' | 'userName') {
   return conflict(message, { [field]: message })
 }
 
-/** The profile the spec's old client reads: the user with role and assignments. */
-export type Profile = {
+/** A user as the spec's lists read one (§7 usersList). */
+export type UserRow = {
   _id: string
   firstName: string
   lastName: string
   userName: string
   email: string
   role: { r_id: number }
-  assignedCourses: string[]
-  assignedPrograms: string[]
-  programsEnrolled: string[]
   createdAt: string
 }
+
+function userRow(user: User): UserRow {
+  return {
+    _id: user.id,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    userName: user.userName,
+    email: user.email,
+    role: { r_id: user.roleId },
+    createdAt: user.createdAt.toISOString(),
+  }
+}
+
+/** The profile the spec's old client reads: the user with role and assignments. */
+export type Profile = UserRow & { assignedCourses: string[]; assignedPrograms: string[]; programsEnrolled: string[] }
 
 /** A learner reads only their own profile; the admin side reads anyone's. */
 export async function getProfile(actor: Actor, userId: string): Promise<Profile> {
@@ -106,16 +119,10 @@ export async function getProfile(actor: Actor, userId: string): Promise<Profile>
   ])
   const programIds = programs.map((p) => p.programId)
   return {
-    _id: user.id,
-    firstName: user.firstName,
-    lastName: user.lastName,
-    userName: user.userName,
-    email: user.email,
-    role: { r_id: user.roleId },
+    ...userRow(user),
     assignedCourses: courses.map((c) => c.courseId),
     assignedPrograms: programIds,
     programsEnrolled: programIds,
-    createdAt: user.createdAt.toISOString(),
   }
 }
 
@@ -163,24 +170,7 @@ export async function changePassword(actor: Actor, userId: string, input: Passwo
   if (!(await verifyPassword(user.passwordHash, data.currentPassword)))
     throw invalid('The current password is not right.', { currentPassword: 'The current password is not right.' })
   const passwordHash = await hashPassword(data.password)
-  const { PasswordResetToken } = await db()
-  await (
-    await sequelize()
-  ).transaction(async (transaction) => {
-    await user.update({ passwordHash, tokenVersion: user.tokenVersion + 1 }, { transaction })
-    // a reset or invitation link sent before no longer works
-    await PasswordResetToken.update({ usedAt: new Date() }, { where: { userId, usedAt: null }, transaction })
-  })
-}
-
-export type UserRow = {
-  _id: string
-  firstName: string
-  lastName: string
-  userName: string
-  email: string
-  role: { r_id: number }
-  createdAt: string
+  await (await sequelize()).transaction((transaction) => replacePassword(user, passwordHash, transaction))
 }
 
 export type UserListQuery = {
@@ -228,15 +218,7 @@ export async function listUsers(actor: Actor, kind: keyof typeof LIST_ROLES, que
   })
   return {
     total: count,
-    rows: rows.map((u): UserRow => ({
-      _id: u.id,
-      firstName: u.firstName,
-      lastName: u.lastName,
-      userName: u.userName,
-      email: u.email,
-      role: { r_id: u.roleId },
-      createdAt: u.createdAt.toISOString(),
-    })),
+    rows: rows.map(userRow),
   }
 }
 
