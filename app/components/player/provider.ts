@@ -1,16 +1,10 @@
+import { PRIVACY_ENHANCED_HOST, VIMEO_PLAYER_HOST, YOUTUBE_HOSTS } from '#app/modules/content/video-hosts.ts'
+
 // Which player protocol an embed address speaks (DESIGN.md §6): the progress logic talks to the
 // player through an adapter, so a local stand-in that speaks YouTube's protocol works in tests.
 
 export type VideoProvider = 'youtube' | 'vimeo' | 'html5' | 'none'
 
-const YOUTUBE_HOSTS = new Set([
-  'youtube.com',
-  'www.youtube.com',
-  'm.youtube.com',
-  'youtube-nocookie.com',
-  'www.youtube-nocookie.com',
-])
-const PRIVACY_ENHANCED_HOST = 'www.youtube-nocookie.com'
 const EMBED_PATH = /^\/embed\/[^/]+\/?$/
 const MEDIA_FILE = /\.(mp4|webm|ogg)$/i
 
@@ -32,7 +26,7 @@ export function videoProvider(embedUrl: string): VideoProvider {
   if (!url) return 'none'
   const host = url.hostname.toLowerCase()
   if (YOUTUBE_HOSTS.has(host)) return EMBED_PATH.test(url.pathname) ? 'youtube' : 'none'
-  if (host === 'player.vimeo.com') return /^\/video\/\d+\/?$/.test(url.pathname) ? 'vimeo' : 'none'
+  if (host === VIMEO_PLAYER_HOST) return /^\/video\/\d+\/?$/.test(url.pathname) ? 'vimeo' : 'none'
   if (MEDIA_FILE.test(url.pathname)) return 'html5'
   if (EMBED_PATH.test(url.pathname)) return 'youtube'
   return 'none'

@@ -1,4 +1,5 @@
 import { parseFragment } from 'parse5'
+import { PRIVACY_ENHANCED_HOST, VIMEO_HOSTS, VIMEO_PLAYER_HOST, YOUTUBE_HOSTS } from './video-hosts.ts'
 
 // Video embeds (DESIGN.md §6): an admin pastes a video address or an <iframe> embed code; we keep
 // only a normalised, allow-listed address and never render what was typed as HTML.
@@ -7,15 +8,6 @@ export const EMBED_INVALID = 'Embeded code must be a YouTube or Vimeo video addr
 
 export type EmbedResult = { ok: true; embedUrl: string } | { ok: false; message: string }
 
-const YOUTUBE_HOSTS = new Set([
-  'youtube.com',
-  'www.youtube.com',
-  'm.youtube.com',
-  'youtube-nocookie.com',
-  'www.youtube-nocookie.com',
-  'youtu.be',
-])
-const VIMEO_HOSTS = new Set(['vimeo.com', 'www.vimeo.com', 'player.vimeo.com'])
 const YOUTUBE_ID = /^[A-Za-z0-9_-]{11}$/
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
 
@@ -69,17 +61,17 @@ function youtube(url: URL): EmbedResult {
   else if (['embed', 'shorts', 'live', 'v'].includes(parts[0] ?? '')) id = parts[1]
   if (!id || !YOUTUBE_ID.test(id)) return { ok: false, message: 'That YouTube address does not name a video.' }
   const start = startSeconds(url.searchParams.get('start') ?? url.searchParams.get('t'))
-  return { ok: true, embedUrl: `https://www.youtube-nocookie.com/embed/${id}${start ? `?start=${start}` : ''}` }
+  return { ok: true, embedUrl: `https://${PRIVACY_ENHANCED_HOST}/embed/${id}${start ? `?start=${start}` : ''}` }
 }
 
 function vimeo(url: URL): EmbedResult {
   const parts = url.pathname.split('/').filter(Boolean)
-  const [id, hash] = url.hostname.toLowerCase() === 'player.vimeo.com' && parts[0] === 'video' ? parts.slice(1) : parts
+  const [id, hash] = url.hostname.toLowerCase() === VIMEO_PLAYER_HOST && parts[0] === 'video' ? parts.slice(1) : parts
   if (!id || !/^\d{1,12}$/.test(id)) return { ok: false, message: 'That Vimeo address does not name a video.' }
   // unlisted videos carry a hash, in the path (vimeo.com/ID/HASH) or as ?h= on the player
   const h = url.searchParams.get('h') ?? hash
   const query = h && /^[0-9a-f]{6,20}$/i.test(h) ? `?h=${h}` : ''
-  return { ok: true, embedUrl: `https://player.vimeo.com/video/${id}${query}` }
+  return { ok: true, embedUrl: `https://${VIMEO_PLAYER_HOST}/video/${id}${query}` }
 }
 
 /** YouTube start times: 90, 90s, 1m30s, 1h2m3s. */

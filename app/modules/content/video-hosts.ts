@@ -1,0 +1,19 @@
+// The video hosts the portal knows (DESIGN.md §6), for the server that normalises embeds and for the
+// player that picks a protocol for them.
+
+export const YOUTUBE_HOSTS: ReadonlySet<string> = new Set([
+  'youtube.com',
+  'www.youtube.com',
+  'm.youtube.com',
+  'youtube-nocookie.com',
+  'www.youtube-nocookie.com',
+  'youtu.be',
+])
+
+export const VIMEO_HOSTS: ReadonlySet<string> = new Set(['vimeo.com', 'www.vimeo.com', 'player.vimeo.com'])
+
+/** Where YouTube embeds are stored (privacy-enhanced), and the only host whose views are audited (spec §4). */
+export const PRIVACY_ENHANCED_HOST = 'www.youtube-nocookie.com'
+
+/** Where Vimeo embeds are stored and played. */
+export const VIMEO_PLAYER_HOST = 'player.vimeo.com'
