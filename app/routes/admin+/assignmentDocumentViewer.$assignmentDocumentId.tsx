@@ -8,6 +8,7 @@ import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { DetailList } from '#app/components/ui/detail-list.tsx'
 import { orPageNotFound } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -34,7 +35,7 @@ export default function AssignmentDocumentViewer() {
   const { assessment, shown } = useLoaderData<typeof loader>()
   const { document } = assessment
   const learner = `${assessment.firstName} ${assessment.lastName}`.trim()
-  const details = [
+  const details: [string, string][] = [
     ['Email', assessment.email],
     ['Related Course', assessment.courseTitle],
     ['Related Scenario', assessment.scenarioName],
@@ -56,14 +57,7 @@ export default function AssignmentDocumentViewer() {
             Download
           </a>
         </div>
-        <dl className="mt-4 grid gap-4 sm:grid-cols-2">
-          {details.map(([label, value]) => (
-            <div key={label}>
-              <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
-              <dd className="mt-1 text-slate-900">{value}</dd>
-            </div>
-          ))}
-        </dl>
+        <DetailList items={details} className="mt-4 sm:grid-cols-2" />
       </section>
       <div className="mt-6 max-w-[1000px]">
         {shown ? (

@@ -18,6 +18,7 @@ import { invalidForm, readForm, submitToService, type FormReply } from '#app/uti
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { DetailList } from '#app/components/ui/detail-list.tsx'
 import { orPageNotFound } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -70,7 +71,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 export default function UserDetails() {
   const data = useLoaderData<typeof loader>()
   const { profile } = data
-  const details = [
+  const details: [string, string][] = [
     ['First Name', profile.firstName],
     ['Last Name', profile.lastName],
     ['UserName', profile.userName],
@@ -86,14 +87,7 @@ export default function UserDetails() {
         <h2 id="profile-heading" className="sr-only">
           Profile
         </h2>
-        <dl className="grid gap-4 sm:grid-cols-3">
-          {details.map(([label, value]) => (
-            <div key={label}>
-              <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
-              <dd className="mt-1 text-slate-900">{value}</dd>
-            </div>
-          ))}
-        </dl>
+        <DetailList items={details} className="sm:grid-cols-3" />
       </section>
       {data.learner ? (
         <>
