@@ -52,7 +52,8 @@ describe('POST /api/category/accessLog and GET /api/category/allusers', () => {
       }),
     ])
     const march = await body<{ data: Entry[] }>(
-      await report({ startDate: '2026-03-03', endDate: '2026-03-03', courses: [sql.id, etl.id] }, admin.token),
+      // the spec's MM/dd/yyyy (§9) and the date inputs' yyyy-MM-dd both name a day
+      await report({ startDate: '03/03/2026', endDate: '2026-03-03', courses: [sql.id, etl.id] }, admin.token),
     )
     expect(march.data.map((e) => e.chapter)).toEqual(['Select'])
     const both = await body<{ data: Entry[] }>(await report({ courses: [sql.id, etl.id] }, admin.token))

@@ -1,17 +1,37 @@
+import { format, isValid, parse } from 'date-fns'
 import { z } from 'zod'
 
-// The access-log filter (spec §2): courses, a start date and an end date, all optional.
+// The access-log filter (spec §2): courses, a start date and an end date, all optional. Dates come
+// as the spec writes them (MM/dd/yyyy, §9) or as date inputs send them (yyyy-MM-dd).
+
+/** The day formats a filter accepts: the spec's MM/dd/yyyy (§9), and the date inputs' yyyy-MM-dd. */
+const DAY_FORMATS = ['MM/dd/yyyy', 'yyyy-MM-dd']
+
+/** A whole day as yyyy-MM-dd, or undefined when the text is no real day in either format. */
+function toDay(text: string): string | undefined {
+  const value = text.trim()
+  for (const pattern of DAY_FORMATS) {
+    if (value.length !== pattern.length) continue
+    const date = parse(value, pattern, new Date(0))
+    if (isValid(date)) return format(date, 'yyyy-MM-dd')
+  }
+  return undefined
+}
 
 const day = (label: string) =>
   z.preprocess(
     (v) => (v === '' || v === null ? undefined : v),
     z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}/, `${label} must be a date.`)
-      .refine((v) => !Number.isNaN(Date.parse(v.slice(0, 10))), `${label} must be a date.`)
-      .transform((v) => v.slice(0, 10))
+      .string({ invalid_type_error: `${label} must be a date.` })
+      // an ISO timestamp names its UTC day
+      .transform((v, ctx) => toDay(/^\d{4}-\d{2}-\d{2}T/.test(v) ? v.slice(0, 10) : v) ?? invalidDay(ctx, label))
       .optional(),
   )
+
+function invalidDay(ctx: z.RefinementCtx, label: string) {
+  ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${label} must be a date.` })
+  return z.NEVER
+}
 
 export const AccessLogFilterSchema = z
   .object({

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest'
+import { AccessLogFilterSchema } from './schema.ts'
+
+const parse = (filter: Record<string, unknown>) => AccessLogFilterSchema.safeParse(filter)
+
+describe('the access-log filter dates', () => {
+  it('take the spec’s MM/dd/yyyy and the date inputs’ yyyy-MM-dd as the same day', () => {
+    expect(parse({ startDate: '03/15/2026', endDate: '2026-03-16' })).toMatchObject({
+      success: true,
+      data: { startDate: '2026-03-15', endDate: '2026-03-16', courses: [] },
+    })
+    expect(parse({ startDate: '2026-03-15T23:30:00.000Z' })).toMatchObject({ data: { startDate: '2026-03-15' } })
+  })
+
+  it('refuse what is no real day, naming the field', () => {
+    for (const startDate of ['2026-02-30', '13/01/2026', '02/30/2026', 'yesterday', '2026-3-5', 20260315]) {
+      const result = parse({ startDate })
+      expect(result.success, String(startDate)).toBe(false)
+      expect(result.error?.issues[0]).toMatchObject({ path: ['startDate'], message: 'Start date must be a date.' })
+    }
+  })
+
+  it('compare the days, whatever format each came in', () => {
+    const backwards = parse({ startDate: '03/16/2026', endDate: '2026-03-15' })
+    expect(backwards.error?.issues[0]).toMatchObject({
+      path: ['endDate'],
+      message: 'End date must not be before the start date.',
+    })
+  })
+})
