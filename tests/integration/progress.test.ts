@@ -6,7 +6,7 @@ import * as auditRoute from '#app/routes/api+/category.videoAudit.ts'
 import * as progressListRoute from '#app/routes/api+/category.getVideosProgress.ts'
 import * as progressRoute from '#app/routes/api+/category.videoProgress.ts'
 import * as accessLogRoute from '#app/routes/api+/user.postAccessLog.ts'
-import { sequelize } from '#db/client.ts'
+import { db, sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
 
@@ -237,6 +237,10 @@ describe('POST /api/category/videoProgress', () => {
     const stranger = await makeLearner()
     expect((await list(stranger, learner.id)).status).toBe(403)
     expect((await list(await makeCoach(), learner.id)).status).toBe(200)
+    // a video hidden since: its record is no longer the learner's to read, the admin side still sees it
+    await (await db()).ContentEntry.update({ visibility: false }, { where: { id: video.id } })
+    expect((await body<{ data: unknown[] }>(await list(learner, learner.id))).data).toEqual([])
+    expect((await body<{ data: unknown[] }>(await list(await makeCoach(), learner.id))).data).toHaveLength(1)
   })
 })
 

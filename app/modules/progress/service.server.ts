@@ -137,7 +137,10 @@ async function recordedLength(userId: string, videoId: string): Promise<number |
   return row && row.length > 0 ? row.length : undefined
 }
 
-/** POST /api/category/getVideosProgress: a learner's own records for a course (the admin side: anyone's). */
+/**
+ * POST /api/category/getVideosProgress: a learner's own records for a course, of the videos they can
+ * see (DESIGN.md §4); the admin side reads anyone's, hidden videos included.
+ */
 export async function listVideosProgress(actor: Actor, input: { userId: unknown; courseId: unknown }) {
   const { userId, courseId } = VideosProgressQuerySchema.parse(input)
   if (userId !== actor.id && !isAdminSide(actor.roleId)) throw forbidden('You can read only your own progress.')
@@ -146,9 +149,11 @@ export async function listVideosProgress(actor: Actor, input: { userId: unknown;
   const rows = await (
     await sequelize()
   ).query<{ video_id: string; completed: boolean; watched_seconds: number; last_position: number; updated_at: Date }>(
-    `SELECT video_id, completed, watched_seconds, last_position, updated_at
-       FROM video_progress WHERE user_id = :userId AND course_id = :courseId`,
-    { replacements: { userId, courseId }, type: QueryTypes.SELECT },
+    `SELECT p.video_id, p.completed, p.watched_seconds, p.last_position, p.updated_at
+       FROM video_progress p
+       JOIN content_entries e ON e.id = p.video_id AND (e.visibility OR :adminSide)
+      WHERE p.user_id = :userId AND p.course_id = :courseId`,
+    { replacements: { userId, courseId, adminSide: isAdminSide(actor.roleId) }, type: QueryTypes.SELECT },
   )
   return rows.map((r) => ({
     videoId: r.video_id,
