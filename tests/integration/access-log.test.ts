@@ -84,6 +84,27 @@ describe('POST /api/category/accessLog and GET /api/category/allusers', () => {
     expect(entries.data).toEqual([expect.objectContaining({ chapter: 'Load', videoProgress: 50 })])
   })
 
+  it('shows the length the player reported for a video the admin gave no duration', async () => {
+    const learner = await makeLearner()
+    const course = await makeCourse({
+      title: `Log Open ${Date.now() % 1e6}`,
+      videos: [{ title: 'Open', duration: null }],
+    })
+    await assignCourse(learner.id, course.id)
+    await recordProgress(learner, {
+      courseId: course.id,
+      videoId: course.videos[0].id,
+      watched: [[0, 30]],
+      position: 30,
+      duration: 240,
+    })
+    const admin = await makeAdmin()
+    const entries = await body<{ data: (Entry & { videoDuration: number | null })[] }>(
+      await report({ courses: [course.id] }, admin.token),
+    )
+    expect(entries.data).toEqual([expect.objectContaining({ chapter: 'Open', videoDuration: 240, videoProgress: 30 })])
+  })
+
   it('is for the admin side only, and answers bad filters with 400', async () => {
     const learner = await makeLearner()
     expect((await report({})).status).toBe(401)

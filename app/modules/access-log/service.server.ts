@@ -56,7 +56,8 @@ export async function accessLogReport(
       last_viewed: Date
     }>(
       `SELECT u.first_name, u.last_name, u.email, c.title AS course_name, e.title AS chapter,
-              e.duration AS video_duration,
+              -- a video the admin gave no duration: the length its player reported
+              COALESCE(e.duration, a.video_duration, NULLIF(length(p.watched), 0)) AS video_duration,
               GREATEST(p.last_position, ${FURTHEST_PLAYED}, COALESCE(a.video_progress, 0)) AS video_progress,
               GREATEST(p.updated_at, COALESCE(a.last_viewed_at, p.updated_at)) AS last_viewed
          FROM video_progress p
