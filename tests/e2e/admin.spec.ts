@@ -100,9 +100,14 @@ test('the access log shows who watched what, filtered by course and dates', asyn
   ).toBeVisible()
   await expectAccessible(page, 'the access log')
 
+  // a filter keeps the rows per page the admin chose
+  await page.getByLabel('Rows per page').selectOption('14')
+  await expect(page).toHaveURL(/size=14/)
   await page.getByLabel('Courses').selectOption({ label: 'Data Modelling for Relational Databases' })
   await page.getByRole('button', { name: 'Filter' }).click()
   await expect(page).toHaveURL(/course=/)
+  await expect(page).toHaveURL(/size=14/)
+  await expect(page.getByLabel('Rows per page')).toHaveValue('14')
   const courses = await table.getByRole('row').locator('td:nth-child(3)').allTextContents()
   expect(courses.length).toBeGreaterThan(0)
   expect(new Set(courses)).toEqual(new Set(['Data Modelling for Relational Databases']))

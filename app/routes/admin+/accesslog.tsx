@@ -17,6 +17,7 @@ export const meta: MetaFunction = () => [{ title: `Access Log · ${PRODUCT_NAME}
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const url = new URL(request.url)
+  // the report has one order, newest view first; only the paging of the query is used
   const query = parseTableQuery(url, {
     sortKeys: ['lastViewed'] as const,
     defaultSort: 'lastViewed',
@@ -49,6 +50,8 @@ export default function AccessLog() {
         className="card mt-6 grid gap-4 p-6 md:grid-cols-[2fr_1fr_1fr_auto] md:items-end"
         role="search"
       >
+        {/* a new filter starts again at page 1, with the rows per page kept */}
+        <input type="hidden" name="size" value={query.size} />
         <div>
           <label htmlFor="access-courses" className="field-label">
             Courses
