@@ -74,26 +74,18 @@ export async function listAssessments(
   if (!isUuid(query.courseId) || !isUuid(query.userId)) throw invalid('courseId and userId must be ids.')
   if (query.userId !== actor.id && !isAdminSide(actor.roleId))
     throw forbidden('You can read only your own assessments.')
-  const { AssessmentUpload, StoredFile, ContentEntry } = await db()
-  const rows = await AssessmentUpload.findAll({
-    where: { courseId: query.courseId, userId: query.userId, ...(query.id ? { id: query.id } : {}) },
-    include: [
-      { model: StoredFile, as: 'file' },
-      { model: ContentEntry, as: 'scenario', include: [{ model: StoredFile, as: 'file', attributes: ['name'] }] },
-    ],
-    order: [['createdAt', 'DESC']],
-  })
-  return rows.map((row) => {
-    const { file, scenario } = row
-    return {
-      _id: row.id,
-      document: file ? fileInfo(file) : { key: row.fileKey, link: '', name: '' },
-      courseId: row.courseId,
-      userId: row.userId,
-      relatedScenarioId: row.scenarioId,
-      scenarioName: scenario?.file?.name ?? scenario?.title ?? '',
-      createdAt: row.createdAt.toISOString(),
-    }
+  // the same read as the admin side's review, for one learner and course
+  const records = await (
+    await sequelize()
+  ).query<ReviewRecord>(
+    `SELECT ${REVIEW_COLUMNS} ${REVIEW_FROM}
+      WHERE a.course_id = :courseId AND a.user_id = :userId ${query.id ? 'AND a.id = :id' : ''}
+      ORDER BY a.created_at DESC, a.id`,
+    { replacements: { ...query, id: query.id ?? null }, type: QueryTypes.SELECT },
+  )
+  return records.map((record) => {
+    const { _id, document, courseId, userId, relatedScenarioId, scenarioName, createdAt } = reviewRow(record)
+    return { _id, document, courseId, userId, relatedScenarioId, scenarioName, createdAt }
   })
 }
 
