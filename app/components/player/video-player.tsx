@@ -1,4 +1,5 @@
-import { type Ref, useEffect, useRef } from 'react'
+import { useEffect, useRef } from 'react'
+import { VideoFrame } from '#app/components/course/embedded-video.tsx'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 import { createAdapter } from './adapters.ts'
 import { playerSrc, videoProvider } from './provider.ts'
@@ -25,8 +26,6 @@ export type VideoPlayerProps = {
   onProgress?: (answer: ProgressAnswer) => void
 }
 
-const FRAME_ALLOW = 'autoplay; encrypted-media; picture-in-picture; fullscreen'
-const FRAME_SANDBOX = 'allow-scripts allow-same-origin allow-presentation'
 const BOX = 'aspect-video w-full overflow-hidden rounded-xl bg-black shadow'
 
 /**
@@ -104,7 +103,9 @@ function TrackedVideo({ video, courseId, userId, onProgress }: VideoPlayerProps)
   if (provider === 'none') {
     return (
       <div className="space-y-2">
-        <div className={BOX}>{isWebAddress(embedUrl) ? <Frame src={embedUrl} title={video.title} /> : null}</div>
+        <div className={BOX}>
+          {isWebAddress(embedUrl) ? <VideoFrame src={embedUrl} title={video.title} autoplay /> : null}
+        </div>
         <p className="text-sm text-slate-500">Progress is not tracked for this video.</p>
       </div>
     )
@@ -115,27 +116,18 @@ function TrackedVideo({ video, courseId, userId, onProgress }: VideoPlayerProps)
   return (
     <div className={BOX}>
       {hydrated ? (
-        <Frame frameRef={frameRef} src={playerSrc(embedUrl, window.location.origin)} title={video.title} />
+        <VideoFrame
+          frameRef={frameRef}
+          src={playerSrc(embedUrl, window.location.origin)}
+          title={video.title}
+          autoplay
+        />
       ) : (
         <noscript>
-          <Frame src={embedUrl} title={video.title} />
+          <VideoFrame src={embedUrl} title={video.title} autoplay />
         </noscript>
       )}
     </div>
-  )
-}
-
-function Frame({ src, title, frameRef }: { src: string; title: string; frameRef?: Ref<HTMLIFrameElement> }) {
-  return (
-    <iframe
-      ref={frameRef}
-      src={src}
-      title={title}
-      className="h-full w-full"
-      allow={FRAME_ALLOW}
-      sandbox={FRAME_SANDBOX}
-      referrerPolicy="strict-origin-when-cross-origin"
-    />
   )
 }
 
