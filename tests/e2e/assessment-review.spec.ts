@@ -1,7 +1,7 @@
 import { expect, test, type APIRequestContext } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { pdfBytes } from '../fixtures/files.ts'
-import { expectAccessible, signIn } from './helpers.ts'
+import { expectAccessible, signIn, whenHydrated } from './helpers.ts'
 
 // A coach reviews a learner's assessment: the seeded data has none, so learner1 hands one in through
 // the /api first (as the old client did); the coach then finds it in User Assignment Documents from
@@ -85,6 +85,7 @@ test('a coach finds a learner’s assessment in the list and opens it in the vie
   // opened directly, the frame may load before the page hydrates: "Loading…" must not stay up then
   await page.reload()
   await expect(frame).toHaveAttribute('src', assessment.fileInfo.link)
+  await whenHydrated(page) // the server's page never shows "Loading…"; the hydrated one must not keep it
   await expect(page.getByText('Loading…')).toHaveCount(0)
   // the link works for the coach: the PDF itself, shown inline
   const file = await page.request.get(assessment.fileInfo.link)

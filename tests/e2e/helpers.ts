@@ -53,3 +53,8 @@ export async function expectAccessible(page: Page, where: string) {
 export async function startCourse(page: Page, title: string) {
   await page.getByTestId('course-card').filter({ hasText: title }).getByRole('link', { name: 'Start Course' }).click()
 }
+
+/** Waits until Remix has taken the server-rendered page over in the browser (hydration). */
+export async function whenHydrated(page: Page) {
+  await page.waitForFunction(() => '__remixRouter' in window)
+}
