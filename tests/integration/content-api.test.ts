@@ -357,6 +357,17 @@ describe('PUT /api/category/editVideo/{videoId}', () => {
     expect(shown.video.visibility).toBe(true)
   })
 
+  it('keeps a hidden video hidden, and its preview, when the payload leaves them out', async () => {
+    const course = await makeCourse({ videos: [{ title: 'Hidden', visibility: false, preview: true }] })
+    const [video] = course.videos
+    const fields = { title: 'Hidden revised', description: 'D', embedUrl: 'https://vimeo.com/76979871' }
+    const response = await send(editVideoRoute, 'PUT', '/x', { courseId: course.id, ...fields }, as.admin.token, {
+      videoId: video.id,
+    })
+    expect(response.status).toBe(200)
+    expect(await body(response)).toMatchObject({ video: { title: 'Hidden revised', visibility: false, preview: true } })
+  })
+
   it('refuses a prerequisite on itself or through a cycle, and the spec messages for empty fields', async () => {
     const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B', after: [0] }] })
     const [a, b] = course.videos
@@ -578,6 +589,16 @@ describe('documents and scenarios', () => {
     const refused = await edit({ orderId: 0, document: slides })
     expect(refused.status).toBe(415)
     expect(await body(refused)).toMatchObject({ message: 'Only csv, pdf and docx files are accepted.' })
+  })
+
+  it('PUT editDocumentOrder/{id} keeps a hidden document hidden when the payload leaves visibility out', async () => {
+    const course = await makeCourse()
+    const document = await makeDocument(course.id, { visibility: false })
+    const response = await send(editDocumentRoute, 'PUT', '/x', { courseId: course.id, orderId: 0 }, as.admin.token, {
+      documentId: document.id,
+    })
+    expect(response.status).toBe(200)
+    expect(await body(response)).toMatchObject({ document: { visibility: false } })
   })
 
   it('PUT editDocumentOrder saves the order of one list and refuses mixing documents and scenarios', async () => {

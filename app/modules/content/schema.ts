@@ -39,18 +39,23 @@ export const fileRef = (message: string) =>
     z.string({ required_error: message, invalid_type_error: message }).min(1, message).max(250, message),
   )
 
+function readFlag(value: unknown) {
+  if (typeof value === 'boolean') return value
+  if (value === 'true' || value === 'on' || value === 'yes' || value === '1') return true
+  if (value === 'false' || value === 'off' || value === 'no' || value === '0') return false
+  return value
+}
+const FLAG = z.boolean({ invalid_type_error: 'Must be true or false.' })
+
 /** A checkbox, a switch's "true"/"false", or a JSON boolean. */
 export const flag = (fallback: boolean) =>
-  z.preprocess(
-    (value) => {
-      if (value === undefined || value === null || value === '') return fallback
-      if (typeof value === 'boolean') return value
-      if (value === 'true' || value === 'on' || value === 'yes' || value === '1') return true
-      if (value === 'false' || value === 'off' || value === 'no' || value === '0') return false
-      return value
-    },
-    z.boolean({ invalid_type_error: 'Must be true or false.' }),
-  )
+  z.preprocess((value) => (value === undefined || value === null || value === '' ? fallback : readFlag(value)), FLAG)
+
+/** The same, for an edit: left out means "keep what is stored", so it stays undefined. */
+const keptFlag = z.preprocess(
+  (value) => (value === undefined || value === null || value === '' ? undefined : readFlag(value)),
+  FLAG.optional(),
+)
 
 /** Seconds, from a number or a time like 12:30 or 1:02:03; empty means unknown. */
 export const durationSeconds = z.preprocess(
@@ -139,8 +144,8 @@ export const EditVideoSchema = z.object({
   description: required('Description is required field.'),
   duration: durationSeconds.optional(),
   orderId: orderId('Order Id must be a whole number.').optional(),
-  preview: flag(false),
-  visibility: flag(true),
+  preview: keptFlag,
+  visibility: keptFlag,
   prerequisiteVideos: idList('Prerequisite videos must be videos of this course.'),
 })
 export type EditVideoInput = z.input<typeof EditVideoSchema>
@@ -155,12 +160,15 @@ export const AddDocumentSchema = z.object({
 })
 export type AddDocumentInput = z.input<typeof AddDocumentSchema>
 
-/** PUT editDocumentOrder/{documentId}: the spec's payload (§7) has no orderId; without one the place is kept. */
+/**
+ * PUT editDocumentOrder/{documentId}: the spec's payload (§7) has no orderId; without one the place is kept,
+ * and without a visibility the document stays shown or hidden as it was.
+ */
 export const EditDocumentSchema = z.object({
   documentId: uuid('Document is required.'),
   courseId: uuid('Please select a course'),
   document: fileRef('Please Upload a document').optional(),
-  visibility: flag(true),
+  visibility: keptFlag,
   orderId: orderId('Order Id must be a whole number.').optional(),
 })
 export type EditDocumentInput = z.input<typeof EditDocumentSchema>

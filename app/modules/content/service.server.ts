@@ -190,7 +190,10 @@ export async function createVideo(actor: Actor, input: NewVideoInput): Promise<V
   return videoDto(await loadVideo(id))
 }
 
-/** PUT /api/category/editVideo/{videoId}: every field, the visibility and preview toggles, prerequisites. */
+/**
+ * PUT /api/category/editVideo/{videoId}: every field, the visibility and preview toggles (kept when
+ * left out), prerequisites.
+ */
 export async function editVideo(actor: Actor, input: EditVideoInput): Promise<VideoDto> {
   assertContentManager(actor)
   const data = EditVideoSchema.parse(input)
@@ -209,8 +212,8 @@ export async function editVideo(actor: Actor, input: EditVideoInput): Promise<Vi
         description: data.description,
         embedUrl,
         duration: data.duration === undefined ? video.duration : data.duration,
-        preview: data.preview,
-        visibility: data.visibility,
+        preview: data.preview ?? video.preview,
+        visibility: data.visibility ?? video.visibility,
       },
       { transaction },
     )
@@ -394,7 +397,7 @@ export async function editDocument(actor: Actor, input: EditDocumentInput): Prom
       title = file.name
     }
     const old = entry.fileKey
-    await entry.update({ visibility: data.visibility, fileKey, title }, { transaction })
+    await entry.update({ visibility: data.visibility ?? entry.visibility, fileKey, title }, { transaction })
     if (data.orderId !== undefined) await placeAt(data.courseId, entry.kind, entry.id, data.orderId, transaction)
     return old !== fileKey ? old : null
   })
