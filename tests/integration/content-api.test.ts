@@ -588,7 +588,10 @@ describe('documents and scenarios', () => {
     })
     const refused = await edit({ orderId: 0, document: slides })
     expect(refused.status).toBe(415)
-    expect(await body(refused)).toMatchObject({ message: 'Only csv, pdf and docx files are accepted.' })
+    expect(await body(refused)).toMatchObject({
+      message: 'Only csv, pdf and docx files are accepted.',
+      errors: { document: 'Only csv, pdf and docx files are accepted.' },
+    })
   })
 
   it('PUT editDocumentOrder/{id} keeps a hidden document hidden when the payload leaves visibility out', async () => {

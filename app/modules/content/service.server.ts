@@ -5,6 +5,7 @@ import type { ContentEntry, ContentKind, StoredFile } from '#db/models/index.ts'
 import { canManageContent, type Actor } from '../auth/roles.ts'
 import { conflict, forbidden, invalid, notFound, ServiceError } from '../errors.ts'
 import { removeStoredFile } from '../files/service.server.ts'
+import { accepts, acceptedTypesMessage } from '../files/types.server.ts'
 import { isUuid } from '../ids.ts'
 import { documentDto, kindOf, videoDto, type DocumentDto, type VideoDto } from './dto.ts'
 import { normalizeEmbed } from './embed.ts'
@@ -324,12 +325,6 @@ async function attachableDocument(key: string, transaction: Transaction): Promis
   return file
 }
 
-const EDITABLE_DOCUMENT_TYPES = new Set([
-  'text/csv',
-  'application/pdf',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-])
-
 async function loadDocument(id: string): Promise<ContentEntry> {
   const { ContentEntry, StoredFile } = await db()
   const entry = await ContentEntry.findByPk(id, { include: [{ model: StoredFile, as: 'file' }] })
@@ -389,10 +384,10 @@ export async function editDocument(actor: Actor, input: EditDocumentInput): Prom
     let title = entry.title
     if (data.document && data.document !== entry.fileKey) {
       const file = await attachableDocument(data.document, transaction)
-      if (!EDITABLE_DOCUMENT_TYPES.has(file.contentType))
-        throw new ServiceError(415, 'Only csv, pdf and docx files are accepted.', {
-          document: 'Only csv, pdf and docx files are accepted.',
-        })
+      if (!accepts('documentEdit', file.contentType)) {
+        const refusal = acceptedTypesMessage('documentEdit')
+        throw new ServiceError(415, refusal, { document: refusal })
+      }
       fileKey = file.key
       title = file.name
     }

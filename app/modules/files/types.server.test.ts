@@ -17,6 +17,7 @@ import {
 } from '#tests/fixtures/files.ts'
 import { ServiceError } from '../errors.ts'
 import {
+  accepts,
   checkFileType,
   confirmFileType,
   looksLikeText,
@@ -163,6 +164,14 @@ describe('size limits', () => {
     expect(error.message).toBe('The file is larger than 2 MB.')
     // the file picker's hint says the same limit
     expect(uploadRules('courseImage').hint).toBe('png, gif or jpeg, up to 2 MB')
+  })
+
+  test('a stored file is accepted by its content type, as its upload would have been', () => {
+    expect(accepts('documentEdit', DOCX)).toBe(true)
+    expect(accepts('documentEdit', 'text/csv')).toBe(true)
+    expect(accepts('documentEdit', PPTX)).toBe(false)
+    expect(accepts('document', PPTX)).toBe(true)
+    expect(accepts('courseImage', 'application/pdf')).toBe(false)
   })
 
   test('the file pickers offer the extensions the server accepts', () => {

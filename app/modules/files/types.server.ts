@@ -114,6 +114,10 @@ export const uploadPurpose = (kind: UploadKind): StoredFile['purpose'] => KINDS[
 export const missingFileMessage = (kind: UploadKind) => KINDS[kind].missing
 export const acceptedTypesMessage = (kind: UploadKind) => KINDS[kind].refusal
 
+/** Whether a stored file's content type is one this kind takes (a document's replacement is checked so). */
+export const accepts = (kind: UploadKind, contentType: string) =>
+  (KINDS[kind].formats as readonly FileFormat[]).some((format) => FORMATS[format].contentType === contentType)
+
 export const fileTooLarge = (kind: UploadKind) =>
   new ServiceError(413, `The file is larger than ${uploadLimit(kind).megabytes} MB.`)
 export const fileTypeRefused = (kind: UploadKind) => new ServiceError(415, acceptedTypesMessage(kind))
