@@ -105,7 +105,23 @@ describe('GET /api/category/courses and coursesList', () => {
       await get(coursesListRoute, '/api/category/coursesList', as.learner.token),
     )
     expect(list.courses).toContainEqual({ _id: course.id, title: 'Catalogue Zeta' })
+    expect(list).not.toHaveProperty('total')
     expect((await get(coursesListRoute, '/api/category/coursesList')).status).toBe(401)
+  })
+
+  it('coursesList gives the whole list by title, or one page of it with ?page=&size=', async () => {
+    for (const title of ['Paged Aa', 'Paged Ab', 'Paged Ac']) await makeCourse({ title })
+    const whole = await body<{ courses: { title: string }[] }>(
+      await get(coursesListRoute, '/api/category/coursesList', as.admin.token),
+    )
+    const titles = whole.courses.map((c) => c.title)
+    expect(titles.length).toBeGreaterThanOrEqual(3)
+    const paged = await body<{ courses: { title: string }[]; total: number; page: number; size: number }>(
+      await get(coursesListRoute, '/api/category/coursesList?page=2&size=2', as.learner.token),
+    )
+    expect(paged).toMatchObject({ total: titles.length, page: 2, size: 2 })
+    expect(paged.courses.map((c) => c.title)).toEqual(titles.slice(2, 4))
+    expect((await get(coursesListRoute, '/api/category/coursesList?page=0&size=2', as.admin.token)).status).toBe(400)
   })
 })
 

@@ -304,11 +304,23 @@ function catalogueDto(row: CatalogueRow): CourseDto & { videoCount: number } {
 }
 
 /** GET /api/category/coursesList: ids and titles, for pickers. */
-export async function listCourseTitles(actor: Actor) {
+export async function listCourseTitles(
+  actor: Actor,
+  /** a page of the list; without a limit, the whole list (the /api's old client expects it) */
+  range: { offset?: number; limit?: number } = {},
+) {
   if (!actor.id && actor !== SYSTEM) throw forbidden()
   const { Course } = await db()
-  const courses = await Course.findAll({ attributes: ['id', 'title'], order: [['title', 'ASC']] })
-  return courses.map((c) => ({ _id: c.id, title: c.title }))
+  const { rows, count } = await Course.findAndCountAll({
+    attributes: ['id', 'title'],
+    order: [
+      ['title', 'ASC'],
+      ['id', 'ASC'],
+    ],
+    offset: range.offset ?? 0,
+    limit: range.limit,
+  })
+  return { rows: rows.map((c) => ({ _id: c.id, title: c.title })), total: count }
 }
 
 /**

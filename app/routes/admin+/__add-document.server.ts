@@ -15,7 +15,7 @@ import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 /** The courses to choose from, and the one named by `?courseId=` when it is one of them. */
 export async function addDocumentLoader(request: Request) {
   const user = await requireContentManager(request)
-  const courses = await listCourseTitles(user)
+  const { rows: courses } = await listCourseTitles(user)
   const wanted = new URL(request.url).searchParams.get('courseId') ?? ''
   const courseId = isUuid(wanted) && courses.some((c) => c._id === wanted) ? wanted : ''
   return json({ courses, courseId, upload: uploadRules('document') })

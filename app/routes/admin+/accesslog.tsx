@@ -28,7 +28,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     endDate: url.searchParams.get('endDate') ?? '',
     courses: url.searchParams.getAll('course'),
   }
-  const courses = await listCourseTitles(user)
+  const { rows: courses } = await listCourseTitles(user)
   try {
     const report = await accessLogReport(user, input, { offset: query.offset, limit: query.size })
     return json({ ...report, courses, input, query, errors: null })

@@ -20,7 +20,7 @@ export const meta: MetaFunction = () => [{ title: `Add New Video · ${PRODUCT_NA
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireContentManager(request)
-  const courses = await listCourseTitles(user)
+  const { rows: courses } = await listCourseTitles(user)
   const courseId = new URL(request.url).searchParams.get('courseId') ?? ''
   const chosen = isUuid(courseId) && courses.some((c) => c._id === courseId) ? courseId : ''
   // prerequisites are picked from the chosen course's videos

@@ -31,7 +31,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const profile = await orPageNotFound(() => getProfile(user, userId))
   const learner = profile.role.r_id === ROLE.learner
   const [courses, allCourses, programs] = learner
-    ? await Promise.all([listAssignedCourses(user, { userId }), listCourseTitles(user), listPrograms(user)])
+    ? await Promise.all([
+        listAssignedCourses(user, { userId }),
+        listCourseTitles(user).then((list) => list.rows),
+        listPrograms(user),
+      ])
     : [[], [], []]
   const assigned = new Set(profile.assignedCourses)
   return json({
