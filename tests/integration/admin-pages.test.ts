@@ -416,7 +416,7 @@ const programFields = (title: string): Part[] => [
 ]
 
 async function programNamed(title: string) {
-  return (await listPrograms(SYSTEM)).find((program) => program.title === title)
+  return (await listPrograms(SYSTEM)).rows.find((program) => program.title === title)
 }
 
 describe('Add New Program', () => {
@@ -668,6 +668,8 @@ describe('Program List', () => {
     expect(wide.rows[0].title).toBe('Zephyr Track 9')
 
     expect((await list('?q=no such program')).rows).toEqual([])
+    // the search box's text is taken literally, LIKE's wildcards too
+    expect((await list('?q=%25')).total).toBe(0)
   })
 
   it('shows each program’s image, description and courses in order', async () => {

@@ -714,6 +714,36 @@ describe('programs', () => {
     expect(await body(refused)).toMatchObject({ errors: { programImage: 'Please Upload the Image.' } })
   })
 
+  it('getPrograms gives every program by name, or one page of it with ?page=&size=', async () => {
+    const course = await makeCourse()
+    for (const name of ['Paged Program C', 'paged program a', 'Paged Program B']) {
+      const payload = {
+        name,
+        path: 'paged',
+        learningPath: 'One course',
+        duration: '1 week',
+        description: 'Paged.',
+        price: '10',
+        relatedCourse: [course.id],
+      }
+      expect((await send(createProgramRoute, 'POST', '/x', payload, as.admin.token)).status).toBe(200)
+    }
+    const whole = await body<{ data: { title: string }[] }>(await get(getProgramsRoute, '/x', as.learner.token))
+    expect(whole).not.toHaveProperty('total')
+    const titles = whole.data.map((p) => p.title)
+    expect(titles.filter((t) => /paged program/i.test(t))).toEqual([
+      'paged program a',
+      'Paged Program B',
+      'Paged Program C',
+    ])
+    const paged = await body<{ data: { title: string }[]; total: number; page: number; size: number }>(
+      await get(getProgramsRoute, '/x?page=2&size=2', as.learner.token),
+    )
+    expect(paged).toMatchObject({ total: titles.length, page: 2, size: 2 })
+    expect(paged.data.map((p) => p.title)).toEqual(titles.slice(2, 4))
+    expect((await get(getProgramsRoute, '/x?page=1&size=0', as.learner.token)).status).toBe(400)
+  })
+
   it('POST createProgram answers each missing field', async () => {
     const response = await send(createProgramRoute, 'POST', '/x', {}, as.admin.token)
     expect(response.status).toBe(400)

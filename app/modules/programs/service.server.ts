@@ -1,9 +1,12 @@
+import { col, fn, Op } from 'sequelize'
 import { db, sequelize } from '#db/client.ts'
+import type { Program } from '#db/models/index.ts'
 import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { fileInfo, type FileInfoDto } from '../content/dto.ts'
 import { assertContentManager } from '../content/service.server.ts'
 import { attachableImage } from '../courses/service.server.ts'
 import { forbidden, invalid } from '../errors.ts'
+import { searchPattern } from '../search.ts'
 import { NewProgramSchema, type NewProgramInput } from './schema.ts'
 
 // Programs are bundles of ordered courses (DESIGN.md §8): assigning one gives all its courses.
@@ -22,37 +25,75 @@ export type ProgramDto = {
   updatedAt: string
 }
 
-/** GET /api/program/getPrograms and the Program List: every signed-in user may browse programs. */
-export async function listPrograms(actor: Actor): Promise<ProgramDto[]> {
+export type ProgramQuery = {
+  /** part of the name, any case */
+  q?: string
+  /** by name */
+  dir?: 'asc' | 'desc'
+  offset?: number
+  /** undefined: the whole list (the /api's old client expects it) */
+  limit?: number
+}
+
+/**
+ * GET /api/program/getPrograms and the Program List: every signed-in user may browse programs,
+ * searched by name, sorted by name and paged in the database.
+ */
+export async function listPrograms(
+  actor: Actor,
+  query: ProgramQuery = {},
+): Promise<{ rows: ProgramDto[]; total: number }> {
   if (!actor.id && actor !== SYSTEM) throw forbidden()
+  const { Program } = await db()
+  const { search, pattern } = searchPattern(query.q)
+  const where = search ? { title: { [Op.iLike]: pattern } } : {}
+  const [page, total] = await Promise.all([
+    Program.findAll({
+      where,
+      attributes: ['id'],
+      order: [
+        [fn('lower', col('title')), query.dir === 'desc' ? 'DESC' : 'ASC'],
+        ['id', 'ASC'],
+      ],
+      offset: query.offset ?? 0,
+      limit: query.limit,
+    }),
+    Program.count({ where }),
+  ])
+  return { rows: await programsById(page.map((program) => program.id)), total }
+}
+
+/** These programs with their image and ordered courses, in the order of the ids. */
+async function programsById(ids: string[]): Promise<ProgramDto[]> {
+  if (ids.length === 0) return []
   const { Program, Course, StoredFile } = await db()
   const programs = await Program.findAll({
+    where: { id: ids },
     include: [
       { model: StoredFile, as: 'image' },
       { model: Course, as: 'courses', attributes: ['id', 'title'], through: { attributes: ['position'] } },
     ],
-    order: [
-      ['title', 'ASC'],
-      ['id', 'ASC'],
-    ],
   })
-  return programs.map((program) => {
-    const image = program.image
-    const courses = (program.courses ?? []).slice().sort((a, b) => a.ProgramCourse.position - b.ProgramCourse.position)
-    return {
-      _id: program.id,
-      title: program.title,
-      description: program.description,
-      path: program.path,
-      learningPath: program.learningPath,
-      duration: program.duration,
-      price: program.price === null ? null : Number(program.price),
-      programImage: image ? fileInfo(image) : null,
-      courses: courses.map((c) => ({ _id: c.id, title: c.title })),
-      createdAt: program.createdAt.toISOString(),
-      updatedAt: program.updatedAt.toISOString(),
-    }
-  })
+  const byId = new Map(programs.map((program) => [program.id, programDto(program)]))
+  return ids.flatMap((id) => byId.get(id) ?? [])
+}
+
+function programDto(program: Program): ProgramDto {
+  const image = program.image
+  const courses = (program.courses ?? []).slice().sort((a, b) => a.ProgramCourse.position - b.ProgramCourse.position)
+  return {
+    _id: program.id,
+    title: program.title,
+    description: program.description,
+    path: program.path,
+    learningPath: program.learningPath,
+    duration: program.duration,
+    price: program.price === null ? null : Number(program.price),
+    programImage: image ? fileInfo(image) : null,
+    courses: courses.map((c) => ({ _id: c.id, title: c.title })),
+    createdAt: program.createdAt.toISOString(),
+    updatedAt: program.updatedAt.toISOString(),
+  }
 }
 
 /** POST /api/program/createProgram: a program of existing courses, in the order given. */
@@ -93,7 +134,7 @@ export async function createProgram(actor: Actor, input: NewProgramInput): Promi
     )
     return program.id
   })
-  const created = (await listPrograms(actor)).find((p) => p._id === id)
+  const created = (await listPrograms(actor)).rows.find((p) => p._id === id)
   if (!created) throw new Error('The new program could not be read back.')
   return created
 }

@@ -13,24 +13,27 @@ export const meta: MetaFunction = () => [{ title: `Programs · ${PRODUCT_NAME}` 
 
 const SORT_KEYS = ['title'] as const
 
-const byTitle = new Intl.Collator('en', { sensitivity: 'base', numeric: true })
-
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const query = parseTableQuery(new URL(request.url), { sortKeys: SORT_KEYS, defaultSort: 'title' })
-  // programs are a handful of bundles, not a big table: page them here rather than in the database
-  const needle = query.q.toLocaleLowerCase()
-  const matching = (await listPrograms(user))
-    .filter((program) => !needle || program.title.toLocaleLowerCase().includes(needle))
-    .sort((a, b) => byTitle.compare(a.title, b.title) * (query.dir === 'desc' ? -1 : 1))
-  const rows = matching.slice(query.offset, query.offset + query.size).map((program) => ({
-    _id: program._id,
-    title: program.title,
-    description: program.description,
-    image: program.programImage?.link ?? null,
-    courses: program.courses.map((course) => course.title),
-  }))
-  return json({ rows, total: matching.length, query, canEdit: canManageContent(user.roleId) })
+  const { rows, total } = await listPrograms(user, {
+    q: query.q,
+    dir: query.dir,
+    offset: query.offset,
+    limit: query.size,
+  })
+  return json({
+    rows: rows.map((program) => ({
+      _id: program._id,
+      title: program.title,
+      description: program.description,
+      image: program.programImage?.link ?? null,
+      courses: program.courses.map((course) => course.title),
+    })),
+    total,
+    query,
+    canEdit: canManageContent(user.roleId),
+  })
 }
 
 export default function ProgramList() {

@@ -34,7 +34,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     ? await Promise.all([
         listAssignedCourses(user, { userId }),
         listCourseTitles(user).then((list) => list.rows),
-        listPrograms(user),
+        listPrograms(user).then((list) => list.rows),
       ])
     : [[], [], []]
   const assigned = new Set(profile.assignedCourses)
