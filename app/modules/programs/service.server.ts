@@ -134,7 +134,7 @@ export async function createProgram(actor: Actor, input: NewProgramInput): Promi
     )
     return program.id
   })
-  const created = (await listPrograms(actor)).rows.find((p) => p._id === id)
+  const [created] = await programsById([id])
   if (!created) throw new Error('The new program could not be read back.')
   return created
 }
