@@ -45,6 +45,13 @@ export class UploadRefused extends ServiceError {
   }
 }
 
+/**
+ * What a file sent to POST /api/category/addCourseDocument becomes (DESIGN.md §8): an admin's is a
+ * course document or scenario, a learner's is their assessment, private to them and the admin side.
+ */
+export const courseDocumentKind = (actor: Actor): UploadKind =>
+  canManageContent(actor.roleId) ? 'document' : 'assessment'
+
 type Received = { tempFile: string; size: number; name: string; contentType: string }
 
 /**

@@ -1,5 +1,5 @@
 import { canManageContent, ROLE } from '#app/modules/auth/roles.ts'
-import { receiveUpload } from '#app/modules/files/upload.server.ts'
+import { courseDocumentKind, receiveUpload } from '#app/modules/files/upload.server.ts'
 import { apiAction, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // POST /api/category/addCourseDocument (multipart, courseDocument) → { message, fileInfo }. An
@@ -8,8 +8,11 @@ import { apiAction, methodNotAllowed } from '#app/utils/api.server.ts'
 export const action = apiAction(
   'POST',
   async ({ request, actor }) => {
-    const kind = canManageContent(actor.roleId) ? 'document' : 'assessment'
-    const { file } = await receiveUpload(request, { kind, fileFields: ['courseDocument'], actor })
+    const { file } = await receiveUpload(request, {
+      kind: courseDocumentKind(actor),
+      fileFields: ['courseDocument'],
+      actor,
+    })
     return { message: 'Document uploaded.', fileInfo: file }
   },
   {
