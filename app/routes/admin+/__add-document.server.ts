@@ -1,5 +1,7 @@
 import { parseWithZod } from '@conform-to/zod'
 import { json } from '@remix-run/node'
+import { kindOf } from '#app/modules/content/dto.ts'
+import { documentMessage } from '#app/modules/content/messages.ts'
 import { AddDocumentSchema, type DocumentType } from '#app/modules/content/schema.ts'
 import { addDocument } from '#app/modules/content/service.server.ts'
 import { listCourseTitles } from '#app/modules/courses/service.server.ts'
@@ -41,6 +43,6 @@ export async function addDocumentAction(request: Request, documentType: Document
   const scenario = documentType === 'Scenarios'
   return redirectWithSuccess(
     `/admin/course/${added.value.courseId}?tab=${scenario ? 'scenarios' : 'documents'}`,
-    scenario ? 'Scenario added.' : 'Document added.',
+    documentMessage(kindOf(documentType), 'added'),
   )
 }

@@ -12,8 +12,8 @@ import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { canManageContent } from '#app/modules/auth/roles.ts'
-import type { DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
-import { videoDeletedMessage } from '#app/modules/content/messages.ts'
+import { kindOf, type DocumentDto, type VideoDto } from '#app/modules/content/dto.ts'
+import { documentMessage, videoDeletedMessage } from '#app/modules/content/messages.ts'
 import { EditCourseSchema, EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
 import { deleteDocument, deleteVideo, editDocument, editVideo } from '#app/modules/content/service.server.ts'
 import { editCourseDetails, getCourseDetail } from '#app/modules/courses/service.server.ts'
@@ -87,7 +87,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
       const documentId = String((await readForm(request)).get('documentId') ?? '')
       try {
         const { kind } = await deleteDocument(user, courseId, documentId)
-        return back(`${kind === 'scenario' ? 'Scenario' : 'Document'} deleted.`)
+        return back(documentMessage(kind, 'deleted'))
       } catch (error) {
         if (isServiceError(error)) return refused(error.message)
         throw error
@@ -101,9 +101,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
         fixed: { courseId },
         run: (value) => editDocument(user, value),
       })
-      return saved.ok
-        ? back(`${saved.value.documentType === 'Scenarios' ? 'Scenario' : 'Document'} updated.`)
-        : saved.response
+      return saved.ok ? back(documentMessage(kindOf(saved.value.documentType), 'updated')) : saved.response
     }
     case 'editCourse': {
       const saved = await submitUploadForm(request, {

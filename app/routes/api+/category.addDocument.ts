@@ -1,3 +1,5 @@
+import { kindOf } from '#app/modules/content/dto.ts'
+import { documentMessage } from '#app/modules/content/messages.ts'
 import { addDocument } from '#app/modules/content/service.server.ts'
 import type { AddDocumentInput } from '#app/modules/content/schema.ts'
 import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
@@ -7,7 +9,7 @@ export const action = apiAction(
   'POST',
   async ({ request, actor }) => {
     const document = await addDocument(actor, await readInput<AddDocumentInput>(request))
-    return { message: `${document.documentType === 'Scenarios' ? 'Scenario' : 'Document'} added.`, document }
+    return { message: documentMessage(kindOf(document.documentType), 'added'), document }
   },
   CONTENT_MANAGERS,
 )

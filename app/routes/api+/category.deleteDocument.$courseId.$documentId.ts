@@ -1,3 +1,4 @@
+import { documentMessage } from '#app/modules/content/messages.ts'
 import { deleteDocument } from '#app/modules/content/service.server.ts'
 import { apiAction, CONTENT_MANAGERS, methodNotAllowed } from '#app/utils/api.server.ts'
 
@@ -6,7 +7,7 @@ export const action = apiAction(
   'DELETE',
   async ({ params, actor }) => {
     const deleted = await deleteDocument(actor, params.courseId ?? '', params.documentId ?? '')
-    return { message: `${deleted.kind === 'scenario' ? 'Scenario' : 'Document'} deleted.` }
+    return { message: documentMessage(deleted.kind, 'deleted') }
   },
   CONTENT_MANAGERS,
 )
