@@ -118,10 +118,16 @@ export async function makeStoredFile(
 /** A document or scenario entry with its own stored file. */
 export async function makeDocument(
   courseId: string,
-  options: { kind?: 'document' | 'scenario'; orderId?: number; visibility?: boolean; name?: string } = {},
+  options: {
+    kind?: 'document' | 'scenario'
+    orderId?: number
+    visibility?: boolean
+    name?: string
+    contentType?: string
+  } = {},
 ) {
   const { ContentEntry } = await db()
-  const file = await makeStoredFile('document', { name: options.name })
+  const file = await makeStoredFile('document', { name: options.name, contentType: options.contentType })
   const entry = await ContentEntry.create({
     courseId,
     kind: options.kind ?? 'document',

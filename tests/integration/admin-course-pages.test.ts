@@ -287,6 +287,34 @@ describe('the course page’s buttons and empty tabs (spec §2)', () => {
     }
   })
 
+  it('open a document by its name in a viewer that shows a PDF and offers it for download (spec §2)', async () => {
+    const course = await makeCourse()
+    const document = await makeDocument(course.id, { name: 'handbook.pdf' })
+    const link = `/files/${encodeURIComponent(document.fileKey)}`
+    const list = await render(course.id, 'documents')
+    const name = /<a [^>]*>handbook\.pdf<\/a>/.exec(list)?.[0]
+    expect(name).toContain(`view=${document.id}`)
+    expect(list).not.toContain('<iframe')
+
+    // without JavaScript the viewer is a panel in the page; with it, the same content in a dialog
+    const html = await render(course.id, `documents&view=${document.id}`)
+    expect(html).toMatch(new RegExp(`<iframe [^>]*src="${link}"[^>]*title="handbook.pdf"`))
+    const download = /<a [^>]*>Download<\/a>/.exec(html)?.[0]
+    expect(download).toContain(`href="${link}"`)
+    expect(download).toContain('download="handbook.pdf"')
+
+    // a file the browser cannot show is offered for download only
+    const slides = await makeDocument(course.id, {
+      name: 'slides.pptx',
+      contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+      orderId: 1,
+    })
+    const other = await render(course.id, `documents&view=${slides.id}`)
+    expect(other).not.toContain('<iframe')
+    expect(other).toContain('This file cannot be shown in the browser.')
+    expect(/<a [^>]*>Download<\/a>/.exec(other)?.[0]).toContain('download="slides.pptx"')
+  })
+
   it('show a coach no buttons at all', async () => {
     const course = await makeCourse({ videos: [{}, {}] })
     await makeDocument(course.id)
