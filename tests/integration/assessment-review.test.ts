@@ -324,7 +324,7 @@ describe('the assessment viewer page', () => {
       const response = await view(upload.id, cookie)
       expect(response.status).toBe(200)
       expect(await body(response)).toMatchObject({
-        shown: 'pdf',
+        shown: true,
         assessment: {
           _id: upload.id,
           firstName: 'Vera',
@@ -348,7 +348,7 @@ describe('the assessment viewer page', () => {
       fileName: 'plan.docx',
       contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
     })
-    expect(await body(await view(upload.id, cookies.admin))).toMatchObject({ shown: null })
+    expect(await body(await view(upload.id, cookies.admin))).toMatchObject({ shown: false })
     const html = await renderPage(viewerPage, path(upload.id), cookies.admin)
     expect(html).not.toContain('<iframe')
     expect(html).toContain('This file cannot be shown in the browser. Download it to open it.')

@@ -171,7 +171,9 @@ describe('GET course/{id}, courseMeta/{id}, getDocuments/{id}', () => {
     const all = await body<Detail>(await get(courseRoute, `/api/category/course/${course.id}`, as.coach.token, params))
     expect(all.message.videos.map((v) => v.title)).toEqual(['Shown', 'Hidden', 'Needs Shown'])
 
-    type Data = { data: { _id: string; documentType?: string; document?: { name: string; link: string } }[] }
+    type Data = {
+      data: { _id: string; documentType?: string; document?: { name: string; link: string }; contentType?: string }[]
+    }
     const meta = await body<Data>(await get(courseMetaRoute, '/x', learner.token, params))
     expect(meta.data).toHaveLength(4) // two visible videos, one visible document, one scenario
     const documents = await body<Data>(await get(getDocumentsRoute, '/x', learner.token, params))
@@ -180,6 +182,8 @@ describe('GET course/{id}, courseMeta/{id}, getDocuments/{id}', () => {
       ['Scenarios', 'case.pdf'],
     ])
     expect(documents.data[0].document?.link).toMatch(/^\/files\/[0-9a-f-]{36}\.pdf$/)
+    // so a viewer can tell whether the browser shows it (isInlineType)
+    expect(documents.data[0].contentType).toBe('application/pdf')
     const adminDocuments = await body<Data>(await get(getDocumentsRoute, '/x', as.admin.token, params))
     expect(adminDocuments.data).toHaveLength(3)
 

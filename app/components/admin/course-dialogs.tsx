@@ -6,6 +6,7 @@ import { Field, TextareaField } from '#app/components/ui/field.tsx'
 import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { Toggle } from '#app/components/ui/toggle.tsx'
 import type { CourseDto, DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
+import { isInlineType } from '#app/modules/files/links.ts'
 import { EditCourseSchema, EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
 import { Overlay } from '#app/components/ui/overlay.tsx'
 import { VideoFields } from './video-fields.tsx'
@@ -269,10 +270,10 @@ export function DeleteEntryDialog({
   )
 }
 
-/** About 1000 px wide (spec §9): PDFs and images inline, other types by download. */
+/** About 1000 px wide (spec §9): what /files serves inline (PDFs, images) shown, other types by download. */
 export function ViewDocumentDialog({ document, closeTo }: { document: DocumentDto; closeTo: string }) {
   const name = document.document.name
-  const inline = /\.(pdf|png|jpe?g|gif)$/i.test(name)
+  const inline = isInlineType(document.contentType)
   return (
     <Overlay title={name} closeTo={closeTo} size="xl">
       {inline ? (

@@ -27,6 +27,8 @@ export type DocumentDto = {
   courseId: string
   documentType: DocumentType
   document: FileInfoDto
+  /** the stored file's type, so a viewer knows whether it can show it (isInlineType) */
+  contentType: string
   orderId: number
   visibility: boolean
   createdAt: string
@@ -81,6 +83,7 @@ export function documentDto(entry: ContentEntry): DocumentDto {
     courseId: entry.courseId,
     documentType: documentTypeOf(entry.kind),
     document: entry.file ? fileInfo(entry.file) : { key: entry.fileKey ?? '', link: '', name: entry.title },
+    contentType: entry.file?.contentType ?? '',
     orderId: entry.orderId,
     visibility: entry.visibility,
     createdAt: entry.createdAt.toISOString(),

@@ -7,7 +7,7 @@ import type { StoredFile } from '#db/models/index.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
 import { notFound } from '../errors.ts'
-import { fileLink } from './links.ts'
+import { fileLink, isInlineType } from './links.ts'
 import { bodySize, storage, type StorageBody } from './storage.server.ts'
 
 export type FileInfo = { key: string; link: string; name: string }
@@ -125,8 +125,6 @@ export async function sweepUnattachedFiles({ olderThanMs }: { olderThanMs: numbe
 
 export type OpenedFile = { body: Readable; size: number; name: string; contentType: string; inline: boolean }
 
-const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'application/pdf'])
-
 /**
  * A stored file, if this caller may read it (DESIGN.md §7): course and program images are public;
  * documents and scenarios are for the admin side, and for a learner when the entry is visible and the
@@ -140,7 +138,7 @@ export async function openFile(actor: Actor | undefined, key: string): Promise<O
   if (!file || !(await mayOpen(actor, file))) throw notFound('File not found.')
   const stored = await storage().get(key)
   if (!stored) throw notFound('File not found.')
-  return { ...stored, name: file.name, contentType: file.contentType, inline: INLINE_TYPES.has(file.contentType) }
+  return { ...stored, name: file.name, contentType: file.contentType, inline: isInlineType(file.contentType) }
 }
 
 async function mayOpen(actor: Actor | undefined, file: StoredFile): Promise<boolean> {

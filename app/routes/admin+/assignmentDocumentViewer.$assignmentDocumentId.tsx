@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
 import { getAssessment } from '#app/modules/assessments/service.server.ts'
+import { isInlineType } from '#app/modules/files/links.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
@@ -19,16 +20,15 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   },
 ]
 
-// Assessments are csv, pdf, docx or ppt/pptx (spec §5): a PDF shows inline, the others download.
-type Shown = 'pdf' | null
-const shownAs = (contentType: string): Shown => (contentType === 'application/pdf' ? 'pdf' : null)
+// Assessments are csv, pdf, docx or ppt/pptx (spec §5): what /files serves inline (a PDF) is
+// shown here, the others download.
 
 const SUBMITTED = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const assessment = await orPageNotFound(() => getAssessment(user, params.assignmentDocumentId ?? ''))
-  return json({ assessment, shown: shownAs(assessment.contentType) })
+  return json({ assessment, shown: isInlineType(assessment.contentType) })
 }
 
 export default function AssignmentDocumentViewer() {
