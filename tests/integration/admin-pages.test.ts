@@ -446,6 +446,9 @@ describe('Add New Program', () => {
     expect(html).toContain('The program keeps them in the order listed here.')
     const file = tagWith(html, 'type="file"')
     expect(attribute(file, 'name')).toBe('courseImage')
+    // the picker tells the rules of the upload it goes through (addCourseImage)
+    expect(attribute(file, 'accept')).toBe('.png,.gif,.jpg,.jpeg')
+    expect(html).toContain('png, gif or jpeg, up to 5 MB')
     // the image is the last field, so a refused image leaves every other field readable
     expect(html.lastIndexOf('type="checkbox"')).toBeLessThan(html.indexOf('type="file"'))
   })

@@ -44,10 +44,10 @@ async function refusal(promise: Promise<unknown>) {
 describe('accepted by content and extension', () => {
   test.each([
     ['courseImage', 'photo.png', () => pngBytes(), 'image/png'],
-    ['programImage', 'banner.PNG', () => pngBytes({ width: 40, height: 20 }), 'image/png'],
+    ['courseImage', 'banner.PNG', () => pngBytes({ width: 40, height: 20 }), 'image/png'],
     ['courseImage', 'anim.gif', gifBytes, 'image/gif'],
     ['courseImage', 'shot.jpg', jpegBytes, 'image/jpeg'],
-    ['programImage', 'shot.jpeg', jpegBytes, 'image/jpeg'],
+    ['courseImage', 'shot.jpeg', jpegBytes, 'image/jpeg'],
     ['document', 'notes.pdf', pdfBytes, 'application/pdf'],
     ['document', 'table.csv', () => csvBytes(), 'text/csv'],
     ['document', 'brief.docx', () => docxBytes(), DOCX],
@@ -84,8 +84,8 @@ describe('refused', () => {
     ['courseImage', 'photo.pdf', pdfBytes, 'Only png, gif and jpeg images are accepted.'],
     ['courseImage', 'photo.png', pdfBytes, 'Only png, gif and jpeg images are accepted.'],
     ['courseImage', 'photo.png', gifBytes, 'Only png'],
-    ['programImage', 'photo.jpg', () => pngBytes(), 'Only png'],
-    ['programImage', 'photo.svg', () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'Only png'],
+    ['courseImage', 'photo.jpg', () => pngBytes(), 'Only png'],
+    ['courseImage', 'photo.svg', () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'Only png'],
     ['assessment', 'run.exe.pdf', elfBytes, 'Only csv, pdf, docx, ppt and pptx files are accepted.'],
   ] as const)('%s refuses %s', async (kind, name, build, message) => {
     const error = await refusal(checkFileType(kind, name, await build()))
@@ -147,7 +147,6 @@ describe('size limits', () => {
 
   test.each([
     ['courseImage', 5],
-    ['programImage', 5],
     ['document', 50],
     ['documentEdit', 50],
     ['assessment', 25],

@@ -43,17 +43,12 @@ const MISSING_IMAGE = 'Please Upload the Image.'
 const MISSING_DOCUMENT = 'Please Upload a document'
 
 const KINDS = {
+  // course and program pictures alike: a program's image is uploaded through addCourseImage too
+  // (seeded program pictures are stored as program_image, which is shown and attached the same way)
   courseImage: {
     formats: ['png', 'gif', 'jpg'],
     limit: 'UPLOAD_MAX_IMAGE_MB',
     purpose: 'course_image',
-    refusal: IMAGE_REFUSAL,
-    missing: MISSING_IMAGE,
-  },
-  programImage: {
-    formats: ['png', 'gif', 'jpg'],
-    limit: 'UPLOAD_MAX_IMAGE_MB',
-    purpose: 'program_image',
     refusal: IMAGE_REFUSAL,
     missing: MISSING_IMAGE,
   },

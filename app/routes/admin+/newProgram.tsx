@@ -22,7 +22,7 @@ export const meta: MetaFunction = () => [{ title: `Add New Program · ${PRODUCT_
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireContentManager(request, '/admin/programs')
-  return json({ courses: (await listCourseTitles(user)).rows, upload: uploadRules('programImage') })
+  return json({ courses: (await listCourseTitles(user)).rows, upload: uploadRules('courseImage') })
 }
 
 const COURSE_AT = /^courses\[(\d{1,4})\]$/
