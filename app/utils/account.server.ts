@@ -31,13 +31,16 @@ export async function profileAction(request: Request) {
   return redirectWithSuccess(new URL(request.url).pathname, 'Profile updated.')
 }
 
+const PASSWORD_FIELDS = ['currentPassword', 'password', 'confirmPassword']
+
 /** A changed password signs every session out (DESIGN.md §5): this one too, straight to /sign-in. */
 export async function passwordAction(request: Request) {
   const user = await requireUser(request)
   const submission = parseWithZod(await readForm(request), { schema: PasswordChangeSchema })
-  if (submission.status !== 'success')
-    return invalidForm(submission, { hideFields: ['currentPassword', 'password', 'confirmPassword'] })
-  const changed = await submitToService(submission, () => changePassword(user, user.id, submission.value))
+  if (submission.status !== 'success') return invalidForm(submission, { hideFields: PASSWORD_FIELDS })
+  const changed = await submitToService(submission, () => changePassword(user, user.id, submission.value), {
+    hideFields: PASSWORD_FIELDS,
+  })
   if (!changed.ok) return changed.response
   return redirectWithSuccess('/sign-in', 'Password changed. Please sign in with your new password.', {
     headers: { 'Set-Cookie': await destroySessionCookie(request) },

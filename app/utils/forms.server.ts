@@ -20,11 +20,14 @@ type Replyable = {
   }) => SubmissionResult<string[]>
 }
 
+/** Fields never sent back to the browser (passwords): without JavaScript they would be rendered as values. */
+type Hidden = { hideFields?: string[] }
+
 /** A conform reply carrying a service's refusal. */
-export function refusal(submission: Replyable, error: ServiceError) {
+export function refusal(submission: Replyable, error: ServiceError, { hideFields }: Hidden = {}) {
   const fieldErrors = Object.fromEntries(Object.entries(error.errors ?? {}).map(([field, text]) => [field, [text]]))
   return json<FormReply>(
-    { result: submission.reply({ fieldErrors, formErrors: error.errors ? [] : [error.message] }) },
+    { result: submission.reply({ fieldErrors, formErrors: error.errors ? [] : [error.message], hideFields }) },
     { status: error.status },
   )
 }
@@ -33,13 +36,13 @@ export function refusal(submission: Replyable, error: ServiceError) {
 export async function submitToService<T>(
   submission: Replyable,
   run: () => Promise<T>,
-  onRefused?: () => Promise<void>,
+  options: Hidden & { onRefused?: () => Promise<void> } = {},
 ): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
   try {
     return { ok: true, value: await run() }
   } catch (error) {
-    await onRefused?.()
-    if (isServiceError(error)) return { ok: false, response: refusal(submission, error) }
+    await options.onRefused?.()
+    if (isServiceError(error)) return { ok: false, response: refusal(submission, error, options) }
     throw error
   }
 }
@@ -63,7 +66,7 @@ export async function discardUpload(file: FileInfo | undefined) {
 }
 
 /** A submission that failed validation, as a 400 reply. */
-export function invalidForm(submission: Replyable, options?: { hideFields?: string[] }) {
+export function invalidForm(submission: Replyable, options?: Hidden) {
   return json<FormReply>({ result: submission.reply(options) }, { status: 400 })
 }
 
@@ -119,9 +122,5 @@ export async function submitUploadForm<V, T>(
     return { ok: false, response: invalidForm(submission) }
   }
   const value = submission.value
-  return submitToService(
-    submission,
-    () => options.run(value),
-    () => discardUpload(file),
-  )
+  return submitToService(submission, () => options.run(value), { onRefused: () => discardUpload(file) })
 }

@@ -141,6 +141,22 @@ describe('Edit Profile and Reset Password pages', () => {
       userName: ['UserName must be at least 4 characters'],
     })
 
+    const wrong = await call(passwordPage.action as never, '/Passwordreset', {
+      method: 'POST',
+      headers: { Cookie: cookie },
+      body: new URLSearchParams({
+        currentPassword: 'Not-it-1!',
+        password: 'Brand-new9#',
+        confirmPassword: 'Brand-new9#',
+      }),
+    })
+    const refused = ((await wrong.json()) as Reply).result
+    expect(refused.error.currentPassword).toEqual(['The current password is not right.'])
+    // a refused form never sends a typed password back to be rendered as a value
+    expect(refused.initialValue).not.toHaveProperty('currentPassword')
+    expect(refused.initialValue).not.toHaveProperty('password')
+    expect(refused.initialValue).not.toHaveProperty('confirmPassword')
+
     const changed = await call(passwordPage.action as never, '/Passwordreset', {
       method: 'POST',
       headers: { Cookie: cookie },

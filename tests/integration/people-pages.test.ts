@@ -14,7 +14,7 @@ import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 import { resetTokenIn, waitForMail } from '#tests/outbox.ts'
 import { call } from '#tests/requests.ts'
 
-type Reply = { result: { error: Record<string, string[] | null> } }
+type Reply = { result: { error: Record<string, string[] | null>; initialValue: Record<string, unknown> } }
 const post = (route: { action: unknown }, path: string, cookie: string, body: Record<string, string>, params = {}) =>
   call(route.action as never, path, {
     method: 'POST',
@@ -57,7 +57,12 @@ describe('the people lists', () => {
     })
     const duplicate = await post(usersList, '/admin/users?new=1', admin, { ...registration(), email: data.email })
     expect(duplicate.status).toBe(409)
-    expect(((await duplicate.json()) as Reply).result.error.email).toEqual(['Email already exists.'])
+    const refused = ((await duplicate.json()) as Reply).result
+    expect(refused.error.email).toEqual(['Email already exists.'])
+    // what was typed is kept, but never the passwords, which would be rendered as values
+    expect(refused.initialValue).toMatchObject({ email: data.email })
+    expect(refused.initialValue).not.toHaveProperty('password')
+    expect(refused.initialValue).not.toHaveProperty('confirmPassword')
   })
 
   it('let only the super admin create and remove admins', async () => {

@@ -8,6 +8,7 @@ import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
 // The three people lists share their loader and their create action.
 
+const PASSWORD_FIELDS = ['password', 'confirmPassword']
 const SORT_KEYS = ['firstName', 'lastName', 'userName', 'email', 'createdAt'] as const
 
 export async function loadPeople(user: SessionUser, request: Request, kind: 'user' | 'admin' | 'coach') {
@@ -36,8 +37,10 @@ export async function createPerson(
   }
   formData.set('role', kind)
   const submission = parseWithZod(formData, { schema: RegisterSchema })
-  if (submission.status !== 'success') return invalidForm(submission, { hideFields: ['password', 'confirmPassword'] })
-  const created = await submitToService(submission, () => registerUser(user, submission.value))
+  if (submission.status !== 'success') return invalidForm(submission, { hideFields: PASSWORD_FIELDS })
+  const created = await submitToService(submission, () => registerUser(user, submission.value), {
+    hideFields: PASSWORD_FIELDS,
+  })
   if (!created.ok) return created.response
   return redirectWithSuccess(back, `${kind === 'admin' ? 'Admin' : 'User'} ${created.value.userName} created.`)
 }
