@@ -100,13 +100,25 @@ export async function requireAdminSide(request: Request): Promise<SessionUser> {
   return user
 }
 
-/** Pages that change content: admins and the super admin; a coach is sent back with a toast. */
-export async function requireContentManager(request: Request, back = '/admin/courses'): Promise<SessionUser> {
-  back = safeRedirect(back, '/admin/courses')
+/** Admins and the super admin; a coach is sent back to `back` with a toast saying what only admins can do. */
+async function requireManager(request: Request, back: string, denied: string): Promise<SessionUser> {
   const user = await requireAdminSide(request)
-  if (!canManageContent(user.roleId))
-    throw await redirectWithError(back, 'Only admins can change courses and their contents.')
+  if (!canManageContent(user.roleId)) throw await redirectWithError(back, denied)
   return user
+}
+
+/** Pages that change content. */
+export function requireContentManager(request: Request, back = '/admin/courses'): Promise<SessionUser> {
+  return requireManager(
+    request,
+    safeRedirect(back, '/admin/courses'),
+    'Only admins can change courses and their contents.',
+  )
+}
+
+/** Pages that create people and assign their courses, refused in the words of the /api. */
+export function requirePeopleManager(request: Request, back: string): Promise<SessionUser> {
+  return requireManager(request, safeRedirect(back, '/admin/users'), 'Only admins can manage people.')
 }
 
 export async function commitToken(request: Request, token: string) {

@@ -5,7 +5,7 @@ import { PeoplePage } from '#app/components/people/people-page.tsx'
 import { canManageContent } from '#app/modules/auth/roles.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import type { FormReply } from '#app/utils/forms.server.ts'
-import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
+import { requireAdminSide, requirePeopleManager } from '#app/utils/session.server.ts'
 import { createPerson, loadPeople } from './__people.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Coaches · ${PRODUCT_NAME}` }]
@@ -16,7 +16,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const user = await requireContentManager(request, '/admin/coach')
+  const user = await requirePeopleManager(request, '/admin/coach')
   return createPerson(user, request, 'coach', '/admin/coach')
 }
 

@@ -15,7 +15,7 @@ import { getProfile } from '#app/modules/users/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseDuration, formatDate } from '#app/utils/format.ts'
 import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
-import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
+import { requireAdminSide, requirePeopleManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { DetailList } from '#app/components/ui/detail-list.tsx'
@@ -55,7 +55,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const userId = params.userId ?? ''
   const back = `/admin/user/${encodeURIComponent(userId)}`
-  const user = await requireContentManager(request, back)
+  const user = await requirePeopleManager(request, back)
   const formData = await readForm(request)
   formData.set('userId', userId)
   if (new URL(request.url).searchParams.get('assign') === 'program') {
