@@ -225,6 +225,23 @@ describe('the password recovery pages', () => {
     })
   })
 
+  it('open the mailed link read as /reset-password?token=…, set the password and go to /sign-in', async () => {
+    const learner = await makeLearner()
+    await call(forgotPage.action as never, '/forgot-Password', {
+      method: 'POST',
+      body: new URLSearchParams({ email: learner.email }),
+    })
+    const token = resetTokenIn(await waitForMail(getEnv().DATA_DIR, { to: learner.email, subject: /^Reset your/ }))
+    const path = `/reset-password?token=${token}`
+    expect((await call(resetByQueryPage.loader as never, path)).status).toBe(200)
+    const done = await call(resetByQueryPage.action as never, path, {
+      method: 'POST',
+      body: new URLSearchParams({ password: 'Query-link1!', confirmPassword: 'Query-link1!' }),
+    })
+    expect(done.headers.get('Location')).toBe('/sign-in')
+    expect((await login({ email: learner.email, password: 'Query-link1!' })).user.id).toBe(learner.id)
+  })
+
   it('answer the spec messages on both forms', async () => {
     const empty = await call(forgotPage.action as never, '/forgot-Password', {
       method: 'POST',
