@@ -56,6 +56,17 @@ const RESET = /^Reset your .* password$/
 const INVITE = /set your password$/
 /** The newest of `count` mails to `to` with this subject, waiting for it: reset mails are sent after answering. */
 const mailTo = (to: string, subject: RegExp, count = 1) => waitForMail(getEnv().DATA_DIR, { to, subject, count })
+/** How long the user's newest link of this purpose lasts, in seconds, as stored. */
+async function linkLifetimeSeconds(userId: string, purpose: 'reset' | 'invite') {
+  const [row] = await (
+    await sequelize()
+  ).query<{ seconds: number }>(
+    `SELECT EXTRACT(EPOCH FROM expires_at - created_at)::float AS seconds FROM password_reset_tokens
+      WHERE user_id = :userId AND purpose = :purpose ORDER BY created_at DESC LIMIT 1`,
+    { replacements: { userId, purpose }, type: QueryTypes.SELECT },
+  )
+  return row.seconds
+}
 
 describe('POST /api/user/register', () => {
   it('lets admins create learners, only the super admin admins, and nobody else anything', async () => {
@@ -87,6 +98,10 @@ describe('POST /api/user/register', () => {
     const mail = await mailTo(data.email, INVITE)
     const token = resetTokenIn(mail)
     expect(mail.text).toContain(`http://portal.test/reset-Password/${token}`)
+    const { User } = await db()
+    const invited = await User.findOne({ where: { userName: data.userName } })
+    // an invitation lasts 7 days (DESIGN.md §8)
+    expect(await linkLifetimeSeconds(invited?.id ?? '', 'invite')).toBeCloseTo(7 * 24 * 60 * 60, 0)
     const reset = await post(
       resetRoute,
       { newPassword: 'Chosen-pass9!', confirmPassword: 'Chosen-pass9!' },
@@ -179,6 +194,8 @@ describe('password recovery', () => {
     })
     expect(row.token_hash).toBe(createHash('sha256').update(token).digest('hex'))
     expect(row.token_hash).not.toContain(token)
+    // a reset link lasts one hour (DESIGN.md §5)
+    expect(await linkLifetimeSeconds(learner.id, 'reset')).toBeCloseTo(60 * 60, 0)
 
     const reset = (json: unknown) => post(resetRoute, json, undefined, { token })
     expect(await body(await reset({ newPassword: 'weak', confirmPassword: 'other' }))).toMatchObject({
