@@ -158,7 +158,9 @@ describe('GET /api/user/usersList/user and usersList/admin, GET /api/user/profil
     expect(await body(await get(profileOfRoute, '/x', (await makeCoach()).token, { userId: b.id }))).toMatchObject({
       message: { _id: b.id },
     })
-    expect((await get(profileOfRoute, '/x', a.token, { userId: 'nope' })).status).toBe(404)
+    // a learner learns nothing from someone else's id, well-formed or not; the admin side is told it is unknown
+    expect((await get(profileOfRoute, '/x', a.token, { userId: 'nope' })).status).toBe(403)
+    expect((await get(profileOfRoute, '/x', (await makeCoach()).token, { userId: 'nope' })).status).toBe(404)
   })
 })
 
