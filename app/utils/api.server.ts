@@ -28,12 +28,15 @@ export function errorResponse(error: unknown): Response {
       status: error.status,
     })
   }
-  if (error instanceof ZodError) {
-    const errors = fieldErrors(error)
-    return json({ message: Object.values(errors)[0] ?? 'Invalid request.', errors }, { status: 400 })
-  }
+  if (error instanceof ZodError) return errorResponse(invalidInput(error))
   console.error(error)
   return json({ message: 'Something went wrong on our side; please try again.' }, { status: 500 })
+}
+
+/** A schema's refusal as a 400 ServiceError: its first field error as the message, all of them as `errors`. */
+export function invalidInput(error: ZodError): ServiceError {
+  const errors = fieldErrors(error)
+  return invalid(Object.values(errors)[0] ?? 'Invalid request.', errors)
 }
 
 export function fieldErrors(error: ZodError): Record<string, string> {

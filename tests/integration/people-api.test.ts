@@ -120,15 +120,20 @@ describe('POST /api/user/register', () => {
     await post(registerRoute, first, admin.token)
     const email = await post(registerRoute, person({ email: first.email.toUpperCase() }), admin.token)
     expect(email.status).toBe(409)
-    expect(await body(email)).toMatchObject({
-      email: 'Email already exists.',
+    expect(await body(email)).toEqual({
+      message: 'Email already exists.',
       errors: { email: 'Email already exists.' },
+      email: 'Email already exists.',
     })
     const userName = await post(registerRoute, person({ userName: first.userName }), admin.token)
     expect(await body(userName)).toMatchObject({ userName: 'UserName already exists.' })
     const invalid = await post(registerRoute, person({ firstName: 'Al' }), admin.token)
     expect(invalid.status).toBe(400)
-    expect(await body(invalid)).toMatchObject({ firstName: 'First Name must be at least 4 characters.' })
+    expect(await body(invalid)).toEqual({
+      message: 'First Name must be at least 4 characters.',
+      errors: { firstName: 'First Name must be at least 4 characters.' },
+      firstName: 'First Name must be at least 4 characters.',
+    })
   })
 })
 

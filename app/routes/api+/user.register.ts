@@ -3,14 +3,7 @@ import { ZodError } from 'zod'
 import { isServiceError } from '#app/modules/errors.ts'
 import type { RegisterInput } from '#app/modules/users/schema.ts'
 import { registerUser } from '#app/modules/users/service.server.ts'
-import {
-  apiAction,
-  PEOPLE_MANAGERS,
-  errorResponse,
-  fieldErrors,
-  methodNotAllowed,
-  readJsonObject,
-} from '#app/utils/api.server.ts'
+import { apiAction, invalidInput, methodNotAllowed, PEOPLE_MANAGERS, readJsonObject } from '#app/utils/api.server.ts'
 
 // POST /api/user/register { firstName, lastName, userName, email, password, confirmPassword, role? }
 // → { message, user }. No role means a learner; role "admin" needs the super admin. The old client
@@ -23,10 +16,10 @@ export const action = apiAction(
       const user = await registerUser(actor, (await readJsonObject(request)) as RegisterInput)
       return { message: 'User created; an invitation mail is on its way.', user }
     } catch (error) {
-      const errors = error instanceof ZodError ? fieldErrors(error) : isServiceError(error) ? error.errors : undefined
-      if (!errors) throw error
-      const response = errorResponse(error)
-      return json({ ...(await response.json()), ...errors }, { status: response.status })
+      const refused = error instanceof ZodError ? invalidInput(error) : error
+      if (!isServiceError(refused) || !refused.errors) throw error
+      const { message, errors, status } = refused
+      return json({ message, errors, ...errors }, { status })
     }
   },
   PEOPLE_MANAGERS,
