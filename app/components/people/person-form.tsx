@@ -32,7 +32,6 @@ export function PersonForm({
   const saving = navigation.state === 'submitting'
   return (
     <Form method="post" action={action} className="space-y-1" {...getFormProps(form)}>
-      {kind === 'admin' ? <input type="hidden" name="role" value="admin" /> : null}
       <div className="grid gap-x-4 sm:grid-cols-2">
         <Field
           label="First Name"

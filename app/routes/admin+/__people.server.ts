@@ -35,6 +35,7 @@ export async function createPerson(
     if (!created.ok) return created.response
     return redirectWithSuccess(back, `Coach ${created.value.userName} created; the invitation mail is on its way.`)
   }
+  // the list decides the role, never the posted form
   formData.set('role', kind)
   const submission = parseWithZod(formData, { schema: RegisterSchema })
   if (submission.status !== 'success') return invalidForm(submission, { hideFields: PASSWORD_FIELDS })
