@@ -2,7 +2,7 @@ import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@co
 import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation } from '@remix-run/react'
 import { PasswordField } from '#app/components/ui/field.tsx'
-import { PasswordChangeSchema } from '#app/modules/users/schema.ts'
+import { PASSWORD_HINT, PasswordChangeSchema } from '#app/modules/users/schema.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 
 /** Reset Password from the user menu: the current password, then the new one twice; then sign in again. */
@@ -19,10 +19,7 @@ export function PasswordForm({ lastResult }: { lastResult?: SubmissionResult<str
   return (
     <div className="max-w-xl">
       <h1 className="text-2xl font-bold">Reset Password</h1>
-      <p className="mt-1 text-sm text-slate-600">
-        At least 8 characters with a lowercase and an uppercase letter, a number and a symbol. You will sign in again
-        afterwards, on every device.
-      </p>
+      <p className="mt-1 text-sm text-slate-600">{PASSWORD_HINT} You will sign in again afterwards, on every device.</p>
       <Form method="post" className="card mt-6 space-y-1 p-6" {...getFormProps(form)}>
         <PasswordField
           label="Current Password"

@@ -2,7 +2,7 @@ import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@co
 import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation } from '@remix-run/react'
 import { PasswordField } from '#app/components/ui/field.tsx'
-import { NewPasswordSchema } from '#app/modules/users/schema.ts'
+import { NewPasswordSchema, PASSWORD_HINT } from '#app/modules/users/schema.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 
 /** The page a reset or invitation link opens: the new password twice. */
@@ -18,9 +18,7 @@ export function ResetPasswordForm({ action, lastResult }: { action: string; last
   return (
     <div className="card w-full max-w-md p-8">
       <h1 className="text-2xl font-bold">Choose a new password</h1>
-      <p className="mt-1 text-sm text-slate-600">
-        At least 8 characters with a lowercase and an uppercase letter, a number and a symbol.
-      </p>
+      <p className="mt-1 text-sm text-slate-600">{PASSWORD_HINT}</p>
       <Form method="post" action={action} className="mt-6 space-y-2" {...getFormProps(form)}>
         <PasswordField
           label="New Password"

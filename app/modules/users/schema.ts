@@ -3,6 +3,8 @@ import { z } from 'zod'
 // Registration rules of spec §5, with the one password policy of DESIGN.md §8.
 const NAME = /^[A-Za-z\s]+$/
 export const PASSWORD_RULE = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[^A-Za-z0-9]).{8,128}$/
+/** PASSWORD_RULE in words, shown above the forms that choose a password. */
+export const PASSWORD_HINT = 'At least 8 characters with a lowercase and an uppercase letter, a number and a symbol.'
 
 export const firstName = z
   .string({ required_error: 'First Name is required field.' })
