@@ -173,9 +173,13 @@ export async function changePassword(actor: Actor, userId: string, input: Passwo
   await (await sequelize()).transaction((transaction) => replacePassword(user, passwordHash, transaction))
 }
 
+/** What the people lists sort by; newest first unless the caller says otherwise. */
+export const USER_SORT_KEYS = ['firstName', 'lastName', 'userName', 'email', 'createdAt'] as const
+export const USER_LIST_ORDER = { sort: 'createdAt', dir: 'desc' } as const
+
 export type UserListQuery = {
   q?: string
-  sort?: 'firstName' | 'lastName' | 'userName' | 'email' | 'createdAt'
+  sort?: (typeof USER_SORT_KEYS)[number]
   dir?: 'asc' | 'desc'
   offset?: number
   /** undefined: the whole list (the /api's old client expects it) */
@@ -205,12 +209,12 @@ export async function listUsers(actor: Actor, kind: keyof typeof LIST_ROLES, que
         }
       : {}),
   }
-  const sort = query.sort ?? 'createdAt'
+  const { sort = USER_LIST_ORDER.sort, dir = USER_LIST_ORDER.dir } = query
   const { rows, count } = await User.findAndCountAll({
     where,
     attributes: ['id', 'firstName', 'lastName', 'userName', 'email', 'roleId', 'createdAt'],
     order: [
-      [sort, query.dir === 'asc' ? 'ASC' : query.dir === 'desc' ? 'DESC' : sort === 'createdAt' ? 'DESC' : 'ASC'],
+      [sort, dir === 'asc' ? 'ASC' : 'DESC'],
       ['id', 'ASC'],
     ],
     offset: query.offset ?? 0,

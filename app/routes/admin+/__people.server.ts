@@ -2,20 +2,25 @@ import { parseWithZod } from '@conform-to/zod'
 import { parseTableQuery } from '#app/components/ui/table-query.ts'
 import type { SessionUser } from '#app/modules/auth/service.server.ts'
 import { NewCoachSchema, RegisterSchema } from '#app/modules/users/schema.ts'
-import { createCoach, listUsers, registerUser } from '#app/modules/users/service.server.ts'
+import {
+  createCoach,
+  listUsers,
+  registerUser,
+  USER_LIST_ORDER,
+  USER_SORT_KEYS,
+} from '#app/modules/users/service.server.ts'
 import { invalidForm, readForm, submitToService } from '#app/utils/forms.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
 // The three people lists share their loader and their create action.
 
 const PASSWORD_FIELDS = ['password', 'confirmPassword']
-const SORT_KEYS = ['firstName', 'lastName', 'userName', 'email', 'createdAt'] as const
 
 export async function loadPeople(user: SessionUser, request: Request, kind: 'user' | 'admin' | 'coach') {
   const query = parseTableQuery(new URL(request.url), {
-    sortKeys: SORT_KEYS,
-    defaultSort: 'createdAt',
-    defaultDir: 'desc',
+    sortKeys: USER_SORT_KEYS,
+    defaultSort: USER_LIST_ORDER.sort,
+    defaultDir: USER_LIST_ORDER.dir,
   })
   const { rows, total } = await listUsers(user, kind, { ...query, limit: query.size })
   return { rows, total, query }
