@@ -358,6 +358,12 @@ describe('minting links for operators and tests', () => {
     expect(courseAssigned).toBe(true)
     expect((await open(new URL(url).pathname)).headers.get('Location')).toBe(`/course/${course.id}`)
     expect(bridgeLinkUrl('t.o.k', { kind: 'admin' })).toBe('http://portal.test/ibridge/admin/t.o.k')
+    const { User } = await db()
+    await User.update({ externalId: `ext-${learner.id}` }, { where: { id: learner.id } })
+    for (const named of [learner.email, `ext-${learner.id}`, learner.id]) {
+      const minted = await mintBridgeLink({ user: ` ${named} `, target: { kind: 'program' } })
+      expect(minted.user.id, named).toBe(learner.id)
+    }
 
     await expect(mintBridgeLink({ user: 'nobody@example.com', target: { kind: 'program' } })).rejects.toThrow(/No user/)
     await expect(mintBridgeLink({ user: learner.email, target: { kind: 'admin' } })).rejects.toThrow(

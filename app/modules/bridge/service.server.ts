@@ -10,7 +10,7 @@ import { issueToken } from '../auth/token.server.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
 import { forbidden, invalid, notFound, unauthorized } from '../errors.ts'
 import { isUuid } from '../ids.ts'
-import { getProfile } from '../users/service.server.ts'
+import { findUserRecord, getProfile } from '../users/service.server.ts'
 import {
   BRIDGE_REFUSED,
   BRIDGE_TOKEN_MAX_LIFETIME_SECONDS,
@@ -210,11 +210,7 @@ export async function mintBridgeLink(options: {
   const identifier = options.user.trim()
   if (!identifier) throw invalid('Name the user: an email or an external id.')
   const { User } = await db()
-  const user =
-    (await findBridgeUser(identifier)) ??
-    (await User.findOne({
-      where: isUuid(identifier) ? { id: identifier } : { userName: identifier },
-    }))
+  const user = (await User.findOne({ where: { externalId: identifier } })) ?? (await findUserRecord(identifier))
   if (!user) throw notFound(`No user with the email, external id, username or id "${identifier}".`)
   // a link the app would refuse is not made
   const refused = bridgeRefusal(user, options.target)

@@ -126,14 +126,17 @@ export async function getProfile(actor: Actor, userId: string): Promise<Profile>
   }
 }
 
-/** The user an operator names on the command line: an id, an email or a username. */
-export async function findUserByIdentifier(identifier: string) {
+/** The account named by its id, email or username, as stored (the bridge reads its external id too). */
+export async function findUserRecord(identifier: string): Promise<User | null> {
   const { User } = await db()
   const text = identifier.trim()
-  const user = await User.findOne({
-    where: isUuid(text) ? { id: text } : { [Op.or]: [{ email: text }, { userName: text }] },
-  })
-  if (!user) throw notFound(`No user with the id, email or username "${text}".`)
+  return User.findOne({ where: isUuid(text) ? { id: text } : { [Op.or]: [{ email: text }, { userName: text }] } })
+}
+
+/** The user an operator names on the command line: an id, an email or a username. */
+export async function findUserByIdentifier(identifier: string) {
+  const user = await findUserRecord(identifier)
+  if (!user) throw notFound(`No user with the id, email or username "${identifier.trim()}".`)
   return toSessionUser(user)
 }
 
