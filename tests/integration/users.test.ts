@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { login } from '#app/modules/auth/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { createUser, getProfile, removeAdmin } from '#app/modules/users/service.server.ts'
+import { createUser, getProfile, listUsers, removeAdmin } from '#app/modules/users/service.server.ts'
 import { db } from '#db/client.ts'
-import { makeAdmin, makeCoach, makeLearner, makeSuperAdmin } from '#tests/factories.ts'
+import { makeAdmin, makeCoach, makeLearner, makeSuperAdmin, makeUser } from '#tests/factories.ts'
 
 let n = 0
 const input = (role: 'superadmin' | 'admin' | 'coach' | 'learner' = 'learner') => {
@@ -116,5 +116,18 @@ describe('removeAdmin', () => {
     const superAdmin = await makeSuperAdmin()
     await expect(removeAdmin(superAdmin, '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ status: 404 })
     await expect(removeAdmin(superAdmin, 'not-an-id')).rejects.toMatchObject({ status: 404 })
+  })
+})
+
+describe('listUsers', () => {
+  it('lists newest first by default, and a column named without a direction A to Z', async () => {
+    const tag = `Order${Date.now() % 1e6}`
+    const admin = await makeAdmin()
+    for (const firstName of ['Bertha', 'Alma', 'Cyrus']) await makeUser({ firstName, lastName: tag })
+    const names = async (query: Parameters<typeof listUsers>[2]) =>
+      (await listUsers(admin, 'user', { q: tag, ...query })).rows.map((u) => u.firstName)
+    expect(await names({})).toEqual(['Cyrus', 'Alma', 'Bertha'])
+    expect(await names({ sort: 'firstName' })).toEqual(['Alma', 'Bertha', 'Cyrus'])
+    expect(await names({ sort: 'firstName', dir: 'desc' })).toEqual(['Cyrus', 'Bertha', 'Alma'])
   })
 })

@@ -212,7 +212,9 @@ export async function listUsers(actor: Actor, kind: keyof typeof LIST_ROLES, que
         }
       : {}),
   }
-  const { sort = USER_LIST_ORDER.sort, dir = USER_LIST_ORDER.dir } = query
+  const sort = query.sort ?? USER_LIST_ORDER.sort
+  // newest first by default; a column named without a direction reads A to Z
+  const dir = query.dir ?? (sort === USER_LIST_ORDER.sort ? USER_LIST_ORDER.dir : 'asc')
   const { rows, count } = await User.findAndCountAll({
     where,
     attributes: ['id', 'firstName', 'lastName', 'userName', 'email', 'roleId', 'createdAt'],
