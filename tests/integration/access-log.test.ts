@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import * as accessLogPage from '#app/routes/admin+/accesslog.tsx'
 import * as accessLogRoute from '#app/routes/api+/category.accessLog.ts'
 import * as allUsersRoute from '#app/routes/api+/category.allusers.ts'
-import { recordProgress } from '#app/modules/progress/service.server.ts'
+import { accessLogReport } from '#app/modules/access-log/service.server.ts'
+import { recordProgress, recordVideoAudit } from '#app/modules/progress/service.server.ts'
 import { sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, recordWatched } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
@@ -139,5 +140,102 @@ describe('the Access Log page', () => {
       })
     ).json()) as { errors: Record<string, string> }
     expect(wrong.errors.endDate).toBe('End date must not be before the start date.')
+  })
+})
+
+describe('viewing from either write path', () => {
+  const setAt = async (table: 'video_progress' | 'video_audits', column: string, id: string, at: string) =>
+    (await sequelize()).query(`UPDATE ${table} SET ${column} = :at WHERE user_id = :id`, { replacements: { id, at } })
+
+  async function oneVideo(title: string) {
+    const learner = await makeLearner()
+    const course = await makeCourse({ title: `${title} ${Date.now() % 1e6}`, videos: [{ title, duration: 100 }] })
+    await assignCourse(learner.id, course.id)
+    return { learner, course, video: { userId: learner.id, courseId: course.id, videoId: course.videos[0].id } }
+  }
+
+  it('shows a learner whose player sends only video audits', async () => {
+    const other = await oneVideo('Only audits')
+    // the audit caps its progress at the furthest playhead on record, so none here yet
+    await recordVideoAudit(other.learner, { ...other.video, videoDuration: 100, videoProgress: 0 })
+    const admin = await makeAdmin()
+    const { rows, total } = await accessLogReport(admin, { courses: [other.course.id] })
+    expect(total).toBe(1)
+    expect(rows).toEqual([expect.objectContaining({ email: other.learner.email, chapter: 'Only audits' })])
+  })
+
+  it('filters and shows Last Viewed by the latest of the heartbeat and the audit', async () => {
+    const { learner, course, video } = await oneVideo('Latest')
+    await recordProgress(learner, { courseId: course.id, videoId: video.videoId, watched: [[0, 30]], position: 30 })
+    await recordVideoAudit(learner, { ...video, videoDuration: 100, videoProgress: 30 })
+    await setAt('video_progress', 'updated_at', learner.id, '2026-03-03T10:00:00Z')
+    await setAt('video_audits', 'last_viewed_at', learner.id, '2026-03-09T08:00:00Z')
+    const admin = await makeAdmin()
+    const march3 = await accessLogReport(admin, {
+      courses: [course.id],
+      startDate: '2026-03-03',
+      endDate: '2026-03-03',
+    })
+    expect(march3).toMatchObject({ total: 0, rows: [] })
+    const march9 = await accessLogReport(admin, {
+      courses: [course.id],
+      startDate: '2026-03-09',
+      endDate: '2026-03-09',
+    })
+    expect(march9.total).toBe(1)
+    expect(march9.rows[0]).toMatchObject({ lastViewed: '2026-03-09T08:00:00.000Z', videoProgress: 30 })
+    // a newer heartbeat wins again
+    await setAt('video_progress', 'updated_at', learner.id, '2026-03-12T10:00:00Z')
+    const latest = await accessLogReport(admin, { courses: [course.id] })
+    expect(latest.rows[0].lastViewed).toBe('2026-03-12T10:00:00.000Z')
+  })
+
+  it('reads dates in the filter’s time zone', async () => {
+    const { learner, course, video } = await oneVideo('Zoned')
+    await recordProgress(learner, { courseId: course.id, videoId: video.videoId, watched: [[0, 5]], position: 5 })
+    await setAt('video_progress', 'updated_at', learner.id, '2026-03-03T23:30:00Z')
+    const admin = await makeAdmin()
+    const day = (date: string, timeZone?: string) =>
+      accessLogReport(admin, { courses: [course.id], startDate: date, endDate: date, timeZone }).then((r) => r.total)
+    expect(await day('2026-03-03')).toBe(1)
+    expect(await day('2026-03-04', 'Europe/Berlin')).toBe(1)
+    expect(await day('2026-03-03', 'Europe/Berlin')).toBe(0)
+    await expect(accessLogReport(admin, { timeZone: 'Mars/Olympus' })).rejects.toThrow(/IANA/)
+  })
+
+  it('keeps the pager’s total equal to the rows as viewings move between days and learners leave', async () => {
+    const admin = await makeAdmin()
+    const course = await makeCourse({
+      title: `Totals ${Date.now() % 1e6}`,
+      videos: [
+        { title: 'One', duration: 100 },
+        { title: 'Two', duration: 100 },
+      ],
+    })
+    const learners = [await makeLearner(), await makeLearner(), await makeLearner()]
+    const days = ['2026-02-01T12:00:00Z', '2026-02-02T12:00:00Z', '2026-02-03T12:00:00Z']
+    for (const [index, learner] of learners.entries()) {
+      await assignCourse(learner.id, course.id)
+      for (const v of course.videos) {
+        await recordProgress(learner, { courseId: course.id, videoId: v.id, watched: [[0, 5]], position: 5 })
+      }
+      await setAt('video_progress', 'updated_at', learner.id, days[index])
+    }
+    // learner 0 moves to the third day, learner 1 leaves
+    await setAt('video_progress', 'updated_at', learners[0].id, days[2])
+    await (await sequelize()).query('DELETE FROM users WHERE id = :id', { replacements: { id: learners[1].id } })
+    const filters = [
+      { courses: [course.id] },
+      { courses: [course.id], startDate: '2026-02-01', endDate: '2026-02-02' },
+      { courses: [course.id], startDate: '2026-02-03' },
+      { courses: [course.id], endDate: '2026-02-02' },
+    ]
+    const totals = []
+    for (const filter of filters) {
+      const { rows, total } = await accessLogReport(admin, filter)
+      expect(total).toBe(rows.length)
+      totals.push(total)
+    }
+    expect(totals).toEqual([4, 0, 4, 0])
   })
 })

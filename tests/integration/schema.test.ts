@@ -109,12 +109,14 @@ describe('the schema', () => {
     const rows = await (
       await sequelize()
     ).query<{ indexname: string; indexdef: string }>(
-      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('video_audits', 'access_log_pings')",
+      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('video_viewings', 'access_log_pings')",
       { type: QueryTypes.SELECT },
     )
     const defs = rows.map((r) => r.indexdef)
-    expect(defs).toContainEqual(expect.stringMatching(/video_audits .*\(last_viewed_at\)/))
-    expect(defs).toContainEqual(expect.stringMatching(/video_audits .*\(course_id, last_viewed_at\)/))
+    expect(defs).toContainEqual(expect.stringMatching(/video_viewings .*\(last_viewed_at DESC, user_id, video_id\)/))
+    expect(defs).toContainEqual(
+      expect.stringMatching(/video_viewings .*\(course_id, last_viewed_at DESC, user_id, video_id\)/),
+    )
     expect(defs).toContainEqual(expect.stringMatching(/access_log_pings .*\(recorded_at\)/))
     expect(defs).toContainEqual(expect.stringMatching(/access_log_pings .*\(course_id, recorded_at\)/))
   })

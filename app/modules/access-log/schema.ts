@@ -1,10 +1,10 @@
 import { format, isValid, parse } from 'date-fns'
 import { z } from 'zod'
 
-// The access-log filter (spec §2): courses, a start date and an end date, all optional. Dates come
-// as the spec writes them (MM/dd/yyyy, §9) or as date inputs send them (yyyy-MM-dd).
+// The access-log filter: courses, a start date and an end date, all optional. Dates come as the
+// partner's client writes them (MM/dd/yyyy) or as date inputs send them (yyyy-MM-dd).
 
-/** The day formats a filter accepts: the spec's MM/dd/yyyy (§9), and the date inputs' yyyy-MM-dd. */
+/** The day formats a filter accepts: MM/dd/yyyy, and the date inputs' yyyy-MM-dd. */
 const DAY_FORMATS = ['MM/dd/yyyy', 'yyyy-MM-dd']
 
 /** A whole day as yyyy-MM-dd, or undefined when the text is no real day in either format. */
@@ -33,10 +33,26 @@ function invalidDay(ctx: z.RefinementCtx, label: string) {
   return z.NEVER
 }
 
+/** An IANA time zone name this runtime knows (Intl throws on any other). */
+function isTimeZone(name: string) {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name })
+    return true
+  } catch {
+    return false
+  }
+}
+
 export const AccessLogFilterSchema = z
   .object({
     startDate: day('Start date'),
     endDate: day('End date'),
+    // where a day starts for the dates; the page and the /api use UTC, exports may choose
+    timeZone: z
+      .string()
+      .max(64)
+      .refine(isTimeZone, 'Time zone must be an IANA name such as UTC or Europe/Berlin.')
+      .default('UTC'),
     courses: z.preprocess(
       (v) => (v === undefined || v === null || v === '' ? [] : Array.isArray(v) ? v : [v]),
       z.array(z.string().uuid('Courses must be course ids.')).max(200),
