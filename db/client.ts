@@ -1,3 +1,4 @@
+import type pg from 'pg'
 import { Sequelize } from 'sequelize'
 import { getEnv, getSecrets } from '#app/utils/env.server.ts'
 import { openEmbeddedDatabase, type EmbeddedHandle } from './embedded.ts'
@@ -60,6 +61,17 @@ export async function db(): Promise<Models> {
 
 export async function sequelize(): Promise<Sequelize> {
   return (await connect()).sequelize
+}
+
+/** A raw pg connection borrowed from the pool (for a cursor or COPY), given back however `use` ends. */
+export async function withConnection<T>(use: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  const { connectionManager } = await sequelize()
+  const client = (await connectionManager.getConnection({ type: 'read' })) as pg.ClientBase
+  try {
+    return await use(client)
+  } finally {
+    connectionManager.releaseConnection(client)
+  }
 }
 
 /** Close the pool and stop the embedded server if this process owns it. */

@@ -20,17 +20,22 @@ export type S3StorageOptions = {
   credentials?: { accessKeyId: string; secretAccessKey: string }
 }
 
-/** File bodies in an S3 bucket (DESIGN.md §7). */
-export function s3Storage(options: S3StorageOptions): StorageDriver {
-  const client = new S3Client({
+/** A client for S3 or an S3-compatible server, set up the same way for uploads and exports. */
+export function makeS3Client(options: Omit<S3StorageOptions, 'bucket'>): S3Client {
+  return new S3Client({
     region: options.region,
     endpoint: options.endpoint,
     forcePathStyle: options.forcePathStyle,
     credentials: options.credentials,
-    // the default flexible checksums corrupt streamed bodies on S3-compatible servers (DESIGN.md §9)
+    // the default flexible checksums corrupt streamed bodies on S3-compatible servers
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   })
+}
+
+/** File bodies in an S3 bucket. */
+export function s3Storage(options: S3StorageOptions): StorageDriver {
+  const client = makeS3Client(options)
   const Bucket = options.bucket
   return {
     async put(key, body, contentType) {

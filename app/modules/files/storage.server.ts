@@ -77,18 +77,23 @@ export function storage(): StorageDriver {
   if (driver) return driver
   const env = getEnv()
   driver = env.S3_BUCKET
-    ? lazyS3Storage({
-        bucket: env.S3_BUCKET,
-        endpoint: env.S3_ENDPOINT,
-        region: env.S3_REGION,
-        forcePathStyle: env.S3_FORCE_PATH_STYLE,
-        credentials:
-          env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
-            ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
-            : undefined,
-      })
+    ? lazyS3Storage({ bucket: env.S3_BUCKET, ...s3Settings() })
     : diskStorage(path.join(env.DATA_DIR, 'uploads'))
   return driver
+}
+
+/** Where S3 is and how to sign in to it (S3_ENDPOINT, S3_REGION …), for any bucket. */
+export function s3Settings(): Omit<S3StorageOptions, 'bucket'> {
+  const env = getEnv()
+  return {
+    endpoint: env.S3_ENDPOINT,
+    region: env.S3_REGION,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE,
+    credentials:
+      env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+        ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+        : undefined,
+  }
 }
 
 /** Forget the chosen driver (tests that change the environment). */

@@ -1,0 +1,235 @@
+import { randomBytes } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { access, constants, rename, rm, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { PassThrough, Transform, type Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { stringify } from 'csv-stringify'
+import QueryStream from 'pg-query-stream'
+import { withConnection } from '#db/client.ts'
+import type { Actor } from '../auth/roles.ts'
+import { invalid } from '../errors.ts'
+import { accessLogFilter, accessLogStatement, type AccessLogRow } from './service.server.ts'
+
+// One export engine for the access log, used by the admin page, the CLI and the scheduled exports.
+// Rows stream from a PostgreSQL cursor through a CSV (or JSON Lines) writer into the destination, a
+// batch at a time, so memory stays flat whatever the size. A file is written beside its target and
+// renamed into place only when complete; an S3 object is a multipart upload that is aborted on failure.
+// Either way a failed export leaves nothing behind.
+
+export const EXPORT_FORMATS = ['csv', 'jsonl'] as const
+export type ExportFormat = (typeof EXPORT_FORMATS)[number]
+
+/** The report's columns first, then what a spreadsheet needs to join the rows with other data. */
+const COLUMNS: { header: string; key: string; value: (r: AccessLogRow) => string | number | null }[] = [
+  { header: 'First Name', key: 'firstName', value: (r) => r.first_name },
+  { header: 'Email ID', key: 'email', value: (r) => r.email },
+  { header: 'Course Name', key: 'courseName', value: (r) => r.course_name },
+  { header: 'Video title', key: 'videoTitle', value: (r) => r.video_title },
+  { header: 'Video Duration', key: 'videoDuration', value: (r) => r.video_duration },
+  { header: 'Video Progress', key: 'videoProgress', value: (r) => r.video_progress },
+  { header: 'Last Viewed', key: 'lastViewed', value: (r) => new Date(r.last_viewed).toISOString() },
+  { header: 'Last Name', key: 'lastName', value: (r) => r.last_name },
+  { header: 'Learner ID', key: 'learnerId', value: (r) => r.learner_id },
+  { header: 'Course ID', key: 'courseId', value: (r) => r.course_id },
+  { header: 'Video ID', key: 'videoId', value: (r) => r.video_id },
+]
+export const EXPORT_HEADERS = COLUMNS.map((c) => c.header)
+
+export const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  jsonl: 'application/x-ndjson; charset=utf-8',
+}
+
+/**
+ * A text cell a spreadsheet would read as a formula (=, +, -, @, tab, carriage return first) gets a
+ * leading apostrophe, so opening the file never runs what a learner typed into their name.
+ */
+export function neutraliseFormula(cell: string): string {
+  return /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell
+}
+
+/** Rows in, the chosen format's text out: the stages between the cursor and the sink. */
+function formatter(format: ExportFormat): Transform[] {
+  if (format === 'jsonl') {
+    return [
+      new Transform({
+        writableObjectMode: true,
+        transform(row: AccessLogRow, _encoding, done) {
+          done(null, `${JSON.stringify(Object.fromEntries(COLUMNS.map((c) => [c.key, c.value(row)])))}\n`)
+        },
+      }),
+    ]
+  }
+  const cells = new Transform({
+    objectMode: true,
+    transform(row: AccessLogRow, _encoding, done) {
+      done(
+        null,
+        COLUMNS.map((c) => {
+          const value = c.value(row)
+          return typeof value === 'string' ? neutraliseFormula(value) : value
+        }),
+      )
+    },
+  })
+  return [cells, stringify({ header: true, columns: EXPORT_HEADERS, record_delimiter: 'windows' })]
+}
+
+export type ExportProgress = { rows: number; bytes: number }
+export type ExportResult = ExportProgress & { location: string }
+
+export type ExportOptions = {
+  format?: ExportFormat
+  /** called as rows are written, at most every 1,000 rows and once at the end */
+  onProgress?: (progress: ExportProgress) => void
+  signal?: AbortSignal
+}
+
+/**
+ * Stream the rows of an access-log filter into `sink`, in the given format. The actor must be on the
+ * admin side (the same rule as the page); the filter is the page's and the /api's schema.
+ */
+export async function writeAccessLog(
+  actor: Actor,
+  input: unknown,
+  sink: Writable,
+  { format = 'csv', onProgress, signal }: ExportOptions = {},
+): Promise<ExportProgress> {
+  const filter = accessLogFilter(actor, input)
+  if (!EXPORT_FORMATS.includes(format)) throw invalid(`Format must be one of ${EXPORT_FORMATS.join(', ')}.`)
+  const { text, values } = accessLogStatement(filter)
+  const progress: ExportProgress = { rows: 0, bytes: 0 }
+  const counter = new Transform({
+    transform(chunk: Buffer | string, _encoding, done) {
+      progress.bytes += Buffer.byteLength(chunk)
+      done(null, chunk)
+    },
+  })
+  const rowCounter = new Transform({
+    objectMode: true,
+    transform(row: AccessLogRow, _encoding, done) {
+      progress.rows++
+      if (progress.rows % 1000 === 0) onProgress?.({ ...progress })
+      done(null, row)
+    },
+  })
+  await withConnection(async (client) => {
+    const rows = client.query(new QueryStream(text, values, { batchSize: 1000 }))
+    await pipeline([rows, rowCounter, ...formatter(format), counter, sink], { signal })
+  })
+  onProgress?.({ ...progress })
+  return progress
+}
+
+/** Where an export goes: standard output, a file, or an S3 object. */
+export type ExportDestination =
+  | { kind: 'stream'; stream: Writable; label: string }
+  | { kind: 'file'; path: string }
+  | { kind: 's3'; bucket: string; key: string }
+
+/** `-` is standard output, `s3://bucket/key` an object, anything else a file path. */
+export function parseDestination(out: string): ExportDestination {
+  if (out === '-') return { kind: 'stream', stream: process.stdout, label: 'stdout' }
+  if (out.startsWith('s3://')) {
+    const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\/(.+)$/.exec(out)
+    if (!match || match[2].endsWith('/')) throw invalid(`"${out}" is not an S3 object address (s3://bucket/key).`)
+    return { kind: 's3', bucket: match[1], key: match[2] }
+  }
+  if (!out.trim()) throw invalid('The output path is empty.')
+  return { kind: 'file', path: path.resolve(out) }
+}
+
+export function describeDestination(destination: ExportDestination): string {
+  if (destination.kind === 'stream') return destination.label
+  if (destination.kind === 's3') return `s3://${destination.bucket}/${destination.key}`
+  return destination.path
+}
+
+/** Export the access log to a destination; on failure nothing is left at the destination. */
+export async function exportAccessLog(
+  actor: Actor,
+  input: unknown,
+  destination: ExportDestination,
+  options: ExportOptions = {},
+): Promise<ExportResult> {
+  const location = describeDestination(destination)
+  // refused filters and actors fail before anything is created
+  accessLogFilter(actor, input)
+  if (destination.kind === 'stream') {
+    return { ...(await writeAccessLog(actor, input, destination.stream, options)), location }
+  }
+  if (destination.kind === 'file') {
+    return {
+      ...(await exportToFile(destination.path, (sink) => writeAccessLog(actor, input, sink, options))),
+      location,
+    }
+  }
+  const result = await exportToS3(destination, options.format ?? 'csv', (sink) =>
+    writeAccessLog(actor, input, sink, options),
+  )
+  return { ...result, location }
+}
+
+/** Write to a temporary file beside `target`, then rename it into place; remove it on any failure. */
+async function exportToFile(target: string, write: (sink: Writable) => Promise<ExportProgress>) {
+  const dir = path.dirname(target)
+  const info = await stat(dir).catch(() => undefined)
+  if (!info?.isDirectory()) throw invalid(`The folder ${dir} does not exist.`)
+  await access(dir, constants.W_OK).catch(() => {
+    throw invalid(`The folder ${dir} is not writable.`)
+  })
+  if ((await stat(target).catch(() => undefined))?.isDirectory())
+    throw invalid(`${target} is a folder; give a file name.`)
+  const temporary = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.partial`)
+  try {
+    const progress = await write(createWriteStream(temporary, { flags: 'wx', mode: 0o640 }))
+    await rename(temporary, target)
+    return progress
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw error
+  }
+}
+
+/** A multipart upload fed as rows arrive; aborted (no object, no parts kept) when anything fails. */
+async function exportToS3(
+  destination: { bucket: string; key: string },
+  format: ExportFormat,
+  write: (sink: Writable) => Promise<ExportProgress>,
+) {
+  const [{ Upload }, { makeS3Client }, { s3Settings }] = await Promise.all([
+    import('@aws-sdk/lib-storage'),
+    import('../files/s3-storage.server.ts'),
+    import('../files/storage.server.ts'),
+  ])
+  const client = makeS3Client(s3Settings())
+  const body = new PassThrough()
+  const upload = new Upload({
+    client,
+    params: { Bucket: destination.bucket, Key: destination.key, Body: body, ContentType: CONTENT_TYPES[format] },
+    leavePartsOnError: false,
+  })
+  const uploaded = upload.done()
+  // the upload's failure is reported by `done()`; this keeps it from being unhandled meanwhile
+  uploaded.catch(() => undefined)
+  try {
+    const progress = await write(body)
+    await uploaded
+    return progress
+  } catch (error) {
+    body.destroy()
+    await upload.abort().catch(() => undefined)
+    await uploaded.catch(() => undefined)
+    throw s3Error(error, destination)
+  } finally {
+    client.destroy()
+  }
+}
+
+/** An S3 failure in one line, never with the request's credentials or signature in it. */
+function s3Error(error: unknown, destination: { bucket: string; key: string }) {
+  if (!(error instanceof Error) || !('$metadata' in error || error.name.endsWith('Exception'))) return error
+  const reason = error.name === 'NoSuchBucket' ? 'the bucket does not exist' : error.message.split('\n')[0]
+  return new Error(`Uploading to s3://${destination.bucket}/${destination.key} failed: ${reason}`)
+}
