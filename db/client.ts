@@ -63,12 +63,12 @@ export async function sequelize(): Promise<Sequelize> {
   return (await connect()).sequelize
 }
 
-/** A raw pg connection borrowed from the pool (for a cursor or COPY), given back however `use` ends. */
-export async function withConnection<T>(use: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+/** A raw pg connection borrowed from the pool (for a cursor or COPY), given back however `work` ends. */
+export async function withConnection<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
   const { connectionManager } = await sequelize()
   const client = (await connectionManager.getConnection({ type: 'read' })) as pg.ClientBase
   try {
-    return await use(client)
+    return await work(client)
   } finally {
     connectionManager.releaseConnection(client)
   }
