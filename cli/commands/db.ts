@@ -2,8 +2,11 @@ import type { Command } from 'commander'
 import { connect, disconnect } from '#db/client.ts'
 import { migrate } from '#db/migrate.ts'
 import { seedDemoOnce } from '#db/seeds/demo.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { prunePings } from '#app/modules/progress/retention.server.ts'
 import { printDemoAccounts } from '../demo.ts'
 import { UsageError } from '../output.ts'
+import { progressLine } from '../progress.ts'
 
 export function registerDb(program: Command) {
   const db = program.command('db').description('database tasks (same DATA_DIR / DATABASE_URL rules as the app)')
@@ -36,6 +39,34 @@ export function registerDb(program: Command) {
         )
         if (seeded) printDemoAccounts()
       } finally {
+        await disconnect()
+      }
+    })
+
+  db.command('prune-pings')
+    .description('delete page pings older than a retention window (nothing reads them once a day is over)')
+    .requiredOption('--older-than <age>', 'how old a ping must be to go, in days: 180 or 180d')
+    .option('--dry-run', 'only count what would be deleted')
+    .option('--json', 'print { deleted, before } as JSON')
+    .action(async (options: { olderThan: string; dryRun?: boolean; json?: boolean }) => {
+      const age = /^(\d+)d?$/.exec(options.olderThan.trim())
+      if (!age)
+        throw new UsageError(`--older-than must be a number of days such as 180 or 180d, not "${options.olderThan}".`)
+      const progress = progressLine('Pruning pings:', 'deleted')
+      try {
+        const result = await prunePings(
+          SYSTEM,
+          { olderThanDays: Number(age[1]), dryRun: Boolean(options.dryRun) },
+          (deleted) => progress.update(deleted),
+        )
+        progress.stop()
+        if (options.json) console.log(JSON.stringify(result))
+        else
+          console.log(
+            `${options.dryRun ? 'Would delete' : 'Deleted'} ${result.deleted} ping(s) recorded before ${result.before}.`,
+          )
+      } finally {
+        progress.stop()
         await disconnect()
       }
     })

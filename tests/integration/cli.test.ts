@@ -117,6 +117,39 @@ describe('portal files sweep', () => {
   })
 })
 
+describe('portal db prune-pings', () => {
+  it('deletes the pings older than the window and keeps the newer ones', async () => {
+    const learner = await makeLearner()
+    const sql = (await db()).User.sequelize!
+    await sql.query(
+      `INSERT INTO access_log_pings (user_id, page_name, recorded_at)
+       SELECT :id, 'My Courses', now() - make_interval(days => d) + interval '12 hours' FROM generate_series(1, 40) d`,
+      { replacements: { id: learner.id } },
+    )
+    const count = async () =>
+      Number(
+        (
+          (await sql.query('SELECT count(*) AS n FROM access_log_pings WHERE user_id = :id', {
+            replacements: { id: learner.id },
+            plain: true,
+          })) as { n: string }
+        ).n,
+      )
+    const dry = await portal(['db', 'prune-pings', '--older-than', '30d', '--dry-run', '--json'])
+    expect(dry.code).toBe(0)
+    expect(JSON.parse(dry.stdout)).toMatchObject({ deleted: 10 })
+    expect(await count()).toBe(40)
+    const pruned = await portal(['db', 'prune-pings', '--older-than', '30'])
+    expect(pruned).toMatchObject({ code: 0, stderr: '' })
+    expect(pruned.stdout).toMatch(/^Deleted 10 ping\(s\) recorded before \d{4}-/)
+    expect(await count()).toBe(30)
+    const wrong = await portal(['db', 'prune-pings', '--older-than', 'a while'])
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain('--older-than must be a number of days')
+    expect((await portal(['db', 'prune-pings', '--older-than', '0'])).code).toBe(2)
+  })
+})
+
 describe('portal db and help', () => {
   it('migrates (nothing to do on a migrated database) and refuses a seed without --demo', async () => {
     expect(await portal(['db', 'migrate'])).toMatchObject({ code: 0, stdout: 'The database is up to date.\n' })

@@ -1,0 +1,59 @@
+import { QueryTypes } from 'sequelize'
+import { z } from 'zod'
+import { sequelize } from '#db/client.ts'
+import { isSuperAdmin, type Actor } from '../auth/roles.ts'
+import { forbidden } from '../errors.ts'
+
+// Page pings (postAccessLog) are appended for every open page and nothing reads old ones: who was
+// active on a day is kept in learner_activity, and viewing in video_viewings. The table would only
+// grow, so operators keep a retention window and prune what is older, in batches that never hold a
+// long lock (`portal db prune-pings --older-than 180d`).
+
+const BATCH = 10_000
+
+export const PruneSchema = z.object({
+  olderThanDays: z.coerce
+    .number({ invalid_type_error: 'The age must be a number of days.' })
+    .int('The age must be a whole number of days.')
+    .min(1, 'Keep at least one day of pings.')
+    .max(36_500, 'The age must be at most 36500 days.'),
+  dryRun: z.boolean().default(false),
+})
+
+/** Delete the pings recorded more than `olderThanDays` days ago; answers how many went (or would go). */
+export async function prunePings(
+  actor: Actor,
+  input: z.input<typeof PruneSchema>,
+  onProgress?: (deleted: number) => void,
+): Promise<{ deleted: number; before: string }> {
+  if (!isSuperAdmin(actor.roleId)) throw forbidden('Pruning pings is for operators.')
+  const { olderThanDays, dryRun } = PruneSchema.parse(input)
+  const sql = await sequelize()
+  const [{ before }] = await sql.query<{ before: Date }>('SELECT now() - make_interval(days => :days) AS before', {
+    replacements: { days: olderThanDays },
+    type: QueryTypes.SELECT,
+  })
+  const replacements = { before, batch: BATCH }
+  if (dryRun) {
+    const [{ count }] = await sql.query<{ count: string }>(
+      'SELECT count(*) AS count FROM access_log_pings WHERE recorded_at < :before',
+      { replacements, type: QueryTypes.SELECT },
+    )
+    return { deleted: Number(count), before: before.toISOString() }
+  }
+  let deleted = 0
+  for (;;) {
+    const [{ count }] = await sql.query<{ count: number }>(
+      `WITH gone AS (
+         DELETE FROM access_log_pings WHERE id IN (
+           SELECT id FROM access_log_pings WHERE recorded_at < :before ORDER BY recorded_at LIMIT :batch)
+         RETURNING 1)
+       SELECT count(*)::int AS count FROM gone`,
+      { replacements, type: QueryTypes.SELECT },
+    )
+    deleted += count
+    onProgress?.(deleted)
+    if (count < BATCH) break
+  }
+  return { deleted, before: before.toISOString() }
+}
