@@ -34,7 +34,7 @@ function invalidDay(ctx: z.RefinementCtx, label: string) {
 }
 
 /** An IANA time zone name this runtime knows (Intl throws on any other). */
-function isTimeZone(name: string) {
+export function isTimeZone(name: string) {
   try {
     new Intl.DateTimeFormat('en', { timeZone: name })
     return true
@@ -42,6 +42,8 @@ function isTimeZone(name: string) {
     return false
   }
 }
+
+export const TIME_ZONE_MESSAGE = 'Time zone must be an IANA name such as UTC or Europe/Berlin.'
 
 export const AccessLogFilterSchema = z
   .object({
@@ -51,7 +53,7 @@ export const AccessLogFilterSchema = z
     timeZone: z
       .string()
       .max(64)
-      .refine(isTimeZone, 'Time zone must be an IANA name such as UTC or Europe/Berlin.')
+      .refine(isTimeZone, TIME_ZONE_MESSAGE)
       .default('UTC'),
     courses: z.preprocess(
       (v) => (v === undefined || v === null || v === '' ? [] : Array.isArray(v) ? v : [v]),
