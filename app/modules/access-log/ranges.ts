@@ -9,7 +9,8 @@ import { isTimeZone, TIME_ZONE_MESSAGE } from './schema.ts'
 export const EXPORT_RANGES = ['yesterday', 'last-7-days', 'last-month', 'month-to-date'] as const
 export type ExportRange = (typeof EXPORT_RANGES)[number]
 
-export const isExportRange = (value: string): value is ExportRange => (EXPORT_RANGES as readonly string[]).includes(value)
+export const isExportRange = (value: string): value is ExportRange =>
+  (EXPORT_RANGES as readonly string[]).includes(value)
 
 /**
  * The first and last day of a named range, as the access-log filter takes them:

@@ -50,11 +50,7 @@ export const AccessLogFilterSchema = z
     startDate: day('Start date'),
     endDate: day('End date'),
     // where a day starts for the dates; the page and the /api use UTC, exports may choose
-    timeZone: z
-      .string()
-      .max(64)
-      .refine(isTimeZone, TIME_ZONE_MESSAGE)
-      .default('UTC'),
+    timeZone: z.string().max(64).refine(isTimeZone, TIME_ZONE_MESSAGE).default('UTC'),
     courses: z.preprocess(
       (v) => (v === undefined || v === null || v === '' ? [] : Array.isArray(v) ? v : [v]),
       z.array(z.string().uuid('Courses must be course ids.')).max(200),
