@@ -355,6 +355,9 @@ describe('GET /admin/accesslog/export', () => {
     expect(exportedRows(records)).toEqual(await reportRows(filter))
 
     const admin = await sessionCookieFor((await makeAdmin()).userName)
+    // every row, not the page's page: its paging parameters are ignored
+    const all = await download(`?course=${sql.id}&course=${etl.id}&size=7&page=2`, admin)
+    expect(csvRows(await all.text())).toHaveLength(9)
     const jsonl = await download(`?course=${sql.id}&format=jsonl`, admin)
     expect(jsonl.headers.get('Content-Type')).toBe('application/x-ndjson; charset=utf-8')
     expect(jsonl.headers.get('Content-Disposition')).toBe('attachment; filename="access-log-all.jsonl"')
@@ -385,7 +388,8 @@ describe('GET /admin/accesslog/export', () => {
   })
 })
 
-describe('portal export access-log', () => {
+// each run starts the real CLI (a second or more on a busy machine)
+describe('portal export access-log', { timeout: 120_000 }, () => {
   it('writes only the rows on standard output with --out -', async () => {
     const { sql } = await viewings()
     const result = await portal([
