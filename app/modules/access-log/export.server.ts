@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
+import { createWriteStream, rmSync } from 'node:fs'
 import { access, constants, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { PassThrough, Transform, type Writable } from 'node:stream'
@@ -195,6 +195,9 @@ async function exportToFile(target: string, write: (sink: Writable) => Promise<E
   if ((await stat(target).catch(() => undefined))?.isDirectory())
     throw invalid(`${target} is a folder; give a file name.`)
   const temporary = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.partial`)
+  // a process that exits part-way (Ctrl-C while a CLI-started database shuts down) removes it too
+  const removeOnExit = () => rmSync(temporary, { force: true })
+  process.on('exit', removeOnExit)
   try {
     const progress = await write(createWriteStream(temporary, { flags: 'wx', mode: 0o640 }))
     await rename(temporary, target)
@@ -202,6 +205,8 @@ async function exportToFile(target: string, write: (sink: Writable) => Promise<E
   } catch (error) {
     await rm(temporary, { force: true })
     throw error
+  } finally {
+    process.off('exit', removeOnExit)
   }
 }
 
