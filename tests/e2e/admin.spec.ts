@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises'
 import { expect, test, type Page } from '@playwright/test'
+import { parse } from 'csv-parse/sync'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { expectAccessible, portal, signIn } from './helpers.ts'
 
@@ -117,4 +119,37 @@ test('the access log shows who watched what, filtered by course and dates', asyn
   await expect(table.getByText('No Data Found')).toBeVisible()
   await page.getByRole('link', { name: 'Clear Filter' }).click()
   await expect(page).toHaveURL(/\/admin\/accesslog$/)
+})
+
+test('an admin exports exactly the rows of the access log’s filter as a CSV file', async ({ page }) => {
+  await signIn(page, 'admin', DEMO_PASSWORD)
+  await page.goto('/admin/accesslog')
+  await page.getByLabel('Courses').selectOption({ label: 'Data Modelling for Relational Databases' })
+  await page.getByLabel('Start date').fill('2000-01-01')
+  await page.getByLabel('End date').fill('2099-12-31')
+  await page.getByRole('button', { name: 'Filter' }).click()
+  await expect(page).toHaveURL(/startDate=2000-01-01/)
+
+  // every row the filter shows, page after page
+  const table = page.getByRole('table', { name: 'Access Log' })
+  const pages = page.getByRole('navigation', { name: 'Access Log pages' })
+  const shown: string[][] = []
+  for (let n = 2; ; n++) {
+    const rows = table.locator('tbody tr')
+    for (const row of await rows.all())
+      shown.push(await row.locator('td').evaluateAll((cells) => cells.slice(1, 4).map((c) => c.textContent ?? '')))
+    const next = pages.locator('a[rel="next"]')
+    if ((await next.count()) === 0) break
+    await next.click()
+    await expect(pages).toContainText(`Page ${n} of`)
+  }
+  expect(shown.length).toBeGreaterThan(0)
+
+  const downloading = page.waitForEvent('download')
+  await page.getByRole('link', { name: /^Export CSV/ }).click()
+  const download = await downloading
+  expect(download.suggestedFilename()).toBe('access-log-2000-01-01-2099-12-31.csv')
+  const records = parse(await readFile(await download.path(), 'utf8'), { columns: true }) as Record<string, string>[]
+  expect(records.map((r) => [r['Email ID'], r['Course Name'], r['Video title']])).toEqual(shown)
+  expect(new Set(records.map((r) => r['Course Name']))).toEqual(new Set(['Data Modelling for Relational Databases']))
 })

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
+import { createWriteStream, rmSync } from 'node:fs'
 import { access, constants, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { PassThrough, Transform, type Writable } from 'node:stream'
@@ -73,7 +73,19 @@ function formatter(format: ExportFormat): Transform[] {
       )
     },
   })
-  return [cells, stringify({ header: true, columns: EXPORT_HEADERS, record_delimiter: 'windows' })]
+  // RFC 4180: records end in CRLF, and a field holding a line break of any kind (a lone LF or CR
+  // too, which csv-stringify only quotes when it is the whole record delimiter) goes in quotes
+  return [
+    cells,
+    stringify({ header: true, columns: EXPORT_HEADERS, record_delimiter: 'windows', quoted_match: /[\r\n]/ }),
+  ]
+}
+
+export const isExportFormat = (value: string): value is ExportFormat =>
+  (EXPORT_FORMATS as readonly string[]).includes(value)
+
+function assertFormat(format: string) {
+  if (!isExportFormat(format)) throw invalid(`Format must be one of ${EXPORT_FORMATS.join(', ')}.`)
 }
 
 export type ExportProgress = { rows: number; bytes: number }
@@ -97,7 +109,7 @@ export async function writeAccessLog(
   { format = 'csv', onProgress, signal }: ExportOptions = {},
 ): Promise<ExportProgress> {
   const filter = accessLogFilter(actor, input)
-  if (!EXPORT_FORMATS.includes(format)) throw invalid(`Format must be one of ${EXPORT_FORMATS.join(', ')}.`)
+  assertFormat(format)
   const { text, values } = accessLogStatement(filter)
   const progress: ExportProgress = { rows: 0, bytes: 0 }
   const counter = new Transform({
@@ -154,8 +166,9 @@ export async function exportAccessLog(
   options: ExportOptions = {},
 ): Promise<ExportResult> {
   const location = describeDestination(destination)
-  // refused filters and actors fail before anything is created
+  // refused filters, actors and formats fail before anything is created
   accessLogFilter(actor, input)
+  assertFormat(options.format ?? 'csv')
   if (destination.kind === 'stream') {
     return { ...(await writeAccessLog(actor, input, destination.stream, options)), location }
   }
@@ -182,6 +195,9 @@ async function exportToFile(target: string, write: (sink: Writable) => Promise<E
   if ((await stat(target).catch(() => undefined))?.isDirectory())
     throw invalid(`${target} is a folder; give a file name.`)
   const temporary = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.partial`)
+  // a process that exits part-way (Ctrl-C while a CLI-started database shuts down) removes it too
+  const removeOnExit = () => rmSync(temporary, { force: true })
+  process.on('exit', removeOnExit)
   try {
     const progress = await write(createWriteStream(temporary, { flags: 'wx', mode: 0o640 }))
     await rename(temporary, target)
@@ -189,6 +205,8 @@ async function exportToFile(target: string, write: (sink: Writable) => Promise<E
   } catch (error) {
     await rm(temporary, { force: true })
     throw error
+  } finally {
+    process.off('exit', removeOnExit)
   }
 }
 

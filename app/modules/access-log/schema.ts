@@ -34,7 +34,7 @@ function invalidDay(ctx: z.RefinementCtx, label: string) {
 }
 
 /** An IANA time zone name this runtime knows (Intl throws on any other). */
-function isTimeZone(name: string) {
+export function isTimeZone(name: string) {
   try {
     new Intl.DateTimeFormat('en', { timeZone: name })
     return true
@@ -43,16 +43,14 @@ function isTimeZone(name: string) {
   }
 }
 
+export const TIME_ZONE_MESSAGE = 'Time zone must be an IANA name such as UTC or Europe/Berlin.'
+
 export const AccessLogFilterSchema = z
   .object({
     startDate: day('Start date'),
     endDate: day('End date'),
     // where a day starts for the dates; the page and the /api use UTC, exports may choose
-    timeZone: z
-      .string()
-      .max(64)
-      .refine(isTimeZone, 'Time zone must be an IANA name such as UTC or Europe/Berlin.')
-      .default('UTC'),
+    timeZone: z.string().max(64).refine(isTimeZone, TIME_ZONE_MESSAGE).default('UTC'),
     courses: z.preprocess(
       (v) => (v === undefined || v === null || v === '' ? [] : Array.isArray(v) ? v : [v]),
       z.array(z.string().uuid('Courses must be course ids.')).max(200),

@@ -144,6 +144,15 @@ export async function accessLogReport(
   return { total: Number(total), filter, rows: rows.map(toEntry) }
 }
 
+/** How many rows the report has for a filter (what an export's progress counts towards). */
+export async function accessLogTotal(actor: Actor, input: unknown): Promise<number> {
+  const { text, values } = totalStatement(accessLogFilter(actor, input))
+  const [{ total }] = await (
+    await sequelize()
+  ).query<{ total: string }>(text, { bind: values, type: QueryTypes.SELECT })
+  return Number(total)
+}
+
 export function toEntry(r: AccessLogRow): AccessLogEntry {
   return {
     name: `${r.first_name} ${r.last_name}`.trim(),

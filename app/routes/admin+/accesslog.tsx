@@ -111,6 +111,17 @@ export default function AccessLog() {
           </Link>
         </div>
       </Form>
+      {errors ? null : (
+        <p className="mt-6 flex flex-wrap items-center gap-x-3 gap-y-2">
+          {/* a plain link: the download is a whole file, not a page Remix could load */}
+          <a href={exportHref(input)} className="btn-secondary">
+            Export CSV<span className="sr-only"> of all {total} rows of this filter</span>
+          </a>
+          <a href={exportHref(input, 'jsonl')} className="text-sm underline">
+            or JSON Lines
+          </a>
+        </p>
+      )}
       <div className="mt-6">
         <DataTable
           label="Access Log"
@@ -137,6 +148,17 @@ export default function AccessLog() {
       </div>
     </>
   )
+}
+
+/** The export of the filter the page shows: every row, not only this page's. */
+function exportHref(input: { startDate: string; endDate: string; courses: string[] }, format?: 'jsonl') {
+  const params = new URLSearchParams()
+  for (const course of input.courses) params.append('course', course)
+  if (input.startDate) params.set('startDate', input.startDate)
+  if (input.endDate) params.set('endDate', input.endDate)
+  if (format) params.set('format', format)
+  const query = params.toString()
+  return `/admin/accesslog/export${query ? `?${query}` : ''}`
 }
 
 export function ErrorBoundary() {
