@@ -9,6 +9,11 @@ import { registerUsers } from './commands/users.ts'
 import { fail } from './output.ts'
 
 // The `portal` command: the same services and database as the app, never its routes.
+
+// A reader that stops early (`portal export access-log | head`) is no failure: stop quietly, as Unix tools do.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0)
+})
 const program = new Command()
   .name('portal')
   .description('Run and administer the learning portal.')

@@ -1,4 +1,8 @@
-import { endOfMonth, format, startOfMonth, subDays, subMonths } from 'date-fns'
+import { endOfMonth } from 'date-fns/endOfMonth'
+import { lightFormat } from 'date-fns/lightFormat'
+import { startOfMonth } from 'date-fns/startOfMonth'
+import { subDays } from 'date-fns/subDays'
+import { subMonths } from 'date-fns/subMonths'
 import { invalid } from '../errors.ts'
 import { isTimeZone, TIME_ZONE_MESSAGE } from './schema.ts'
 
@@ -23,7 +27,7 @@ export function rangeDays(range: ExportRange, now: Date, timeZone = 'UTC'): { st
   if (!isExportRange(range)) throw invalid(`Range must be one of ${EXPORT_RANGES.join(', ')}.`)
   if (!isTimeZone(timeZone)) throw invalid(TIME_ZONE_MESSAGE)
   const today = calendarDay(now, timeZone)
-  const day = (date: Date) => format(date, 'yyyy-MM-dd')
+  const day = (date: Date) => lightFormat(date, 'yyyy-MM-dd')
   switch (range) {
     case 'yesterday':
       return { startDate: day(subDays(today, 1)), endDate: day(subDays(today, 1)) }
