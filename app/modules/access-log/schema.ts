@@ -34,7 +34,7 @@ function invalidDay(ctx: z.RefinementCtx, label: string) {
 }
 
 /** An IANA time zone name this runtime knows (Intl throws on any other). */
-function isTimeZone(name: string) {
+export function isTimeZone(name: string) {
   try {
     new Intl.DateTimeFormat('en', { timeZone: name })
     return true
