@@ -2,6 +2,7 @@ import { Command } from 'commander'
 import { registerAssign } from './commands/assign.ts'
 import { registerBridge } from './commands/bridge.ts'
 import { registerDb } from './commands/db.ts'
+import { registerExports } from './commands/exports.ts'
 import { registerFiles } from './commands/files.ts'
 import { registerServe } from './commands/serve.ts'
 import { registerUsers } from './commands/users.ts'
@@ -20,6 +21,7 @@ registerUsers(program)
 registerFiles(program)
 registerAssign(program)
 registerBridge(program)
+registerExports(program)
 
 try {
   await program.parseAsync(process.argv)
