@@ -18,6 +18,7 @@ import {
   runDue,
   runSchedule,
 } from '#app/modules/exports/service.server.ts'
+import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
 import { sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeUser } from '#tests/factories.ts'
@@ -222,6 +223,26 @@ describe('running schedules', () => {
     await runDue(NIGHT)
     await removeSchedule(SYSTEM, 'gone')
     expect(await runsOf('gone')).toMatchObject([{ scheduleId: null, status: 'succeeded' }])
+  })
+})
+
+describe('the scheduler that portal serve runs', () => {
+  it('catches up a slot missed while the portal was down as it starts, once', async () => {
+    const dir = await folder()
+    const made = await addSchedule(SYSTEM, { name: 'served', cron: '0 2 * * *', range: 'yesterday', destination: dir })
+    await sql(`UPDATE export_schedules SET created_at = now() - interval '30 days' WHERE id = $1`, [made.id])
+    const start = async () => {
+      const runs: string[] = []
+      const errors: unknown[] = []
+      const scheduler = startExportScheduler({ run: (r) => runs.push(r.scheduleName), error: (e) => errors.push(e) })
+      await scheduler.current()
+      await scheduler.stop()
+      return { runs, errors }
+    }
+    expect(await start()).toEqual({ runs: ['served'], errors: [] })
+    // started again (a restart, or a second instance): the slot is done
+    expect(await start()).toEqual({ runs: [], errors: [] })
+    expect(await readdir(dir)).toHaveLength(1)
   })
 })
 
