@@ -294,10 +294,11 @@ async function execute(schedule: ScheduleRow, runId: string, at: Date, options: 
     )
     outcome = { status: 'succeeded', rows: result.rows, bytes: result.bytes }
   } catch (error) {
-    outcome = {
-      status: 'failed',
-      error: options.signal?.aborted ? 'Stopped before it finished (the portal was shutting down).' : oneLine(error),
-    }
+    let reason = options.signal?.aborted ? 'Stopped before it finished (the portal was shutting down).' : oneLine(error)
+    // S3 failures the export did not word itself (no credentials, no network) still say where it went
+    if (target.kind === 's3' && !reason.startsWith('Uploading to '))
+      reason = `Uploading to ${location} failed: ${reason}`
+    outcome = { status: 'failed', error: reason }
   }
   const [row] = await select<RunRow>(
     `UPDATE export_runs

@@ -87,9 +87,13 @@ const SIZE_UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const
 function formatSize(bytes: number | null) {
   if (bytes === null) return '—'
   const step = Math.min(SIZE_UNITS.length - 1, bytes > 0 ? Math.floor(Math.log10(bytes) / 3) : 0)
-  return new Intl.NumberFormat('en', { style: 'unit', unit: SIZE_UNITS[step], maximumFractionDigits: 1 }).format(
-    bytes / 1000 ** step,
-  )
+  return new Intl.NumberFormat('en', {
+    style: 'unit',
+    unit: SIZE_UNITS[step],
+    // "387 bytes", but "1.2 kB"
+    unitDisplay: step === 0 ? 'long' : 'short',
+    maximumFractionDigits: 1,
+  }).format(bytes / 1000 ** step)
 }
 
 const STATUS_STYLE: Record<ExportRunView['status'], string> = {
@@ -187,7 +191,7 @@ export default function ScheduledExports() {
                   <td className={cell}>
                     {s.courses.length ? s.courses.map((id) => titles.get(id) ?? 'a removed course').join(', ') : 'All'}
                   </td>
-                  <td className={`${cell} break-all`}>
+                  <td className={`${cell} min-w-64 break-all`}>
                     <code>{s.destination}</code>
                     <span className="block text-xs text-slate-500">{s.format.toUpperCase()}</span>
                   </td>
@@ -365,7 +369,7 @@ export default function ScheduledExports() {
                   </td>
                   <td className={cell}>{run.rows ?? '—'}</td>
                   <td className={`${cell} whitespace-nowrap`}>{formatSize(run.bytes)}</td>
-                  <td className={`${cell} break-all`}>
+                  <td className={`${cell} min-w-64 break-all`}>
                     {run.status === 'succeeded' ? (
                       <a href={`${PAGE}/${run.id}/download`} className="font-medium text-brand-700 hover:underline">
                         {run.location}
