@@ -3,6 +3,7 @@ import { registerAssign } from './commands/assign.ts'
 import { registerBridge } from './commands/bridge.ts'
 import { registerDb } from './commands/db.ts'
 import { registerExport } from './commands/export.ts'
+import { registerExports } from './commands/exports.ts'
 import { registerFiles } from './commands/files.ts'
 import { registerServe } from './commands/serve.ts'
 import { registerUsers } from './commands/users.ts'
@@ -27,6 +28,7 @@ registerFiles(program)
 registerAssign(program)
 registerBridge(program)
 registerExport(program)
+registerExports(program)
 
 try {
   await program.parseAsync(process.argv)

@@ -7,6 +7,7 @@ import { getEnv, getSecrets } from '#app/utils/env.server.ts'
 import { connect, disconnect } from '#db/client.ts'
 import { migrate } from '#db/migrate.ts'
 import { seedDemoOnce } from '#db/seeds/demo.ts'
+import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
 import { sweepUnattachedFiles, UNATTACHED_FILE_LIFETIME_MS } from '#app/modules/files/service.server.ts'
 import { printDemoAccounts } from '../demo.ts'
 
@@ -49,6 +50,14 @@ async function serve(options: { build: boolean; demo: boolean }) {
   void sweep()
   const sweeper = setInterval(() => void sweep(), 60 * 60 * 1000)
   sweeper.unref()
+  // scheduled exports: a slot missed while the portal was down now, then every minute
+  const exportScheduler = startExportScheduler({
+    run: (run) =>
+      run.status === 'succeeded'
+        ? console.log(`Scheduled export ${run.scheduleName}: ${run.rows} rows to ${run.location}.`)
+        : console.error(`Scheduled export ${run.scheduleName} failed: ${run.error}`),
+    error: (error: unknown) => console.error('Looking for due exports failed:', error),
+  })
 
   const server = spawn(
     process.execPath,
@@ -73,6 +82,8 @@ async function serve(options: { build: boolean; demo: boolean }) {
     if (stopping) return
     stopping = true
     clearInterval(sweeper)
+    // an export still running is stopped and recorded while the database is still there
+    await exportScheduler.stop()
     await stopChild(server)
     await disconnect()
     process.exit(code)

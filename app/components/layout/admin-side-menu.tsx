@@ -9,6 +9,7 @@ const ITEMS = [
   { to: '/admin/programs', label: 'Programs' },
   { to: '/admin/assignmentDocumentList', label: 'Assessments' },
   { to: '/admin/accesslog', label: 'Access Log' },
+  { to: '/admin/exports', label: 'Scheduled exports' },
 ]
 
 /** The admin area's side menu (spec §2). */

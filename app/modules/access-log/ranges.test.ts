@@ -62,4 +62,12 @@ describe('named export ranges', () => {
     expect(() => rangeDays('last-year' as never, new Date())).toThrow(/Range must be one of yesterday/)
     expect(() => rangeDays('yesterday', new Date(), 'Mars/Olympus')).toThrow(/IANA/)
   })
+
+  it('crosses a daylight-saving change without losing or doubling a day', () => {
+    // Europe/Berlin goes back an hour on 2026-10-25
+    expect(rangeDays('last-7-days', new Date('2026-10-27T00:30:00Z'), 'Europe/Berlin')).toEqual({
+      startDate: '2026-10-20',
+      endDate: '2026-10-26',
+    })
+  })
 })

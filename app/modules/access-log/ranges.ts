@@ -23,7 +23,9 @@ export const isExportRange = (value: string): value is ExportRange =>
  * - `last-month`: the whole calendar month before this one;
  * - `month-to-date`: the first of this month through today.
  */
-export function rangeDays(range: ExportRange, now: Date, timeZone = 'UTC'): { startDate: string; endDate: string } {
+export type DayRange = { startDate: string; endDate: string }
+
+export function rangeDays(range: ExportRange, now: Date, timeZone = 'UTC'): DayRange {
   if (!isExportRange(range)) throw invalid(`Range must be one of ${EXPORT_RANGES.join(', ')}.`)
   if (!isTimeZone(timeZone)) throw invalid(TIME_ZONE_MESSAGE)
   const today = calendarDay(now, timeZone)

@@ -1,0 +1,383 @@
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import path from 'node:path'
+import { Readable } from 'node:stream'
+import { Cron } from 'croner'
+import { QueryTypes, UniqueConstraintError } from 'sequelize'
+import { sequelize } from '#db/client.ts'
+import { getEnv } from '#app/utils/env.server.ts'
+import {
+  CONTENT_TYPES,
+  describeDestination,
+  exportAccessLog,
+  type ExportDestination,
+  type ExportProgress,
+} from '../access-log/export.server.ts'
+import { canManageContent, isAdminSide, SYSTEM, type Actor } from '../auth/roles.ts'
+import { conflict, forbidden, invalid, isServiceError, notFound } from '../errors.ts'
+import { isUuid } from '../ids.ts'
+import { rangeDays, type DayRange } from '../access-log/ranges.ts'
+import { CRON_OPTIONS, HistorySchema, ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
+
+// Scheduled access-log exports: schedules kept in the database, run by whichever process looks for due
+// work (`portal serve` every minute, or `portal exports run-due` from the system's own scheduler).
+//
+// The slot rule: a schedule's slot is a time its cron names, read in its time zone. A process that finds
+// the latest slot at or before now newer than the schedule's last scheduled run (and not before the
+// schedule was made) writes the run row first; UNIQUE (schedule_id, slot) lets exactly one process win
+// that insert, and only the winner exports. So each slot runs at most once however many processes look,
+// a slot missed while nothing was running is caught up once (only the latest, never a backlog), and a
+// failed run stays failed until the next slot. The run's days come from its slot, not from when it ran.
+
+const MANAGE_DENIED = 'Only admins can change scheduled exports.'
+const READ_DENIED = 'Scheduled exports are for the admin side.'
+
+export type ExportScheduleView = {
+  id: string
+  name: string
+  cron: string
+  timeZone: string
+  range: ExportRange
+  courses: string[]
+  format: Schedule['format']
+  destination: string
+  createdAt: string
+  createdBy: string | null
+  /** the next slot after now, in UTC */
+  nextRun: string | null
+}
+
+export type ExportRunStatus = 'running' | 'succeeded' | 'failed'
+
+export type ExportRunView = {
+  id: string
+  scheduleId: string | null
+  scheduleName: string
+  trigger: 'schedule' | 'manual'
+  slot: string | null
+  startedAt: string
+  finishedAt: string | null
+  status: ExportRunStatus
+  rows: number | null
+  bytes: number | null
+  location: string | null
+  error: string | null
+}
+
+type ScheduleRow = {
+  id: string
+  name: string
+  cron: string
+  time_zone: string
+  range: ExportRange
+  courses: string[]
+  format: Schedule['format']
+  destination: string
+  created_at: Date
+  created_by: string | null
+}
+
+type RunRow = {
+  id: string
+  schedule_id: string | null
+  schedule_name: string
+  trigger: 'schedule' | 'manual'
+  slot: Date | null
+  started_at: Date
+  finished_at: Date | null
+  status: ExportRunStatus
+  rows: string | null
+  bytes: string | null
+  location: string | null
+  error: string | null
+}
+
+const RUN_COLUMNS = `id, schedule_id, schedule_name, trigger, slot, started_at, finished_at, status, rows, bytes,
+  location, error`
+
+async function select<T extends object>(text: string, bind: unknown[] = []) {
+  const sql = await sequelize()
+  return sql.query<T>(text, { bind, type: QueryTypes.SELECT })
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
+
+function cronOf(schedule: Pick<ScheduleRow, 'cron' | 'time_zone'>) {
+  return new Cron(schedule.cron, { ...CRON_OPTIONS, timezone: schedule.time_zone, paused: true })
+}
+
+function toSchedule(row: ScheduleRow, now = new Date()): ExportScheduleView {
+  return {
+    id: row.id,
+    name: row.name,
+    cron: row.cron,
+    timeZone: row.time_zone,
+    range: row.range,
+    courses: row.courses,
+    format: row.format,
+    destination: row.destination,
+    createdAt: new Date(row.created_at).toISOString(),
+    createdBy: row.created_by,
+    nextRun: iso(cronOf(row).nextRun(now)),
+  }
+}
+
+function toRun(row: RunRow): ExportRunView {
+  return {
+    id: row.id,
+    scheduleId: row.schedule_id,
+    scheduleName: row.schedule_name,
+    trigger: row.trigger,
+    slot: iso(row.slot),
+    startedAt: new Date(row.started_at).toISOString(),
+    finishedAt: iso(row.finished_at),
+    status: row.status,
+    rows: row.rows === null ? null : Number(row.rows),
+    bytes: row.bytes === null ? null : Number(row.bytes),
+    location: row.location,
+    error: row.error,
+  }
+}
+
+function requireManager(actor: Actor) {
+  if (!canManageContent(actor.roleId)) throw forbidden(MANAGE_DENIED)
+}
+
+function requireReader(actor: Actor) {
+  if (!isAdminSide(actor.roleId)) throw forbidden(READ_DENIED)
+}
+
+export async function addSchedule(actor: Actor, input: unknown): Promise<ExportScheduleView> {
+  requireManager(actor)
+  const schedule = ScheduleSchema.parse(input)
+  if (schedule.courses.length) {
+    const found = await select<{ id: string }>('SELECT id FROM courses WHERE id = ANY($1::uuid[])', [schedule.courses])
+    const known = new Set(found.map((c) => c.id))
+    const missing = schedule.courses.find((id) => !known.has(id))
+    if (missing) throw invalid(`There is no course ${missing}.`, { courses: `There is no course ${missing}.` })
+  }
+  try {
+    const [row] = await select<ScheduleRow>(
+      `INSERT INTO export_schedules (name, cron, time_zone, range, courses, format, destination, created_by)
+       VALUES ($1, $2, $3, $4, $5::uuid[], $6, $7, $8)
+       RETURNING *`,
+      [
+        schedule.name,
+        schedule.cron,
+        schedule.timeZone,
+        schedule.range,
+        [...new Set(schedule.courses)],
+        schedule.format,
+        schedule.destination,
+        actor.id,
+      ],
+    )
+    return toSchedule(row)
+  } catch (error) {
+    if (error instanceof UniqueConstraintError) {
+      const message = `A schedule named ${schedule.name} already exists.`
+      throw conflict(message, { name: message })
+    }
+    throw error
+  }
+}
+
+export async function listSchedules(actor: Actor, now = new Date()): Promise<ExportScheduleView[]> {
+  requireReader(actor)
+  const rows = await select<ScheduleRow>('SELECT * FROM export_schedules ORDER BY name')
+  return rows.map((row) => toSchedule(row, now))
+}
+
+async function findSchedule(name: string): Promise<ScheduleRow> {
+  const [row] = await select<ScheduleRow>('SELECT * FROM export_schedules WHERE name = $1', [name.trim()])
+  if (!row) throw notFound(`There is no schedule named ${name}.`)
+  return row
+}
+
+/** Remove a schedule; its past runs stay in the history under its name. */
+export async function removeSchedule(actor: Actor, name: string): Promise<{ name: string }> {
+  requireManager(actor)
+  const [row] = await select<{ name: string }>('DELETE FROM export_schedules WHERE name = $1 RETURNING name', [
+    String(name ?? '').trim(),
+  ])
+  if (!row) throw notFound(`There is no schedule named ${name}.`)
+  return row
+}
+
+export async function listRuns(actor: Actor, input: unknown = {}): Promise<ExportRunView[]> {
+  requireReader(actor)
+  const { limit } = HistorySchema.parse(input)
+  const rows = await select<RunRow>(`SELECT ${RUN_COLUMNS} FROM export_runs ORDER BY started_at DESC, id LIMIT $1`, [
+    limit,
+  ])
+  return rows.map(toRun)
+}
+
+export type RunOptions = {
+  signal?: AbortSignal
+  onProgress?: (progress: ExportProgress) => void
+}
+
+/** Run a schedule now, outside its slots (a manual run: its days are counted from now). */
+export async function runSchedule(
+  actor: Actor,
+  name: string,
+  { now = new Date(), ...options }: RunOptions & { now?: Date } = {},
+): Promise<ExportRunView> {
+  requireManager(actor)
+  const schedule = await findSchedule(String(name ?? ''))
+  const [run] = await select<{ id: string }>(
+    `INSERT INTO export_runs (schedule_id, schedule_name, trigger, started_at)
+     VALUES ($1, $2, 'manual', $3) RETURNING id`,
+    [schedule.id, schedule.name, now],
+  )
+  return execute(schedule, run.id, now, options)
+}
+
+/** The latest slot of a schedule at or before `now`, if it is not before the schedule was made. */
+export function latestSlot(schedule: Pick<ScheduleRow, 'cron' | 'time_zone' | 'created_at'>, now: Date) {
+  // croner leaves out a run at exactly the reference time; a millisecond later includes it
+  const [slot] = cronOf(schedule).previousRuns(1, new Date(now.getTime() + 1))
+  if (!slot || slot > now || slot < new Date(schedule.created_at)) return undefined
+  return slot
+}
+
+/**
+ * Run every schedule whose latest slot at or before `now` has not run yet, once, and return those
+ * runs. Safe to call from several processes at once: each slot is claimed by one of them.
+ */
+export async function runDue(now = new Date(), options: RunOptions = {}): Promise<ExportRunView[]> {
+  const schedules = await select<ScheduleRow>('SELECT * FROM export_schedules ORDER BY name')
+  const runs: ExportRunView[] = []
+  for (const schedule of schedules) {
+    if (options.signal?.aborted) break
+    const slot = latestSlot(schedule, now)
+    if (!slot) continue
+    // a slot no newer than the last scheduled run is done (or was skipped over); otherwise claim it
+    const [claimed] = await select<{ id: string }>(
+      `INSERT INTO export_runs (schedule_id, schedule_name, trigger, slot, started_at)
+       SELECT s.id, s.name, 'schedule', $2::timestamptz, now() FROM export_schedules s
+        WHERE s.id = $1
+          AND NOT EXISTS (SELECT 1 FROM export_runs r WHERE r.schedule_id = s.id AND r.slot >= $2::timestamptz)
+       ON CONFLICT (schedule_id, slot) DO NOTHING
+       RETURNING id`,
+      [schedule.id, slot],
+    )
+    if (claimed) runs.push(await execute(schedule, claimed.id, slot, options))
+  }
+  return runs
+}
+
+/** Where a schedule's file for these days goes: `<name>_<start>_<end>.<format>` under its destination. */
+export function runTarget(
+  schedule: Pick<ScheduleRow, 'name' | 'format' | 'destination'>,
+  days: DayRange,
+): ExportDestination {
+  const fileName = `${schedule.name}_${days.startDate}_${days.endDate}.${schedule.format}`
+  const s3 = /^s3:\/\/([^/]+)\/(.*)$/.exec(schedule.destination)
+  if (s3) return { kind: 's3', bucket: s3[1], key: `${s3[2]}${fileName}` }
+  return { kind: 'file', path: path.join(schedule.destination, fileName) }
+}
+
+/** Export a claimed run and record how it went; a failure is recorded, never thrown. */
+async function execute(schedule: ScheduleRow, runId: string, at: Date, options: RunOptions): Promise<ExportRunView> {
+  const days = rangeDays(schedule.range, at, schedule.time_zone)
+  const target = runTarget(schedule, days)
+  const location = describeDestination(target)
+  let outcome: { status: 'succeeded'; rows: number; bytes: number } | { status: 'failed'; error: string }
+  try {
+    const result = await exportAccessLog(
+      SYSTEM,
+      { ...days, courses: schedule.courses, timeZone: schedule.time_zone },
+      target,
+      { format: schedule.format, signal: options.signal, onProgress: options.onProgress },
+    )
+    outcome = { status: 'succeeded', rows: result.rows, bytes: result.bytes }
+  } catch (error) {
+    let reason = options.signal?.aborted ? 'Stopped before it finished (the portal was shutting down).' : oneLine(error)
+    // S3 failures the export did not word itself (no credentials, no network) still say where it went
+    if (target.kind === 's3' && !reason.startsWith('Uploading to '))
+      reason = `Uploading to ${location} failed: ${reason}`
+    outcome = { status: 'failed', error: reason }
+  }
+  const [row] = await select<RunRow>(
+    `UPDATE export_runs
+        SET status = $2, finished_at = now(), rows = $3, bytes = $4, location = $5, error = $6
+      WHERE id = $1
+      RETURNING ${RUN_COLUMNS}`,
+    [
+      runId,
+      outcome.status,
+      outcome.status === 'succeeded' ? outcome.rows : null,
+      outcome.status === 'succeeded' ? outcome.bytes : null,
+      location,
+      outcome.status === 'failed' ? outcome.error : null,
+    ],
+  )
+  return toRun(row)
+}
+
+/**
+ * Why a run failed, in one line for the history: the first line of the message, with credentials that
+ * could appear in it (the S3 keys, a URL's user and password, signed query parameters) blanked out.
+ */
+export function oneLine(error: unknown): string {
+  const message = isServiceError(error) || error instanceof Error ? error.message : String(error)
+  let line =
+    message
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find(Boolean) ?? ''
+  const env = getEnv()
+  for (const secret of [env.S3_SECRET_ACCESS_KEY, env.S3_ACCESS_KEY_ID])
+    if (secret && secret.length >= 4) line = line.replaceAll(secret, '[hidden]')
+  line = line
+    .replace(/\/\/[^/\s:@]+:[^/\s@]+@/g, '//[hidden]@')
+    .replace(/(X-Amz-(?:Credential|Signature|Security-Token)=)[^&\s]+/gi, '$1[hidden]')
+  if (line.length > 500) line = `${line.slice(0, 499)}…`
+  return line || 'The export failed.'
+}
+
+export type RunFile = { body: Readable; size: number | undefined; fileName: string; contentType: string }
+
+/**
+ * The file a succeeded run wrote, from the server's disk or from S3. Only the location recorded for that
+ * run is ever opened, for the admin side (who may see the page).
+ */
+export async function openRunFile(actor: Actor, runId: string): Promise<RunFile> {
+  requireReader(actor)
+  const gone = notFound('There is no file for this run.')
+  if (!isUuid(runId)) throw gone
+  const [run] = await select<{ location: string | null; status: ExportRunStatus }>(
+    'SELECT location, status FROM export_runs WHERE id = $1',
+    [runId],
+  )
+  if (!run?.location || run.status !== 'succeeded') throw gone
+  const fileName = path.posix.basename(run.location)
+  const format = path.extname(fileName) === '.jsonl' ? 'jsonl' : 'csv'
+  const contentType = CONTENT_TYPES[format]
+  const s3 = /^s3:\/\/([^/]+)\/(.+)$/.exec(run.location)
+  if (s3) {
+    const [{ GetObjectCommand }, { makeS3Client }, { s3Settings }] = await Promise.all([
+      import('@aws-sdk/client-s3'),
+      import('../files/s3-storage.server.ts'),
+      import('../files/storage.server.ts'),
+    ])
+    const client = makeS3Client(s3Settings())
+    try {
+      const object = await client.send(new GetObjectCommand({ Bucket: s3[1], Key: s3[2] }))
+      if (!(object.Body instanceof Readable)) throw gone
+      object.Body.once('close', () => client.destroy())
+      return { body: object.Body, size: object.ContentLength, fileName, contentType }
+    } catch (error) {
+      client.destroy()
+      if (isServiceError(error)) throw error
+      if (error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NoSuchBucket')) throw gone
+      throw new Error(oneLine(error))
+    }
+  }
+  if (!path.isAbsolute(run.location)) throw gone
+  const info = await stat(run.location).catch(() => undefined)
+  if (!info?.isFile()) throw gone
+  return { body: createReadStream(run.location), size: info.size, fileName, contentType }
+}

@@ -1,0 +1,415 @@
+import { getFormProps, getInputProps, getSelectProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Field, SelectField } from '#app/components/ui/field.tsx'
+import { Overlay } from '#app/components/ui/overlay.tsx'
+import { canManageContent } from '#app/modules/auth/roles.ts'
+import { listCourseTitles } from '#app/modules/courses/service.server.ts'
+import { isServiceError } from '#app/modules/errors.ts'
+import { EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/exports/schema.ts'
+import {
+  addSchedule,
+  listRuns,
+  listSchedules,
+  removeSchedule,
+  runSchedule,
+  type ExportRunView,
+} from '#app/modules/exports/service.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { requireAdminSide } from '#app/utils/session.server.ts'
+import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.ts'
+
+export const meta: MetaFunction = () => [{ title: `Scheduled exports · ${PRODUCT_NAME}` }]
+
+const PAGE = '/admin/exports'
+const RECENT_RUNS = 20
+
+const RANGE_LABELS: Record<(typeof EXPORT_RANGES)[number], string> = {
+  yesterday: 'Yesterday',
+  'last-7-days': 'Last 7 days',
+  'last-month': 'Last month',
+  'month-to-date': 'Month to date',
+}
+
+/** Admins, the super admin and coaches see the schedules and their runs; coaches change nothing. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireAdminSide(request)
+  const [schedules, runs, { rows: courses }] = await Promise.all([
+    listSchedules(user),
+    listRuns(user, { limit: RECENT_RUNS }),
+    listCourseTitles(user),
+  ])
+  return json({ schedules, runs, courses, canManage: canManageContent(user.roleId) })
+}
+
+/** Add (the form), remove (after the confirmation) and run now; admins only. */
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requireAdminSide(request)
+  if (!canManageContent(user.roleId)) return redirectWithError(PAGE, 'Only admins can change scheduled exports.')
+  const formData = await readForm(request)
+  const intent = formData.get('intent')
+  const name = String(formData.get('name') ?? '')
+  try {
+    if (intent === 'remove') {
+      const removed = await removeSchedule(user, name)
+      return redirectWithSuccess(PAGE, `Schedule ${removed.name} removed; its runs stay in the list.`)
+    }
+    if (intent === 'run') {
+      const run = await runSchedule(user, name)
+      return run.status === 'succeeded'
+        ? redirectWithSuccess(PAGE, `${run.scheduleName}: ${run.rows} rows exported to ${run.location}.`)
+        : redirectWithError(PAGE, `${run.scheduleName} failed: ${run.error}`)
+    }
+  } catch (error) {
+    if (isServiceError(error)) return redirectWithError(PAGE, error.message)
+    throw error
+  }
+  const submission = parseWithZod(formData, { schema: ScheduleSchema })
+  if (submission.status !== 'success') return invalidForm(submission)
+  const added = await submitToService(submission, () => addSchedule(user, submission.value))
+  if (!added.ok) return added.response
+  return redirectWithSuccess(PAGE, `Schedule ${added.value.name} added.`)
+}
+
+const WHEN = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
+
+/** A moment as the page shows it, in UTC so that server and browser agree. */
+function When({ iso }: { iso: string | null }) {
+  if (!iso) return <>—</>
+  return <time dateTime={iso}>{WHEN.format(new Date(iso))} UTC</time>
+}
+
+const SIZE_UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const
+
+function formatSize(bytes: number | null) {
+  if (bytes === null) return '—'
+  const step = Math.min(SIZE_UNITS.length - 1, bytes > 0 ? Math.floor(Math.log10(bytes) / 3) : 0)
+  return new Intl.NumberFormat('en', {
+    style: 'unit',
+    unit: SIZE_UNITS[step],
+    // "387 bytes", but "1.2 kB"
+    unitDisplay: step === 0 ? 'long' : 'short',
+    maximumFractionDigits: 1,
+  }).format(bytes / 1000 ** step)
+}
+
+const STATUS_STYLE: Record<ExportRunView['status'], string> = {
+  succeeded: 'bg-green-100 text-green-800',
+  failed: 'bg-red-100 text-red-800',
+  running: 'bg-amber-100 text-amber-900',
+}
+
+const STATUS_LABEL: Record<ExportRunView['status'], string> = {
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  running: 'Running',
+}
+
+const cell = 'px-4 py-3 align-top text-slate-800'
+const head = 'px-4 py-3 font-semibold text-slate-700'
+
+export default function ScheduledExports() {
+  const { schedules, runs, courses, canManage } = useLoaderData<typeof loader>()
+  const actionData = useActionData<FormReply>()
+  const [params] = useSearchParams()
+  const navigation = useNavigation()
+  const busy = navigation.state !== 'idle'
+  const removing = canManage ? schedules.find((s) => s.name === params.get('remove')) : undefined
+  const titles = new Map(courses.map((c) => [c._id, c.title]))
+  const [form, fields] = useForm({
+    id: 'new-schedule',
+    lastResult: actionData?.result,
+    defaultValue: { timeZone: 'UTC', range: 'yesterday', format: 'csv' },
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ScheduleSchema }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+
+  return (
+    <>
+      <h1 className="text-2xl font-bold">Scheduled exports</h1>
+      <p className="mt-2 max-w-3xl text-sm text-slate-600">
+        The access log, exported on a schedule to an S3 prefix or a folder on the server. Each time a schedule comes
+        round it runs once, even with several servers; a time missed while the portal was down runs once when it is
+        back. {canManage ? null : 'Only admins can add, run or remove schedules.'}
+      </p>
+
+      <section aria-labelledby="schedules-heading" className="mt-6">
+        <h2 id="schedules-heading" className="text-lg font-semibold">
+          Schedules
+        </h2>
+        <div className="card mt-3 overflow-x-auto">
+          <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
+            <caption className="sr-only">Schedules</caption>
+            <thead className="bg-slate-50">
+              <tr>
+                <th scope="col" className={head}>
+                  Name
+                </th>
+                <th scope="col" className={head}>
+                  When
+                </th>
+                <th scope="col" className={head}>
+                  Days
+                </th>
+                <th scope="col" className={head}>
+                  Courses
+                </th>
+                <th scope="col" className={head}>
+                  Destination
+                </th>
+                {canManage ? (
+                  <th scope="col" className={head}>
+                    Actions
+                  </th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100 bg-white">
+              {schedules.length === 0 ? (
+                <tr>
+                  <td colSpan={canManage ? 6 : 5} className={`${cell} text-center text-slate-500`}>
+                    No schedules yet.
+                  </td>
+                </tr>
+              ) : null}
+              {schedules.map((s) => (
+                <tr key={s.id}>
+                  <th scope="row" className={`${cell} font-medium`}>
+                    {s.name}
+                  </th>
+                  <td className={cell}>
+                    <code className="whitespace-nowrap">{s.cron}</code> ({s.timeZone})
+                    <span className="mt-1 block text-xs text-slate-500">
+                      Next: <When iso={s.nextRun} />
+                    </span>
+                  </td>
+                  <td className={cell}>{RANGE_LABELS[s.range]}</td>
+                  <td className={cell}>
+                    {s.courses.length ? s.courses.map((id) => titles.get(id) ?? 'a removed course').join(', ') : 'All'}
+                  </td>
+                  <td className={`${cell} min-w-64 break-all`}>
+                    <code>{s.destination}</code>
+                    <span className="block text-xs text-slate-500">{s.format.toUpperCase()}</span>
+                  </td>
+                  {canManage ? (
+                    <td className={cell}>
+                      <div className="flex flex-wrap items-center gap-3">
+                        <Form method="post">
+                          <input type="hidden" name="intent" value="run" />
+                          <input type="hidden" name="name" value={s.name} />
+                          <button
+                            type="submit"
+                            className="btn-secondary whitespace-nowrap"
+                            disabled={busy}
+                            aria-label={`Run now: ${s.name}`}
+                          >
+                            Run now
+                          </button>
+                        </Form>
+                        <Link
+                          to={`?remove=${encodeURIComponent(s.name)}`}
+                          preventScrollReset
+                          className="text-sm font-medium text-red-700 hover:underline"
+                          aria-label={`Remove ${s.name}`}
+                        >
+                          Remove
+                        </Link>
+                      </div>
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+
+      {canManage ? (
+        <section aria-labelledby="add-heading" className="mt-8 max-w-3xl">
+          <h2 id="add-heading" className="text-lg font-semibold">
+            Add a schedule
+          </h2>
+          <Form method="post" className="card mt-3 grid gap-x-4 gap-y-1 p-6 sm:grid-cols-2" {...getFormProps(form)}>
+            <input type="hidden" name="intent" value="add" />
+            <Field
+              label="Name"
+              errors={fields.name.errors}
+              inputProps={{ ...getInputProps(fields.name, { type: 'text' }), placeholder: 'nightly' }}
+            />
+            <Field
+              label="Cron (minute hour day month weekday)"
+              errors={fields.cron.errors}
+              inputProps={{ ...getInputProps(fields.cron, { type: 'text' }), placeholder: '0 2 * * *' }}
+            />
+            <Field
+              label="Time zone"
+              errors={fields.timeZone.errors}
+              inputProps={getInputProps(fields.timeZone, { type: 'text' })}
+            />
+            <SelectField
+              label="Days"
+              errors={fields.range.errors}
+              options={EXPORT_RANGES.map((r) => ({ value: r, label: RANGE_LABELS[r] }))}
+              selectProps={getSelectProps(fields.range)}
+            />
+            <div className="sm:col-span-2">
+              <label htmlFor="schedule-courses" className="field-label">
+                Courses
+              </label>
+              <select
+                id="schedule-courses"
+                name={fields.courses.name}
+                multiple
+                size={4}
+                defaultValue={(fields.courses.initialValue as string[] | string | undefined) ?? []}
+                className="field-input"
+                aria-describedby="schedule-courses-hint"
+              >
+                {courses.map((c) => (
+                  <option key={c._id} value={c._id}>
+                    {c.title}
+                  </option>
+                ))}
+              </select>
+              <p id="schedule-courses-hint" className="mt-1 text-xs text-slate-500">
+                None chosen means every course. Ctrl or ⌘ picks several.
+              </p>
+              <p className="field-error">{fields.courses.errors?.[0]}</p>
+            </div>
+            <SelectField
+              label="Format"
+              errors={fields.format.errors}
+              options={SCHEDULE_FORMATS.map((f) => ({ value: f, label: f === 'csv' ? 'CSV' : 'JSON Lines' }))}
+              selectProps={getSelectProps(fields.format)}
+            />
+            <Field
+              label="Destination (s3://bucket/prefix/ or /server/folder/)"
+              errors={fields.destination.errors}
+              inputProps={{
+                ...getInputProps(fields.destination, { type: 'text' }),
+                placeholder: 's3://bucket/exports/',
+              }}
+            />
+            <div className="sm:col-span-2">
+              {form.errors?.length ? (
+                <p id={form.errorId} className="field-error" role="alert">
+                  {form.errors[0]}
+                </p>
+              ) : null}
+              <button type="submit" className="btn-primary" disabled={busy}>
+                Add schedule
+              </button>
+            </div>
+          </Form>
+        </section>
+      ) : null}
+
+      <section aria-labelledby="runs-heading" className="mt-8">
+        <h2 id="runs-heading" className="text-lg font-semibold">
+          Recent runs
+        </h2>
+        <div className="card mt-3 overflow-x-auto">
+          <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
+            <caption className="sr-only">Recent runs, newest first</caption>
+            <thead className="bg-slate-50">
+              <tr>
+                <th scope="col" className={head}>
+                  Schedule
+                </th>
+                <th scope="col" className={head}>
+                  Started
+                </th>
+                <th scope="col" className={head}>
+                  Status
+                </th>
+                <th scope="col" className={head}>
+                  Rows
+                </th>
+                <th scope="col" className={head}>
+                  Size
+                </th>
+                <th scope="col" className={head}>
+                  File or error
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100 bg-white">
+              {runs.length === 0 ? (
+                <tr>
+                  <td colSpan={6} className={`${cell} text-center text-slate-500`}>
+                    Nothing has run yet.
+                  </td>
+                </tr>
+              ) : null}
+              {runs.map((run) => (
+                <tr key={run.id}>
+                  <th scope="row" className={`${cell} font-medium`}>
+                    {run.scheduleName}
+                    <span className="block text-xs font-normal text-slate-500">
+                      {run.slot ? (
+                        <>
+                          For <When iso={run.slot} />
+                        </>
+                      ) : (
+                        'Run by hand'
+                      )}
+                    </span>
+                  </th>
+                  <td className={cell}>
+                    <When iso={run.startedAt} />
+                  </td>
+                  <td className={cell}>
+                    <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[run.status]}`}>
+                      {STATUS_LABEL[run.status]}
+                    </span>
+                  </td>
+                  <td className={cell}>{run.rows ?? '—'}</td>
+                  <td className={`${cell} whitespace-nowrap`}>{formatSize(run.bytes)}</td>
+                  <td className={`${cell} min-w-64 break-all`}>
+                    {run.status === 'succeeded' ? (
+                      <a href={`${PAGE}/${run.id}/download`} className="font-medium text-brand-700 hover:underline">
+                        {run.location}
+                      </a>
+                    ) : run.status === 'failed' ? (
+                      <span className="text-red-800">{run.error}</span>
+                    ) : (
+                      <span className="text-slate-500">{run.location ?? 'Running…'}</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+
+      {removing ? (
+        <Overlay
+          title="Remove schedule"
+          role="alertdialog"
+          closeTo={PAGE}
+          description={`Remove the schedule ${removing.name}? It will not run again; the files it wrote and its past runs stay.`}
+        >
+          <Form method="post" action={PAGE} className="flex justify-end gap-3">
+            <input type="hidden" name="intent" value="remove" />
+            <input type="hidden" name="name" value={removing.name} />
+            <a href={PAGE} className="btn-secondary">
+              Cancel
+            </a>
+            <button type="submit" className="btn bg-red-600 text-white hover:bg-red-700" disabled={busy}>
+              Remove
+            </button>
+          </Form>
+        </Overlay>
+      ) : null}
+    </>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}

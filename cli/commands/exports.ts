@@ -1,0 +1,217 @@
+import { SingleBar } from 'cli-progress'
+import { Option, type Command } from 'commander'
+import { ZodError } from 'zod'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { EXPORT_RANGES, SCHEDULE_FORMATS } from '#app/modules/exports/schema.ts'
+import {
+  addSchedule,
+  listRuns,
+  listSchedules,
+  removeSchedule,
+  runDue,
+  runSchedule,
+  type ExportRunView,
+  type RunOptions,
+} from '#app/modules/exports/service.server.ts'
+import { disconnect } from '#db/client.ts'
+import { UsageError } from '../output.ts'
+
+// `portal exports …`: scheduled access-log exports. Data (tables, JSON, a written file's location) goes
+// to stdout; what happened goes to stderr. A failed run exits 1, wrong input exits 2.
+
+type AddOptions = {
+  name?: string
+  cron?: string
+  range?: string
+  course: string[]
+  tz: string
+  to?: string
+  format: string
+  json?: boolean
+}
+
+/** The schedule's fields as the options that set them, so a refusal names the flag to fix. */
+const FLAG_OF: Record<string, string> = {
+  name: '--name',
+  cron: '--cron',
+  timeZone: '--tz',
+  range: '--range',
+  courses: '--course',
+  format: '--format',
+  destination: '--to',
+  limit: '--limit',
+}
+
+function usage(error: unknown): never {
+  if (!(error instanceof ZodError)) throw error
+  throw new UsageError(
+    error.issues.map((issue) => `${FLAG_OF[String(issue.path[0])] ?? 'input'}: ${issue.message}`).join('\nportal: '),
+  )
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value]
+
+const table = (rows: string[][]) => {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
+}
+
+function describeRun(run: ExportRunView) {
+  if (run.status === 'succeeded') return `${run.scheduleName}: ${run.rows} rows (${run.bytes} bytes) to ${run.location}`
+  if (run.status === 'failed') return `${run.scheduleName}: failed: ${run.error}`
+  return `${run.scheduleName}: still running`
+}
+
+/** Rows written so far, on a terminal only; scripts and logs get the one line at the end. */
+function progress(name: string): { options: RunOptions; stop: () => void } {
+  if (!process.stderr.isTTY) return { options: {}, stop: () => {} }
+  const bar = new SingleBar({ format: `${name}: {value} rows written`, stream: process.stderr, hideCursor: true })
+  bar.start(0, 0)
+  return {
+    options: { onProgress: ({ rows }) => bar.update(rows) },
+    stop: () => bar.stop(),
+  }
+}
+
+async function disconnecting<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } finally {
+    await disconnect()
+  }
+}
+
+export function registerExports(program: Command) {
+  const exportsCommand = program.command('exports').description('scheduled access-log exports')
+  const schedule = exportsCommand.command('schedule').description('the schedules of exports')
+
+  schedule
+    .command('add')
+    .description('add a schedule that exports the access log on a cron schedule')
+    .option('--name <name>', 'the schedule, and the start of its file names')
+    .option('--cron <pattern>', 'five fields read in --tz: minute hour day-of-month month day-of-week ("0 2 * * *")')
+    .option('--range <range>', `the days each run covers: ${EXPORT_RANGES.join(', ')}`)
+    .addOption(
+      new Option('--course <id>', 'only this course (repeat for several)')
+        .argParser(collect)
+        .default([], 'every course'),
+    )
+    .option('--tz <zone>', 'the IANA time zone of the cron and of the days', 'UTC')
+    .option('--to <destination>', 's3://bucket/prefix/ or an absolute server folder, ending in /')
+    .option('--format <format>', SCHEDULE_FORMATS.join(' or '), 'csv')
+    .option('--json', 'print the schedule as JSON')
+    .action(async (options: AddOptions) => {
+      const missing = (['name', 'cron', 'range', 'to'] as const).filter((key) => !options[key]).map((k) => `--${k}`)
+      if (missing.length) throw new UsageError(`missing ${missing.join(', ')}.`)
+      const made = await disconnecting(() =>
+        addSchedule(SYSTEM, {
+          name: options.name,
+          cron: options.cron,
+          range: options.range,
+          courses: options.course,
+          timeZone: options.tz,
+          destination: options.to,
+          format: options.format,
+        }).catch(usage),
+      )
+      if (options.json) console.log(JSON.stringify(made, null, 2))
+      console.error(
+        `Added schedule ${made.name}: ${made.cron} (${made.timeZone}), ${made.range} to ${made.destination}; ` +
+          `next run ${made.nextRun ?? 'never'}.`,
+      )
+    })
+
+  schedule
+    .command('list')
+    .description('list the schedules with their next run')
+    .option('--json', 'print them as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const schedules = await disconnecting(() => listSchedules(SYSTEM))
+      if (options.json) return console.log(JSON.stringify(schedules, null, 2))
+      if (!schedules.length) return console.error('No schedules.')
+      console.log(
+        table([
+          ['NAME', 'CRON', 'TIME ZONE', 'RANGE', 'COURSES', 'FORMAT', 'TO', 'NEXT RUN'],
+          ...schedules.map((s) => [
+            s.name,
+            s.cron,
+            s.timeZone,
+            s.range,
+            s.courses.length ? String(s.courses.length) : 'all',
+            s.format,
+            s.destination,
+            s.nextRun ?? 'never',
+          ]),
+        ]),
+      )
+    })
+
+  schedule
+    .command('remove')
+    .description('remove a schedule (its past runs stay in the history)')
+    .argument('<name>', 'the schedule')
+    .action(async (name: string) => {
+      const removed = await disconnecting(() => removeSchedule(SYSTEM, name))
+      console.error(`Removed schedule ${removed.name}.`)
+    })
+
+  exportsCommand
+    .command('run')
+    .description("run a schedule now, its days counted from now; prints the file's location")
+    .argument('<name>', 'the schedule')
+    .option('--json', 'print the run as JSON')
+    .action(async (name: string, options: { json?: boolean }) => {
+      const bar = progress(name)
+      const run = await disconnecting(() => runSchedule(SYSTEM, name, bar.options)).finally(bar.stop)
+      if (options.json) console.log(JSON.stringify(run, null, 2))
+      else if (run.status === 'succeeded') console.log(run.location)
+      // a failure exits 1 through the one error path (an exit code set here would be lost on the way out)
+      if (run.status !== 'succeeded') throw new Error(describeRun(run))
+      console.error(describeRun(run))
+    })
+
+  exportsCommand
+    .command('run-due')
+    .description('run every schedule whose latest slot has not run yet, once, and exit (for cron or a timer)')
+    .option('--json', 'print the runs as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const runs = await disconnecting(() => runDue(new Date()))
+      if (options.json) console.log(JSON.stringify(runs, null, 2))
+      if (!runs.length) console.error('Nothing is due.')
+      for (const run of runs) console.error(describeRun(run))
+      const failed = runs.filter((run) => run.status !== 'succeeded').length
+      if (failed) throw new Error(`${failed} of ${runs.length} runs failed.`)
+    })
+
+  exportsCommand
+    .command('history')
+    .description('the latest runs, newest first')
+    .option('--limit <n>', 'how many runs (1 to 1000)', '20')
+    .option('--json', 'print them as JSON')
+    .action(async (options: { limit: string; json?: boolean }) => {
+      const runs = await disconnecting(() => listRuns(SYSTEM, { limit: options.limit }).catch(usage))
+      if (options.json) return console.log(JSON.stringify(runs, null, 2))
+      if (!runs.length) return console.error('No runs yet.')
+      console.log(
+        table([
+          ['STARTED', 'SCHEDULE', 'TRIGGER', 'STATUS', 'ROWS', 'BYTES', 'LOCATION OR ERROR'],
+          ...runs.map((r) => [
+            r.startedAt,
+            r.scheduleName,
+            r.trigger,
+            r.status,
+            r.rows === null ? '' : String(r.rows),
+            r.bytes === null ? '' : String(r.bytes),
+            (r.status === 'failed' ? r.error : r.location) ?? '',
+          ]),
+        ]),
+      )
+    })
+}

@@ -1,0 +1,85 @@
+import { mkdtempSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { expect, test } from '@playwright/test'
+import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { expectAccessible, portal, signIn } from './helpers.ts'
+
+// The Scheduled exports page: schedules made with the CLI, read by a coach, managed by an admin.
+
+const folder = `${mkdtempSync(path.join(os.tmpdir(), 'portal-e2e-exports-'))}/`
+
+test.beforeAll(async () => {
+  await portal(
+    'exports',
+    'schedule',
+    'add',
+    '--name',
+    'nightly',
+    '--cron',
+    '0 2 * * *',
+    '--range',
+    'last-month',
+    '--to',
+    folder,
+  )
+  await portal('exports', 'run', 'nightly')
+})
+
+test('a coach sees the schedules and their runs, read-only', async ({ page }) => {
+  await signIn(page, 'coach', DEMO_PASSWORD)
+  await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Scheduled exports' }).click()
+  await expect(page).toHaveURL(/\/admin\/exports$/)
+  await expect(page.getByRole('heading', { name: 'Scheduled exports', level: 1 })).toBeVisible()
+
+  const schedules = page.getByRole('table', { name: 'Schedules' })
+  await expect(schedules.getByRole('row', { name: /nightly/ })).toContainText('0 2 * * *')
+  await expect(schedules.getByRole('row', { name: /nightly/ })).toContainText('Last month')
+  const runs = page.getByRole('table', { name: 'Recent runs, newest first' })
+  await expect(runs.getByRole('row', { name: /nightly/ }).first()).toContainText('Succeeded')
+  await expect(runs.getByRole('link', { name: /nightly_\d{4}-\d{2}-01_\d{4}-\d{2}-\d{2}\.csv$/ }).first()).toBeVisible()
+
+  // nothing to change: no form, no run or remove controls
+  await expect(page.getByText('Only admins can add, run or remove schedules.')).toBeVisible()
+  await expect(page.getByRole('heading', { name: 'Add a schedule' })).toHaveCount(0)
+  await expect(page.getByRole('button', { name: 'Add schedule' })).toHaveCount(0)
+  await expect(page.getByRole('button', { name: /Run now/ })).toHaveCount(0)
+  await expect(page.getByRole('link', { name: /Remove/ })).toHaveCount(0)
+  await expect(page.locator('form[method="post"]')).toHaveCount(0)
+  await expectAccessible(page, 'the Scheduled exports page (coach)')
+
+  // the file of a run downloads for the coach too
+  const downloading = page.waitForEvent('download')
+  await runs
+    .getByRole('link', { name: /nightly_.*\.csv$/ })
+    .first()
+    .click()
+  expect((await downloading).suggestedFilename()).toMatch(/^nightly_.*\.csv$/)
+})
+
+test('an admin adds a schedule, is told what is wrong first, and removes it after confirming', async ({ page }) => {
+  await signIn(page, 'admin', DEMO_PASSWORD)
+  await page.goto('/admin/exports')
+  await page.getByLabel('Name').fill('weekly')
+  await page.getByLabel('Cron (minute hour day month weekday)').fill('0 3 * * 8')
+  await page.getByLabel('Days').selectOption({ label: 'Last 7 days' })
+  await page.getByLabel('Destination (s3://bucket/prefix/ or /server/folder/)').fill('exports/')
+  await page.getByRole('button', { name: 'Add schedule' }).click()
+  await expect(page.getByText(/Cron "0 3 \* \* 8" is not a valid schedule/)).toBeVisible()
+  await expect(page.getByText(/A folder destination must be an absolute path/)).toBeVisible()
+
+  await page.getByLabel('Cron (minute hour day month weekday)').fill('0 3 * * 1')
+  await page.getByLabel('Destination (s3://bucket/prefix/ or /server/folder/)').fill(folder)
+  await page.getByRole('button', { name: 'Add schedule' }).click()
+  await expect(page.getByText('Schedule weekly added.')).toBeVisible()
+  const row = page.getByRole('table', { name: 'Schedules' }).getByRole('row', { name: /weekly/ })
+  await expect(row).toContainText('Last 7 days')
+  await expectAccessible(page, 'the Scheduled exports page (admin)')
+
+  await row.getByRole('link', { name: 'Remove weekly' }).click()
+  const dialog = page.getByRole('alertdialog', { name: 'Remove schedule' })
+  await expect(dialog).toContainText('Remove the schedule weekly?')
+  await dialog.getByRole('button', { name: 'Remove' }).click()
+  await expect(page.getByText('Schedule weekly removed; its runs stay in the list.')).toBeVisible()
+  await expect(page.getByRole('table', { name: 'Schedules' }).getByRole('row', { name: /weekly/ })).toHaveCount(0)
+})

@@ -1,0 +1,317 @@
+import { mkdtemp, readdir, readFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
+import { parse } from 'csv-parse/sync'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { ZodError } from 'zod'
+import { makeS3Client } from '#app/modules/files/s3-storage.server.ts'
+import { resetStorage } from '#app/modules/files/storage.server.ts'
+import { recordProgress } from '#app/modules/progress/service.server.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
+import {
+  addSchedule,
+  listRuns,
+  listSchedules,
+  openRunFile,
+  removeSchedule,
+  runDue,
+  runSchedule,
+} from '#app/modules/exports/service.server.ts'
+import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
+import { resetEnvCache } from '#app/utils/env.server.ts'
+import { sequelize } from '#db/client.ts'
+import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeUser } from '#tests/factories.ts'
+import { readBody, startS3rver, S3_TEST_BUCKET, type RunningS3rver } from '#tests/fixtures/files.ts'
+
+// Scheduled exports through their service, on a real database, real files and a real S3-compatible server.
+
+const NIGHT = new Date('2026-11-24T02:00:30Z')
+
+async function sql(text: string, bind: unknown[] = []) {
+  return (await sequelize()).query(text, { bind })
+}
+
+/** A schedule as if it had been made long before the times the tests run it at. */
+async function schedule(input: Record<string, unknown>) {
+  const made = await addSchedule(SYSTEM, { cron: '0 2 * * *', range: 'yesterday', ...input })
+  await sql(`UPDATE export_schedules SET created_at = '2026-01-01T00:00:00Z' WHERE id = $1`, [made.id])
+  return made
+}
+
+const runsOf = async (name: string) => (await listRuns(SYSTEM, { limit: 1000 })).filter((r) => r.scheduleName === name)
+
+const folder = async () => `${await mkdtemp(path.join(os.tmpdir(), 'portal-schedule-'))}/`
+
+/** A learner who watched the course's first video, last viewed at `at`. */
+async function viewing(course: { id: string; videos: { id: string }[] }, at: string, firstName = 'Viewer') {
+  const learner = await makeUser({ firstName })
+  await assignCourse(learner.id, course.id)
+  await recordProgress(learner, { courseId: course.id, videoId: course.videos[0].id, watched: [[0, 10]], position: 10 })
+  await sql('UPDATE video_viewings SET last_viewed_at = $2 WHERE user_id = $1', [learner.id, at])
+  return learner
+}
+
+beforeEach(async () => {
+  await sql('DELETE FROM export_schedules')
+})
+
+describe('a schedule', () => {
+  const valid = { name: 'nightly', cron: '0 2 * * *', range: 'yesterday', destination: '/var/exports/' }
+
+  async function refusal(input: Record<string, unknown>) {
+    const error = await addSchedule(SYSTEM, { ...valid, ...input }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ZodError)
+    return Object.fromEntries((error as ZodError).issues.map((i) => [i.path.join('.'), i.message]))
+  }
+
+  it('is refused with a message that says what is wrong', async () => {
+    expect((await refusal({ cron: '61 2 * * *' })).cron).toMatch(
+      /^Cron "61 2 \* \* \*" is not a valid schedule \(.*minute.*\); use five fields: minute hour/,
+    )
+    expect((await refusal({ cron: '0 2 * *' })).cron).toMatch(/not a valid schedule/)
+    expect((await refusal({ cron: '0 0 30 2 *' })).cron).toMatch(/^Cron "0 0 30 2 \*" never runs/)
+    expect((await refusal({ range: 'last-week' })).range).toBe(
+      'Range must be one of yesterday, last-7-days, last-month, month-to-date.',
+    )
+    expect((await refusal({ destination: 'exports/' })).destination).toBe(
+      'A folder destination must be an absolute path (such as /var/exports/), or use s3://bucket/prefix/.',
+    )
+    expect((await refusal({ destination: '/var/exports' })).destination).toMatch(/must end with \//)
+    expect((await refusal({ destination: 's3://bucket/nightly' })).destination).toMatch(
+      /An S3 destination is a prefix and must end with \//,
+    )
+    expect((await refusal({ format: 'xlsx' })).format).toBe('Format must be one of csv, jsonl.')
+    expect((await refusal({ timeZone: 'Mars/Olympus' })).timeZone).toMatch(/IANA name/)
+    expect((await refusal({ name: '../evil' })).name).toMatch(/letters, numbers, dots, dashes and underscores/)
+    expect((await refusal({ courses: ['not-an-id'] }))['courses.0']).toBe('Courses must be course ids.')
+    expect(await listSchedules(SYSTEM)).toEqual([])
+  })
+
+  it('is kept with its defaults, its name unique whatever the case, its courses known', async () => {
+    const course = await makeCourse()
+    const made = await addSchedule(SYSTEM, { ...valid, courses: [course.id] })
+    expect(made).toMatchObject({ name: 'nightly', timeZone: 'UTC', format: 'csv', courses: [course.id] })
+    expect(made.nextRun).toMatch(/T02:00:00\.000Z$/)
+    await expect(addSchedule(SYSTEM, { ...valid, name: 'NIGHTLY' })).rejects.toMatchObject({
+      status: 409,
+      message: 'A schedule named NIGHTLY already exists.',
+    })
+    await expect(
+      addSchedule(SYSTEM, { ...valid, name: 'other', courses: ['00000000-0000-4000-8000-000000000000'] }),
+    ).rejects.toMatchObject({ status: 400, errors: { courses: expect.stringContaining('There is no course') } })
+    expect((await listSchedules(SYSTEM)).map((s) => s.name)).toEqual(['nightly'])
+  })
+
+  it('is managed by admins, read by coaches, and hidden from learners', async () => {
+    const [admin, coach, learner] = await Promise.all([makeAdmin(), makeCoach(), makeLearner()])
+    await addSchedule(admin, valid)
+    expect((await listSchedules(coach)).map((s) => s.name)).toEqual(['nightly'])
+    await expect(listRuns(coach)).resolves.toBeInstanceOf(Array)
+    await expect(addSchedule(coach, { ...valid, name: 'coach' })).rejects.toMatchObject({ status: 403 })
+    await expect(runSchedule(coach, 'nightly')).rejects.toMatchObject({ status: 403 })
+    await expect(removeSchedule(coach, 'nightly')).rejects.toMatchObject({ status: 403 })
+    await expect(listSchedules(learner)).rejects.toMatchObject({ status: 403 })
+    await expect(listRuns(learner)).rejects.toMatchObject({ status: 403 })
+    await expect(removeSchedule(admin, 'Nightly')).resolves.toEqual({ name: 'nightly' })
+    await expect(removeSchedule(admin, 'nightly')).rejects.toMatchObject({ status: 404 })
+  })
+})
+
+describe('running schedules', () => {
+  it('writes the named file to a folder with the days of its slot', async () => {
+    const course = await makeCourse({ title: 'Scheduled SQL', videos: [{ title: 'Joins', duration: 60 }] })
+    await viewing(course, '2026-11-23T12:00:00Z', 'Yesterday')
+    await viewing(course, '2026-11-24T01:00:00Z', 'Today')
+    const dir = await folder()
+    await schedule({ name: 'nightly', courses: [course.id], destination: dir })
+
+    const [run] = await runDue(NIGHT)
+    const file = path.join(dir, 'nightly_2026-11-23_2026-11-23.csv')
+    expect(run).toMatchObject({ status: 'succeeded', rows: 1, location: file, trigger: 'schedule' })
+    expect(run.slot).toBe('2026-11-24T02:00:00.000Z')
+    const text = await readFile(file, 'utf8')
+    expect(run.bytes).toBe(Buffer.byteLength(text))
+    const records = parse(text, { columns: true }) as Record<string, string>[]
+    expect(records.map((r) => r['First Name'])).toEqual(['Yesterday'])
+    expect(await readdir(dir)).toEqual(['nightly_2026-11-23_2026-11-23.csv'])
+  })
+
+  it('counts the days in the schedule’s time zone and writes JSON Lines when asked', async () => {
+    const course = await makeCourse({ videos: [{ title: 'Keys' }] })
+    // 23:30 on the 23rd in New York is already the 24th in UTC
+    await viewing(course, '2026-11-24T04:30:00Z', 'Evening')
+    const dir = await folder()
+    await schedule({
+      name: 'ny',
+      cron: '0 2 * * *',
+      timeZone: 'America/New_York',
+      format: 'jsonl',
+      courses: [course.id],
+      destination: dir,
+    })
+    const [run] = await runDue(new Date('2026-11-24T07:00:00Z'))
+    expect(run).toMatchObject({ status: 'succeeded', rows: 1, slot: '2026-11-24T07:00:00.000Z' })
+    const lines = (await readFile(path.join(dir, 'ny_2026-11-23_2026-11-23.jsonl'), 'utf8')).trim().split('\n')
+    expect(lines.map((l) => (JSON.parse(l) as { firstName: string }).firstName)).toEqual(['Evening'])
+  })
+
+  it('runs a slot once when two runners race for it', async () => {
+    const dir = await folder()
+    await schedule({ name: 'raced', destination: dir, courses: [(await makeCourse()).id] })
+    const [first, second] = await Promise.all([runDue(NIGHT), runDue(NIGHT)])
+    expect([...first, ...second].map((r) => r.scheduleName)).toEqual(['raced'])
+    expect(await runsOf('raced')).toHaveLength(1)
+    expect(await readdir(dir)).toEqual(['raced_2026-11-23_2026-11-23.csv'])
+  })
+
+  it('catches up only the latest missed slot, once, and then waits for the next', async () => {
+    const dir = await folder()
+    await schedule({ name: 'missed', destination: dir, courses: [(await makeCourse()).id] })
+    // made in January, nothing ran since: only the night of the 24th November runs
+    const first = await runDue(NIGHT)
+    expect(first.map((r) => [r.scheduleName, r.slot])).toEqual([['missed', '2026-11-24T02:00:00.000Z']])
+    expect(await runDue(NIGHT)).toEqual([])
+    expect(await runDue(new Date('2026-11-24T23:59:00Z'))).toEqual([])
+    const next = await runDue(new Date('2026-11-25T02:00:00Z'))
+    expect(next.map((r) => r.slot)).toEqual(['2026-11-25T02:00:00.000Z'])
+    // an older slot seen late (a slow clock elsewhere) is not run behind a newer one
+    expect(await runDue(new Date('2026-11-24T02:00:00Z'))).toEqual([])
+    expect(await runsOf('missed')).toHaveLength(2)
+    expect((await readdir(dir)).sort()).toEqual([
+      'missed_2026-11-23_2026-11-23.csv',
+      'missed_2026-11-24_2026-11-24.csv',
+    ])
+  })
+
+  it('does not run a slot from before the schedule was made', async () => {
+    const dir = await folder()
+    const made = await addSchedule(SYSTEM, { name: 'fresh', cron: '0 2 * * *', range: 'yesterday', destination: dir })
+    await sql(`UPDATE export_schedules SET created_at = '2026-11-24T03:00:00Z' WHERE id = $1`, [made.id])
+    expect(await runDue(new Date('2026-11-24T10:00:00Z'))).toEqual([])
+    expect((await runDue(new Date('2026-11-25T02:00:00Z'))).map((r) => r.scheduleName)).toEqual(['fresh'])
+  })
+
+  it('records a failure in one line and does not retry it before the next slot', async () => {
+    await schedule({ name: 'broken', destination: '/nonexistent-portal-folder/' })
+    const [run] = await runDue(NIGHT)
+    expect(run).toMatchObject({
+      status: 'failed',
+      rows: null,
+      error: 'The folder /nonexistent-portal-folder does not exist.',
+      location: '/nonexistent-portal-folder/broken_2026-11-23_2026-11-23.csv',
+    })
+    expect(run.finishedAt).not.toBeNull()
+    expect(await runDue(new Date('2026-11-24T02:30:00Z'))).toEqual([])
+    await expect(openRunFile(SYSTEM, run.id)).rejects.toMatchObject({ status: 404 })
+  })
+
+  it('runs by hand at any time, counting the days from now, beside the scheduled runs', async () => {
+    const dir = await folder()
+    await schedule({ name: 'manual', range: 'last-month', destination: dir })
+    const run = await runSchedule(SYSTEM, 'manual', { now: new Date('2026-11-10T15:00:00Z') })
+    expect(run).toMatchObject({ status: 'succeeded', trigger: 'manual', slot: null })
+    expect(await readdir(dir)).toEqual(['manual_2026-10-01_2026-10-31.csv'])
+    // a manual run does not stand for a slot: the night's slot still runs
+    expect((await runDue(NIGHT)).map((r) => r.trigger)).toEqual(['schedule'])
+    await expect(runSchedule(SYSTEM, 'nothing')).rejects.toMatchObject({ status: 404 })
+  })
+
+  it('keeps the history of a removed schedule under its name', async () => {
+    const dir = await folder()
+    await schedule({ name: 'gone', destination: dir })
+    await runDue(NIGHT)
+    await removeSchedule(SYSTEM, 'gone')
+    expect(await runsOf('gone')).toMatchObject([{ scheduleId: null, status: 'succeeded' }])
+  })
+})
+
+describe('the scheduler that portal serve runs', () => {
+  it('catches up a slot missed while the portal was down as it starts, once', async () => {
+    const dir = await folder()
+    const made = await addSchedule(SYSTEM, { name: 'served', cron: '0 2 * * *', range: 'yesterday', destination: dir })
+    await sql(`UPDATE export_schedules SET created_at = now() - interval '30 days' WHERE id = $1`, [made.id])
+    const start = async () => {
+      const runs: string[] = []
+      const errors: unknown[] = []
+      const scheduler = startExportScheduler({ run: (r) => runs.push(r.scheduleName), error: (e) => errors.push(e) })
+      await scheduler.current()
+      await scheduler.stop()
+      return { runs, errors }
+    }
+    expect(await start()).toEqual({ runs: ['served'], errors: [] })
+    // started again (a restart, or a second instance): the slot is done
+    expect(await start()).toEqual({ runs: [], errors: [] })
+    expect(await readdir(dir)).toHaveLength(1)
+  })
+})
+
+describe('exports to S3', () => {
+  let s3: RunningS3rver
+  const names = ['S3_BUCKET', 'S3_ENDPOINT', 'S3_FORCE_PATH_STYLE', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']
+  const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]))
+
+  beforeAll(async () => {
+    s3 = await startS3rver()
+    Object.assign(process.env, s3.env)
+    resetEnvCache()
+    resetStorage()
+  })
+
+  afterAll(async () => {
+    for (const name of names) {
+      if (saved[name] === undefined) delete process.env[name]
+      else process.env[name] = saved[name]
+    }
+    resetEnvCache()
+    resetStorage()
+    await s3.close()
+  })
+
+  const objects = async (bucket = S3_TEST_BUCKET) => {
+    const client = makeS3Client(s3.options)
+    try {
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket }))
+      return (listed.Contents ?? []).map((o) => o.Key)
+    } finally {
+      client.destroy()
+    }
+  }
+
+  it('uploads the named object under the prefix, and the run’s file reads back from S3', async () => {
+    const course = await makeCourse({ videos: [{ title: 'Buckets' }] })
+    await viewing(course, '2026-11-23T09:00:00Z', 'Cloudy')
+    await schedule({ name: 'cloud', courses: [course.id], destination: `s3://${S3_TEST_BUCKET}/exports/nightly/` })
+    const [run] = await runDue(NIGHT)
+    expect(run).toMatchObject({
+      status: 'succeeded',
+      rows: 1,
+      location: `s3://${S3_TEST_BUCKET}/exports/nightly/cloud_2026-11-23_2026-11-23.csv`,
+    })
+    expect(await objects()).toContain('exports/nightly/cloud_2026-11-23_2026-11-23.csv')
+    const client = makeS3Client(s3.options)
+    const stored = await client.send(
+      new GetObjectCommand({ Bucket: S3_TEST_BUCKET, Key: 'exports/nightly/cloud_2026-11-23_2026-11-23.csv' }),
+    )
+    client.destroy()
+    const file = await openRunFile(SYSTEM, run.id)
+    expect(file).toMatchObject({ fileName: 'cloud_2026-11-23_2026-11-23.csv', contentType: 'text/csv; charset=utf-8' })
+    const body = (await readBody(file.body)).toString('utf8')
+    expect(body).toContain('Cloudy')
+    expect(body).toBe(await stored.Body?.transformToString())
+  })
+
+  it('records a failed upload to a missing bucket in one line, without credentials, and leaves no object', async () => {
+    await schedule({ name: 'nobucket', destination: 's3://no-such-bucket/exports/' })
+    const [run] = await runDue(NIGHT)
+    expect(run.status).toBe('failed')
+    expect(run.error).toBe(
+      'Uploading to s3://no-such-bucket/exports/nobucket_2026-11-23_2026-11-23.csv failed: the bucket does not exist',
+    )
+    expect(run.error).not.toMatch(/\n|S3RVER|Signature|Credential/)
+    expect((await objects()).filter((key) => key?.includes('nobucket'))).toEqual([])
+    await expect(objects('no-such-bucket')).rejects.toMatchObject({ name: 'NoSuchBucket' })
+    const [stored] = await runsOf('nobucket')
+    expect(stored).toMatchObject({ status: 'failed', error: run.error })
+  })
+})

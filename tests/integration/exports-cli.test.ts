@@ -1,0 +1,156 @@
+import { mkdtemp, readdir } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { sequelize } from '#db/client.ts'
+import { makeCourse } from '#tests/factories.ts'
+import { portal } from '#tests/cli.ts'
+
+// `portal exports …` in a child process, on this test file's database (DATABASE_URL).
+
+// each command is a child process starting Node and tsx: a test of several needs more than the default time
+const SLOW = { timeout: 180_000 }
+
+const folder = async () => `${await mkdtemp(path.join(os.tmpdir(), 'portal-cli-exports-'))}/`
+
+describe('portal exports schedule', () => {
+  it('adds, lists as JSON and removes a schedule, with exit codes scripts can rely on', SLOW, async () => {
+    const course = await makeCourse()
+    const dir = await folder()
+    const add = (...extra: string[]) =>
+      portal([
+        'exports',
+        'schedule',
+        'add',
+        '--name',
+        'nightly',
+        '--cron',
+        '0 2 * * *',
+        '--range',
+        'yesterday',
+        '--to',
+        dir,
+        ...extra,
+      ])
+
+    const added = await add('--course', course.id, '--tz', 'Europe/Berlin', '--format', 'jsonl')
+    expect(added).toMatchObject({ code: 0, stdout: '' })
+    expect(added.stderr).toMatch(/^Added schedule nightly: 0 2 \* \* \* \(Europe\/Berlin\), yesterday to /)
+
+    const listed = await portal(['exports', 'schedule', 'list', '--json'])
+    expect(listed.code).toBe(0)
+    expect(JSON.parse(listed.stdout)).toMatchObject([
+      {
+        name: 'nightly',
+        cron: '0 2 * * *',
+        timeZone: 'Europe/Berlin',
+        range: 'yesterday',
+        courses: [course.id],
+        format: 'jsonl',
+        destination: dir,
+      },
+    ])
+
+    const duplicate = await add()
+    expect(duplicate.code).toBe(1)
+    expect(duplicate.stderr).toContain('portal: A schedule named nightly already exists.')
+
+    const wrong = await portal([
+      'exports',
+      'schedule',
+      'add',
+      '--name',
+      'bad',
+      '--cron',
+      '0 25 * * *',
+      '--range',
+      'fortnight',
+      '--to',
+      'relative/',
+    ])
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toMatch(/portal: --cron: Cron "0 25 \* \* \*" is not a valid schedule/)
+    expect(wrong.stderr).toContain(
+      'portal: --range: Range must be one of yesterday, last-7-days, last-month, month-to-date.',
+    )
+    expect(wrong.stderr).toContain('portal: --to: A folder destination must be an absolute path')
+
+    const missing = await portal(['exports', 'schedule', 'add', '--name', 'half'])
+    expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining('missing --cron, --range, --to') })
+
+    expect(await portal(['exports', 'schedule', 'remove', 'nightly'])).toMatchObject({
+      code: 0,
+      stderr: 'Removed schedule nightly.\n',
+    })
+    const again = await portal(['exports', 'schedule', 'remove', 'nightly'])
+    expect(again).toMatchObject({ code: 1, stderr: 'portal: There is no schedule named nightly.\n' })
+    expect(JSON.parse((await portal(['exports', 'schedule', 'list', '--json'])).stdout)).toEqual([])
+  })
+})
+
+describe('portal exports run, run-due and history', () => {
+  it('runs by hand, runs what is due once, and tells a failure by its exit code', SLOW, async () => {
+    const dir = await folder()
+    const course = await makeCourse()
+    const add = (name: string, to: string) =>
+      portal([
+        'exports',
+        'schedule',
+        'add',
+        '--name',
+        name,
+        '--cron',
+        '0 2 * * *',
+        '--range',
+        'last-7-days',
+        '--course',
+        course.id,
+        '--to',
+        to,
+      ])
+    expect((await add('weekly', dir)).code).toBe(0)
+    expect((await add('broken', '/nonexistent-portal-folder/')).code).toBe(0)
+
+    const run = await portal(['exports', 'run', 'weekly'])
+    expect(run.code).toBe(0)
+    const [file] = await readdir(dir)
+    expect(file).toMatch(/^weekly_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.csv$/)
+    expect(run.stdout).toBe(`${path.join(dir, file)}\n`)
+    expect(run.stderr).toMatch(/^weekly: 0 rows \(\d+ bytes\) to /)
+
+    const failed = await portal(['exports', 'run', 'broken'])
+    expect(failed).toMatchObject({ code: 1, stdout: '' })
+    expect(failed.stderr).toBe('portal: broken: failed: The folder /nonexistent-portal-folder does not exist.\n')
+    expect((await portal(['exports', 'run', 'nothing'])).code).toBe(1)
+
+    // both made long ago: their latest slot is due, once
+    await (await sequelize()).query("UPDATE export_schedules SET created_at = now() - interval '30 days'")
+    const due = await portal(['exports', 'run-due', '--json'])
+    expect(due.code).toBe(1)
+    expect(due.stderr).toContain('broken: failed: The folder /nonexistent-portal-folder does not exist.\n')
+    expect(due.stderr).toContain('portal: 1 of 2 runs failed.\n')
+    const runs = JSON.parse(due.stdout) as { scheduleName: string; status: string; trigger: string }[]
+    expect(runs.map((r) => [r.scheduleName, r.status, r.trigger])).toEqual([
+      ['broken', 'failed', 'schedule'],
+      ['weekly', 'succeeded', 'schedule'],
+    ])
+    expect(await portal(['exports', 'run-due'])).toMatchObject({ code: 0, stdout: '', stderr: 'Nothing is due.\n' })
+
+    const history = await portal(['exports', 'history', '--json', '--limit', '3'])
+    expect(history.code).toBe(0)
+    const latest = JSON.parse(history.stdout) as { scheduleName: string; trigger: string }[]
+    expect(latest).toHaveLength(3)
+    expect(latest.filter((r) => r.trigger === 'schedule')).toHaveLength(2)
+
+    const table = await portal(['exports', 'history'])
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^STARTED\s+SCHEDULE\s+TRIGGER\s+STATUS\s+ROWS\s+BYTES\s+LOCATION OR ERROR$/,
+    )
+    expect(table.stdout.split('\n').filter(Boolean)).toHaveLength(5) // the header and four runs
+
+    expect(await portal(['exports', 'history', '--limit', '0'])).toMatchObject({
+      code: 2,
+      stderr: 'portal: --limit: Limit must be at least 1.\n',
+    })
+  })
+})
