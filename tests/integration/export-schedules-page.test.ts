@@ -1,5 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises'
-import os from 'node:os'
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
@@ -26,9 +25,16 @@ beforeAll(async () => {
   cookies.learner = await sessionCookieFor(learner.userName)
 })
 
+async function ensureExportsFolder() {
+  const root = path.join(process.env.DATA_DIR!, 'exports')
+  await mkdir(root, { recursive: true })
+  return root
+}
+
 beforeEach(async () => {
   await (await sequelize()).query('DELETE FROM export_schedules')
-  dir = `${await mkdtemp(path.join(os.tmpdir(), 'portal-schedule-page-'))}/`
+  // the admin area may only write exports inside the portal's own exports folder
+  dir = `${await mkdtemp(path.join(await ensureExportsFolder(), 'page-'))}/`
 })
 
 const open = (who: keyof typeof cookies) => call(page.loader, '/admin/exports', { headers: { Cookie: cookies[who] } })

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
@@ -105,7 +105,15 @@ describe('a schedule', () => {
 
   it('is managed by admins, read by coaches, and hidden from learners', async () => {
     const [admin, coach, learner] = await Promise.all([makeAdmin(), makeCoach(), makeLearner()])
-    await addSchedule(admin, valid)
+    // from the admin area, a folder must be in the portal's exports folder; the CLI may name any
+    await expect(addSchedule(admin, valid)).rejects.toMatchObject({
+      status: 400,
+      errors: { destination: expect.stringMatching(/^From the admin area a folder destination must be inside /) },
+    })
+    await expect(addSchedule(admin, { ...valid, destination: '/var/../etc/' })).rejects.toThrow()
+    const inside = `${path.join(process.env.DATA_DIR!, 'exports', 'nightly')}/`
+    await addSchedule(admin, { ...valid, destination: inside })
+    expect((await stat(inside)).isDirectory()).toBe(true)
     expect((await listSchedules(coach)).map((s) => s.name)).toEqual(['nightly'])
     await expect(listRuns(coach)).resolves.toBeInstanceOf(Array)
     await expect(addSchedule(coach, { ...valid, name: 'coach' })).rejects.toMatchObject({ status: 403 })

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
+import { mkdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { Cron } from 'croner'
@@ -147,9 +147,28 @@ function requireReader(actor: Actor) {
   if (!isAdminSide(actor.roleId)) throw forbidden(READ_DENIED)
 }
 
+/** The folder the admin area may write exports into: `$DATA_DIR/exports/`. */
+export const exportsFolder = () => `${path.resolve(getEnv().DATA_DIR, 'exports')}/`
+
+/**
+ * A folder destination set from the admin area must lie in the portal's own exports folder
+ * ($DATA_DIR/exports): a web account must not be able to write files anywhere the server can. The CLI
+ * (an operator with shell access) may name any absolute folder.
+ */
+function folderOutsideExports(actor: Actor, destination: string): string | undefined {
+  if (actor.id === SYSTEM.id || destination.startsWith('s3://')) return undefined
+  const root = exportsFolder()
+  if (path.resolve(destination) + '/' === root || path.resolve(destination).startsWith(root)) return undefined
+  return `From the admin area a folder destination must be inside ${root} (use s3://bucket/prefix/, or the portal CLI for other folders).`
+}
+
 export async function addSchedule(actor: Actor, input: unknown): Promise<ExportScheduleView> {
   requireManager(actor)
   const schedule = ScheduleSchema.parse(input)
+  const outside = folderOutsideExports(actor, schedule.destination)
+  if (outside) throw invalid(outside, { destination: outside })
+  if (!schedule.destination.startsWith('s3://') && actor.id !== SYSTEM.id)
+    await mkdir(schedule.destination, { recursive: true })
   if (schedule.courses.length) {
     const found = await select<{ id: string }>('SELECT id FROM courses WHERE id = ANY($1::uuid[])', [schedule.courses])
     const known = new Set(found.map((c) => c.id))

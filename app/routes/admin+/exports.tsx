@@ -12,6 +12,7 @@ import { EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/ex
 import {
   addSchedule,
   listRuns,
+  exportsFolder,
   listSchedules,
   removeSchedule,
   runSchedule,
@@ -42,7 +43,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     listRuns(user, { limit: RECENT_RUNS }),
     listCourseTitles(user),
   ])
-  return json({ schedules, runs, courses, canManage: canManageContent(user.roleId) })
+  return json({ schedules, runs, courses, canManage: canManageContent(user.roleId), folder: exportsFolder() })
 }
 
 /** Add (the form), remove (after the confirmation) and run now; admins only. */
@@ -112,7 +113,7 @@ const cell = 'px-4 py-3 align-top text-slate-800'
 const head = 'px-4 py-3 font-semibold text-slate-700'
 
 export default function ScheduledExports() {
-  const { schedules, runs, courses, canManage } = useLoaderData<typeof loader>()
+  const { schedules, runs, courses, canManage, folder } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   const [params] = useSearchParams()
   const navigation = useNavigation()
@@ -287,7 +288,7 @@ export default function ScheduledExports() {
               selectProps={getSelectProps(fields.format)}
             />
             <Field
-              label="Destination (s3://bucket/prefix/ or /server/folder/)"
+              label={`Destination (s3://bucket/prefix/ or a folder in ${folder})`}
               errors={fields.destination.errors}
               inputProps={{
                 ...getInputProps(fields.destination, { type: 'text' }),
