@@ -214,6 +214,25 @@ describe('running schedules', () => {
     await expect(openRunFile(SYSTEM, run.id)).rejects.toMatchObject({ status: 404 })
   })
 
+  it('records a run whose process died as failed after six hours, and only then', async () => {
+    const dir = await folder()
+    const made = await schedule({ name: 'orphan', destination: dir })
+    const orphan = async (hoursAgo: number) =>
+      sql(
+        `INSERT INTO export_runs (schedule_id, schedule_name, trigger, started_at)
+         VALUES ($1, 'orphan', 'manual', now() - make_interval(hours => $2)) RETURNING id`,
+        [made.id, hoursAgo],
+      )
+    await orphan(7)
+    await orphan(1)
+    await runDue(new Date('2026-11-23T12:00:00Z'))
+    const manual = (await runsOf('orphan')).filter((r) => r.trigger === 'manual')
+    expect(manual.map((r) => r.status).sort()).toEqual(['failed', 'running'])
+    expect(manual.find((r) => r.status === 'failed')?.error).toBe(
+      'The process running this export stopped before it finished.',
+    )
+  })
+
   it('runs by hand at any time, counting the days from now, beside the scheduled runs', async () => {
     const dir = await folder()
     await schedule({ name: 'manual', range: 'last-month', destination: dir })

@@ -265,7 +265,17 @@ export function latestSlot(schedule: Pick<ScheduleRow, 'cron' | 'time_zone' | 'c
  * Run every schedule whose latest slot at or before `now` has not run yet, once, and return those
  * runs. Safe to call from several processes at once: each slot is claimed by one of them.
  */
+/** A run still "running" after this long has lost its process (an export of millions of rows takes minutes). */
+const ABANDONED_AFTER_HOURS = 6
+
 export async function runDue(now = new Date(), options: RunOptions = {}): Promise<ExportRunView[]> {
+  // a run whose process died (kill -9, a lost machine) would read "running" for ever: after a
+  // generous while it is recorded as failed, so the history tells the truth
+  await select(
+    `UPDATE export_runs SET status = 'failed', finished_at = now(), error = $1
+      WHERE status = 'running' AND started_at < now() - make_interval(hours => $2) RETURNING id`,
+    ['The process running this export stopped before it finished.', ABANDONED_AFTER_HOURS],
+  )
   const schedules = await select<ScheduleRow>('SELECT * FROM export_schedules ORDER BY name')
   const runs: ExportRunView[] = []
   for (const schedule of schedules) {
