@@ -3,7 +3,8 @@ import { useEffect, useRef, useState } from 'react'
 import type { ViewsOnDay } from '#app/modules/dashboard/service.server.ts'
 
 // Video views per day as a bar chart, drawn by Chart.js in the browser only: the library is loaded on
-// demand by this component, so the server never runs it and no other page's bundle carries it. Until it
+// demand by this component (bar-chart.client.ts), so the server never runs it and no other page's
+// bundle carries it. Until it
 // has drawn (or without JavaScript) the box shows the same figures in words, and a "Show as table"
 // below gives every day's number to anyone, screen readers included.
 
@@ -35,30 +36,15 @@ export function ViewsChart({ days }: { days: ViewsOnDay[] }) {
   useEffect(() => {
     let cancelled = false
     let destroy: (() => void) | undefined
-    void import('chart.js').then(({ Chart, BarController, BarElement, CategoryScale, LinearScale, Tooltip }) => {
+    void import('./bar-chart.client.ts').then(({ drawBarChart }) => {
       if (cancelled || !canvas.current) return
-      Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip)
-      const chart = new Chart(canvas.current, {
-        type: 'bar',
-        data: {
-          labels: days.map((d) => shortDay(d.day)),
-          datasets: [{ label: 'Views', data: days.map((d) => d.views), backgroundColor: BAR_COLOUR, borderRadius: 2 }],
-        },
-        options: {
-          responsive: true,
-          maintainAspectRatio: false,
-          animation: false,
-          plugins: {
-            legend: { display: false },
-            tooltip: { callbacks: { title: (items) => longDay(days[items[0].dataIndex].day) } },
-          },
-          scales: {
-            x: { grid: { display: false }, ticks: { maxRotation: 0, autoSkipPadding: 12 } },
-            y: { beginAtZero: true, grid: { color: GRID_COLOUR }, ticks: { precision: 0 } },
-          },
-        },
+      destroy = drawBarChart(canvas.current, {
+        labels: days.map((d) => shortDay(d.day)),
+        values: days.map((d) => d.views),
+        titles: days.map((d) => longDay(d.day)),
+        colour: BAR_COLOUR,
+        gridColour: GRID_COLOUR,
       })
-      destroy = () => chart.destroy()
       setDrawn(true)
     })
     return () => {
