@@ -1,4 +1,6 @@
-import { format, isValid, parse } from 'date-fns'
+import { format } from 'date-fns/format'
+import { isValid } from 'date-fns/isValid'
+import { parse } from 'date-fns/parse'
 import { z } from 'zod'
 
 // The access-log filter: courses, a start date and an end date, all optional. Dates come as the

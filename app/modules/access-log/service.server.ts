@@ -100,7 +100,7 @@ export function accessLogStatement(filter: AccessLogFilter, page: { offset?: num
  * How many rows the report has for a filter. Whole UTC days are read from the per-day tallies, so the
  * pager's total costs no more on a big database; another time zone counts the rows themselves.
  */
-function totalStatement(filter: AccessLogFilter): Statement {
+export function accessLogTotalStatement(filter: AccessLogFilter): Statement {
   const values: unknown[] = []
   const param = (value: unknown) => `$${values.push(value)}`
   const courses = filter.courses.length ? `course_id = ANY(CAST(${param(filter.courses)} AS uuid[]))` : null
@@ -139,7 +139,7 @@ export async function accessLogReport(
     sql.query<T>(text, { bind: values, type: QueryTypes.SELECT })
   const [rows, [{ total }]] = await Promise.all([
     run<AccessLogRow>(accessLogStatement(filter, page)),
-    run<{ total: string }>(totalStatement(filter)),
+    run<{ total: string }>(accessLogTotalStatement(filter)),
   ])
   return { total: Number(total), filter, rows: rows.map(toEntry) }
 }

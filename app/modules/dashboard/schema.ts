@@ -1,4 +1,6 @@
-import { format, isValid, parse } from 'date-fns'
+import { format } from 'date-fns/format'
+import { isValid } from 'date-fns/isValid'
+import { parse } from 'date-fns/parse'
 import { z } from 'zod'
 
 // What the dashboard may be asked: nothing but, optionally, the UTC day its figures end on (today by
