@@ -77,7 +77,7 @@ export default function Dashboard() {
             </div>
             <details className="border-t border-slate-200 px-4 py-3 text-sm">
               <summary className="cursor-pointer font-medium text-brand-700">Show as table</summary>
-              <div className="mt-3 max-h-96 overflow-y-auto">
+              <div className="mt-3">
                 <table className="w-full text-left">
                   <caption className="sr-only">Video views per day, last {DASHBOARD_DAYS} days</caption>
                   <thead>
@@ -110,7 +110,7 @@ export default function Dashboard() {
       <div className="grid gap-6 xl:grid-cols-2">
         <Section title="Completion per course" id="completion">
           <p className="px-4 pt-3 text-sm text-slate-600">
-            Learners assigned the course who completed every visible video of it.
+            Of the learners the course is assigned to directly, those who completed every visible video of it.
           </p>
           {figures.completion.length === 0 ? (
             <EmptyState title="No courses yet" />
@@ -127,7 +127,7 @@ export default function Dashboard() {
                         c.videos === 0 ? (
                           'No visible videos'
                         ) : (
-                          'No learners assigned'
+                          'No learners assigned directly'
                         )
                       ) : (
                         <>
