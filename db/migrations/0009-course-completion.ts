@@ -3,25 +3,41 @@ import type { MigrationFn } from '#db/migrate.ts'
 // Course completion for the dashboard, kept current instead of counted (ADR 014).
 //
 // course_completion_tallies holds, per learner and course, how many of the course's visible videos the
-// learner has completed. A learner has completed a course when that number equals the course's count of
-// visible videos, so the dashboard compares one small row per learner instead of reading every progress
-// row. Triggers keep it exact:
-//   video_progress   a row whose `completed` turns true (or is inserted completed) adds one for its
-//                    learner and course when the video is visible; one that turns false or is deleted
-//                    takes one away
-//   content_entries  hiding a video takes one from every learner who completed it, showing it again
-//                    gives it back; deleting a visible video takes it away before its progress goes
+// learner has completed, and whether the course is assigned to the learner directly (every assigned
+// learner has a row, with 0 until they complete a video). Triggers keep it exact:
+//   video_progress      a row whose `completed` turns true (or is inserted completed) adds one for its
+//                       learner and course when the video is visible; one that turns false or goes takes one
+//   content_entries     hiding a video takes one from every learner who completed it, showing it again gives
+//                       it back; deleting a visible video takes it away before its progress goes
+//   course_assignments  an assignment sets `assigned`, taking it away clears it
 // Heartbeats that do not change `completed` are filtered by the trigger's WHEN and cost nothing.
+//
+// course_completion_counts holds, per course, the learners assigned and those of them who completed every
+// visible video, so the dashboard reads one row per course. A trigger on the tallies moves the counts by
+// what the changed row itself contributes (assigned; assigned and done), so no order of cascading deletes
+// can leave them wrong. When a course's number of visible videos changes (a video added, hidden, shown or
+// deleted) the course is counted again from its tallies, in one statement.
 export const up: MigrationFn = async ({ context: sql }) => {
   await sql(`
     CREATE TABLE course_completion_tallies (
       user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
       course_id uuid NOT NULL REFERENCES courses (id) ON DELETE CASCADE,
-      completed_videos integer NOT NULL,
+      completed_videos integer NOT NULL DEFAULT 0,
+      assigned boolean NOT NULL DEFAULT false,
       PRIMARY KEY (user_id, course_id)
     );
     CREATE INDEX course_completion_tallies_course_idx
-      ON course_completion_tallies (course_id, completed_videos, user_id);
+      ON course_completion_tallies (course_id, assigned, completed_videos);
+
+    CREATE TABLE course_completion_counts (
+      course_id uuid PRIMARY KEY REFERENCES courses (id) ON DELETE CASCADE,
+      assigned integer NOT NULL,
+      completed integer NOT NULL
+    );
+
+    CREATE FUNCTION course_visible_videos(p_course uuid) RETURNS integer LANGUAGE sql STABLE AS $$
+      SELECT count(*)::integer FROM content_entries WHERE course_id = p_course AND kind = 'video' AND visibility
+    $$;
 
     -- one completed video more (p_delta 1) or fewer (-1) for a learner and course, if the video counts
     CREATE FUNCTION tally_completed_video(p_user uuid, p_course uuid, p_video uuid, p_delta integer)
@@ -62,6 +78,52 @@ export const up: MigrationFn = async ({ context: sql }) => {
     CREATE TRIGGER video_progress_completion_deleted AFTER DELETE ON video_progress
       FOR EACH ROW WHEN (OLD.completed) EXECUTE FUNCTION video_progress_completion();
 
+    -- a course assigned directly, or no longer
+    CREATE FUNCTION course_assignment_completion() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP = 'INSERT' THEN
+        INSERT INTO course_completion_tallies AS t (user_id, course_id, assigned) VALUES (NEW.user_id, NEW.course_id, true)
+        ON CONFLICT (user_id, course_id) DO UPDATE SET assigned = true;
+      ELSE
+        UPDATE course_completion_tallies SET assigned = false WHERE user_id = OLD.user_id AND course_id = OLD.course_id;
+      END IF;
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER course_assignment_completion AFTER INSERT OR DELETE ON course_assignments
+      FOR EACH ROW EXECUTE FUNCTION course_assignment_completion();
+
+    -- a course counted from its tallies; nothing when the course is gone (being deleted)
+    CREATE FUNCTION recount_course_completion(p_course uuid) RETURNS void LANGUAGE sql AS $$
+      INSERT INTO course_completion_counts AS k (course_id, assigned, completed)
+      SELECT c.id,
+             (SELECT count(*) FROM course_completion_tallies t WHERE t.course_id = c.id AND t.assigned),
+             (SELECT count(*) FROM course_completion_tallies t
+               WHERE t.course_id = c.id AND t.assigned AND n.videos > 0 AND t.completed_videos = n.videos)
+        FROM courses c CROSS JOIN (SELECT course_visible_videos(p_course) AS videos) n
+       WHERE c.id = p_course
+      ON CONFLICT (course_id) DO UPDATE SET assigned = EXCLUDED.assigned, completed = EXCLUDED.completed
+    $$;
+
+    -- the counts move by what this learner's row adds or no longer adds
+    CREATE FUNCTION course_completion_tally_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      course uuid := CASE WHEN TG_OP = 'DELETE' THEN OLD.course_id ELSE NEW.course_id END;
+      videos integer := course_visible_videos(course);
+      assigned_delta integer := (TG_OP <> 'DELETE' AND NEW.assigned)::integer - (TG_OP <> 'INSERT' AND OLD.assigned)::integer;
+      completed_delta integer :=
+        (TG_OP <> 'DELETE' AND NEW.assigned AND videos > 0 AND NEW.completed_videos = videos)::integer
+        - (TG_OP <> 'INSERT' AND OLD.assigned AND videos > 0 AND OLD.completed_videos = videos)::integer;
+    BEGIN
+      IF assigned_delta = 0 AND completed_delta = 0 THEN RETURN NULL; END IF;
+      INSERT INTO course_completion_counts AS k (course_id, assigned, completed)
+      SELECT c.id, assigned_delta, completed_delta FROM courses c WHERE c.id = course
+      ON CONFLICT (course_id) DO UPDATE
+        SET assigned = k.assigned + EXCLUDED.assigned, completed = k.completed + EXCLUDED.completed;
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER course_completion_tally_changed AFTER INSERT OR DELETE OR UPDATE OF completed_videos, assigned
+      ON course_completion_tallies FOR EACH ROW EXECUTE FUNCTION course_completion_tally_changed();
+
     -- a video hidden, shown, or deleted: every learner who completed it, in one statement
     CREATE FUNCTION content_entry_completion() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
@@ -88,25 +150,50 @@ export const up: MigrationFn = async ({ context: sql }) => {
     CREATE TRIGGER content_entry_completion_deleted BEFORE DELETE ON content_entries
       FOR EACH ROW WHEN (OLD.kind = 'video' AND OLD.visibility) EXECUTE FUNCTION content_entry_completion();
 
-    -- what is already recorded, counted once
-    INSERT INTO course_completion_tallies (user_id, course_id, completed_videos)
-    SELECT p.user_id, p.course_id, count(*)
-      FROM video_progress p
-      JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
-     WHERE p.completed
-     GROUP BY p.user_id, p.course_id;
+    -- the number of visible videos changed: the course is counted again once its tallies are adjusted
+    -- (triggers on one event fire in name order: content_entry_completion_changed comes first)
+    CREATE FUNCTION content_entry_recount() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM recount_course_completion(CASE WHEN TG_OP = 'DELETE' THEN OLD.course_id ELSE NEW.course_id END);
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER content_entry_recount_added AFTER INSERT ON content_entries
+      FOR EACH ROW WHEN (NEW.kind = 'video' AND NEW.visibility) EXECUTE FUNCTION content_entry_recount();
+    CREATE TRIGGER content_entry_recount_changed AFTER UPDATE OF visibility, kind ON content_entries
+      FOR EACH ROW WHEN (OLD.visibility IS DISTINCT FROM NEW.visibility OR OLD.kind IS DISTINCT FROM NEW.kind)
+      EXECUTE FUNCTION content_entry_recount();
+    CREATE TRIGGER content_entry_recount_deleted AFTER DELETE ON content_entries
+      FOR EACH ROW WHEN (OLD.kind = 'video' AND OLD.visibility) EXECUTE FUNCTION content_entry_recount();
+
+    -- what is already recorded, counted once (the row triggers above are not needed for it)
+    ALTER TABLE course_completion_tallies DISABLE TRIGGER course_completion_tally_changed;
+    INSERT INTO course_completion_tallies (user_id, course_id, completed_videos, assigned)
+    SELECT coalesce(d.user_id, a.user_id), coalesce(d.course_id, a.course_id), coalesce(d.videos, 0), a.user_id IS NOT NULL
+      FROM (SELECT p.user_id, p.course_id, count(*) AS videos
+              FROM video_progress p
+              JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
+             WHERE p.completed
+             GROUP BY p.user_id, p.course_id) d
+      FULL JOIN course_assignments a ON a.user_id = d.user_id AND a.course_id = d.course_id;
+    ALTER TABLE course_completion_tallies ENABLE TRIGGER course_completion_tally_changed;
+    SELECT recount_course_completion(id) FROM courses;
   `)
 }
 
 export const down: MigrationFn = async ({ context: sql }) => {
   await sql(`
+    DROP TRIGGER IF EXISTS content_entry_recount_deleted ON content_entries;
+    DROP TRIGGER IF EXISTS content_entry_recount_changed ON content_entries;
+    DROP TRIGGER IF EXISTS content_entry_recount_added ON content_entries;
     DROP TRIGGER IF EXISTS content_entry_completion_deleted ON content_entries;
     DROP TRIGGER IF EXISTS content_entry_completion_changed ON content_entries;
+    DROP TRIGGER IF EXISTS course_assignment_completion ON course_assignments;
     DROP TRIGGER IF EXISTS video_progress_completion_deleted ON video_progress;
     DROP TRIGGER IF EXISTS video_progress_completion_changed ON video_progress;
     DROP TRIGGER IF EXISTS video_progress_completed ON video_progress;
-    DROP TABLE IF EXISTS course_completion_tallies;
-    DROP FUNCTION IF EXISTS content_entry_completion(), video_progress_completion(),
-      tally_completed_video(uuid, uuid, uuid, integer);
+    DROP TABLE IF EXISTS course_completion_counts, course_completion_tallies;
+    DROP FUNCTION IF EXISTS content_entry_recount(), content_entry_completion(), course_completion_tally_changed(),
+      recount_course_completion(uuid), course_assignment_completion(), video_progress_completion(),
+      tally_completed_video(uuid, uuid, uuid, integer), course_visible_videos(uuid);
   `)
 }

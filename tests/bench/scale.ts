@@ -29,6 +29,7 @@ import { freePort } from '#tests/setup/global.ts'
 //
 //   BENCH_SCALE=0.1 npm run bench:scale     a tenth of everything, for a quick run (default 1)
 //   BENCH_ITERATIONS=50 npm run bench:scale  runs per query (default 200)
+//   BENCH_SHOW_PLANS=1 npm run bench:scale   every query's whole EXPLAIN (ANALYZE, BUFFERS) too
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1)
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200)
@@ -220,20 +221,26 @@ async function load(client: pg.Client) {
        GROUP BY user_id`,
     ),
   )
-  await step('tallies: course_completion_tallies', () =>
-    q(
-      `INSERT INTO course_completion_tallies (user_id, course_id, completed_videos)
-       SELECT p.user_id, p.course_id, count(*) FROM video_progress p
-         JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
-        WHERE p.completed GROUP BY 1, 2`,
-    ),
-  )
+  await step('tallies: course_completion_tallies and _counts', async () => {
+    await q(
+      `INSERT INTO course_completion_tallies (user_id, course_id, completed_videos, assigned)
+       SELECT coalesce(d.user_id, a.user_id), coalesce(d.course_id, a.course_id), coalesce(d.videos, 0),
+              a.user_id IS NOT NULL
+         FROM (SELECT p.user_id, p.course_id, count(*) AS videos FROM video_progress p
+                 JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
+                WHERE p.completed GROUP BY 1, 2) d
+         FULL JOIN course_assignments a ON a.user_id = d.user_id AND a.course_id = d.course_id`,
+    )
+    await q(`ANALYZE course_completion_tallies`)
+    await q('SELECT recount_course_completion(id) FROM courses')
+  })
   await q(`SET session_replication_role = DEFAULT`)
   await step('VACUUM ANALYZE', () => q('VACUUM ANALYZE'))
   const { rows } = await q(
     `SELECT relname, reltuples::bigint AS rows FROM pg_class
       WHERE relname IN ('video_viewings', 'video_progress', 'access_log_pings', 'course_assignments',
-                        'learner_activity', 'video_view_days', 'course_completion_tallies') ORDER BY relname`,
+                        'learner_activity', 'video_view_days', 'course_completion_tallies',
+                        'course_completion_counts') ORDER BY relname`,
   )
   console.log(
     `  rows (planner's count): ${rows.map((r) => `${r.relname} ${Number(r.rows).toLocaleString('en-US')}`).join(', ')}`,
@@ -276,6 +283,18 @@ async function checkTallies(client: pg.Client) {
                WHERE p.user_id = t.user_id AND p.course_id = t.course_id AND p.completed)) AS wrong,
               count(*) AS checked
          FROM (SELECT * FROM course_completion_tallies ORDER BY random() LIMIT 200) t`,
+    ],
+    [
+      'course_completion_counts',
+      `SELECT count(*) FILTER (WHERE k.assigned <> (SELECT count(*) FROM course_assignments a WHERE a.course_id = k.course_id)
+                 OR k.completed <> (SELECT count(*) FROM course_assignments a
+                     WHERE a.course_id = k.course_id
+                       AND (SELECT count(*) FROM video_progress p
+                              JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
+                             WHERE p.user_id = a.user_id AND p.course_id = a.course_id AND p.completed)
+                         = course_visible_videos(k.course_id))) AS wrong,
+              count(*) AS checked
+         FROM (SELECT * FROM course_completion_counts ORDER BY random() LIMIT 2) k`,
     ],
     [
       'video_viewings = video_progress',
@@ -350,12 +369,26 @@ async function measure(client: pg.Client, dataDir: string) {
   }
   print('dashboard: the whole page’s figures (4 at once)', await time(() => dashboardFigures(SYSTEM)))
 
+  const [{ exportStart }] = await sql.query<{ exportStart: string }>(
+    `SELECT to_char(utc_day(now()) - ${EXPORT_DAYS - 1}, 'YYYY-MM-DD') AS "exportStart"`,
+    { type: QueryTypes.SELECT },
+  )
+  const exportInput = { startDate: exportStart, endDate: today }
+  plans.push([`export: ${EXPORT_DAYS} days, all courses`, accessLogStatement(accessLogFilter(SYSTEM, exportInput))])
+
   console.log('\nEXPLAIN (ANALYZE, BUFFERS): top node, execution time, shared buffers hit/read')
   for (const [name, { text, values }] of plans) {
     const [row] = await sql.query<{ 'QUERY PLAN': ExplainRoot[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, {
       bind: values,
       type: QueryTypes.SELECT,
     })
+    if (process.env.BENCH_SHOW_PLANS) {
+      const lines = await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, {
+        bind: values,
+        type: QueryTypes.SELECT,
+      })
+      console.log(lines.map((l) => `      ${l['QUERY PLAN']}`).join('\n'))
+    }
     const root = row['QUERY PLAN'][0]
     const top = root.Plan
     const node = `${top['Node Type']}${top['Relation Name'] ? ` on ${top['Relation Name']}` : ''}`
@@ -366,13 +399,8 @@ async function measure(client: pg.Client, dataDir: string) {
   }
 
   // the export: about a million rows (all courses, the last EXPORT_DAYS days), in a child process
-  const [{ exportStart }] = await sql.query<{ exportStart: string }>(
-    `SELECT to_char(utc_day(now()) - ${EXPORT_DAYS - 1}, 'YYYY-MM-DD') AS "exportStart"`,
-    { type: QueryTypes.SELECT },
-  )
   const target = path.join(dataDir, 'export.csv')
-  const input = { startDate: exportStart, endDate: today }
-  const result = await exportInChild({ input, target })
+  const result = await exportInChild({ input: exportInput, target })
   const bytes = (await stat(target)).size
   console.log(
     `\nexport ${EXPORT_DAYS} days, all courses, to a CSV file (child process): ${result.rows.toLocaleString('en-US')} rows, ` +

@@ -173,7 +173,52 @@ describe('the dashboard figures', () => {
       percent: 67,
     })
 
-    // the tallies the triggers kept are what a recount gives
+    // a new visible video: nobody has completed the course any more; gone again, the two are back
+    const { ContentEntry, CourseAssignment, User } = await (await import('#db/client.ts')).db()
+    const added = await ContentEntry.create({
+      courseId: course.id,
+      kind: 'video',
+      orderId: 9,
+      title: 'Added',
+      embedUrl: 'https://www.youtube-nocookie.com/embed/added',
+      duration: 100,
+    })
+    expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ videos: 2, completed: 0 })
+    await added.destroy()
+    expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ videos: 1, completed: 2 })
+
+    // assignments taken away and given: idle leaves, the learner who watched unassigned joins
+    await CourseAssignment.destroy({ where: { userId: idle.id, courseId: course.id } })
+    expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ assigned: 2, completed: 1 })
+    await assignCourse(unassigned.id, course.id)
+    expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({
+      assigned: 3,
+      completed: 2,
+      percent: 67,
+    })
+    // a deleted learner is gone from both counts
+    await User.destroy({ where: { id: finisher.id } })
+    expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({
+      assigned: 2,
+      completed: 1,
+      percent: 50,
+    })
+
+    // the counts and tallies the triggers kept are what a recount gives
+    const [[counts]] = await run(
+      `SELECT k.assigned, k.completed,
+              (SELECT count(*)::int FROM course_assignments a WHERE a.course_id = k.course_id) AS assigned_recount,
+              (SELECT count(*)::int FROM course_assignments a
+                WHERE a.course_id = k.course_id
+                  AND (SELECT count(*) FROM video_progress p JOIN content_entries e ON e.id = p.video_id
+                        WHERE p.user_id = a.user_id AND p.course_id = a.course_id AND p.completed
+                          AND e.kind = 'video' AND e.visibility)
+                    = (SELECT count(*) FROM content_entries e
+                        WHERE e.course_id = a.course_id AND e.kind = 'video' AND e.visibility)) AS completed_recount
+         FROM course_completion_counts k WHERE k.course_id = :courseId`,
+      { courseId: course.id },
+    )
+    expect(counts).toEqual({ assigned: 2, completed: 1, assigned_recount: 2, completed_recount: 1 })
     const [tallies] = await run(
       `SELECT t.user_id, t.completed_videos,
               (SELECT count(*)::int FROM video_progress p JOIN content_entries e ON e.id = p.video_id

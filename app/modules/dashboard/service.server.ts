@@ -10,7 +10,8 @@ import { DASHBOARD_DAYS, DashboardQuerySchema, TOP_VIDEOS } from './schema.ts'
 //   active learners     learner_activity: the last UTC day each learner watched or opened a page
 //   views per day       video_view_days: a learner's first view of a video on a day counts one
 //   most-watched videos video_view_days again, summed per video
-//   completion          course_completion_tallies: per learner and course, the visible videos completed
+//   completion          course_completion_counts: per course, the learners assigned and those done, kept
+//                       from course_completion_tallies (per learner and course, the visible videos completed)
 // Days are UTC days; "the last 7 days" are today and the six days before.
 
 export type ViewsOnDay = { day: string; views: number }
@@ -77,13 +78,10 @@ export function dashboardStatements(today: string | null): Record<DashboardQuery
     // completion is as of now, whatever the day
     completion: {
       text: `SELECT c.id AS course_id, c.title, COALESCE(v.videos, 0) AS videos,
-                    (SELECT count(*) FROM course_assignments a WHERE a.course_id = c.id) AS assigned,
-                    CASE WHEN v.videos > 0 THEN
-                      (SELECT count(*) FROM course_completion_tallies t
-                         JOIN course_assignments a ON a.user_id = t.user_id AND a.course_id = t.course_id
-                        WHERE t.course_id = c.id AND t.completed_videos >= v.videos)
-                    ELSE 0 END AS completed
+                    COALESCE(k.assigned, 0) AS assigned,
+                    CASE WHEN v.videos > 0 THEN COALESCE(k.completed, 0) ELSE 0 END AS completed
                FROM courses c
+               LEFT JOIN course_completion_counts k ON k.course_id = c.id
                LEFT JOIN (SELECT course_id, count(*) AS videos FROM content_entries
                            WHERE kind = 'video' AND visibility GROUP BY course_id) v ON v.course_id = c.id
               ORDER BY lower(c.title), c.id`,
