@@ -178,8 +178,10 @@ async function load(client: pg.Client) {
   await withoutIndexes(client, 'video_viewings', () =>
     step('video_viewings from video_progress', () =>
       q(
-        `INSERT INTO video_viewings (user_id, video_id, course_id, last_viewed_at)
-         SELECT user_id, video_id, course_id, updated_at FROM video_progress`,
+        `INSERT INTO video_viewings (user_id, video_id, course_id, last_viewed_at, furthest, seen_duration)
+         SELECT user_id, video_id, course_id, updated_at,
+                GREATEST(last_position, length(rtrim(watched::text, '0')), 0), NULLIF(length(watched), 0)
+           FROM video_progress`,
       ),
     ),
   )
@@ -295,6 +297,15 @@ async function checkTallies(client: pg.Client) {
                          = course_visible_videos(k.course_id))) AS wrong,
               count(*) AS checked
          FROM (SELECT * FROM course_completion_counts ORDER BY random() LIMIT 2) k`,
+    ],
+    [
+      'video_viewings furthest, seen_duration',
+      `SELECT count(*) FILTER (WHERE v.furthest <> GREATEST(p.last_position, length(rtrim(p.watched::text, '0')), a.video_progress, 0)
+                 OR v.seen_duration IS DISTINCT FROM COALESCE(a.video_duration, NULLIF(length(p.watched), 0))) AS wrong,
+              count(*) AS checked
+         FROM (SELECT * FROM video_viewings TABLESAMPLE SYSTEM (0.1) LIMIT 200) v
+         LEFT JOIN video_progress p ON p.user_id = v.user_id AND p.video_id = v.video_id
+         LEFT JOIN video_audits a ON a.user_id = v.user_id AND a.video_id = v.video_id`,
     ],
     [
       'video_viewings = video_progress',

@@ -1,6 +1,13 @@
 import type { MigrationFn } from '#db/migrate.ts'
 
-// Course completion for the dashboard, kept current instead of counted (ADR 014).
+// Figures kept current for the dashboard and the access log instead of counted per request (ADR 014).
+//
+// video_viewings also carries what the access log shows of a viewing: `furthest`, the furthest point the
+// learner reached (the playhead, the last second really played, or the video audit's progress, whichever is
+// greatest) and `seen_duration`, the length the player reported (the audit's, else the bitmap's). Written by
+// the same triggers as last_viewed_at, they spare the report two lookups per row, which on an export of a
+// million rows were most of its time. A heartbeat already writes its viewing row when it moves the time;
+// now it also does when the furthest point moves (a HOT update: neither column is indexed).
 //
 // course_completion_tallies holds, per learner and course, how many of the course's visible videos the
 // learner has completed, and whether the course is assigned to the learner directly (every assigned
@@ -165,6 +172,48 @@ export const up: MigrationFn = async ({ context: sql }) => {
     CREATE TRIGGER content_entry_recount_deleted AFTER DELETE ON content_entries
       FOR EACH ROW WHEN (OLD.kind = 'video' AND OLD.visibility) EXECUTE FUNCTION content_entry_recount();
 
+    ALTER TABLE video_viewings ADD COLUMN furthest integer NOT NULL DEFAULT 0, ADD COLUMN seen_duration integer;
+
+    -- the latest view of a learner and video from either source, and how far they got, written through
+    CREATE OR REPLACE FUNCTION record_viewing(p_user uuid, p_video uuid, p_course uuid, p_at timestamptz)
+      RETURNS void LANGUAGE sql AS $$
+      INSERT INTO video_viewings AS v (user_id, video_id, course_id, last_viewed_at, furthest, seen_duration)
+      SELECT p_user, p_video, p_course,
+             GREATEST(p.updated_at, a.last_viewed_at, p_at),
+             GREATEST(p.last_position, length(rtrim(p.watched::text, '0')), a.video_progress, 0),
+             COALESCE(a.video_duration, NULLIF(length(p.watched), 0))
+        FROM (SELECT 1) one
+        LEFT JOIN video_progress p ON p.user_id = p_user AND p.video_id = p_video
+        LEFT JOIN video_audits a ON a.user_id = p_user AND a.video_id = p_video
+      ON CONFLICT (user_id, video_id) DO UPDATE SET
+        last_viewed_at = CASE WHEN EXCLUDED.last_viewed_at >= v.last_viewed_at + interval '1 minute'
+                                OR utc_day(EXCLUDED.last_viewed_at) <> utc_day(v.last_viewed_at)
+                                -- a source moved back in time (a correction): the viewing follows it
+                                OR EXCLUDED.last_viewed_at < v.last_viewed_at
+                              THEN EXCLUDED.last_viewed_at ELSE v.last_viewed_at END,
+        furthest = EXCLUDED.furthest,
+        seen_duration = EXCLUDED.seen_duration
+        WHERE EXCLUDED.last_viewed_at >= v.last_viewed_at + interval '1 minute'
+           OR utc_day(EXCLUDED.last_viewed_at) <> utc_day(v.last_viewed_at)
+           OR EXCLUDED.last_viewed_at < v.last_viewed_at
+           OR EXCLUDED.furthest <> v.furthest
+           OR EXCLUDED.seen_duration IS DISTINCT FROM v.seen_duration
+    $$;
+    -- what moves the furthest point moves the viewing too, whichever column a write changes
+    DROP TRIGGER video_progress_viewed ON video_progress;
+    CREATE TRIGGER video_progress_viewed AFTER INSERT OR UPDATE OF updated_at, last_position, watched
+      ON video_progress FOR EACH ROW EXECUTE FUNCTION video_progress_viewed();
+    DROP TRIGGER video_audit_viewed ON video_audits;
+    CREATE TRIGGER video_audit_viewed AFTER INSERT OR UPDATE OF last_viewed_at, video_progress, video_duration
+      ON video_audits FOR EACH ROW EXECUTE FUNCTION video_audit_viewed();
+    UPDATE video_viewings v
+       SET furthest = GREATEST(p.last_position, length(rtrim(p.watched::text, '0')), a.video_progress, 0),
+           seen_duration = COALESCE(a.video_duration, NULLIF(length(p.watched), 0))
+      FROM video_viewings w
+      LEFT JOIN video_progress p ON p.user_id = w.user_id AND p.video_id = w.video_id
+      LEFT JOIN video_audits a ON a.user_id = w.user_id AND a.video_id = w.video_id
+     WHERE w.user_id = v.user_id AND w.video_id = v.video_id;
+
     -- what is already recorded, counted once (the row triggers above are not needed for it)
     ALTER TABLE course_completion_tallies DISABLE TRIGGER course_completion_tally_changed;
     INSERT INTO course_completion_tallies (user_id, course_id, completed_videos, assigned)
@@ -192,6 +241,26 @@ export const down: MigrationFn = async ({ context: sql }) => {
     DROP TRIGGER IF EXISTS video_progress_completion_changed ON video_progress;
     DROP TRIGGER IF EXISTS video_progress_completed ON video_progress;
     DROP TABLE IF EXISTS course_completion_counts, course_completion_tallies;
+    DROP TRIGGER video_progress_viewed ON video_progress;
+    CREATE TRIGGER video_progress_viewed AFTER INSERT OR UPDATE OF updated_at ON video_progress
+      FOR EACH ROW EXECUTE FUNCTION video_progress_viewed();
+    DROP TRIGGER video_audit_viewed ON video_audits;
+    CREATE TRIGGER video_audit_viewed AFTER INSERT OR UPDATE OF last_viewed_at ON video_audits
+      FOR EACH ROW EXECUTE FUNCTION video_audit_viewed();
+    CREATE OR REPLACE FUNCTION record_viewing(p_user uuid, p_video uuid, p_course uuid, p_at timestamptz)
+      RETURNS void LANGUAGE sql AS $$
+      INSERT INTO video_viewings AS v (user_id, video_id, course_id, last_viewed_at)
+      SELECT p_user, p_video, p_course,
+             GREATEST(
+               (SELECT updated_at FROM video_progress WHERE user_id = p_user AND video_id = p_video),
+               (SELECT last_viewed_at FROM video_audits WHERE user_id = p_user AND video_id = p_video),
+               p_at)
+      ON CONFLICT (user_id, video_id) DO UPDATE SET last_viewed_at = EXCLUDED.last_viewed_at
+        WHERE EXCLUDED.last_viewed_at >= v.last_viewed_at + interval '1 minute'
+           OR utc_day(EXCLUDED.last_viewed_at) <> utc_day(v.last_viewed_at)
+           OR EXCLUDED.last_viewed_at < v.last_viewed_at
+    $$;
+    ALTER TABLE video_viewings DROP COLUMN IF EXISTS furthest, DROP COLUMN IF EXISTS seen_duration;
     DROP FUNCTION IF EXISTS content_entry_recount(), content_entry_completion(), course_completion_tally_changed(),
       recount_course_completion(uuid), course_assignment_completion(), video_progress_completion(),
       tally_completed_video(uuid, uuid, uuid, integer), course_visible_videos(uuid);
