@@ -153,3 +153,61 @@ test('an admin exports exactly the rows of the access log’s filter as a CSV fi
   expect(records.map((r) => [r['Email ID'], r['Course Name'], r['Video title']])).toEqual(shown)
   expect(new Set(records.map((r) => r['Course Name']))).toEqual(new Set(['Data Modelling for Relational Databases']))
 })
+
+test('the dashboard shows the demo’s viewing: active learners, a drawn chart with its table, completion, top videos', async ({
+  page,
+}) => {
+  await signIn(page, 'admin', DEMO_PASSWORD)
+  await expect(page).toHaveURL(/\/admin\/dashboard$/)
+  // learner 1 watched videos over the last days (and learners signed in by other tests opened pages)
+  await expect(page.getByTestId('active-card').filter({ hasText: 'last 7 days' })).toHaveText(/days[1-9]\d*$/)
+  await expect(page.getByTestId('active-card').filter({ hasText: 'last 30 days' })).toHaveText(/days[1-9]\d*$/)
+
+  const chart = page.getByTestId('views-chart')
+  await expect(chart).toHaveAttribute('data-drawn', 'true')
+  const box = await chart.locator('canvas').boundingBox()
+  expect(box?.width).toBeGreaterThan(200)
+  expect(box?.height).toBeGreaterThan(100)
+  // bars were painted: some pixel of the canvas is the bars' blue
+  const painted = await chart.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+    const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height)
+    for (let i = 0; i < data.length; i += 4)
+      if (data[i] === 0x2f && data[i + 1] === 0x6f && data[i + 2] === 0xdf) return true
+    return false
+  })
+  expect(painted).toBe(true)
+  await expect(chart.locator('canvas')).toHaveAttribute('aria-label', /5 video views in the last 30 days/)
+
+  await page.getByText('Show as table').click()
+  const table = page.getByRole('table', { name: 'Video views per day, last 30 days' })
+  await expect(table.locator('tbody tr')).toHaveCount(30)
+  await expect(table.locator('tbody td').filter({ hasText: /^1$/ })).toHaveCount(5)
+
+  const completion = page.getByTestId('completion')
+  await expect(completion.locator('li').filter({ hasText: 'SQL Fundamentals' })).toContainText('of 2')
+  await expect(completion.locator('li').filter({ hasText: 'Building ETL Pipelines' })).toContainText(
+    'No learners assigned directly',
+  )
+  await expect(page.getByTestId('top-videos').locator('li')).toHaveCount(5)
+  await expect(page.getByTestId('top-videos')).toContainText('1 view')
+  await expectAccessible(page, '/admin/dashboard')
+
+  // on a 360 px phone nothing runs off the side, and the chart still draws
+  await page.setViewportSize({ width: 360, height: 740 })
+  await page.reload()
+  await expect(chart).toHaveAttribute('data-drawn', 'true')
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360)
+})
+
+test('a learner’s pages never load the charting code', async ({ page }) => {
+  const scripts: string[] = []
+  page.on('request', (request) => {
+    if (request.resourceType() === 'script') scripts.push(request.url())
+  })
+  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await expect(page).toHaveURL(/\/courses$/)
+  await page.getByRole('link', { name: 'Start Course' }).first().click()
+  await expect(page).toHaveURL(/\/course\//)
+  expect(scripts.length).toBeGreaterThan(0)
+  expect(scripts.filter((url) => /bar-chart|chart/i.test(url))).toEqual([])
+})

@@ -85,6 +85,22 @@ describe('POST /api/category/accessLog and GET /api/category/allusers', () => {
     expect(entries.data).toEqual([expect.objectContaining({ chapter: 'Load', videoProgress: 50 })])
   })
 
+  it('follows a heartbeat a few seconds after the last, though its Last Viewed stays put', async () => {
+    const learner = await makeLearner()
+    const course = await makeCourse({
+      title: `Log Soon ${Date.now() % 1e6}`,
+      videos: [{ title: 'Soon', duration: 300 }],
+    })
+    await assignCourse(learner.id, course.id)
+    const video = { courseId: course.id, videoId: course.videos[0].id }
+    await recordProgress(learner, { ...video, watched: [[0, 20]], position: 20 })
+    const admin = await makeAdmin()
+    const first = await body<{ data: Entry[] }>(await report({ courses: [course.id] }, admin.token))
+    await recordProgress(learner, { ...video, watched: [[20, 45]], position: 45 })
+    const second = await body<{ data: Entry[] }>(await report({ courses: [course.id] }, admin.token))
+    expect(second.data).toEqual([expect.objectContaining({ videoProgress: 45, lastViewed: first.data[0].lastViewed })])
+  })
+
   it('shows the length the player reported for a video the admin gave no duration', async () => {
     const learner = await makeLearner()
     const course = await makeCourse({

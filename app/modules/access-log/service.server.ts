@@ -10,7 +10,9 @@ import { AccessLogFilterSchema, type AccessLogFilter } from './schema.ts'
 // and the video audit, so a learner whose player sends only audits appears too, and Last Viewed and the
 // date filter read the same latest view. "How far" is the furthest second really played (the last set
 // bit of the progress bitmap, whatever the video host), the playhead, or the furthest point the video
-// audits saw, whichever is greatest. Dates are whole days in the filter's time zone (UTC by default).
+// audits saw, whichever is greatest: the viewing row carries it (`furthest`, migration 0009), with the
+// length the player reported, so a row of the report needs no lookup beyond the names. Dates are whole
+// days in the filter's time zone (UTC by default).
 
 export type AccessLogEntry = {
   name: string
@@ -41,8 +43,6 @@ export type AccessLogRow = {
 /** A statement with positional parameters ($1 …), for Sequelize's `bind` and for a pg cursor alike. */
 export type Statement = { text: string; values: unknown[] }
 
-/** One past the last second set in the bitmap: the furthest point played. */
-const FURTHEST_PLAYED = `length(rtrim(p.watched::text, '0'))`
 const NEWEST_FIRST = 'v.last_viewed_at DESC, v.user_id, v.video_id'
 
 /** The viewings a filter selects, as a WHERE clause over `v` (video_viewings). */
@@ -82,15 +82,13 @@ export function accessLogStatement(filter: AccessLogFilter, page: { offset?: num
       SELECT u.id AS learner_id, u.first_name, u.last_name, u.email,
              c.id AS course_id, c.title AS course_name, e.id AS video_id, e.title AS video_title,
              -- a video the admin gave no duration: the length its player reported
-             COALESCE(e.duration, a.video_duration, NULLIF(length(p.watched), 0)) AS video_duration,
-             GREATEST(p.last_position, ${FURTHEST_PLAYED}, a.video_progress, 0) AS video_progress,
+             COALESCE(e.duration, v.seen_duration) AS video_duration,
+             v.furthest AS video_progress,
              v.last_viewed_at AS last_viewed
         FROM (${chosen} ORDER BY ${NEWEST_FIRST} ${paging}) v
         JOIN users u ON u.id = v.user_id
         JOIN content_entries e ON e.id = v.video_id
         JOIN courses c ON c.id = v.course_id
-        LEFT JOIN video_progress p ON p.user_id = v.user_id AND p.video_id = v.video_id
-        LEFT JOIN video_audits a ON a.user_id = v.user_id AND a.video_id = v.video_id
        ORDER BY ${NEWEST_FIRST}`,
     values,
   }
@@ -100,7 +98,7 @@ export function accessLogStatement(filter: AccessLogFilter, page: { offset?: num
  * How many rows the report has for a filter. Whole UTC days are read from the per-day tallies, so the
  * pager's total costs no more on a big database; another time zone counts the rows themselves.
  */
-function totalStatement(filter: AccessLogFilter): Statement {
+export function accessLogTotalStatement(filter: AccessLogFilter): Statement {
   const values: unknown[] = []
   const param = (value: unknown) => `$${values.push(value)}`
   const courses = filter.courses.length ? `course_id = ANY(CAST(${param(filter.courses)} AS uuid[]))` : null
@@ -139,14 +137,14 @@ export async function accessLogReport(
     sql.query<T>(text, { bind: values, type: QueryTypes.SELECT })
   const [rows, [{ total }]] = await Promise.all([
     run<AccessLogRow>(accessLogStatement(filter, page)),
-    run<{ total: string }>(totalStatement(filter)),
+    run<{ total: string }>(accessLogTotalStatement(filter)),
   ])
   return { total: Number(total), filter, rows: rows.map(toEntry) }
 }
 
 /** How many rows the report has for a filter (what an export's progress counts towards). */
 export async function accessLogTotal(actor: Actor, input: unknown): Promise<number> {
-  const { text, values } = totalStatement(accessLogFilter(actor, input))
+  const { text, values } = accessLogTotalStatement(accessLogFilter(actor, input))
   const [{ total }] = await (
     await sequelize()
   ).query<{ total: string }>(text, { bind: values, type: QueryTypes.SELECT })

@@ -1,0 +1,137 @@
+import { QueryTypes } from 'sequelize'
+import { sequelize } from '#db/client.ts'
+import type { Statement } from '../access-log/service.server.ts'
+import { isAdminSide, type Actor } from '../auth/roles.ts'
+import { forbidden } from '../errors.ts'
+import { DASHBOARD_DAYS, DashboardQuerySchema, TOP_VIDEOS } from './schema.ts'
+
+// The admin dashboard's figures on viewing. Each is read from a tally that triggers keep current, so
+// none of them counts the millions of viewing or progress rows behind it (ADR 014):
+//   active learners     learner_activity: the last UTC day each learner watched or opened a page
+//   views per day       video_view_days: a learner's first view of a video on a day counts one
+//   most-watched videos video_view_days again, summed per video
+//   completion          course_completion_counts: per course, the learners assigned and those done, kept
+//                       from course_completion_tallies (per learner and course, the visible videos completed)
+// Days are UTC days; "the last 7 days" are today and the six days before.
+
+export type ViewsOnDay = { day: string; views: number }
+export type CourseCompletion = {
+  courseId: string
+  title: string
+  /** the course's visible videos: what a learner must complete */
+  videos: number
+  /** learners the course is assigned to directly */
+  assigned: number
+  /** of those, the learners who completed every visible video */
+  completed: number
+  /** whole percent of the assigned; null when nobody is assigned or the course has no visible video */
+  percent: number | null
+}
+export type WatchedVideo = { videoId: string; title: string; courseId: string; courseTitle: string; views: number }
+
+export type DashboardFigures = {
+  /** the last day the figures cover (UTC), yyyy-MM-dd */
+  today: string
+  activeLearners: { last7Days: number; last30Days: number }
+  /** one entry per day, oldest first, days without views included with 0 */
+  viewsPerDay: ViewsOnDay[]
+  completion: CourseCompletion[]
+  topVideos: WatchedVideo[]
+}
+
+/** The UTC day the figures end on: the given one, or today. `$1` of every statement below. */
+const TODAY = `COALESCE(CAST($1 AS date), utc_day(now()))`
+
+/** The dashboard's queries, each a statement over `today` (null: the database's current UTC day). */
+export function dashboardStatements(today: string | null): Record<DashboardQueryName, Statement> {
+  const values = [today]
+  return {
+    activeLearners: {
+      text: `SELECT to_char(${TODAY}, 'YYYY-MM-DD') AS today,
+                    count(*) FILTER (WHERE last_active_on > ${TODAY} - 7) AS last7,
+                    count(*) AS last30
+               FROM learner_activity
+              WHERE last_active_on > ${TODAY} - 30 AND last_active_on <= ${TODAY}`,
+      values,
+    },
+    viewsPerDay: {
+      text: `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, COALESCE(v.views, 0) AS views
+               FROM (SELECT CAST(s AS date) AS day
+                       FROM generate_series(${TODAY} - ${DASHBOARD_DAYS - 1}, ${TODAY}, interval '1 day') s) d
+               LEFT JOIN (SELECT day, sum(views) AS views FROM video_view_days
+                           WHERE day > ${TODAY} - ${DASHBOARD_DAYS} AND day <= ${TODAY}
+                           GROUP BY day) v ON v.day = d.day
+              ORDER BY d.day`,
+      values,
+    },
+    topVideos: {
+      text: `SELECT e.id AS video_id, e.title, c.id AS course_id, c.title AS course_title, t.views
+               FROM (SELECT video_id, sum(views) AS views FROM video_view_days
+                      WHERE day > ${TODAY} - ${DASHBOARD_DAYS} AND day <= ${TODAY}
+                      GROUP BY video_id) t
+               JOIN content_entries e ON e.id = t.video_id
+               JOIN courses c ON c.id = e.course_id
+              ORDER BY t.views DESC, lower(e.title), e.id
+              LIMIT ${TOP_VIDEOS}`,
+      values,
+    },
+    // completion is as of now, whatever the day
+    completion: {
+      text: `SELECT c.id AS course_id, c.title, COALESCE(v.videos, 0) AS videos,
+                    COALESCE(k.assigned, 0) AS assigned,
+                    CASE WHEN v.videos > 0 THEN COALESCE(k.completed, 0) ELSE 0 END AS completed
+               FROM courses c
+               LEFT JOIN course_completion_counts k ON k.course_id = c.id
+               LEFT JOIN (SELECT course_id, count(*) AS videos FROM content_entries
+                           WHERE kind = 'video' AND visibility GROUP BY course_id) v ON v.course_id = c.id
+              ORDER BY lower(c.title), c.id`,
+      values: [],
+    },
+  }
+}
+export type DashboardQueryName = 'activeLearners' | 'viewsPerDay' | 'topVideos' | 'completion'
+
+/** Everything the dashboard shows on viewing. The admin side reads it (coaches too); learners are refused. */
+export async function dashboardFigures(actor: Actor, input: unknown = {}): Promise<DashboardFigures> {
+  if (!isAdminSide(actor.roleId)) throw forbidden('The dashboard is for the admin side.')
+  const query = DashboardQuerySchema.parse(input)
+  const sql = await sequelize()
+  const statements = dashboardStatements(query.today ?? null)
+  const run = <T extends object>({ text, values }: Statement) =>
+    sql.query<T>(text, { bind: values, type: QueryTypes.SELECT })
+  const [[active], days, completion, top] = await Promise.all([
+    run<{ today: string; last7: string; last30: string }>(statements.activeLearners),
+    run<{ day: string; views: string }>(statements.viewsPerDay),
+    run<{ course_id: string; title: string; videos: string; assigned: string; completed: string }>(
+      statements.completion,
+    ),
+    run<{ video_id: string; title: string; course_id: string; course_title: string; views: string }>(
+      statements.topVideos,
+    ),
+  ])
+  return {
+    today: active.today,
+    activeLearners: { last7Days: Number(active.last7), last30Days: Number(active.last30) },
+    viewsPerDay: days.map((d) => ({ day: d.day, views: Number(d.views) })),
+    completion: completion.map((c) => {
+      const videos = Number(c.videos)
+      const assigned = Number(c.assigned)
+      const completed = Number(c.completed)
+      return {
+        courseId: c.course_id,
+        title: c.title,
+        videos,
+        assigned,
+        completed,
+        percent: assigned > 0 && videos > 0 ? Math.round((100 * completed) / assigned) : null,
+      }
+    }),
+    topVideos: top.map((t) => ({
+      videoId: t.video_id,
+      title: t.title,
+      courseId: t.course_id,
+      courseTitle: t.course_title,
+      views: Number(t.views),
+    })),
+  }
+}

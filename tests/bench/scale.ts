@@ -1,0 +1,484 @@
+import { spawn } from 'node:child_process'
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import pg from 'pg'
+import { QueryTypes } from 'sequelize'
+import { exportAccessLog, parseDestination } from '#app/modules/access-log/export.server.ts'
+import {
+  accessLogFilter,
+  accessLogReport,
+  accessLogStatement,
+  accessLogTotalStatement,
+  type Statement,
+} from '#app/modules/access-log/service.server.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { dashboardFigures, dashboardStatements } from '#app/modules/dashboard/service.server.ts'
+import { disconnect, sequelize } from '#db/client.ts'
+import { openEmbeddedDatabase } from '#db/embedded.ts'
+import { migrate } from '#db/migrate.ts'
+import { freePort } from '#tests/setup/global.ts'
+
+// npm run bench:scale — the access log and the dashboard on a big database. A throwaway embedded
+// PostgreSQL is loaded with set-based SQL (generate_series, the row triggers off for the load, the
+// tallies computed by INSERT … SELECT and then checked against a recount on a sample), then each query
+// runs many times through the app's own pool. Printed: p50/p95/max in ms, a summary of EXPLAIN (ANALYZE,
+// BUFFERS), ratios to a floor measured in the same run (SELECT 1, a primary-key lookup), and an export
+// of about a million rows in a child process of its own (its peak memory is its own). Figures only.
+//
+//   BENCH_SCALE=0.1 npm run bench:scale     a tenth of everything, for a quick run (default 1)
+//   BENCH_ITERATIONS=50 npm run bench:scale  runs per query (default 200)
+//   BENCH_SHOW_PLANS=1 npm run bench:scale   every query's whole EXPLAIN (ANALYZE, BUFFERS) too
+
+const SCALE = Number(process.env.BENCH_SCALE ?? 1)
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200)
+const LEARNERS = Math.max(100, Math.round(100_000 * SCALE))
+const COURSES = 10
+const VIDEOS_PER_COURSE = 10
+const PINGS = Math.max(1000, Math.round(50_000_000 * SCALE))
+const HISTORY_DAYS = 180
+/** Days of viewing an export covers: about a tenth of 180 days, so about a million rows at full scale. */
+const EXPORT_DAYS = 18
+
+type Figures = { p50: number; p95: number; max: number; runs: number }
+
+async function main() {
+  if (!Number.isFinite(SCALE) || SCALE <= 0) throw new Error('BENCH_SCALE must be a positive number.')
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'portal-bench-scale-'))
+  await chmod(dataDir, 0o755)
+  const password = 'bench-scale-password'
+  const server = await openEmbeddedDatabase({
+    dataDir,
+    port: await freePort(),
+    password,
+    mode: 'own',
+    database: 'portal_bench',
+    fast: true,
+  })
+  process.env.DATABASE_URL = server.url
+  process.env.DATA_DIR = dataDir
+  const admin = new pg.Client({ connectionString: server.url })
+  try {
+    await admin.connect()
+    // room for the load's sorts and index builds; the queries measured later run with the defaults
+    await admin.query(`ALTER SYSTEM SET max_wal_size = '8GB'`)
+    await admin.query(`ALTER SYSTEM SET checkpoint_timeout = '30min'`)
+    await admin.query('SELECT pg_reload_conf()')
+    await migrate(await sequelize())
+
+    console.log(
+      `scale ${SCALE}: ${LEARNERS.toLocaleString('en-US')} learners, ${COURSES} courses × ${VIDEOS_PER_COURSE} videos, ` +
+        `~${(LEARNERS * COURSES * VIDEOS_PER_COURSE).toLocaleString('en-US')} viewings over ${HISTORY_DAYS} days, ` +
+        `${PINGS.toLocaleString('en-US')} access-log pings`,
+    )
+    const loadStarted = performance.now()
+    await load(admin)
+    console.log(`load total: ${seconds(performance.now() - loadStarted)} s\n`)
+    await checkTallies(admin)
+    await measure(admin, dataDir)
+  } finally {
+    await admin.end().catch(() => undefined)
+    await disconnect()
+    await server.stop()
+    await rm(dataDir, { recursive: true, force: true })
+  }
+}
+
+// ——— the load ———
+
+async function step(label: string, work: () => Promise<unknown>) {
+  const started = performance.now()
+  await work()
+  console.log(`  ${label.padEnd(58)} ${seconds(performance.now() - started).padStart(7)} s`)
+}
+
+/** Drop a big table's indexes and primary key for the load and build them again afterwards: much faster. */
+async function withoutIndexes(client: pg.Client, table: string, work: () => Promise<void>) {
+  const { rows } = await client.query<{ name: string; def: string; constraint: string | null; condef: string }>(
+    `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS def,
+            c.conname AS constraint, pg_get_constraintdef(c.oid) AS condef
+       FROM pg_index i LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid AND c.conrelid = i.indrelid
+      WHERE i.indrelid = $1::regclass`,
+    [table],
+  )
+  for (const index of rows)
+    await client.query(
+      index.constraint ? `ALTER TABLE ${table} DROP CONSTRAINT ${index.constraint}` : `DROP INDEX ${index.name}`,
+    )
+  await work()
+  await step(`${table}: ${rows.length} indexes built`, async () => {
+    for (const index of rows)
+      await client.query(
+        index.constraint ? `ALTER TABLE ${table} ADD CONSTRAINT ${index.constraint} ${index.condef}` : index.def,
+      )
+  })
+}
+
+async function load(client: pg.Client) {
+  const q = (text: string, values: unknown[] = []) => client.query(text, values)
+  // as the superuser: row triggers (the tallies, and the foreign-key checks) are off for this session
+  await q(`SET session_replication_role = replica`)
+  await q(`SET maintenance_work_mem = '1GB'`)
+  await q(`SET work_mem = '256MB'`)
+  await q('SELECT setseed(0.42)')
+
+  await step(`${LEARNERS.toLocaleString('en-US')} learners`, async () => {
+    await q(`CREATE TEMP TABLE bench_learners (n integer PRIMARY KEY, id uuid NOT NULL)`)
+    await q(`INSERT INTO bench_learners SELECT n, gen_random_uuid() FROM generate_series(1, $1) n`, [LEARNERS])
+    await q(
+      `INSERT INTO users (id, first_name, last_name, user_name, email, role_id, created_at, updated_at)
+       SELECT id, 'Learner', 'No. ' || n, 'bench' || n, 'bench' || n || '@bench.example', 2,
+              now() - interval '200 days', now() - interval '200 days'
+         FROM bench_learners`,
+    )
+    await q(`ANALYZE bench_learners`)
+  })
+
+  await step(`${COURSES} courses, ${COURSES * VIDEOS_PER_COURSE} videos (one hidden), assignments`, async () => {
+    await q(`CREATE TEMP TABLE bench_courses (n integer PRIMARY KEY, id uuid NOT NULL)`)
+    await q(`INSERT INTO bench_courses SELECT n, gen_random_uuid() FROM generate_series(1, $1) n`, [COURSES])
+    await q(`INSERT INTO courses (id, title, description) SELECT id, 'Bench course ' || n, '' FROM bench_courses`)
+    await q(
+      `INSERT INTO content_entries (course_id, kind, order_id, title, embed_url, duration, visibility)
+       SELECT c.id, 'video', v, 'Course ' || c.n || ' video ' || v, 'https://www.youtube-nocookie.com/embed/bench',
+              300 + 60 * v, NOT (c.n = $1 AND v = $2)
+         FROM bench_courses c CROSS JOIN generate_series(1, $2) v`,
+      [COURSES, VIDEOS_PER_COURSE],
+    )
+    // each learner has six courses of the ten assigned
+    await q(
+      `INSERT INTO course_assignments (user_id, course_id, created_at)
+       SELECT l.id, c.id, now() - interval '190 days' FROM bench_learners l CROSS JOIN bench_courses c
+        WHERE (l.n + c.n) % 10 >= 4`,
+    )
+  })
+
+  await withoutIndexes(client, 'video_progress', () =>
+    step('video_progress: every learner × video, a share completed', () =>
+      // learners numbered by five complete what they watch; the others each video by chance, half of them
+      q(
+        `INSERT INTO video_progress
+           (user_id, video_id, course_id, watched, watched_seconds, last_position, completed, completed_at,
+            created_at, updated_at)
+         SELECT l.id, e.id, e.course_id, (repeat('1', w) || repeat('0', e.duration - w))::varbit, w, w,
+                w >= ceil(0.9 * e.duration), CASE WHEN w >= ceil(0.9 * e.duration) THEN at END, at, at
+           FROM bench_learners l
+           CROSS JOIN content_entries e
+           CROSS JOIN LATERAL (
+             SELECT CASE WHEN l.n % 5 = 0 OR random() < 0.5 THEN e.duration
+                         ELSE floor(random() * 0.9 * e.duration)::integer END AS w,
+                    now() - random() * interval '${HISTORY_DAYS} days' AS at
+              WHERE e.id IS NOT NULL) r
+          WHERE e.kind = 'video'`,
+      ),
+    ),
+  )
+
+  await withoutIndexes(client, 'video_viewings', () =>
+    step('video_viewings from video_progress', () =>
+      q(
+        `INSERT INTO video_viewings (user_id, video_id, course_id, last_viewed_at, furthest, seen_duration)
+         SELECT user_id, video_id, course_id, updated_at,
+                GREATEST(last_position, length(rtrim(watched::text, '0')), 0), NULLIF(length(watched), 0)
+           FROM video_progress`,
+      ),
+    ),
+  )
+
+  await withoutIndexes(client, 'access_log_pings', () =>
+    step(`${PINGS.toLocaleString('en-US')} access_log_pings`, async () => {
+      await q(
+        `INSERT INTO access_log_pings (id, user_id, page_name, recorded_at, course_id)
+         OVERRIDING SYSTEM VALUE
+         SELECT g, l.id, (ARRAY['My Courses', 'Course', 'Video', 'Profile'])[1 + g % 4],
+                now() - random() * interval '${HISTORY_DAYS} days',
+                CASE WHEN g % 4 IN (1, 2) THEN c.id END
+           FROM generate_series(1, $1::bigint) g
+           JOIN bench_learners l ON l.n = 1 + (g * 7919) % $2
+           JOIN bench_courses c ON c.n = 1 + g % $3`,
+        [PINGS, LEARNERS, COURSES],
+      )
+      await q(`SELECT setval(pg_get_serial_sequence('access_log_pings', 'id'), $1)`, [PINGS])
+    }),
+  )
+
+  await step('tallies: viewing_day_counts, video_view_days', async () => {
+    await q(
+      `INSERT INTO viewing_day_counts (course_id, day, viewings)
+       SELECT course_id, utc_day(last_viewed_at), count(*) FROM video_viewings GROUP BY 1, 2`,
+    )
+    await q(
+      `INSERT INTO video_view_days (video_id, day, course_id, views)
+       SELECT video_id, utc_day(last_viewed_at), course_id, count(*) FROM video_viewings GROUP BY 1, 2, 3`,
+    )
+  })
+  await step('tallies: learner_activity (viewings and pings)', () =>
+    q(
+      `INSERT INTO learner_activity (user_id, last_active_on)
+       SELECT user_id, max(day) FROM (
+         SELECT user_id, max(utc_day(last_viewed_at)) AS day FROM video_viewings GROUP BY user_id
+         UNION ALL
+         SELECT user_id, max(utc_day(recorded_at)) FROM access_log_pings GROUP BY user_id) a
+       GROUP BY user_id`,
+    ),
+  )
+  await step('tallies: course_completion_tallies and _counts', async () => {
+    await q(
+      `INSERT INTO course_completion_tallies (user_id, course_id, completed_videos, assigned)
+       SELECT coalesce(d.user_id, a.user_id), coalesce(d.course_id, a.course_id), coalesce(d.videos, 0),
+              a.user_id IS NOT NULL
+         FROM (SELECT p.user_id, p.course_id, count(*) AS videos FROM video_progress p
+                 JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
+                WHERE p.completed GROUP BY 1, 2) d
+         FULL JOIN course_assignments a ON a.user_id = d.user_id AND a.course_id = d.course_id`,
+    )
+    await q(`ANALYZE course_completion_tallies`)
+    await q('SELECT recount_course_completion(id) FROM courses')
+  })
+  await q(`SET session_replication_role = DEFAULT`)
+  await step('VACUUM ANALYZE', () => q('VACUUM ANALYZE'))
+  const { rows } = await q(
+    `SELECT relname, reltuples::bigint AS rows FROM pg_class
+      WHERE relname IN ('video_viewings', 'video_progress', 'access_log_pings', 'course_assignments',
+                        'learner_activity', 'video_view_days', 'course_completion_tallies',
+                        'course_completion_counts') ORDER BY relname`,
+  )
+  console.log(
+    `  rows (planner's count): ${rows.map((r) => `${r.relname} ${Number(r.rows).toLocaleString('en-US')}`).join(', ')}`,
+  )
+  const size = await q(`SELECT pg_size_pretty(pg_database_size(current_database())) AS size`)
+  console.log(`  database size: ${size.rows[0].size}`)
+}
+
+/** The tallies written by the load must be what the triggers would have kept: a recount on a sample. */
+async function checkTallies(client: pg.Client) {
+  const checks: [string, string][] = [
+    [
+      'viewing_day_counts',
+      `SELECT count(*) FILTER (WHERE t.viewings <> (SELECT count(*) FROM video_viewings v
+                WHERE v.course_id = t.course_id AND utc_day(v.last_viewed_at) = t.day
+                  AND v.last_viewed_at >= t.day::timestamp AT TIME ZONE 'UTC'
+                  AND v.last_viewed_at < (t.day + 1)::timestamp AT TIME ZONE 'UTC')) AS wrong, count(*) AS checked
+         FROM (SELECT * FROM viewing_day_counts ORDER BY random() LIMIT 20) t`,
+    ],
+    [
+      'video_view_days',
+      `SELECT count(*) FILTER (WHERE t.views <> (SELECT count(*) FROM video_viewings v
+                WHERE v.video_id = t.video_id AND v.course_id = t.course_id
+                  AND v.last_viewed_at >= t.day::timestamp AT TIME ZONE 'UTC'
+                  AND v.last_viewed_at < (t.day + 1)::timestamp AT TIME ZONE 'UTC')) AS wrong, count(*) AS checked
+         FROM (SELECT * FROM video_view_days ORDER BY random() LIMIT 20) t`,
+    ],
+    [
+      'learner_activity',
+      `SELECT count(*) FILTER (WHERE t.last_active_on IS DISTINCT FROM GREATEST(
+                (SELECT max(utc_day(last_viewed_at)) FROM video_viewings v WHERE v.user_id = t.user_id),
+                (SELECT utc_day(max(recorded_at)) FROM access_log_pings p WHERE p.user_id = t.user_id))) AS wrong,
+              count(*) AS checked
+         FROM (SELECT * FROM learner_activity ORDER BY random() LIMIT 200) t`,
+    ],
+    [
+      'course_completion_tallies',
+      `SELECT count(*) FILTER (WHERE t.completed_videos <> (SELECT count(*) FROM video_progress p
+                JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
+               WHERE p.user_id = t.user_id AND p.course_id = t.course_id AND p.completed)) AS wrong,
+              count(*) AS checked
+         FROM (SELECT * FROM course_completion_tallies ORDER BY random() LIMIT 200) t`,
+    ],
+    [
+      'course_completion_counts',
+      `SELECT count(*) FILTER (WHERE k.assigned <> (SELECT count(*) FROM course_assignments a WHERE a.course_id = k.course_id)
+                 OR k.completed <> (SELECT count(*) FROM course_assignments a
+                     WHERE a.course_id = k.course_id
+                       AND (SELECT count(*) FROM video_progress p
+                              JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
+                             WHERE p.user_id = a.user_id AND p.course_id = a.course_id AND p.completed)
+                         = course_visible_videos(k.course_id))) AS wrong,
+              count(*) AS checked
+         FROM (SELECT * FROM course_completion_counts ORDER BY random() LIMIT 2) k`,
+    ],
+    [
+      'video_viewings furthest, seen_duration',
+      `SELECT count(*) FILTER (WHERE v.furthest <> GREATEST(p.last_position, length(rtrim(p.watched::text, '0')), a.video_progress, 0)
+                 OR v.seen_duration IS DISTINCT FROM COALESCE(a.video_duration, NULLIF(length(p.watched), 0))) AS wrong,
+              count(*) AS checked
+         FROM (SELECT * FROM video_viewings TABLESAMPLE SYSTEM (0.1) LIMIT 200) v
+         LEFT JOIN video_progress p ON p.user_id = v.user_id AND p.video_id = v.video_id
+         LEFT JOIN video_audits a ON a.user_id = v.user_id AND a.video_id = v.video_id`,
+    ],
+    [
+      'video_viewings = video_progress',
+      `SELECT (SELECT count(*) FROM video_viewings) - (SELECT count(*) FROM video_progress) AS wrong, 1 AS checked`,
+    ],
+  ]
+  const failed: string[] = []
+  for (const [name, text] of checks) {
+    const { rows } = await client.query<{ wrong: string; checked: string }>(text)
+    const wrong = Number(rows[0].wrong)
+    console.log(`  check ${name.padEnd(34)} ${rows[0].checked} sampled, ${wrong} differ from a recount`)
+    if (wrong !== 0) failed.push(name)
+  }
+  if (failed.length) throw new Error(`The loaded tallies differ from a recount: ${failed.join(', ')}`)
+  console.log('')
+}
+
+// ——— the measurements ———
+
+async function measure(client: pg.Client, dataDir: string) {
+  const sql = await sequelize()
+  const run = ({ text, values }: Statement) => sql.query(text, { bind: values, type: QueryTypes.SELECT })
+  const [{ today, start }] = await sql.query<{ today: string; start: string }>(
+    `SELECT to_char(utc_day(now()), 'YYYY-MM-DD') AS today, to_char(utc_day(now()) - 29, 'YYYY-MM-DD') AS start`,
+    { type: QueryTypes.SELECT },
+  )
+  const courses = (await client.query<{ id: string }>('SELECT id FROM courses ORDER BY title LIMIT 5')).rows.map(
+    (r) => r.id,
+  )
+  const learnerIds = (await client.query<{ id: string }>('SELECT id FROM users ORDER BY random() LIMIT 1000')).rows.map(
+    (r) => r.id,
+  )
+  let next = 0
+  const floorSelect = await time(() => sql.query('SELECT 1', { type: QueryTypes.SELECT }))
+  const floorKey = await time(() =>
+    sql.query('SELECT id, email FROM users WHERE id = $1', {
+      bind: [learnerIds[next++ % learnerIds.length]],
+      type: QueryTypes.SELECT,
+    }),
+  )
+  console.log(`${ITERATIONS} runs each through the app's pool; ratios are p95 against SELECT 1's p95`)
+  const header = `${'query'.padEnd(52)} ${'p50'.padStart(8)} ${'p95'.padStart(8)} ${'max'.padStart(8)} ${'×floor'.padStart(7)}`
+  console.log(header)
+  const print = (name: string, f: Figures) =>
+    console.log(
+      `${name.padEnd(52)} ${ms(f.p50)} ${ms(f.p95)} ${ms(f.max)} ${(f.p95 / floorSelect.p95).toFixed(1).padStart(7)}`,
+    )
+  print('floor: SELECT 1', floorSelect)
+  print('floor: primary-key lookup (users)', floorKey)
+
+  const plans: [string, Statement][] = []
+  const reports: [string, unknown][] = [
+    [`access log: 30 days × 5 courses, page 1 (7) + total`, { startDate: start, endDate: today, courses }],
+    ['access log: all courses, all dates, page 1 (7) + total', {}],
+  ]
+  for (const [name, input] of reports) {
+    print(name, await time(() => accessLogReport(SYSTEM, input, { offset: 0, limit: 7 })))
+    const filter = accessLogFilter(SYSTEM, input)
+    plans.push([
+      `${name.split(',')[0]} ${name.includes('5 courses') ? '(5 courses)' : '(all)'} page`,
+      accessLogStatement(filter, { offset: 0, limit: 7 }),
+    ])
+    plans.push([
+      `${name.split(',')[0]} ${name.includes('5 courses') ? '(5 courses)' : '(all)'} total`,
+      accessLogTotalStatement(filter),
+    ])
+  }
+  const statements = dashboardStatements(null)
+  for (const [name, statement] of Object.entries(statements)) {
+    print(`dashboard: ${name}`, await time(() => run(statement)))
+    plans.push([`dashboard: ${name}`, statement])
+  }
+  print('dashboard: the whole page’s figures (4 at once)', await time(() => dashboardFigures(SYSTEM)))
+
+  const [{ exportStart }] = await sql.query<{ exportStart: string }>(
+    `SELECT to_char(utc_day(now()) - ${EXPORT_DAYS - 1}, 'YYYY-MM-DD') AS "exportStart"`,
+    { type: QueryTypes.SELECT },
+  )
+  const exportInput = { startDate: exportStart, endDate: today }
+  plans.push([`export: ${EXPORT_DAYS} days, all courses`, accessLogStatement(accessLogFilter(SYSTEM, exportInput))])
+
+  console.log('\nEXPLAIN (ANALYZE, BUFFERS): top node, execution time, shared buffers hit/read')
+  for (const [name, { text, values }] of plans) {
+    const [row] = await sql.query<{ 'QUERY PLAN': ExplainRoot[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, {
+      bind: values,
+      type: QueryTypes.SELECT,
+    })
+    if (process.env.BENCH_SHOW_PLANS) {
+      const lines = await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, {
+        bind: values,
+        type: QueryTypes.SELECT,
+      })
+      console.log(lines.map((l) => `      ${l['QUERY PLAN']}`).join('\n'))
+    }
+    const root = row['QUERY PLAN'][0]
+    const top = root.Plan
+    const node = `${top['Node Type']}${top['Relation Name'] ? ` on ${top['Relation Name']}` : ''}`
+    console.log(
+      `  ${name.padEnd(44)} ${node.padEnd(22)} ${root['Execution Time'].toFixed(2).padStart(9)} ms  ` +
+        `hit ${top['Shared Hit Blocks']} read ${top['Shared Read Blocks']}`,
+    )
+  }
+
+  // the export: about a million rows (all courses, the last EXPORT_DAYS days), in a child process
+  const target = path.join(dataDir, 'export.csv')
+  const result = await exportInChild({ input: exportInput, target })
+  const bytes = (await stat(target)).size
+  console.log(
+    `\nexport ${EXPORT_DAYS} days, all courses, to a CSV file (child process): ${result.rows.toLocaleString('en-US')} rows, ` +
+      `${(bytes / 1e6).toFixed(0)} MB, ${result.seconds.toFixed(1)} s, ` +
+      `${Math.round(result.rows / result.seconds).toLocaleString('en-US')} rows/s, peak RSS ${(result.maxRssKb / 1024).toFixed(0)} MB ` +
+      `(${(result.loadedRssKb / 1024).toFixed(0)} MB of it before the first row, loading the modules)`,
+  )
+}
+
+type ExplainRoot = {
+  Plan: { 'Node Type': string; 'Relation Name'?: string; 'Shared Hit Blocks': number; 'Shared Read Blocks': number }
+  'Execution Time': number
+}
+
+/** Warm up, then time ITERATIONS runs one after another. */
+async function time(work: () => Promise<unknown>): Promise<Figures> {
+  for (let i = 0; i < Math.min(10, ITERATIONS); i++) await work()
+  const times: number[] = []
+  for (let i = 0; i < ITERATIONS; i++) {
+    const started = performance.now()
+    await work()
+    times.push(performance.now() - started)
+  }
+  times.sort((a, b) => a - b)
+  const at = (share: number) => times[Math.min(times.length - 1, Math.ceil(share * times.length) - 1)]
+  return { p50: at(0.5), p95: at(0.95), max: times[times.length - 1], runs: times.length }
+}
+
+const ms = (value: number) => value.toFixed(2).padStart(8)
+const seconds = (millis: number) => (millis / 1000).toFixed(1)
+
+function exportInChild(job: { input: unknown; target: string }) {
+  return new Promise<{ rows: number; seconds: number; loadedRssKb: number; maxRssKb: number }>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, import.meta.filename, 'export-child', JSON.stringify(job)],
+      {
+        env: process.env,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.once('error', reject)
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`the export child exited with ${code}`))
+      resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}'))
+    })
+  })
+}
+
+/** In the child: one export through the engine, then its own figures as one JSON line. */
+async function exportChild({ input, target }: { input: unknown; target: string }) {
+  // what loading the engine and its modules (through tsx, as the CLI runs) costs before any row
+  const loadedRssKb = process.resourceUsage().maxRSS
+  const started = performance.now()
+  const result = await exportAccessLog(SYSTEM, input, parseDestination(target))
+  const elapsed = (performance.now() - started) / 1000
+  await disconnect()
+  console.log(
+    JSON.stringify({ rows: result.rows, seconds: elapsed, loadedRssKb, maxRssKb: process.resourceUsage().maxRSS }),
+  )
+}
+
+// last, so that every constant above is initialised before either runs
+if (process.argv[2] === 'export-child') {
+  await exportChild(JSON.parse(process.argv[3]) as { input: unknown; target: string })
+} else {
+  await main()
+}
