@@ -1,15 +1,22 @@
 import { Command } from 'commander'
-import { registerAssign } from './commands/assign.ts'
-import { registerBridge } from './commands/bridge.ts'
-import { registerDb } from './commands/db.ts'
-import { registerExport } from './commands/export.ts'
-import { registerExports } from './commands/exports.ts'
-import { registerFiles } from './commands/files.ts'
-import { registerServe } from './commands/serve.ts'
-import { registerUsers } from './commands/users.ts'
 import { fail } from './output.ts'
 
 // The `portal` command: the same services and database as the app, never its routes.
+
+// Each command's module loads the services it needs, and together they cost a command a lot of start-up
+// time and memory; so only the module of the command being run is loaded (all of them for help or a
+// command nobody knows, so that commander can list them or say what is wrong).
+type Register = (program: Command) => void
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  serve: () => import('./commands/serve.ts').then((m) => m.registerServe),
+  db: () => import('./commands/db.ts').then((m) => m.registerDb),
+  users: () => import('./commands/users.ts').then((m) => m.registerUsers),
+  files: () => import('./commands/files.ts').then((m) => m.registerFiles),
+  assign: () => import('./commands/assign.ts').then((m) => m.registerAssign),
+  bridge: () => import('./commands/bridge.ts').then((m) => m.registerBridge),
+  export: () => import('./commands/export.ts').then((m) => m.registerExport),
+  exports: () => import('./commands/exports.ts').then((m) => m.registerExports),
+}
 
 // A reader that stops early (`portal export access-log | head`) is no failure: stop quietly, as Unix tools do.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -21,16 +28,10 @@ const program = new Command()
   .showHelpAfterError()
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
 
-registerServe(program)
-registerDb(program)
-registerUsers(program)
-registerFiles(program)
-registerAssign(program)
-registerBridge(program)
-registerExport(program)
-registerExports(program)
-
 try {
+  const name = process.argv[2]
+  const wanted = name !== undefined && Object.hasOwn(COMMANDS, name) ? [COMMANDS[name]] : Object.values(COMMANDS)
+  for (const register of await Promise.all(wanted.map((load) => load()))) register(program)
   await program.parseAsync(process.argv)
 } catch (error) {
   fail(error)

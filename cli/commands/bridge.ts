@@ -8,7 +8,7 @@ import { UsageError } from '../output.ts'
 type LinkOptions = { user?: string; course?: string; program?: boolean; admin?: boolean }
 
 export function registerBridge(program: Command) {
-  const bridge = program.command('bridge').description('external-bridge sign-in links (DESIGN.md §8)')
+  const bridge = program.command('bridge').description('one-use sign-in links for the partner bridge')
 
   bridge
     .command('link')
