@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { chmod, mkdtemp, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { QueryTypes } from 'sequelize'
-import { exportAccessLog, parseDestination } from '#app/modules/access-log/export.server.ts'
 import {
   accessLogFilter,
   accessLogReport,
@@ -39,6 +39,7 @@ const VIDEOS_PER_COURSE = 10
 const PINGS = Math.max(1000, Math.round(50_000_000 * SCALE))
 const HISTORY_DAYS = 180
 /** Days of viewing an export covers: about a tenth of 180 days, so about a million rows at full scale. */
+const root = path.resolve(import.meta.dirname, '..', '..')
 const EXPORT_DAYS = 18
 
 type Figures = { p50: number; p95: number; max: number; runs: number }
@@ -409,15 +410,14 @@ async function measure(client: pg.Client, dataDir: string) {
     )
   }
 
-  // the export: about a million rows (all courses, the last EXPORT_DAYS days), in a child process
+  // the export: about a million rows (all courses, the last EXPORT_DAYS days), by the real CLI command
   const target = path.join(dataDir, 'export.csv')
-  const result = await exportInChild({ input: exportInput, target })
+  const result = await exportByCli(['--from', exportStart, '--to', today, '--out', target, '--json'])
   const bytes = (await stat(target)).size
   console.log(
-    `\nexport ${EXPORT_DAYS} days, all courses, to a CSV file (child process): ${result.rows.toLocaleString('en-US')} rows, ` +
-      `${(bytes / 1e6).toFixed(0)} MB, ${result.seconds.toFixed(1)} s, ` +
-      `${Math.round(result.rows / result.seconds).toLocaleString('en-US')} rows/s, peak RSS ${(result.maxRssKb / 1024).toFixed(0)} MB ` +
-      `(${(result.loadedRssKb / 1024).toFixed(0)} MB of it before the first row, loading the modules)`,
+    `\nportal export access-log, ${EXPORT_DAYS} days, all courses, to a CSV file: ${result.rows.toLocaleString('en-US')} rows, ` +
+      `${(bytes / 1e6).toFixed(0)} MB, ${result.seconds.toFixed(1)} s including start-up, ` +
+      `${Math.round(result.rows / result.seconds).toLocaleString('en-US')} rows/s, peak RSS ${(result.peakKb / 1024).toFixed(0)} MB`,
   )
 }
 
@@ -443,42 +443,37 @@ async function time(work: () => Promise<unknown>): Promise<Figures> {
 const ms = (value: number) => value.toFixed(2).padStart(8)
 const seconds = (millis: number) => (millis / 1000).toFixed(1)
 
-function exportInChild(job: { input: unknown; target: string }) {
-  return new Promise<{ rows: number; seconds: number; loadedRssKb: number; maxRssKb: number }>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [...process.execArgv, import.meta.filename, 'export-child', JSON.stringify(job)],
-      {
-        env: process.env,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    )
+/**
+ * `portal export access-log` in a child process, as an operator runs it; its peak RSS is the kernel's
+ * high-water mark (VmHWM), read until the process ends.
+ */
+function exportByCli(args: string[]) {
+  return new Promise<{ rows: number; seconds: number; peakKb: number }>((resolve, reject) => {
+    const started = performance.now()
+    const child = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'export', 'access-log', ...args], {
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let peakKb = 0
+    const watch = setInterval(() => {
+      try {
+        const line = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))
+        if (line) peakKb = Math.max(peakKb, Number(line[1]))
+      } catch {
+        // the process has just ended
+      }
+    }, 50)
     let out = ''
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
     child.once('error', reject)
     child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`the export child exited with ${code}`))
-      resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}'))
+      clearInterval(watch)
+      if (code !== 0) return reject(new Error(`portal export access-log exited with ${code}`))
+      const { rows } = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { rows: number }
+      resolve({ rows, seconds: (performance.now() - started) / 1000, peakKb })
     })
   })
 }
 
-/** In the child: one export through the engine, then its own figures as one JSON line. */
-async function exportChild({ input, target }: { input: unknown; target: string }) {
-  // what loading the engine and its modules (through tsx, as the CLI runs) costs before any row
-  const loadedRssKb = process.resourceUsage().maxRSS
-  const started = performance.now()
-  const result = await exportAccessLog(SYSTEM, input, parseDestination(target))
-  const elapsed = (performance.now() - started) / 1000
-  await disconnect()
-  console.log(
-    JSON.stringify({ rows: result.rows, seconds: elapsed, loadedRssKb, maxRssKb: process.resourceUsage().maxRSS }),
-  )
-}
-
-// last, so that every constant above is initialised before either runs
-if (process.argv[2] === 'export-child') {
-  await exportChild(JSON.parse(process.argv[3]) as { input: unknown; target: string })
-} else {
-  await main()
-}
+// last, so that every constant above is initialised before it runs
+await main()
