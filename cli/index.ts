@@ -5,6 +5,7 @@ import { registerDb } from './commands/db.ts'
 import { registerExport } from './commands/export.ts'
 import { registerExports } from './commands/exports.ts'
 import { registerFiles } from './commands/files.ts'
+import { registerMail } from './commands/mail.ts'
 import { registerServe } from './commands/serve.ts'
 import { registerUsers } from './commands/users.ts'
 import { fail } from './output.ts'
@@ -29,6 +30,7 @@ registerAssign(program)
 registerBridge(program)
 registerExport(program)
 registerExports(program)
+registerMail(program)
 
 try {
   await program.parseAsync(process.argv)
