@@ -65,7 +65,8 @@ export function registerMail(program: Command) {
           [...MAIL_STATUSES.map((s) => String(counts[s])), String(status.due)],
         ]),
       )
-      if (!status.rows.length) return console.error(options.status ? `No ${options.status} mail.` : 'The queue is empty.')
+      if (!status.rows.length)
+        return console.error(options.status ? `No ${options.status} mail.` : 'The queue is empty.')
       console.log(
         '\n' +
           table([

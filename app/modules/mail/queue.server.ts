@@ -37,6 +37,9 @@ const CLAIM_CHUNK = 10
 const RATE_LOCK = 7_305_010
 
 const READ_DENIED = 'The mail queue is for the admin side.'
+/** "now" in SQL: the clock passed in (always the statement's first timestamp parameter), else the database's */
+const NOW = (param = '$1') => `SELECT coalesce(${param}::timestamptz, clock_timestamp())`
+const MS = "interval '1 millisecond'"
 
 /** The delay before the next try, after `attempts` tries: 1 min, 2, 4, 8 … at most an hour. */
 export const retryDelayMs = (attempts: number) =>
@@ -92,7 +95,7 @@ const SENDERS: Record<MailKind, (row: Claimed) => Promise<{ outcome: Outcome; no
 }
 
 export type SendOptions = {
-  /** the clock (tests); the real time when left out */
+  /** the clock (tests); the database's clock when left out, the one clock every process shares */
   now?: Date
   /** send at most this many in this call */
   limit?: number
@@ -119,64 +122,70 @@ export type SendResult = {
  * sent when `signal` aborts are given back at once.
  */
 export async function sendQueued(options: SendOptions = {}): Promise<SendResult> {
-  const clock = () => options.now ?? new Date()
+  // null: each statement reads the database's clock (clock_timestamp())
+  const at = options.now?.toISOString() ?? null
   const rate = options.ratePerMinute ?? getEnv().MAIL_RATE_PER_MINUTE
   const claimant = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   const result: SendResult = { sent: 0, retrying: 0, failed: 0, cancelled: 0, waiting: 0, errors: [] }
   let left = options.limit ?? Number.POSITIVE_INFINITY
   while (left > 0 && !options.signal?.aborted) {
-    const batch = await claim(Math.min(left, CLAIM_CHUNK), clock(), rate, claimant)
+    const batch = await claim(Math.min(left, CLAIM_CHUNK), at, rate, claimant)
     if (!batch.length) break
     left -= batch.length
     const unsent = [...batch]
     try {
       while (unsent.length && !options.signal?.aborted) {
         const row = unsent.shift() as Claimed
-        await deliver(row, clock, claimant, result)
+        await deliver(row, at, claimant, result)
       }
     } finally {
       if (unsent.length) await release(unsent, claimant)
     }
   }
   const [due] = await query<{ count: number }>(
-    `SELECT count(*)::int AS count FROM mail_queue
-      WHERE (status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND claimed_at <= $2)`,
-    [clock().toISOString(), new Date(clock().getTime() - LEASE_MS).toISOString()],
+    `SELECT count(*)::int AS count FROM mail_queue, (${NOW()}) AS t(now)
+      WHERE (status = 'pending' AND next_attempt_at <= t.now)
+         OR (status = 'sending' AND claimed_at <= t.now - $2 * ${MS})`,
+    [at, LEASE_MS],
   )
   result.waiting = due?.count ?? 0
   return result
 }
 
 /** Claim up to `want` due rows, as many as the rate still allows this minute. */
-async function claim(want: number, now: Date, rate: number, claimant: string): Promise<Claimed[]> {
+async function claim(want: number, at: string | null, rate: number, claimant: string): Promise<Claimed[]> {
   const sql = await sequelize()
   return sql.transaction(async (transaction) => {
     // one claim at a time on this database, so that every claimer counts the others' claims
     await query('SELECT pg_advisory_xact_lock($1)', [RATE_LOCK], transaction)
     const [used] = await query<{ count: number }>(
-      `SELECT count(*)::int AS count FROM mail_queue WHERE claimed_at > $1::timestamptz - interval '1 minute'`,
-      [now.toISOString()],
+      `SELECT count(*)::int AS count FROM mail_queue, (${NOW()}) AS t(now)
+        WHERE claimed_at > t.now - interval '1 minute'`,
+      [at],
       transaction,
     )
     const budget = Math.min(want, rate - (used?.count ?? 0))
     if (budget <= 0) return []
     return query<Claimed>(
-      `UPDATE mail_queue SET status = 'sending', attempts = attempts + 1, claimed_at = $1, claimed_by = $2
+      `WITH t(now) AS (${NOW()})
+       UPDATE mail_queue SET status = 'sending', attempts = attempts + 1, claimed_at = (SELECT now FROM t),
+              claimed_by = $2
         WHERE id IN (
-          SELECT id FROM mail_queue
-           WHERE (status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND claimed_at <= $3)
+          SELECT id FROM mail_queue, t
+           WHERE (status = 'pending' AND next_attempt_at <= t.now)
+              OR (status = 'sending' AND claimed_at <= t.now - $3 * ${MS})
            ORDER BY next_attempt_at, created_at
            LIMIT $4
-           FOR UPDATE SKIP LOCKED)
+           FOR UPDATE OF mail_queue SKIP LOCKED)
         RETURNING id, kind, user_id, attempts`,
-      [now.toISOString(), claimant, new Date(now.getTime() - LEASE_MS).toISOString(), budget],
+      [at, claimant, LEASE_MS, budget],
       transaction,
     )
   })
 }
 
 /** Send one claimed row and record what happened; only this claimant's lease is ever updated. */
-async function deliver(row: Claimed, clock: () => Date, claimant: string, result: SendResult) {
+async function deliver(row: Claimed, at: string | null, claimant: string, result: SendResult) {
   let done: { outcome: Outcome; note?: string }
   try {
     done = await SENDERS[row.kind](row)
@@ -187,15 +196,10 @@ async function deliver(row: Claimed, clock: () => Date, claimant: string, result
     if (last) result.failed++
     else result.retrying++
     await query(
-      `UPDATE mail_queue SET status = $3, next_attempt_at = $4, last_error = $5, claimed_by = NULL
+      `UPDATE mail_queue
+          SET status = $3, next_attempt_at = (${NOW('$4')}) + $5 * ${MS}, last_error = $6, claimed_by = NULL
         WHERE id = $1 AND claimed_by = $2`,
-      [
-        row.id,
-        claimant,
-        last ? 'failed' : 'pending',
-        new Date(clock().getTime() + retryDelayMs(row.attempts)).toISOString(),
-        line,
-      ],
+      [row.id, claimant, last ? 'failed' : 'pending', at, retryDelayMs(row.attempts), line],
     )
     return
   }
@@ -203,9 +207,9 @@ async function deliver(row: Claimed, clock: () => Date, claimant: string, result
   // in a statement of its own, right after the server took the mail: the window for a second send
   if (done.outcome === 'sent')
     await query(
-      `UPDATE mail_queue SET status = 'sent', sent_at = $3, last_error = NULL, claimed_by = NULL
+      `UPDATE mail_queue SET status = 'sent', sent_at = (${NOW('$3')}), last_error = NULL, claimed_by = NULL
         WHERE id = $1 AND claimed_by = $2`,
-      [row.id, claimant, clock().toISOString()],
+      [row.id, claimant, at],
     )
   else
     await query(
