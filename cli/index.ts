@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   bridge: () => import('./commands/bridge.ts').then((m) => m.registerBridge),
   export: () => import('./commands/export.ts').then((m) => m.registerExport),
   exports: () => import('./commands/exports.ts').then((m) => m.registerExports),
+  mail: () => import('./commands/mail.ts').then((m) => m.registerMail),
 }
 
 // A reader that stops early (`portal export access-log | head`) is no failure: stop quietly, as Unix tools do.

@@ -9,6 +9,7 @@ import { migrate } from '#db/migrate.ts'
 import { seedDemoOnce } from '#db/seeds/demo.ts'
 import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
 import { sweepUnattachedFiles, UNATTACHED_FILE_LIFETIME_MS } from '#app/modules/files/service.server.ts'
+import { startMailSender } from '#app/modules/mail/sender.server.ts'
 import { printDemoAccounts } from '../demo.ts'
 
 const require = createRequire(import.meta.url)
@@ -58,6 +59,20 @@ async function serve(options: { build: boolean; demo: boolean }) {
         : console.error(`Scheduled export ${run.scheduleName} failed: ${run.error}`),
     error: (error: unknown) => console.error('Looking for due exports failed:', error),
   })
+  // queued mail (the invitations of an import): sent now, then every few seconds, at MAIL_RATE_PER_MINUTE
+  const mailSender = startMailSender({
+    sent: (r) => {
+      const parts = [`${r.sent} sent`]
+      if (r.cancelled) parts.push(`${r.cancelled} no longer needed`)
+      if (r.retrying) parts.push(`${r.retrying} to retry`)
+      if (r.failed) parts.push(`${r.failed} failed for good`)
+      if (r.waiting) parts.push(`${r.waiting} waiting`)
+      const line = `Mail queue: ${parts.join(', ')}.`
+      if (r.retrying || r.failed) console.error(`${line} Last error: ${r.errors.at(-1)}`)
+      else console.log(line)
+    },
+    error: (error: unknown) => console.error('Sending queued mail failed:', error),
+  })
 
   const server = spawn(
     process.execPath,
@@ -84,6 +99,7 @@ async function serve(options: { build: boolean; demo: boolean }) {
     clearInterval(sweeper)
     // an export still running is stopped and recorded while the database is still there
     await exportScheduler.stop()
+    await mailSender.stop()
     await stopChild(server)
     await disconnect()
     process.exit(code)

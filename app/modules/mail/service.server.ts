@@ -37,7 +37,8 @@ export async function sendMail(mail: Mail): Promise<Sent> {
   const file = path.join(outbox, `${stamp}-${randomBytes(4).toString('hex')}.eml`)
   await writeFile(file, info.message as Buffer, { mode: 0o600 })
   const links = mail.text.match(/https?:\/\/\S+/g) ?? []
-  console.log(`Mail to ${[mail.to].flat().join(', ')}: "${mail.subject}" saved to ${file}`)
-  for (const link of links) console.log(`  link: ${link}`)
+  // a log line, on stderr: a CLI command that sends mail keeps its stdout for data
+  console.error(`Mail to ${[mail.to].flat().join(', ')}: "${mail.subject}" saved to ${file}`)
+  for (const link of links) console.error(`  link: ${link}`)
   return { messageId: info.messageId, file }
 }

@@ -1,0 +1,24 @@
+import { z } from 'zod'
+
+/** What the queue sends. Each kind has a sender in queue.server.ts that builds the mail when it is sent. */
+export const MAIL_KINDS = ['invitation'] as const
+export type MailKind = (typeof MAIL_KINDS)[number]
+
+/** cancelled: no longer needed when its turn came (an invited account that already has a password). */
+export const MAIL_STATUSES = ['pending', 'sending', 'sent', 'failed', 'cancelled'] as const
+export type MailStatus = (typeof MAIL_STATUSES)[number]
+
+export const MailQueueQuerySchema = z.object({
+  status: z
+    .enum(MAIL_STATUSES, {
+      errorMap: () => ({ message: `Status must be one of ${MAIL_STATUSES.join(', ')}.` }),
+    })
+    .optional(),
+  limit: z.coerce
+    .number({ invalid_type_error: 'Limit must be a number.' })
+    .int('Limit must be a whole number.')
+    .min(1, 'Limit must be at least 1.')
+    .max(1000, 'Limit must be at most 1000.')
+    .default(50),
+})
+export type MailQueueQuery = z.input<typeof MailQueueQuerySchema>
