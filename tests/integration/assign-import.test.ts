@@ -141,7 +141,9 @@ describe('importAssignments', () => {
     const course = await makeCourse({ title: 'Big' })
     const rows = Array.from({ length: 2500 }, () => `${learner.email},Big`)
     const progress: number[] = []
-    const { summary } = await run(`user,course\n${rows.join('\n')}\n`, { onProgress: ({ rows }) => progress.push(rows) })
+    const { summary } = await run(`user,course\n${rows.join('\n')}\n`, {
+      onProgress: ({ rows }) => progress.push(rows),
+    })
     expect(summary).toMatchObject({ rows: 2500, assigned: 1, duplicates: 2499 })
     expect(progress).toEqual([1000, 2000, 2500])
     expect((await listAssignedCourses(learner)).map((c) => c.id)).toEqual([course.id])
@@ -183,9 +185,9 @@ describe('importAssignments', () => {
     expect(await assignmentCount(learner.id)).toBe(0)
     expect(await importAssignments(await makeSuperAdmin(), file(csv))).toMatchObject({ assigned: 1 })
     for (const actor of [await makeCoach(), learner])
-      await expect(
-        assignMany(actor, { action: 'unassign', course: 'Allowed' }, 'all-learners'),
-      ).rejects.toMatchObject({ status: 403 })
+      await expect(assignMany(actor, { action: 'unassign', course: 'Allowed' }, 'all-learners')).rejects.toMatchObject({
+        status: 403,
+      })
   })
 
   it('writes an error CSV: row, field, message and the row as it was', async () => {

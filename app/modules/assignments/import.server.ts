@@ -5,7 +5,7 @@ import { stringify } from 'csv-stringify'
 import type pg from 'pg'
 import { withConnection } from '#db/client.ts'
 import { neutraliseFormula } from '../access-log/export.server.ts'
-import { canManageContent, ROLE, type Actor } from '../auth/roles.ts'
+import { canManageContent, ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import {
@@ -170,6 +170,13 @@ export type BulkAssignmentSummary = {
   duplicates: number
   failed: number
   dryRun: boolean
+}
+
+/** A course or program by id or exact title (case aside); unknown is a 404, an ambiguous title a 400. */
+export async function findAssignable(kind: 'course' | 'program', identifier: string) {
+  return withConnection((client) =>
+    new AssignmentWriter(client, SYSTEM, 'assign', () => {}).resolveTarget(kind, identifier),
+  )
 }
 
 /** Learners by email or username, one at a time as a file or list gives them, or every learner. */
@@ -355,7 +362,9 @@ function matchHeader(header: string[]): Record<Field, number> {
     const field = fieldOfHeader(name)
     if (!field) throw invalid(`Line 1: unknown column "${name.trim()}". ${usage}`)
     if (columns[field] >= 0)
-      throw invalid(`Line 1: the columns "${header[columns[field]].trim()}" and "${name.trim()}" both name the ${field}.`)
+      throw invalid(
+        `Line 1: the columns "${header[columns[field]].trim()}" and "${name.trim()}" both name the ${field}.`,
+      )
     columns[field] = index
   }
   if (columns.user < 0) throw invalid(`Line 1: no user column. ${usage}`)
@@ -554,7 +563,12 @@ class AssignmentWriter {
 
   private fail(row: PendingRow, field: Field | '', message: string): undefined {
     this.counts.failed++
-    this.failures.push({ row: row.line, field: field ? (row.names[field] ?? field).trim() : '', message, cells: row.cells })
+    this.failures.push({
+      row: row.line,
+      field: field ? (row.names[field] ?? field).trim() : '',
+      message,
+      cells: row.cells,
+    })
     return undefined
   }
 
