@@ -124,8 +124,7 @@ async function bulk(action: 'assign' | 'unassign', kind: Kind, options: TargetOp
     const summary = await assignMany(SYSTEM, { action, [kind]: target, dryRun: options.dryRun }, learners, {
       onRowError: errors.print,
       onProgress: ({ rows }) => progress.update(rows),
-    })
-    progress.stop()
+    }).finally(() => progress.stop())
     errors.finish()
     if (options.json) console.log(JSON.stringify(bulkJson(summary)))
     else console.error(bulkMessage(summary))
