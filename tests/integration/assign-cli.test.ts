@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -206,5 +207,21 @@ describe('portal --version and users create --password-stdin', () => {
     expect(argv.code).toBe(0)
     expect(argv.stderr).toMatch(/^portal: warning: .*--password.*\(ps, shell history\); use --password-stdin/)
     expect((await login({ email: 'argv', password: 'On-the-line-1!' })).user.userName).toBe('argv')
+  })
+
+  it('refuses --password-stdin on a terminal and points to the prompt', SLOW, async () => {
+    // `script` (util-linux) gives the CLI a real pseudo-terminal as standard input
+    const root = path.resolve(import.meta.dirname, '..', '..')
+    const child = spawn(
+      'script',
+      ['-qfec', `${process.execPath} cli/bin.js users create --role learner --password-stdin`, '/dev/null'],
+      { cwd: root, env: { ...process.env, TERM: 'dumb' } },
+    )
+    let output = ''
+    child.stdout.on('data', (data: Buffer) => (output += data.toString()))
+    const code = await new Promise((resolve) => child.on('exit', resolve))
+    expect(code).toBe(2)
+    expect(output).toContain('--password-stdin reads a pipe')
+    expect(output).toContain('on a terminal leave it out to be asked for the password')
   })
 })
