@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import { fail } from './output.ts'
 
@@ -23,9 +24,11 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0)
 })
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 const program = new Command()
   .name('portal')
   .description('Run and administer the learning portal.')
+  .version(version, '-V, --version', 'print the portal version')
   .showHelpAfterError()
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
 

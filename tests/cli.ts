@@ -4,18 +4,23 @@ import { promisify } from 'node:util'
 
 const root = path.resolve(import.meta.dirname, '..')
 
-/** The real `portal` command in a child process, on the calling test file's database (DATABASE_URL). */
-export async function portal(args: string[], env: Record<string, string | undefined> = {}) {
+/**
+ * The real `portal` command in a child process, on the calling test file's database (DATABASE_URL).
+ * `input` is written to its standard input (a pipe), which is then closed.
+ */
+export async function portal(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  options: { input?: string } = {},
+) {
   try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [path.join(root, 'cli', 'bin.js'), ...args],
-      {
-        cwd: root,
-        env: { ...process.env, ...env },
-        timeout: 60_000,
-      },
-    )
+    const running = promisify(execFile)(process.execPath, [path.join(root, 'cli', 'bin.js'), ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    })
+    if (options.input !== undefined) running.child.stdin?.end(options.input)
+    const { stdout, stderr } = await running
     return { code: 0, stdout, stderr }
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string }

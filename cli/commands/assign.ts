@@ -1,32 +1,238 @@
+import { createReadStream, createWriteStream } from 'node:fs'
+import { access, constants, stat } from 'node:fs/promises'
+import type { Readable, Writable } from 'node:stream'
 import type { Command } from 'commander'
+import {
+  assignMany,
+  findAssignable,
+  importAssignments,
+  readLearnerList,
+  type AssignmentRowError,
+  type BulkAssignmentSummary,
+  type LearnerSource,
+} from '#app/modules/assignments/import.server.ts'
+import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { assignCourse } from '#app/modules/assignments/service.server.ts'
-import { findCourseByIdentifier } from '#app/modules/courses/service.server.ts'
 import { findUserByIdentifier } from '#app/modules/users/service.server.ts'
 import { disconnect } from '#db/client.ts'
 import { UsageError } from '../output.ts'
+import { progressLine } from '../progress.ts'
+
+type Kind = 'course' | 'program'
+type TargetOptions = {
+  course?: string
+  program?: string
+  user?: string
+  usersFrom?: string
+  allLearners?: boolean
+  dryRun?: boolean
+  json?: boolean
+}
+type ImportOptions = { dryRun?: boolean; atomic?: boolean; delimiter?: string; errors?: string; json?: boolean }
+
+/** Row errors printed on standard error when no --errors file is given; the rest are counted. */
+const SHOWN_ERRORS = 20
 
 export function registerAssign(program: Command) {
-  const assign = program.command('assign').description('give learners courses')
+  const assign = program.command('assign').description('give learners courses and programs')
 
   assign
-    .command('course')
-    .description('assign a course to a learner (assigning twice is harmless)')
-    .option('--user <user>', "the learner's id, email or username")
-    .option('--course <course>', "the course's id or exact title")
-    .action(async (options: { user?: string; course?: string }) => {
-      if (!options.user || !options.course) throw new UsageError('pass --user and --course.')
+    .command('import')
+    .description('assign from a CSV file: a user column and a course and/or program column')
+    .argument('<file>', 'the CSV file, or - for standard input')
+    .option('--dry-run', 'check every row and count what would change; write nothing')
+    .option('--atomic', 'write nothing unless every row is good')
+    .option('--delimiter <char>', 'a comma or a semicolon (default: the one the header line uses)')
+    .option('--errors <file>', 'write the rows that failed, with the reason, to this CSV file')
+    .option('--json', 'print one summary as JSON on standard output')
+    .action(async (file: string, options: ImportOptions) => {
+      const delimiter = readDelimiter(options.delimiter)
+      const source = await openInput(file)
+      const errorSink = options.errors ? await openOutput(options.errors) : undefined
+      const errors = rowErrorPrinter(!options.errors && !options.json)
+      const progress = progressLine('Importing', 'rows')
       try {
-        const user = await findUserByIdentifier(options.user)
-        const course = await findCourseByIdentifier(options.course)
-        const { assigned } = await assignCourse(SYSTEM, { userId: user.id, courseId: course.id })
-        console.log(
-          assigned
-            ? `Assigned "${course.title}" to ${user.userName}.`
-            : `${user.userName} already has "${course.title}".`,
-        )
+        const summary = await importAssignments(SYSTEM, source, {
+          dryRun: options.dryRun,
+          atomic: options.atomic,
+          delimiter,
+          errorSink,
+          onRowError: errors.print,
+          onProgress: ({ rows }) => progress.update(rows),
+        })
+        progress.stop()
+        errors.finish()
+        if (options.json) console.log(JSON.stringify({ ...summary, errorFile: options.errors ?? null }))
+        else console.error(importMessage(summary))
+        // exit 1 through the one error path (an exit code set here would be lost on the way out)
+        if (summary.failed > 0) throw new Error(`${summary.failed} of ${plural(summary.rows, 'row')} failed.`)
       } finally {
+        progress.stop()
         await disconnect()
       }
     })
+
+  for (const kind of ['course', 'program'] as const) {
+    withTargetOptions(assign.command(kind), kind, 'assign').action((options: TargetOptions) =>
+      bulk('assign', kind, options),
+    )
+  }
+
+  const unassign = program
+    .command('unassign')
+    .description('take courses and programs away from learners; their progress is kept')
+  for (const kind of ['course', 'program'] as const) {
+    withTargetOptions(unassign.command(kind), kind, 'unassign').action((options: TargetOptions) =>
+      bulk('unassign', kind, options),
+    )
+  }
+}
+
+function withTargetOptions(command: Command, kind: Kind, action: 'assign' | 'unassign') {
+  return command
+    .description(
+      action === 'assign'
+        ? `assign a ${kind} to learners (assigning twice is harmless)`
+        : `remove a ${kind} from learners; their progress stays and comes back if it is assigned again`,
+    )
+    .option(`--${kind} <${kind}>`, `the ${kind}'s id or exact title`)
+    .option('--user <user>', "one learner's id, email or username")
+    .option('--users-from <file>', 'one email or username a line, or a CSV with a user or email column (- for stdin)')
+    .option('--all-learners', 'every learner')
+    .option('--dry-run', 'count what would change; write nothing')
+    .option('--json', 'print one summary as JSON on standard output')
+}
+
+async function bulk(action: 'assign' | 'unassign', kind: Kind, options: TargetOptions) {
+  const target = options[kind]
+  if (!target) throw new UsageError(`pass --${kind}.`)
+  const chosen = [options.user !== undefined, options.usersFrom !== undefined, options.allLearners === true]
+  if (chosen.filter(Boolean).length !== 1) throw new UsageError('pass one of --user, --users-from or --all-learners.')
+  try {
+    // one learner, assigned for real: the one-at-a-time service and its messages
+    if (action === 'assign' && options.user !== undefined && !options.dryRun) {
+      await assignOne(kind, target, options.user, options.json)
+      return
+    }
+    const learners: LearnerSource = options.allLearners
+      ? 'all-learners'
+      : options.user !== undefined
+        ? single(options.user)
+        : readLearnerList(await openInput(options.usersFrom!))
+    const errors = rowErrorPrinter(!options.json)
+    const progress = progressLine(action === 'assign' ? 'Assigning' : 'Unassigning', 'learners')
+    const summary = await assignMany(SYSTEM, { action, [kind]: target, dryRun: options.dryRun }, learners, {
+      onRowError: errors.print,
+      onProgress: ({ rows }) => progress.update(rows),
+    }).finally(() => progress.stop())
+    errors.finish()
+    if (options.json) console.log(JSON.stringify(bulkJson(summary)))
+    else console.error(bulkMessage(summary))
+    if (summary.failed > 0) throw new Error(`${summary.failed} of ${plural(summary.users, 'learner')} failed.`)
+  } finally {
+    await disconnect()
+  }
+}
+
+async function* single(user: string) {
+  yield { line: 1, user }
+}
+
+async function assignOne(kind: Kind, target: string, identifier: string, json?: boolean) {
+  const user = await findUserByIdentifier(identifier)
+  const summary = await findAssignable(kind, target)
+  const { assigned } =
+    kind === 'course'
+      ? await assignCourse(SYSTEM, { userId: user.id, courseId: summary.id })
+      : await assignProgram(SYSTEM, { userId: user.id, programId: summary.id })
+  if (json) {
+    console.log(
+      JSON.stringify({
+        action: 'assign',
+        [kind]: summary,
+        users: 1,
+        assigned: assigned ? 1 : 0,
+        already: assigned ? 0 : 1,
+        duplicates: 0,
+        failed: 0,
+        dryRun: false,
+      }),
+    )
+    return
+  }
+  console.log(
+    assigned ? `Assigned "${summary.title}" to ${user.userName}.` : `${user.userName} already has "${summary.title}".`,
+  )
+}
+
+function bulkJson(summary: BulkAssignmentSummary) {
+  const { changed, unchanged, ...rest } = summary
+  return summary.action === 'assign'
+    ? { ...rest, assigned: changed, already: unchanged }
+    : { ...rest, removed: changed, notAssigned: unchanged }
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+
+function bulkMessage(s: BulkAssignmentSummary) {
+  const title = `"${(s.course ?? s.program)!.title}"`
+  const failed = s.failed > 0 ? `; ${s.failed} failed` : ''
+  const repeated = s.duplicates > 0 ? `, ${plural(s.duplicates, 'repeated line')}` : ''
+  const would = s.dryRun ? 'Dry run, nothing written: would have ' : ''
+  if (s.action === 'assign')
+    return `${would}${s.dryRun ? 'assigned' : 'Assigned'} ${title} to ${plural(s.changed, 'learner')} (${s.unchanged} had it already${repeated})${failed}.`
+  return `${would}${s.dryRun ? 'removed' : 'Removed'} ${title} from ${plural(s.changed, 'learner')} (${s.unchanged} did not have it${repeated})${failed}; progress is kept.`
+}
+
+function importMessage(s: Awaited<ReturnType<typeof importAssignments>>) {
+  const counts = `${plural(s.rows, 'row')}: ${s.assigned} assigned, ${s.already} already assigned, ${plural(s.duplicates, 'repeated row')}, ${s.failed} failed`
+  if (s.dryRun) return `Dry run, nothing written: ${counts}.`
+  if (!s.committed) return `Nothing written (--atomic, and some rows failed): ${counts}.`
+  return `Imported ${counts}.`
+}
+
+/** The first row errors on standard error, one a line; with --errors or --json they go to the file or nowhere. */
+function rowErrorPrinter(show: boolean) {
+  let count = 0
+  return {
+    print(error: AssignmentRowError) {
+      count++
+      if (show && count <= SHOWN_ERRORS)
+        console.error(`line ${error.row}: ${error.field ? `${error.field}: ` : ''}${error.message}`)
+    },
+    finish() {
+      if (show && count > SHOWN_ERRORS)
+        console.error(`… and ${count - SHOWN_ERRORS} more (pass --errors FILE for every row).`)
+    },
+  }
+}
+
+function readDelimiter(value: string | undefined): ',' | ';' | undefined {
+  if (value === undefined) return undefined
+  const named: Record<string, ',' | ';'> = { ',': ',', ';': ';', comma: ',', semicolon: ';' }
+  const delimiter = named[value.toLowerCase()]
+  if (!delimiter) throw new UsageError('--delimiter must be , or ; (or the words comma, semicolon).')
+  return delimiter
+}
+
+/** A file to read, or standard input for -; one that cannot be read is a usage error (exit 2). */
+async function openInput(file: string): Promise<Readable> {
+  if (file === '-') return process.stdin
+  try {
+    await access(file, constants.R_OK)
+    if (!(await stat(file)).isFile()) throw new Error('not a file')
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as Error).message.replace(/^[A-Z]+: /, '')}`)
+  }
+  return createReadStream(file)
+}
+
+/** The error file, opened before any row is read so a wrong path fails first. */
+async function openOutput(file: string): Promise<Writable> {
+  const stream = createWriteStream(file)
+  await new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve())
+    stream.once('error', (error) => reject(new UsageError(`cannot write ${file}: ${error.message}`)))
+  })
+  return stream
 }

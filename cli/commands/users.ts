@@ -1,3 +1,4 @@
+import { text } from 'node:stream/consumers'
 import { input, password as passwordPrompt, select } from '@inquirer/prompts'
 import type { Command } from 'commander'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
@@ -10,12 +11,13 @@ type CreateOptions = {
   role?: string
   email?: string
   password?: string
+  passwordStdin?: boolean
   firstName?: string
   lastName?: string
   username?: string
 }
 
-const FLAGS: { key: keyof CreateOptions; flag: string; label: string }[] = [
+const FLAGS: { key: Exclude<keyof CreateOptions, 'passwordStdin'>; flag: string; label: string }[] = [
   { key: 'role', flag: '--role', label: 'Role' },
   { key: 'email', flag: '--email', label: 'Email' },
   { key: 'password', flag: '--password', label: 'Password' },
@@ -32,12 +34,16 @@ export function registerUsers(program: Command) {
     .description('create an account that can sign in at once')
     .option('--role <role>', `one of ${ROLE_NAMES_INPUT.join(', ')}`)
     .option('--email <email>')
-    .option('--password <password>', 'at least 8 characters with a lowercase, an uppercase, a digit and a symbol')
+    .option(
+      '--password <password>',
+      'at least 8 characters with a lowercase, an uppercase, a digit and a symbol (visible to other users: prefer --password-stdin)',
+    )
+    .option('--password-stdin', 'read the password from standard input, one line')
     .option('--first-name <name>')
     .option('--last-name <name>')
     .option('--username <name>')
     .action(async (options: CreateOptions) => {
-      const values = await completeOptions(options)
+      const values = await completeOptions(await readPassword(options))
       try {
         const user = await createUser(SYSTEM, {
           role: values.role as (typeof ROLE_NAMES_INPUT)[number],
@@ -52,6 +58,28 @@ export function registerUsers(program: Command) {
         await disconnect()
       }
     })
+}
+
+/**
+ * The password never has to be on the command line: --password-stdin reads it from a pipe, a terminal
+ * is asked for it. --password still works, with a warning, since other users can read a command's arguments.
+ */
+async function readPassword(options: CreateOptions): Promise<CreateOptions> {
+  if (options.passwordStdin) {
+    if (options.password !== undefined) throw new UsageError('pass either --password or --password-stdin, not both.')
+    if (process.stdin.isTTY)
+      throw new UsageError(
+        '--password-stdin reads a pipe (printf %s "$PASSWORD" | portal users create …); on a terminal leave it out to be asked for the password.',
+      )
+    const password = (await text(process.stdin)).split(/\r?\n/)[0]
+    if (!password) throw new UsageError('--password-stdin: standard input holds no password.')
+    return { ...options, password }
+  }
+  if (options.password !== undefined)
+    console.error(
+      'portal: warning: a password given with --password can be seen by other users of this machine (ps, shell history); use --password-stdin or the prompt instead.',
+    )
+  return options
 }
 
 /** Ask for what is missing on a terminal; anywhere else a missing value is a usage error (exit 2). */

@@ -15,3 +15,39 @@ export const AssignProgramSchema = z.object({
   programId: id('Course is required field to assign'),
 })
 export type AssignProgramInput = z.input<typeof AssignProgramSchema>
+
+// ——— Assignments in bulk: a CSV file, or one course or program for many learners ———
+
+export const DELIMITERS = [',', ';'] as const
+
+export const AssignmentImportOptionsSchema = z.object({
+  dryRun: z.boolean().default(false),
+  atomic: z.boolean().default(false),
+  delimiter: z.enum(DELIMITERS, { message: 'The delimiter is a comma or a semicolon.' }).optional(),
+})
+export type AssignmentImportOptionsInput = z.input<typeof AssignmentImportOptionsSchema>
+
+/** One row of an assignment file, after its header was matched: a learner and a course, a program or both. */
+export const AssignmentRowSchema = z
+  .object({
+    user: z.string().trim().min(1, 'User is required.'),
+    course: z.string().trim().default(''),
+    program: z.string().trim().default(''),
+  })
+  .refine((row) => row.course !== '' || row.program !== '', {
+    message: 'Give a course or a program.',
+    path: ['course'],
+  })
+
+export const BulkAssignmentSchema = z
+  .object({
+    action: z.enum(['assign', 'unassign']),
+    course: z.string().trim().default(''),
+    program: z.string().trim().default(''),
+    dryRun: z.boolean().default(false),
+  })
+  .refine((input) => (input.course === '') !== (input.program === ''), {
+    message: 'Give either a course or a program.',
+    path: ['course'],
+  })
+export type BulkAssignmentInput = z.input<typeof BulkAssignmentSchema>

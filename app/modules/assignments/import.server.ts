@@ -1,0 +1,623 @@
+import { pipeline as pipelineCallback, Readable, type Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { CsvError, parse } from 'csv-parse'
+import { stringify } from 'csv-stringify'
+import type pg from 'pg'
+import { withConnection } from '#db/client.ts'
+import { neutraliseFormula } from '../access-log/export.server.ts'
+import { canManageContent, ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
+import { forbidden, invalid, notFound } from '../errors.ts'
+import { isUuid } from '../ids.ts'
+import {
+  AssignmentImportOptionsSchema,
+  AssignmentRowSchema,
+  BulkAssignmentSchema,
+  type AssignmentImportOptionsInput,
+  type BulkAssignmentInput,
+} from './schema.ts'
+
+// Assignments in bulk. A CSV file names a learner and a course, a program or both on each row; the rows
+// are checked and written in batches, each batch in one transaction (or the whole file in one with
+// `atomic`). Writing is idempotent: an assignment that exists already is left as it is and counted apart,
+// so running the same file twice assigns nothing twice. Like the one-at-a-time services, assigning a
+// program records the program only: its courses reach the learner through it, as the program changes.
+
+export const BATCH_SIZE = 1000
+/** How much of the file is read to find the header line (and its delimiter) before giving up. */
+const HEADER_PEEK_BYTES = 64 * 1024
+
+type Delimiter = ',' | ';'
+type Field = 'user' | 'course' | 'program'
+type Action = 'assign' | 'unassign'
+
+/** Header names, compared without case, spaces, underscores or hyphens. */
+const ALIASES: Record<Field, string[]> = {
+  user: ['user', 'email', 'username', 'login', 'emailaddress', 'useremail'],
+  course: ['course', 'courseid', 'coursetitle', 'coursename'],
+  program: ['program', 'programid', 'programtitle', 'programname', 'programme'],
+}
+const normaliseHeader = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '')
+const fieldOfHeader = (name: string) =>
+  (Object.keys(ALIASES) as Field[]).find((field) => ALIASES[field].includes(normaliseHeader(name)))
+
+export type AssignmentImportOptions = AssignmentImportOptionsInput & {
+  /** called after each batch with the number of rows read so far */
+  onProgress?: (progress: { rows: number }) => void
+  /** every row that failed, as soon as it is known */
+  onRowError?: (error: AssignmentRowError) => void
+  /** receives the error CSV: row, field, message, then the row's own columns; ended when the import ends */
+  errorSink?: Writable
+}
+
+/** A row that was not written: its line in the file, the column at fault (as the file names it) and why. */
+export type AssignmentRowError = { row: number; field: string; message: string; cells: string[] }
+
+export type AssignmentImportSummary = {
+  /** data rows read (the header and blank lines not counted) */
+  rows: number
+  /** assignments made (or, when nothing was committed, that would have been made) */
+  assigned: number
+  /** assignments the learner had already */
+  already: number
+  /** rows naming only assignments an earlier row of the file named */
+  duplicates: number
+  /** rows with an error; none of their assignments is written */
+  failed: number
+  dryRun: boolean
+  atomic: boolean
+  /** false for a dry run, and for an atomic import with a failed row: then nothing was written */
+  committed: boolean
+}
+
+/**
+ * Import assignments from a CSV file (UTF-8 with or without BOM, comma or semicolon, CRLF or LF).
+ * Columns: `user` (email or username) and `course` and/or `program` (id or exact title). A header that
+ * cannot be used, or a file that is not readable CSV, is a 400 error naming the line; rows before a broken
+ * line that were already committed (default mode) stay, and re-running the fixed file is safe.
+ */
+export async function importAssignments(
+  actor: Actor,
+  source: Readable,
+  options: AssignmentImportOptions = {},
+): Promise<AssignmentImportSummary> {
+  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can assign courses and programs.')
+  const { dryRun, atomic, delimiter } = AssignmentImportOptionsSchema.parse({
+    dryRun: options.dryRun,
+    atomic: options.atomic,
+    delimiter: options.delimiter,
+  })
+  const errorCsv = options.errorSink ? errorFile(options.errorSink) : undefined
+  try {
+    const summary = await withConnection(async (client) => {
+      const writer = new AssignmentWriter(client, actor, 'assign', (error) => {
+        options.onRowError?.(error)
+        errorCsv?.row(error)
+      })
+      let columns: Record<Field, number> | undefined
+      let header: string[] = []
+      let pending: PendingRow[] = []
+      const flush = async () => {
+        const rows = pending
+        pending = []
+        if (!atomic) await client.query('BEGIN')
+        try {
+          await writer.write(rows)
+          if (!atomic) await client.query(dryRun ? 'ROLLBACK' : 'COMMIT')
+        } catch (error) {
+          if (!atomic) await client.query('ROLLBACK')
+          throw error
+        }
+        options.onProgress?.({ rows: writer.counts.rows })
+      }
+      if (atomic) await client.query('BEGIN')
+      try {
+        for await (const record of readCsv(source, delimiter)) {
+          if (!columns) {
+            header = record.cells
+            columns = matchHeader(header)
+            errorCsv?.header(header)
+            continue
+          }
+          const cell = (field: Field) => (columns![field] >= 0 ? (record.cells[columns![field]] ?? '') : '')
+          pending.push({
+            line: record.line,
+            user: cell('user'),
+            course: cell('course'),
+            program: cell('program'),
+            cells: record.cells,
+            names: { user: header[columns.user], course: header[columns.course], program: header[columns.program] },
+            extra: record.cells.length > header.length ? header.length : undefined,
+          })
+          if (pending.length >= BATCH_SIZE) await flush()
+        }
+        if (!columns) throw invalid('The file is empty: the first line must name the columns (user, course, program).')
+        if (pending.length > 0) await flush()
+        const committed = !dryRun && !(atomic && writer.counts.failed > 0)
+        if (atomic) await client.query(committed ? 'COMMIT' : 'ROLLBACK')
+        return {
+          rows: writer.counts.rows,
+          assigned: writer.counts.changed,
+          already: writer.counts.unchanged,
+          duplicates: writer.counts.duplicates,
+          failed: writer.counts.failed,
+          dryRun,
+          atomic,
+          committed,
+        }
+      } catch (error) {
+        if (atomic) await client.query('ROLLBACK')
+        throw error
+      }
+    })
+    await errorCsv?.end()
+    return summary
+  } catch (error) {
+    await errorCsv?.end(error)
+    throw error
+  }
+}
+
+export type BulkAssignmentSummary = {
+  action: Action
+  course?: { id: string; title: string }
+  program?: { id: string; title: string }
+  /** learners named (with --all-learners: every learner) */
+  users: number
+  /** assignments made, or removed when unassigning */
+  changed: number
+  /** learners who had it already, or (unassigning) did not have it */
+  unchanged: number
+  duplicates: number
+  failed: number
+  dryRun: boolean
+}
+
+/** A course or program by id or exact title (case aside); unknown is a 404, an ambiguous title a 400. */
+export async function findAssignable(kind: 'course' | 'program', identifier: string) {
+  return withConnection((client) =>
+    new AssignmentWriter(client, SYSTEM, 'assign', () => {}).resolveTarget(kind, identifier),
+  )
+}
+
+/** Learners by email or username, one at a time as a file or list gives them, or every learner. */
+export type LearnerSource = 'all-learners' | AsyncIterable<{ line: number; user: string }>
+
+/**
+ * Assign one course or program to many learners, or take it away. Unassigning deletes the assignment
+ * only: progress, viewings and submitted work stay, so assigning again shows the learner where they were.
+ * Unassigning a program removes the program (and with it the courses the learner had only through it);
+ * courses assigned on their own stay, as assigning a program never assigned them one by one.
+ */
+export async function assignMany(
+  actor: Actor,
+  input: BulkAssignmentInput,
+  learners: LearnerSource,
+  options: { onProgress?: (progress: { rows: number }) => void; onRowError?: (error: AssignmentRowError) => void } = {},
+): Promise<BulkAssignmentSummary> {
+  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can assign courses and programs.')
+  const { action, course, program, dryRun } = BulkAssignmentSchema.parse(input)
+  return withConnection(async (client) => {
+    const writer = new AssignmentWriter(client, actor, action, (error) => options.onRowError?.(error))
+    const kind: Kind = course ? 'course' : 'program'
+    const target = await writer.resolveTarget(kind, course || program)
+    const summary = (counts: AssignmentWriter['counts']): BulkAssignmentSummary => ({
+      action,
+      [kind]: target,
+      users: counts.rows,
+      changed: counts.changed,
+      unchanged: counts.unchanged,
+      duplicates: counts.duplicates,
+      failed: counts.failed,
+      dryRun,
+    })
+    if (learners === 'all-learners') {
+      await client.query('BEGIN')
+      try {
+        const counts = await writer.writeAllLearners(kind, target.id)
+        await client.query(dryRun ? 'ROLLBACK' : 'COMMIT')
+        options.onProgress?.({ rows: counts.rows })
+        return summary(counts)
+      } catch (error) {
+        await client.query('ROLLBACK')
+        throw error
+      }
+    }
+    let pending: PendingRow[] = []
+    const flush = async () => {
+      const rows = pending
+      pending = []
+      await client.query('BEGIN')
+      try {
+        await writer.write(rows)
+        await client.query(dryRun ? 'ROLLBACK' : 'COMMIT')
+      } catch (error) {
+        await client.query('ROLLBACK')
+        throw error
+      }
+      options.onProgress?.({ rows: writer.counts.rows })
+    }
+    for await (const { line, user } of learners) {
+      pending.push({
+        line,
+        user,
+        course: kind === 'course' ? target.id : '',
+        program: kind === 'program' ? target.id : '',
+        cells: [user],
+        names: { user: 'user', course: 'course', program: 'program' },
+      })
+      if (pending.length >= BATCH_SIZE) await flush()
+    }
+    if (pending.length > 0) await flush()
+    return summary(writer.counts)
+  })
+}
+
+/**
+ * The learners of a file given to `--users-from`: one email or username a line, or a CSV whose header has
+ * a user column (user, email, username or login — the first of these present; other columns are ignored,
+ * so the users list's own export can be used as it is). Blank lines are skipped.
+ */
+export async function* readLearnerList(source: Readable): AsyncGenerator<{ line: number; user: string }> {
+  let column: number | undefined
+  for await (const record of readCsv(source)) {
+    if (column === undefined) {
+      const normalised = record.cells.map(normaliseHeader)
+      const found = ALIASES.user.map((alias) => normalised.indexOf(alias)).find((index) => index >= 0)
+      if (found !== undefined) {
+        column = found
+        continue
+      }
+      if (record.cells.length > 1)
+        throw invalid(
+          'Line 1: no user, email or username column. Give one email or username a line, or a CSV whose header names a user or email column.',
+        )
+      column = 0
+    }
+    const user = (record.cells[column] ?? '').trim()
+    if (user) yield { line: record.line, user }
+  }
+}
+
+// ——— Reading CSV ———
+
+type CsvRecord = { line: number; cells: string[] }
+
+/** The more frequent of `;` and `,` on the header line; a comma when neither appears. */
+function detectDelimiter(headerLine: string): Delimiter {
+  const count = (char: string) => headerLine.split(char).length - 1
+  return count(';') > count(',') ? ';' : ','
+}
+
+/** Records with the line each ends on; a broken file throws a 400 error naming the line. */
+async function* readCsv(source: Readable, delimiter?: Delimiter): AsyncGenerator<CsvRecord> {
+  const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>
+  const head: Buffer[] = []
+  let peeked = ''
+  let ended = false
+  while (!peeked.includes('\n') && peeked.length < HEADER_PEEK_BYTES) {
+    const next = await iterator.next()
+    if (next.done) {
+      ended = true
+      break
+    }
+    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value
+    head.push(chunk)
+    peeked += chunk.toString('utf8')
+  }
+  const chosen = delimiter ?? detectDelimiter(peeked.split('\n')[0])
+  async function* whole() {
+    try {
+      yield* head
+      if (ended) return
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value
+    } finally {
+      await iterator.return?.()
+    }
+  }
+  const parser = pipelineCallback(
+    Readable.from(whole()),
+    parse({
+      bom: true,
+      delimiter: chosen,
+      info: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+      relax_column_count: true,
+    }),
+    () => {},
+  )
+  let lastLine = 0
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      lastLine = info.lines
+      yield { line: info.lines, cells: record }
+    }
+  } catch (error) {
+    throw brokenFile(error, lastLine)
+  }
+}
+
+function brokenFile(error: unknown, lastLine: number) {
+  if (!(error instanceof CsvError)) return error
+  const line = (error as CsvError & { lines?: number }).lines
+  switch (error.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      // the parser only notices at the end of the file: the broken field starts after the last good row
+      return invalid(`Line ${lastLine + 1}: a quoted field starts here and its closing quote (") is missing.`)
+    case 'INVALID_OPENING_QUOTE':
+      return invalid(`Line ${line ?? lastLine + 1}: a quote (") inside a field that does not start with one.`)
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      return invalid(`Line ${line ?? lastLine + 1}: characters follow a closing quote (").`)
+    default:
+      return invalid(`Line ${line ?? lastLine + 1}: ${error.message}`)
+  }
+}
+
+/** Which column holds what; anything else in the header is one error before any row is read. */
+function matchHeader(header: string[]): Record<Field, number> {
+  const columns: Record<Field, number> = { user: -1, course: -1, program: -1 }
+  const usage = 'The columns are user (or email, username, login), and course and/or program (an id or exact title).'
+  for (const [index, name] of header.entries()) {
+    if (name.trim() === '') continue
+    const field = fieldOfHeader(name)
+    if (!field) throw invalid(`Line 1: unknown column "${name.trim()}". ${usage}`)
+    if (columns[field] >= 0)
+      throw invalid(
+        `Line 1: the columns "${header[columns[field]].trim()}" and "${name.trim()}" both name the ${field}.`,
+      )
+    columns[field] = index
+  }
+  if (columns.user < 0) throw invalid(`Line 1: no user column. ${usage}`)
+  if (columns.course < 0 && columns.program < 0) throw invalid(`Line 1: no course or program column. ${usage}`)
+  return columns
+}
+
+/** The error CSV: streamed as rows fail, so a large file's errors never pile up in memory. */
+function errorFile(sink: Writable) {
+  const csv = stringify({ record_delimiter: 'windows', quoted_match: /[\r\n]/ })
+  const done = pipeline(csv, sink)
+  // a failing sink is reported once, at the end
+  done.catch(() => {})
+  let headed = false
+  const header = (columns: string[]) => {
+    if (headed) return
+    headed = true
+    csv.write(['row', 'field', 'message', ...columns.map(neutraliseFormula)])
+  }
+  return {
+    header,
+    row(error: AssignmentRowError) {
+      csv.write([String(error.row), error.field, error.message, ...error.cells.map(neutraliseFormula)])
+    },
+    async end(failure?: unknown) {
+      if (failure instanceof Error && !csv.writableEnded) {
+        header([])
+        csv.write(['', '', failure.message])
+      }
+      if (!csv.writableEnded) csv.end()
+      await done
+    },
+  }
+}
+
+// ——— Checking and writing rows ———
+
+type Kind = 'course' | 'program'
+type PendingRow = {
+  line: number
+  user: string
+  course: string
+  program: string
+  cells: string[]
+  /** the header's names for the columns, for the error CSV */
+  names: Record<Field, string | undefined>
+  /** set when the row has more fields than the header */
+  extra?: number
+}
+type Resolved = { id: string; title: string } | { error: string }
+type Learner = { id: string; roleId: number }
+
+const TABLE = { course: 'course_assignments', program: 'program_assignments' } as const
+const COLUMN = { course: 'course_id', program: 'program_id' } as const
+
+class AssignmentWriter {
+  counts = { rows: 0, changed: 0, unchanged: 0, duplicates: 0, failed: 0 }
+  /** every assignment the file named so far, `kind:user:target`, so a repeated one counts once */
+  private seen = new Set<string>()
+  private targets: Record<Kind, Map<string, Resolved>> = { course: new Map(), program: new Map() }
+  private failures: AssignmentRowError[] = []
+
+  constructor(
+    private client: pg.ClientBase,
+    private actor: Actor,
+    private action: Action,
+    private report: (error: AssignmentRowError) => void,
+  ) {}
+
+  /** One course or program for a whole command: an unknown or ambiguous one ends it. */
+  async resolveTarget(kind: Kind, identifier: string) {
+    await this.resolve(kind, [identifier])
+    const found = this.targets[kind].get(targetKey(identifier))!
+    if ('error' in found) throw found.error.startsWith('Several') ? invalid(found.error) : notFound(found.error)
+    return found
+  }
+
+  /** Check a batch, then write its assignments in two statements (courses, programs). */
+  async write(rows: PendingRow[]) {
+    this.counts.rows += rows.length
+    this.failures = []
+    const checked = rows.map((row) => {
+      const parsed = AssignmentRowSchema.safeParse(row)
+      if (row.extra !== undefined)
+        return this.fail(row, '', `This row has ${row.cells.length} fields; the header has ${row.extra}.`)
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]
+        const field = issue.path[0] === 'user' ? 'user' : row.names.course !== undefined ? 'course' : 'program'
+        return this.fail(row, field, issue.message)
+      }
+      return { row, ...parsed.data }
+    })
+    const valid = checked.filter((c) => c !== undefined)
+    const users = await this.findUsers(valid.map((c) => c.user))
+    await this.resolve(
+      'course',
+      valid.map((c) => c.course),
+    )
+    await this.resolve(
+      'program',
+      valid.map((c) => c.program),
+    )
+    const pairs: Record<Kind, { users: string[]; targets: string[] }> = {
+      course: { users: [], targets: [] },
+      program: { users: [], targets: [] },
+    }
+    for (const { row, user, course, program } of valid) {
+      const learner = users.get(user.toLowerCase())
+      if (!learner) {
+        this.fail(row, 'user', `No user with the email or username "${user}".`)
+        continue
+      }
+      if (this.action === 'assign' && learner.roleId !== ROLE.learner) {
+        this.fail(row, 'user', 'Courses and programs are assigned to learners.')
+        continue
+      }
+      const wanted: [Kind, string][] = []
+      let failed = false
+      for (const [kind, identifier] of [
+        ['course', course],
+        ['program', program],
+      ] as const) {
+        if (!identifier) continue
+        const target = this.targets[kind].get(targetKey(identifier))!
+        if ('error' in target) {
+          this.fail(row, kind, target.error)
+          failed = true
+          break
+        }
+        wanted.push([kind, target.id])
+      }
+      if (failed) continue
+      const fresh = wanted.filter(([kind, id]) => !this.seen.has(`${kind}:${learner.id}:${id}`))
+      if (fresh.length === 0) {
+        this.counts.duplicates++
+        continue
+      }
+      for (const [kind, id] of fresh) {
+        this.seen.add(`${kind}:${learner.id}:${id}`)
+        pairs[kind].users.push(learner.id)
+        pairs[kind].targets.push(id)
+      }
+    }
+    for (const kind of ['course', 'program'] as const) {
+      const { users: userIds, targets } = pairs[kind]
+      if (userIds.length === 0) continue
+      const changed = await this.apply(kind, userIds, targets)
+      this.counts.changed += changed
+      this.counts.unchanged += userIds.length - changed
+    }
+    // reported in file order, whichever check found them
+    for (const failure of this.failures.sort((a, b) => a.row - b.row)) this.report(failure)
+  }
+
+  /** Every learner at once, in one statement. */
+  async writeAllLearners(kind: Kind, targetId: string) {
+    const learners = await this.client.query<{ count: string }>(
+      'SELECT count(*) AS count FROM users WHERE role_id = $1',
+      [ROLE.learner],
+    )
+    const total = Number(learners.rows[0].count)
+    const result =
+      this.action === 'assign'
+        ? await this.client.query(
+            `INSERT INTO ${TABLE[kind]} (user_id, ${COLUMN[kind]}, assigned_by)
+             SELECT id, $2, $3 FROM users WHERE role_id = $1
+             ON CONFLICT DO NOTHING`,
+            [ROLE.learner, targetId, this.actor.id],
+          )
+        : await this.client.query(
+            `DELETE FROM ${TABLE[kind]} a USING users u
+             WHERE a.${COLUMN[kind]} = $2 AND u.id = a.user_id AND u.role_id = $1`,
+            [ROLE.learner, targetId],
+          )
+    const changed = result.rowCount ?? 0
+    this.counts = { rows: total, changed, unchanged: total - changed, duplicates: 0, failed: 0 }
+    return this.counts
+  }
+
+  private async apply(kind: Kind, userIds: string[], targetIds: string[]) {
+    const result =
+      this.action === 'assign'
+        ? await this.client.query(
+            `INSERT INTO ${TABLE[kind]} (user_id, ${COLUMN[kind]}, assigned_by)
+             SELECT u, t, $3 FROM unnest($1::uuid[], $2::uuid[]) AS pairs (u, t)
+             ON CONFLICT DO NOTHING`,
+            [userIds, targetIds, this.actor.id],
+          )
+        : await this.client.query(
+            `DELETE FROM ${TABLE[kind]} a USING unnest($1::uuid[], $2::uuid[]) AS pairs (u, t)
+             WHERE a.user_id = pairs.u AND a.${COLUMN[kind]} = pairs.t`,
+            [userIds, targetIds],
+          )
+    return result.rowCount ?? 0
+  }
+
+  private fail(row: PendingRow, field: Field | '', message: string): undefined {
+    this.counts.failed++
+    this.failures.push({
+      row: row.line,
+      field: field ? (row.names[field] ?? field).trim() : '',
+      message,
+      cells: row.cells,
+    })
+    return undefined
+  }
+
+  /** Users by email, username or id, keyed in lower case; an email match wins over a username. */
+  private async findUsers(identifiers: string[]) {
+    const texts = [...new Set(identifiers)]
+    const found = new Map<string, Learner>()
+    if (texts.length === 0) return found
+    const { rows } = await this.client.query<{ id: string; email: string; user_name: string; role_id: number }>(
+      `SELECT id, email::text AS email, user_name::text AS user_name, role_id FROM users
+       WHERE email = ANY($1::citext[]) OR user_name = ANY($1::citext[]) OR id = ANY($2::uuid[])`,
+      [texts, texts.filter(isUuid)],
+    )
+    for (const key of ['id', 'user_name', 'email'] as const)
+      for (const row of rows) found.set(row[key].toLowerCase(), { id: row.id, roleId: row.role_id })
+    return found
+  }
+
+  /** Look up the identifiers not seen before; ids and titles found once stay known for the whole file. */
+  private async resolve(kind: Kind, identifiers: string[]) {
+    const cache = this.targets[kind]
+    const named = new Map<string, string>()
+    for (const identifier of identifiers)
+      if (identifier !== '' && !cache.has(targetKey(identifier))) named.set(targetKey(identifier), identifier.trim())
+    const unknown = [...named.keys()]
+    if (unknown.length === 0) return
+    const ids = unknown.filter(isUuid)
+    const titles = unknown.filter((k) => !isUuid(k))
+    const { rows } = await this.client.query<{ id: string; title: string }>(
+      `SELECT id, title FROM ${kind === 'course' ? 'courses' : 'programs'}
+       WHERE id = ANY($1::uuid[]) OR lower(title) = ANY($2::text[])`,
+      [ids, titles],
+    )
+    for (const key of unknown) {
+      const matches = rows.filter((row) => (isUuid(key) ? row.id === key : row.title.toLowerCase() === key))
+      cache.set(
+        key,
+        matches.length === 1
+          ? { id: matches[0].id, title: matches[0].title }
+          : {
+              error:
+                matches.length === 0
+                  ? `No ${kind} with the id or title "${named.get(key)}".`
+                  : `Several ${kind}s are titled "${matches[0].title}"; use the ${kind} id.`,
+            },
+      )
+    }
+  }
+}
+
+/** Titles compare without case, as the one-at-a-time lookups do; ids in lower case. */
+const targetKey = (identifier: string) => identifier.trim().toLowerCase()

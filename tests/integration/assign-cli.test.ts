@@ -1,0 +1,227 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { parse } from 'csv-parse/sync'
+import { describe, expect, it } from 'vitest'
+import { login } from '#app/modules/auth/service.server.ts'
+import { getCourseContents, listAssignedCourses } from '#app/modules/courses/service.server.ts'
+import { makeCourse, makeLearner, makeProgram, recordWatched } from '#tests/factories.ts'
+import { portal } from '#tests/cli.ts'
+
+// `portal assign …`, `portal unassign …`, `portal --version` and `users create --password-stdin` in a
+// child process, on this test file's database (DATABASE_URL).
+
+// each command is a child process starting Node and tsx: a test of several needs more than the default time
+const SLOW = { timeout: 180_000 }
+
+async function tempFile(name: string, content: string) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'portal-cli-assign-'))
+  const file = path.join(dir, name)
+  await writeFile(file, content)
+  return file
+}
+
+const titles = async (learner: Awaited<ReturnType<typeof makeLearner>>) =>
+  (await listAssignedCourses(learner)).map((c) => c.title)
+
+describe('portal assign import', () => {
+  it(
+    'imports with exit 0 and a JSON summary, exits 1 with an error file for bad rows, 2 for a bad file',
+    SLOW,
+    async () => {
+      const [ana, bo] = [await makeLearner(), await makeLearner()]
+      await makeCourse({ title: 'CLI import' })
+      const good = await tempFile('good.csv', `\ufeffemail;course\r\n${ana.email};CLI import\r\n`)
+      const first = await portal(['assign', 'import', good, '--json'])
+      expect(first.code).toBe(0)
+      expect(JSON.parse(first.stdout)).toEqual({
+        rows: 1,
+        assigned: 1,
+        already: 0,
+        duplicates: 0,
+        failed: 0,
+        dryRun: false,
+        atomic: false,
+        committed: true,
+        errorFile: null,
+      })
+      expect(await titles(ana)).toEqual(['CLI import'])
+
+      const mixed = await tempFile('mixed.csv', `user,course\n${bo.userName},CLI import\nghost,CLI import\n`)
+      const dry = await portal(['assign', 'import', mixed, '--dry-run'])
+      expect(dry).toMatchObject({ code: 1, stdout: '' })
+      expect(dry.stderr).toContain('line 3: user: No user with the email or username "ghost".')
+      expect(dry.stderr).toContain('Dry run, nothing written: 2 rows: 1 assigned')
+      expect(await titles(bo)).toEqual([])
+
+      const errors = path.join(path.dirname(mixed), 'errors.csv')
+      const atomic = await portal(['assign', 'import', mixed, '--atomic', '--errors', errors, '--json'])
+      expect(atomic.code).toBe(1)
+      expect(JSON.parse(atomic.stdout)).toMatchObject({ assigned: 1, failed: 1, committed: false, errorFile: errors })
+      expect(await titles(bo)).toEqual([])
+      expect(parse(await readFile(errors, 'utf8'))).toEqual([
+        ['row', 'field', 'message', 'user', 'course'],
+        ['3', 'user', 'No user with the email or username "ghost".', 'ghost', 'CLI import'],
+      ])
+
+      const partial = await portal(['assign', 'import', mixed])
+      expect(partial.code).toBe(1)
+      expect(partial.stderr).toContain('Imported 2 rows: 1 assigned, 0 already assigned, 0 repeated rows, 1 failed.')
+      expect(await titles(bo)).toEqual(['CLI import'])
+
+      const missing = await portal(['assign', 'import', path.join(path.dirname(mixed), 'nope.csv')])
+      expect(missing.code).toBe(2)
+      expect(missing.stderr).toMatch(/^portal: cannot read .*nope\.csv/)
+      const header = await portal(['assign', 'import', await tempFile('bad.csv', 'mail,kurs\na,b\n')])
+      expect(header).toMatchObject({ code: 2, stdout: '' })
+      expect(header.stderr).toContain('portal: Line 1: unknown column "mail".')
+      const broken = await portal(['assign', 'import', await tempFile('q.csv', `user,course\n${ana.email},"CLI\n`)])
+      expect(broken).toMatchObject({ code: 2 })
+      expect(broken.stderr).toContain('portal: Line 2: a quoted field starts here')
+      const delimiter = await portal(['assign', 'import', good, '--delimiter', 'tab'])
+      expect(delimiter).toMatchObject({ code: 2 })
+      expect(delimiter.stderr).toContain('--delimiter must be , or ;')
+    },
+  )
+})
+
+describe('portal assign course|program', () => {
+  it('assigns to the learners of a list or a CSV, and a program to every learner', SLOW, async () => {
+    const [ana, bo, cy] = [await makeLearner(), await makeLearner(), await makeLearner()]
+    await makeCourse({ title: 'Listed' })
+    const list = await tempFile('users.txt', `${ana.email}\n\n${bo.userName}\nghost@example.com\n`)
+    const fromList = await portal(['assign', 'course', '--course', 'listed', '--users-from', list, '--json'])
+    expect(fromList.code).toBe(1)
+    expect(JSON.parse(fromList.stdout)).toMatchObject({
+      action: 'assign',
+      users: 3,
+      assigned: 2,
+      already: 0,
+      failed: 1,
+    })
+    expect([await titles(ana), await titles(bo), await titles(cy)]).toEqual([['Listed'], ['Listed'], []])
+
+    const csv = await tempFile('users.csv', `First Name,Email,Role\nCy,${cy.email},learner\nAna,${ana.email},learner\n`)
+    const fromCsv = await portal(['assign', 'course', '--course', 'Listed', '--users-from', csv])
+    expect(fromCsv).toMatchObject({ code: 0, stdout: '' })
+    expect(fromCsv.stderr).toBe('Assigned "Listed" to 1 learner (1 had it already).\n')
+    expect(await titles(cy)).toEqual(['Listed'])
+
+    const course = await makeCourse({ title: 'In program' })
+    const program = await makeProgram([course.id])
+    const dry = await portal(['assign', 'program', '--program', program.id, '--all-learners', '--dry-run', '--json'])
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, failed: 0, already: 0 })
+    expect(await titles(ana)).toEqual(['Listed'])
+    const all = await portal(['assign', 'program', '--program', program.id, '--all-learners', '--json'])
+    expect(all.code).toBe(0)
+    const summary = JSON.parse(all.stdout)
+    expect(summary).toMatchObject({ action: 'assign', program: { id: program.id }, already: 0 })
+    expect(summary.assigned).toBe(summary.users)
+    expect(summary.assigned).toBeGreaterThanOrEqual(3)
+    expect(await titles(bo)).toEqual(['In program', 'Listed'])
+
+    const usage = await portal(['assign', 'course', '--course', 'Listed', '--user', ana.email, '--all-learners'])
+    expect(usage).toMatchObject({ code: 2 })
+    expect(usage.stderr).toContain('pass one of --user, --users-from or --all-learners.')
+  })
+})
+
+describe('portal unassign', () => {
+  it(
+    'takes the course off My Courses and out of reach, keeps the progress, and shows it again when reassigned',
+    SLOW,
+    async () => {
+      const learner = await makeLearner()
+      const course = await makeCourse({ title: 'Taken away', videos: [{ duration: 100 }, { duration: 100 }] })
+      await portal(['assign', 'course', '--user', learner.userName, '--course', course.id])
+      await recordWatched(learner.id, course.id, course.videos[0], 100)
+      expect((await listAssignedCourses(learner)).map((c) => [c.title, c.percent])).toEqual([['Taken away', 50]])
+
+      const removed = await portal(['unassign', 'course', '--course', 'Taken away', '--user', learner.email, '--json'])
+      expect(removed.code).toBe(0)
+      expect(JSON.parse(removed.stdout)).toMatchObject({ action: 'unassign', users: 1, removed: 1, notAssigned: 0 })
+      expect(await listAssignedCourses(learner)).toEqual([])
+      await expect(getCourseContents(learner, course.id)).rejects.toMatchObject({ status: 403 })
+
+      const again = await portal(['unassign', 'course', '--course', 'Taken away', '--user', learner.email])
+      expect(again).toMatchObject({ code: 0 })
+      expect(again.stderr).toContain('from 0 learners (1 did not have it); progress is kept.')
+
+      await portal(['assign', 'course', '--user', learner.userName, '--course', course.id])
+      expect((await listAssignedCourses(learner)).map((c) => [c.title, c.percent])).toEqual([['Taken away', 50]])
+      expect((await getCourseContents(learner, course.id)).videos.map((v) => v.completed)).toEqual([true, false])
+    },
+  )
+
+  it(
+    'unassigning a program takes away the courses that came with it, not those assigned on their own',
+    SLOW,
+    async () => {
+      const learner = await makeLearner()
+      const [own, shared] = [await makeCourse({ title: 'Own' }), await makeCourse({ title: 'Via program' })]
+      const program = await makeProgram([own.id, shared.id])
+      await portal(['assign', 'course', '--user', learner.email, '--course', own.id])
+      await portal(['assign', 'program', '--user', learner.email, '--program', program.id])
+      expect(await titles(learner)).toEqual(['Own', 'Via program'])
+      const list = await tempFile('one.txt', `${learner.userName}\n`)
+      const removed = await portal(['unassign', 'program', '--program', program.id, '--users-from', list, '--json'])
+      expect(JSON.parse(removed.stdout)).toMatchObject({ removed: 1, failed: 0 })
+      expect(await titles(learner)).toEqual(['Own'])
+    },
+  )
+})
+
+describe('portal --version and users create --password-stdin', () => {
+  it('prints the package version', SLOW, async () => {
+    const { version } = JSON.parse(await readFile(path.resolve(import.meta.dirname, '../../package.json'), 'utf8'))
+    expect(await portal(['--version'])).toMatchObject({ code: 0, stdout: `${version}\n` })
+  })
+
+  it('reads the password from a pipe, and warns when it is on the command line', SLOW, async () => {
+    const args = (name: string) => [
+      'users',
+      'create',
+      '--role',
+      'learner',
+      '--email',
+      `${name}@example.com`,
+      '--first-name',
+      'Piped',
+      '--last-name',
+      'Password',
+      '--username',
+      name,
+    ]
+    const piped = await portal([...args('piped'), '--password-stdin'], {}, { input: 'Through-a-pipe-1!\r\n' })
+    expect(piped).toMatchObject({ code: 0, stderr: '' })
+    expect((await login({ email: 'piped', password: 'Through-a-pipe-1!' })).user.userName).toBe('piped')
+
+    const empty = await portal([...args('empty'), '--password-stdin'], {}, { input: '' })
+    expect(empty).toMatchObject({ code: 2 })
+    expect(empty.stderr).toContain('standard input holds no password')
+    const both = await portal([...args('both'), '--password-stdin', '--password', 'x'], {}, { input: 'y\n' })
+    expect(both).toMatchObject({ code: 2 })
+
+    const argv = await portal([...args('argv'), '--password', 'On-the-line-1!'])
+    expect(argv.code).toBe(0)
+    expect(argv.stderr).toMatch(/^portal: warning: .*--password.*\(ps, shell history\); use --password-stdin/)
+    expect((await login({ email: 'argv', password: 'On-the-line-1!' })).user.userName).toBe('argv')
+  })
+
+  it('refuses --password-stdin on a terminal and points to the prompt', SLOW, async () => {
+    // `script` (util-linux) gives the CLI a real pseudo-terminal as standard input
+    const root = path.resolve(import.meta.dirname, '..', '..')
+    const child = spawn(
+      'script',
+      ['-qfec', `${process.execPath} cli/bin.js users create --role learner --password-stdin`, '/dev/null'],
+      { cwd: root, env: { ...process.env, TERM: 'dumb' } },
+    )
+    let output = ''
+    child.stdout.on('data', (data: Buffer) => (output += data.toString()))
+    const code = await new Promise((resolve) => child.on('exit', resolve))
+    expect(code).toBe(2)
+    expect(output).toContain('--password-stdin reads a pipe')
+    expect(output).toContain('on a terminal leave it out to be asked for the password')
+  })
+})
