@@ -8,12 +8,15 @@ import { fail } from './output.ts'
 // time and memory; so only the module of the command being run is loaded (all of them for help or a
 // command nobody knows, so that commander can list them or say what is wrong).
 type Register = (program: Command) => void
+const assignCommands = () => import('./commands/assign.ts').then((m) => m.registerAssign)
 const COMMANDS: Record<string, () => Promise<Register>> = {
   serve: () => import('./commands/serve.ts').then((m) => m.registerServe),
   db: () => import('./commands/db.ts').then((m) => m.registerDb),
   users: () => import('./commands/users.ts').then((m) => m.registerUsers),
   files: () => import('./commands/files.ts').then((m) => m.registerFiles),
-  assign: () => import('./commands/assign.ts').then((m) => m.registerAssign),
+  // assign.ts registers unassign beside assign
+  assign: assignCommands,
+  unassign: assignCommands,
   bridge: () => import('./commands/bridge.ts').then((m) => m.registerBridge),
   export: () => import('./commands/export.ts').then((m) => m.registerExport),
   exports: () => import('./commands/exports.ts').then((m) => m.registerExports),
@@ -34,7 +37,8 @@ const program = new Command()
 
 try {
   const name = process.argv[2]
-  const wanted = name !== undefined && Object.hasOwn(COMMANDS, name) ? [COMMANDS[name]] : Object.values(COMMANDS)
+  const wanted =
+    name !== undefined && Object.hasOwn(COMMANDS, name) ? [COMMANDS[name]] : [...new Set(Object.values(COMMANDS))]
   for (const register of await Promise.all(wanted.map((load) => load()))) register(program)
   await program.parseAsync(process.argv)
 } catch (error) {
