@@ -1,5 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 // `portal` (npx portal …): runs the TypeScript CLI through tsx's loader, no build step.
+// The small young generation keeps a streaming command (an export or import of millions of rows) at a flat
+// memory use: V8's default lets short-lived row objects pile up to well over a hundred megabytes before
+// collecting them, with no gain in speed for this kind of work.
 import { readFileSync } from 'node:fs'
 
 // Refuse an unsupported Node.js in one line, before any dependency can fail on it with a stack trace.

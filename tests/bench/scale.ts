@@ -450,7 +450,8 @@ const seconds = (millis: number) => (millis / 1000).toFixed(1)
 function exportByCli(args: string[]) {
   return new Promise<{ rows: number; seconds: number; peakKb: number }>((resolve, reject) => {
     const started = performance.now()
-    const child = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'export', 'access-log', ...args], {
+    // the bin itself, as `npx portal` runs it (its first line sets the V8 flags the command runs with)
+    const child = spawn(path.join(root, 'cli', 'bin.js'), ['export', 'access-log', ...args], {
       env: process.env,
       stdio: ['ignore', 'pipe', 'inherit'],
     })
