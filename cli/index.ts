@@ -15,6 +15,9 @@ import { fail } from './output.ts'
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0)
 })
+// For the benchmarks: the peak memory of the whole command, reported as it exits.
+if (process.env.PORTAL_PRINT_PEAK_RSS)
+  process.on('exit', () => process.stderr.write(`peak RSS: ${process.resourceUsage().maxRSS} kB\n`))
 const program = new Command()
   .name('portal')
   .description('Run and administer the learning portal.')

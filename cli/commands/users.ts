@@ -5,6 +5,7 @@ import { ROLE_NAMES_INPUT } from '#app/modules/users/schema.ts'
 import { createUser } from '#app/modules/users/service.server.ts'
 import { disconnect } from '#db/client.ts'
 import { UsageError } from '../output.ts'
+import { registerUsersImport } from './users-import.ts'
 
 type CreateOptions = {
   role?: string
@@ -52,6 +53,8 @@ export function registerUsers(program: Command) {
         await disconnect()
       }
     })
+
+  registerUsersImport(users)
 }
 
 /** Ask for what is missing on a terminal; anywhere else a missing value is a usage error (exit 2). */
