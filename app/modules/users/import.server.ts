@@ -349,7 +349,8 @@ type Candidate = {
   roleId: RoleId
   courseIds: string[]
   programIds: string[]
-  values: Record<string, string>
+  /** the row as read, for its error report */
+  cells: string[]
 }
 
 type Existing = { id: string; email: string; user_name: string; role_id: number }
@@ -376,8 +377,9 @@ class ImportRun {
     private options: RunOptions,
   ) {}
 
-  private async fail(line: number, values: Record<string, string>, problems: { field: string; message: string }[]) {
+  private async fail(line: number, cells: string[], problems: { field: string; message: string }[]) {
     this.counts.failed++
+    const values = this.valuesOf(cells)
     for (const { field, message } of problems) {
       const error = { row: line, field, message, values }
       if (this.kept.length < ERRORS_KEPT) this.kept.push(error)
@@ -415,7 +417,7 @@ class ImportRun {
       const byUserName = byUserNames.get(data.userName.toLowerCase())
       if (!byEmail) {
         if (byUserName)
-          await this.fail(candidate.line, candidate.values, [{ field: 'userName', message: DUPLICATE_USERNAME }])
+          await this.fail(candidate.line, candidate.cells, [{ field: 'userName', message: DUPLICATE_USERNAME }])
         else creates.push(candidate)
         continue
       }
@@ -424,11 +426,11 @@ class ImportRun {
         continue
       }
       if (this.options.onExisting === 'fail') {
-        await this.fail(candidate.line, candidate.values, [{ field: 'email', message: DUPLICATE_EMAIL }])
+        await this.fail(candidate.line, candidate.cells, [{ field: 'email', message: DUPLICATE_EMAIL }])
         continue
       }
       const problem = this.mayUpdate(candidate, byEmail, byUserName)
-      if (problem) await this.fail(candidate.line, candidate.values, [problem])
+      if (problem) await this.fail(candidate.line, candidate.cells, [problem])
       else updates.push({ candidate, id: byEmail.id })
     }
     const learners: { id: string; candidate: Candidate }[] = []
@@ -448,7 +450,7 @@ class ImportRun {
   /** The row on its own: the form's rules, the role the actor may give, its courses and programs, repeats. */
   private async check(record: ParsedRecord): Promise<Candidate | undefined> {
     const { headers, index } = this.layout
-    const values = this.valuesOf(record.values)
+    const values = record.values
     const extra = record.values.slice(headers.length)
     if (record.values.length < headers.length || extra.some((v) => v.trim())) {
       await this.fail(record.line, values, [
@@ -512,7 +514,7 @@ class ImportRun {
     }
     this.emails.set(email, record.line)
     this.userNames.set(userName, record.line)
-    return { line: record.line, data, roleId, courseIds: courses.ids, programIds: programs.ids, values }
+    return { line: record.line, data, roleId, courseIds: courses.ids, programIds: programs.ids, cells: values }
   }
 
   /** Why an existing account may not take this row's values, if it may not. */
@@ -583,7 +585,7 @@ class ImportRun {
       const id = ids.get(candidate.data.email.toLowerCase())
       if (id) created.push({ candidate, id })
       // another writer took the email or username between the check and the insert
-      else await this.fail(candidate.line, candidate.values, [{ field: 'email', message: DUPLICATE_EMAIL }])
+      else await this.fail(candidate.line, candidate.cells, [{ field: 'email', message: DUPLICATE_EMAIL }])
     }
     return created
   }
