@@ -288,6 +288,26 @@ describe('importUsers: rows', () => {
     expect(ned?.passwordHash).toBe(coachHash)
   })
 
+  it('keeps the role of an updated account when the file gives none, and assigns courses to learners only', async () => {
+    const t = tag()
+    const coach = await makeUser({ email: `oona${t}@example.com`, userName: `oona${t}`, roleId: 4 })
+    const course = await makeCourse()
+    const result = await run(
+      file('firstName,lastName,email,userName,courses', `Oonagh,Owen,oona${t}@example.com,oona${t},`),
+      { onExisting: 'update' },
+    )
+    expect(result.counts).toMatchObject({ updated: 1, failed: 0 })
+    const { User } = await db()
+    expect(await User.findByPk(coach.id)).toMatchObject({ firstName: 'Oonagh', roleId: 4 })
+    const again = await run(
+      file('firstName,lastName,email,userName,courses', `Oonagh,Owen,oona${t}@example.com,oona${t},${course.id}`),
+      { onExisting: 'update' },
+    )
+    expect(again.errors.map((e) => [e.field, e.message])).toEqual([
+      ['courses', 'Courses and programs are assigned to learners.'],
+    ])
+  })
+
   it('stores passwords as argon2id hashes that sign in, and never reports them', async () => {
     const t = tag()
     const errors = memorySink()

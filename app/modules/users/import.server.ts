@@ -347,11 +347,15 @@ type Candidate = {
   line: number
   data: ImportRow
   roleId: RoleId
+  /** false when the role cell is empty or missing: learner for a new account, unchanged for an existing one */
+  roleGiven: boolean
   courseIds: string[]
   programIds: string[]
   /** the row as read, for its error report */
   cells: string[]
 }
+
+type Update = { candidate: Candidate; id: string; roleId: RoleId }
 
 type Existing = { id: string; email: string; user_name: string; role_id: number }
 
@@ -410,7 +414,7 @@ class ImportRun {
     const byEmails = new Map(existing.map((e) => [e.email.toLowerCase(), e]))
     const byUserNames = new Map(existing.map((e) => [e.user_name.toLowerCase(), e]))
     const creates: Candidate[] = []
-    const updates: { candidate: Candidate; id: string }[] = []
+    const updates: Update[] = []
     for (const candidate of candidates) {
       const { data } = candidate
       const byEmail = byEmails.get(data.email.toLowerCase())
@@ -429,9 +433,11 @@ class ImportRun {
         await this.fail(candidate.line, candidate.cells, [{ field: 'email', message: DUPLICATE_EMAIL }])
         continue
       }
-      const problem = this.mayUpdate(candidate, byEmail, byUserName)
+      // a row without a role keeps the account's
+      const roleId = candidate.roleGiven ? candidate.roleId : (byEmail.role_id as RoleId)
+      const problem = this.mayUpdate(candidate, roleId, byEmail, byUserName)
       if (problem) await this.fail(candidate.line, candidate.cells, [problem])
-      else updates.push({ candidate, id: byEmail.id })
+      else updates.push({ candidate, id: byEmail.id, roleId })
     }
     const learners: { id: string; candidate: Candidate }[] = []
     const created = await this.insert(creates, transaction)
@@ -443,7 +449,7 @@ class ImportRun {
     const updated = await this.update(updates, transaction)
     this.counts.updated += updated.changed
     this.counts.skipped += updates.length - updated.changed
-    for (const u of updates) if (u.candidate.roleId === ROLE.learner) learners.push(u)
+    for (const u of updates) if (u.roleId === ROLE.learner) learners.push(u)
     this.counts.assigned += await this.assign(learners, transaction)
   }
 
@@ -514,17 +520,27 @@ class ImportRun {
     }
     this.emails.set(email, record.line)
     this.userNames.set(userName, record.line)
-    return { line: record.line, data, roleId, courseIds: courses.ids, programIds: programs.ids, cells: values }
+    return {
+      line: record.line,
+      data,
+      roleId,
+      roleGiven: role !== '',
+      courseIds: courses.ids,
+      programIds: programs.ids,
+      cells: values,
+    }
   }
 
   /** Why an existing account may not take this row's values, if it may not. */
-  private mayUpdate(candidate: Candidate, account: Existing, byUserName: Existing | undefined) {
+  private mayUpdate(candidate: Candidate, roleId: RoleId, account: Existing, byUserName: Existing | undefined) {
     if (byUserName && byUserName.id !== account.id) return { field: 'userName', message: DUPLICATE_USERNAME }
     const privileged = account.role_id === ROLE.admin || account.role_id === ROLE.superAdmin
     if (privileged && !isSuperAdmin(this.actor.roleId))
       return { field: 'email', message: 'You do not have permission to change this account.' }
-    if (account.id === this.actor.id && account.role_id !== candidate.roleId)
+    if (account.id === this.actor.id && account.role_id !== roleId)
       return { field: 'role', message: 'You cannot change your own role.' }
+    if (roleId !== ROLE.learner && (candidate.courseIds.length > 0 || candidate.programIds.length > 0))
+      return { field: 'courses', message: 'Courses and programs are assigned to learners.' }
     return undefined
   }
 
@@ -594,7 +610,7 @@ class ImportRun {
    * The row's names, username and role (and password, when it brings one) on the account with its
    * email. An account whose values are the row's already is counted as skipped.
    */
-  private async update(updates: { candidate: Candidate; id: string }[], transaction: Transaction) {
+  private async update(updates: Update[], transaction: Transaction) {
     if (updates.length === 0) return { changed: 0 }
     const sq = await sequelize()
     const hashes = await this.hashes(updates.map((u) => u.candidate))
@@ -615,7 +631,7 @@ class ImportRun {
           updates.map((u) => u.candidate.data.firstName),
           updates.map((u) => u.candidate.data.lastName),
           updates.map((u) => u.candidate.data.userName),
-          updates.map((u) => u.candidate.roleId),
+          updates.map((u) => u.roleId),
           hashes,
           updates.map((u) => Boolean(u.candidate.data.password)),
         ],
