@@ -27,6 +27,9 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0)
 })
+// For the benchmarks: the peak memory of the whole command, reported as it exits.
+if (process.env.PORTAL_PRINT_PEAK_RSS)
+  process.on('exit', () => process.stderr.write(`peak RSS: ${process.resourceUsage().maxRSS} kB\n`))
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 const program = new Command()
   .name('portal')

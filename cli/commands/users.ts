@@ -6,6 +6,7 @@ import { ROLE_NAMES_INPUT } from '#app/modules/users/schema.ts'
 import { createUser } from '#app/modules/users/service.server.ts'
 import { disconnect } from '#db/client.ts'
 import { UsageError } from '../output.ts'
+import { registerUsersImport } from './users-import.ts'
 
 type CreateOptions = {
   role?: string
@@ -58,6 +59,8 @@ export function registerUsers(program: Command) {
         await disconnect()
       }
     })
+
+  registerUsersImport(users)
 }
 
 /**

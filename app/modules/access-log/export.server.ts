@@ -174,7 +174,7 @@ export async function exportAccessLog(
   }
   if (destination.kind === 'file') {
     return {
-      ...(await exportToFile(destination.path, (sink) => writeAccessLog(actor, input, sink, options))),
+      ...(await writeFileAtomically(destination.path, (sink) => writeAccessLog(actor, input, sink, options))),
       location,
     }
   }
@@ -184,8 +184,11 @@ export async function exportAccessLog(
   return { ...result, location }
 }
 
-/** Write to a temporary file beside `target`, then rename it into place; remove it on any failure. */
-async function exportToFile(target: string, write: (sink: Writable) => Promise<ExportProgress>) {
+/**
+ * Write to a temporary file beside `target`, then rename it into place; remove it on any failure. Used
+ * for every file the portal writes for an operator (exports, the user import's error report).
+ */
+export async function writeFileAtomically<T>(target: string, write: (sink: Writable) => Promise<T>): Promise<T> {
   const dir = path.dirname(target)
   const info = await stat(dir).catch(() => undefined)
   if (!info?.isDirectory()) throw invalid(`The folder ${dir} does not exist.`)
@@ -198,11 +201,14 @@ async function exportToFile(target: string, write: (sink: Writable) => Promise<E
   // a process that exits part-way (Ctrl-C while a CLI-started database shuts down) removes it too
   const removeOnExit = () => rmSync(temporary, { force: true })
   process.on('exit', removeOnExit)
+  const sink = createWriteStream(temporary, { flags: 'wx', mode: 0o640 })
   try {
-    const progress = await write(createWriteStream(temporary, { flags: 'wx', mode: 0o640 }))
+    const result = await write(sink)
     await rename(temporary, target)
-    return progress
+    return result
   } catch (error) {
+    // a writer that failed before it ended the file leaves it open
+    sink.destroy()
     await rm(temporary, { force: true })
     throw error
   } finally {

@@ -1,0 +1,54 @@
+import type { z } from 'zod'
+import { NewUserSchema, password } from './schema.ts'
+
+// The layout of a user import file: its columns, the header names each one answers to, and the check
+// every row goes through (the Create New User form's own rules and messages, the password optional).
+
+export const IMPORT_COLUMNS = [
+  'firstName',
+  'lastName',
+  'email',
+  'userName',
+  'role',
+  'password',
+  'courses',
+  'programs',
+] as const
+export type ImportColumn = (typeof IMPORT_COLUMNS)[number]
+
+/** Without these the file cannot be read; the others may be left out. */
+export const REQUIRED_COLUMNS: readonly ImportColumn[] = ['firstName', 'lastName', 'email', 'userName']
+
+/** A header name as compared: lower case, without spaces, dashes, underscores or dots. */
+export const headerKey = (name: string) => name.toLowerCase().replace(/[\s_.-]+/g, '')
+
+const ALIASES: Record<ImportColumn, string[]> = {
+  firstName: ['firstname', 'first', 'givenname', 'forename'],
+  lastName: ['lastname', 'last', 'surname', 'familyname'],
+  email: ['email', 'emailaddress', 'mail', 'emailid'],
+  userName: ['username', 'user', 'login', 'loginname'],
+  role: ['role', 'rolename'],
+  password: ['password', 'pass', 'pwd'],
+  courses: ['courses', 'course', 'courseids', 'coursetitles'],
+  programs: ['programs', 'program', 'programids', 'programtitles', 'programmes', 'programme'],
+}
+
+const COLUMN_BY_KEY = new Map<string, ImportColumn>(
+  Object.entries(ALIASES).flatMap(([column, keys]) => keys.map((key) => [key, column as ImportColumn] as const)),
+)
+
+/** The column a header cell names, or undefined when it names none. */
+export const importColumnOf = (header: string): ImportColumn | undefined => COLUMN_BY_KEY.get(headerKey(header))
+
+/** A row as checked: the form's fields and role, the password optional (no password: an invitation). */
+export const ImportRowSchema = NewUserSchema.omit({ password: true }).extend({ password: password.optional() })
+export type ImportRow = z.output<typeof ImportRowSchema>
+
+/** "Super admin", "ADMIN" and "learner " all name a role; an empty cell is the default (learner). */
+export const roleKey = (value: string) => value.toLowerCase().replace(/[\s_-]+/g, '')
+
+export const ON_EXISTING = ['skip', 'update', 'fail'] as const
+export type OnExisting = (typeof ON_EXISTING)[number]
+
+export const IMPORT_DELIMITERS = [',', ';'] as const
+export type ImportDelimiter = (typeof IMPORT_DELIMITERS)[number]

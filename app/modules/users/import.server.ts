@@ -1,0 +1,710 @@
+import os from 'node:os'
+import type { Readable, Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { parse, type CsvError } from 'csv-parse'
+import { stringify } from 'csv-stringify'
+import { QueryTypes, type Transaction } from 'sequelize'
+import { sequelize } from '#db/client.ts'
+import { neutraliseFormula } from '../access-log/export.server.ts'
+import { hashPassword } from '../auth/password.server.ts'
+import { canManageContent, isSuperAdmin, ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
+import { forbidden, invalid } from '../errors.ts'
+import { isUuid } from '../ids.ts'
+import {
+  IMPORT_COLUMNS,
+  importColumnOf,
+  ImportRowSchema,
+  REQUIRED_COLUMNS,
+  roleKey,
+  type ImportColumn,
+  type ImportDelimiter,
+  type ImportRow,
+  type OnExisting,
+} from './import-schema.ts'
+import { DUPLICATE_EMAIL, DUPLICATE_USERNAME } from './service.server.ts'
+
+// The user import: a CSV file streamed through csv-parse a batch of rows at a time. Every row is
+// checked with the Create New User form's rules, against the rows before it in the file and against
+// the accounts already there; the good rows of a batch are written in one transaction (multi-row
+// INSERT … ON CONFLICT DO NOTHING), with their courses and programs. Errors go to a CSV sink as they
+// are found, so memory stays flat whatever the file's length; only the emails and usernames seen so
+// far are kept, to find a row that repeats an earlier one.
+
+export type ImportCounts = {
+  rows: number
+  created: number
+  updated: number
+  skipped: number
+  assigned: number
+  failed: number
+}
+
+/** One problem with one row: its line in the file, the column (or '' for the whole row), the message. */
+export type ImportError = {
+  row: number
+  field: string
+  message: string
+  /** the row's cells by the file's own header names, never the password */
+  values: Record<string, string>
+}
+
+/** A file that cannot be read on: where, why, and what was written before it. */
+export type ImportStop = { line: number; message: string }
+
+export type ImportResult = {
+  counts: ImportCounts
+  /** the first errors (at most ERRORS_KEPT); the error sink receives every one */
+  errors: ImportError[]
+  /** false for a dry run, and for an atomic import that found a failing row */
+  committed: boolean
+  /** the file broke off (a quote never closed, a line that is not CSV): rows before it were handled */
+  stopped: ImportStop | null
+  /** the file's header cells, in order */
+  headers: string[]
+}
+
+export type ImportProgress = ImportCounts & { bytes: number }
+
+export type ImportOptions = {
+  /** check everything, write nothing */
+  dryRun?: boolean
+  /** one transaction for the whole file, rolled back when any row fails */
+  atomic?: boolean
+  /** an account with the row's email exists: leave it (skip), take the row's values (update), or fail the row */
+  onExisting?: OnExisting
+  /** read from the header line when not given */
+  delimiter?: ImportDelimiter
+  batchSize?: number
+  /** after every batch and once at the end */
+  onProgress?: (progress: ImportProgress) => void
+  /** every created account without a password, inside the transaction that creates it (not on a dry run) */
+  onInvite?: (userId: string, transaction: Transaction) => Promise<void>
+  /** receives the error CSV: row, field, message, then the row's columns without the password */
+  errorSink?: Writable
+}
+
+export const ERRORS_KEPT = 100
+const BATCH_SIZE = 1000
+/** the header line must be found within this many bytes */
+const HEADER_LIMIT = 1024 * 1024
+
+export const ROW_LEVEL = ''
+
+/**
+ * Import users from a CSV stream. Admins and the super admin (and the CLI) may import; only the super
+ * admin creates or changes admins. A header that cannot be read is thrown as a 400 before any row; a
+ * file that breaks off later ends the import there (see `stopped`).
+ */
+export async function importUsers(actor: Actor, source: Readable, options: ImportOptions = {}): Promise<ImportResult> {
+  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can import users.')
+  try {
+    return await runImport(actor, source, options)
+  } finally {
+    // the file is read no further, whatever happened
+    source.destroy()
+  }
+}
+
+async function runImport(actor: Actor, source: Readable, options: ImportOptions): Promise<ImportResult> {
+  const onExisting = options.onExisting ?? 'skip'
+  const dryRun = options.dryRun ?? false
+  const atomic = options.atomic ?? false
+
+  const input = await readHead(source)
+  const delimiter = options.delimiter ?? sniffDelimiter(input.firstLine)
+  const lines = new LineTracker()
+  const pending: ParsedRecord[] = []
+  const parser = parse({
+    bom: true,
+    delimiter,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    // records are taken here, as they are parsed, so none is lost when a later line turns out broken
+    on_record: (record: string[], context) => {
+      pending.push({ line: lines.startOf(context.lines, context.empty_lines), values: record })
+      return null
+    },
+  })
+  let parseError: CsvError | undefined
+  parser.on('error', (error: CsvError) => (parseError ??= error))
+  parser.resume()
+  // a failing write or end calls back with the error (also kept by the listener above)
+  const write = (chunk: Buffer | null) =>
+    new Promise<void>((resolve) =>
+      chunk === null ? parser.end(() => resolve()) : parser.write(chunk, () => resolve()),
+    )
+  let bytes = 0
+  let ended = false
+  const feed = async () => {
+    const { value, done } = await input.chunks.next()
+    if (done) {
+      ended = true
+      return write(null)
+    }
+    const buffer = typeof value === 'string' ? Buffer.from(value) : value
+    bytes += buffer.length
+    return write(buffer)
+  }
+
+  bytes += input.head.length
+  await write(input.head)
+  while (pending.length === 0 && !parseError && !ended) await feed()
+  if (parseError && pending.length === 0) throw invalid(parseMessage(parseError, lines.next(parseError), 'header'))
+  const header = pending.shift()
+  if (!header || header.values.every((v) => !v.trim())) throw invalid('The file is empty.')
+  const layout = readHeader(header.values)
+
+  const sq = await sequelize()
+  const targets = await loadTargets()
+  const run = new ImportRun(actor, layout, targets, { onExisting, dryRun, onInvite: options.onInvite })
+  const errorOut = options.errorSink ? startErrorCsv(layout, options.errorSink) : undefined
+  run.onError = async (error) => errorOut?.write(error)
+
+  const whole = dryRun || atomic ? await sq.transaction() : undefined
+  const progress = () => options.onProgress?.({ ...run.counts, bytes })
+  const flush = async (rows: ParsedRecord[]) => {
+    const transaction = whole ?? (await sq.transaction())
+    try {
+      await run.batch(rows, transaction)
+      if (!whole) await transaction.commit()
+    } catch (error) {
+      if (!whole) await transaction.rollback()
+      throw error
+    }
+    progress()
+  }
+
+  let committed = !dryRun
+  try {
+    const batchSize = options.batchSize ?? BATCH_SIZE
+    for (;;) {
+      while (pending.length >= batchSize) await flush(pending.splice(0, batchSize))
+      if (parseError || ended) break
+      await feed()
+    }
+    while (pending.length > 0) await flush(pending.splice(0, batchSize))
+    if (whole) {
+      if (dryRun || run.counts.failed > 0 || parseError) {
+        await whole.rollback()
+        committed = false
+      } else await whole.commit()
+    }
+  } catch (error) {
+    await whole?.rollback().catch(() => undefined)
+    await errorOut?.abort()
+    throw error
+  }
+  if (!committed && !dryRun) Object.assign(run.counts, { created: 0, updated: 0, assigned: 0 })
+  progress()
+  await errorOut?.end()
+  let stopped: ImportStop | null = null
+  if (parseError) {
+    const line = lines.next(parseError)
+    stopped = { line, message: parseMessage(parseError, line, whole ? 'atomic' : 'rows', run.counts.rows) }
+  }
+  return { counts: run.counts, errors: run.kept, committed, stopped, headers: layout.headers }
+}
+
+type ParsedRecord = { line: number; values: string[] }
+
+/** The first line a record occupies, from the line it ends on and the blank lines skipped before it. */
+class LineTracker {
+  private lastEnd = 0
+  private emptySoFar = 0
+  startOf(endLine: number, emptyLines: number) {
+    const start = this.lastEnd + 1 + (emptyLines - this.emptySoFar)
+    this.lastEnd = endLine
+    this.emptySoFar = emptyLines
+    return start
+  }
+  /** where the record the parser stopped in begins */
+  next(error: CsvError) {
+    const empty = typeof error.empty_lines === 'number' ? error.empty_lines : this.emptySoFar
+    return this.lastEnd + 1 + Math.max(0, empty - this.emptySoFar)
+  }
+}
+
+function parseMessage(error: CsvError, line: number, where: 'header' | 'atomic' | 'rows', rowsBefore = 0) {
+  const reason =
+    error.code === 'CSV_QUOTE_NOT_CLOSED'
+      ? `a quoted value starts on line ${line} and is never closed (the file may be cut off)`
+      : error.code === 'INVALID_OPENING_QUOTE'
+        ? `line ${line} has a quote inside a value that is not quoted`
+        : error.code === 'CSV_INVALID_CLOSING_QUOTE' || error.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE'
+          ? `line ${line} has text right after a closing quote`
+          : `line ${line} is not valid CSV (${error.message.split(':')[0]})`
+  if (where === 'header') return `The file cannot be read: ${reason}.`
+  if (where === 'atomic') return `The file cannot be read past line ${line - 1}: ${reason}. Nothing was imported.`
+  return `The file cannot be read past line ${line - 1}: ${reason}. The ${rowsBefore} rows before it were handled as reported; nothing from line ${line} on was imported.`
+}
+
+/** The start of the file up to its first line break: enough to check it is text and to pick the delimiter. */
+async function readHead(source: Readable) {
+  const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>
+  const parts: Buffer[] = []
+  let size = 0
+  for (;;) {
+    const { value, done } = await iterator.next()
+    if (done) break
+    const chunk = typeof value === 'string' ? Buffer.from(value) : value
+    parts.push(chunk)
+    size += chunk.length
+    if (chunk.includes(10) || size > HEADER_LIMIT) break
+  }
+  const head = Buffer.concat(parts)
+  if (head.includes(0))
+    throw invalid('The file is not CSV text: it holds NUL bytes (a binary file, or text saved as UTF-16).')
+  const text = head.toString('utf8').replace(/^\uFEFF/, '')
+  const newline = text.indexOf('\n')
+  if (newline < 0 && size > HEADER_LIMIT) throw invalid('The file is not CSV text: its first line never ends.')
+  if (!text.trim()) throw invalid('The file is empty.')
+  return { head, firstLine: newline < 0 ? text : text.slice(0, newline), chunks: iterator }
+}
+
+/** Semicolons when the header line has more of them than commas (spreadsheets in many countries). */
+export function sniffDelimiter(line: string): ImportDelimiter {
+  const count = (c: string) => line.split(c).length - 1
+  return count(';') > count(',') ? ';' : ','
+}
+
+type Layout = {
+  headers: string[]
+  /** the column of each header cell */
+  columns: ImportColumn[]
+  index: Partial<Record<ImportColumn, number>>
+}
+
+/** One clear error for everything wrong with the header, before any row is read. */
+function readHeader(cells: string[]): Layout {
+  const headers = cells.map((c) => c.trim())
+  // a spreadsheet often saves a few empty columns at the end
+  while (headers.length > 0 && headers[headers.length - 1] === '') headers.pop()
+  const problems: string[] = []
+  const index: Partial<Record<ImportColumn, number>> = {}
+  const columns: ImportColumn[] = []
+  headers.forEach((name, i) => {
+    const column = importColumnOf(name)
+    if (!name) problems.push(`column ${i + 1} has no name`)
+    else if (!column) problems.push(`"${name}" is not a column this import knows`)
+    else if (index[column] !== undefined) problems.push(`"${name}" repeats the column "${headers[index[column]]}"`)
+    else index[column] = i
+    if (column) columns.push(column)
+  })
+  const missing = REQUIRED_COLUMNS.filter((c) => index[c] === undefined)
+  if (missing.length)
+    problems.push(
+      `the required ${missing.length === 1 ? 'column' : 'columns'} ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing`,
+    )
+  if (problems.length)
+    throw invalid(
+      `The header (line 1) cannot be used: ${problems.join('; ')}. The columns are ${IMPORT_COLUMNS.join(', ')}.`,
+    )
+  return { headers, columns, index }
+}
+
+type Targets = { courses: Resolver; programs: Resolver }
+type Resolver = { byId: Set<string>; byTitle: Map<string, string[]> }
+
+/** Every course and program once, so a row's titles are resolved without a query each. */
+async function loadTargets(): Promise<Targets> {
+  const sq = await sequelize()
+  const load = async (table: 'courses' | 'programs'): Promise<Resolver> => {
+    const rows = await sq.query<{ id: string; title: string }>(`SELECT id, title FROM ${table}`, {
+      type: QueryTypes.SELECT,
+    })
+    const byTitle = new Map<string, string[]>()
+    for (const r of rows) {
+      const key = r.title.trim().toLowerCase()
+      byTitle.set(key, [...(byTitle.get(key) ?? []), r.id])
+    }
+    return { byId: new Set(rows.map((r) => r.id)), byTitle }
+  }
+  return { courses: await load('courses'), programs: await load('programs') }
+}
+
+/** The ids a `;`-separated cell names, or the message for the first name that matches nothing or several. */
+function resolve(cell: string, resolver: Resolver, noun: 'course' | 'program'): { ids: string[] } | { error: string } {
+  const ids = new Set<string>()
+  for (const part of cell.split(';')) {
+    const name = part.trim()
+    if (!name) continue
+    if (isUuid(name) && resolver.byId.has(name.toLowerCase())) {
+      ids.add(name.toLowerCase())
+      continue
+    }
+    const found = resolver.byTitle.get(name.toLowerCase()) ?? []
+    if (found.length === 0) return { error: `No ${noun} with the id or title "${name}".` }
+    if (found.length > 1) return { error: `Several ${noun}s are titled "${name}"; use the ${noun} id.` }
+    ids.add(found[0])
+  }
+  return { ids: [...ids] }
+}
+
+/** A cell a spreadsheet export protected with a leading apostrophe (see neutraliseFormula) reads as typed. */
+const unprotect = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell)
+
+type Candidate = {
+  line: number
+  data: ImportRow
+  roleId: RoleId
+  /** false when the role cell is empty or missing: learner for a new account, unchanged for an existing one */
+  roleGiven: boolean
+  courseIds: string[]
+  programIds: string[]
+  /** the row as read, for its error report */
+  cells: string[]
+}
+
+type Update = { candidate: Candidate; id: string; roleId: RoleId }
+
+type Existing = { id: string; email: string; user_name: string; role_id: number }
+
+type RunOptions = {
+  onExisting: OnExisting
+  dryRun: boolean
+  onInvite?: (userId: string, transaction: Transaction) => Promise<void>
+}
+
+/** The state of one import: counts, the emails and usernames seen, and the rules for one batch. */
+class ImportRun {
+  counts: ImportCounts = { rows: 0, created: 0, updated: 0, skipped: 0, assigned: 0, failed: 0 }
+  kept: ImportError[] = []
+  onError: (error: ImportError) => Promise<void> = async () => {}
+  private emails = new Map<string, number>()
+  private userNames = new Map<string, number>()
+  private hashing = Math.max(1, os.availableParallelism())
+
+  constructor(
+    private actor: Actor,
+    private layout: Layout,
+    private targets: Targets,
+    private options: RunOptions,
+  ) {}
+
+  private async fail(line: number, cells: string[], problems: { field: string; message: string }[]) {
+    this.counts.failed++
+    const values = this.valuesOf(cells)
+    for (const { field, message } of problems) {
+      const error = { row: line, field, message, values }
+      if (this.kept.length < ERRORS_KEPT) this.kept.push(error)
+      await this.onError(error)
+    }
+  }
+
+  /** The row's cells by header name, the password left out. */
+  private valuesOf(cells: string[]) {
+    const values: Record<string, string> = {}
+    this.layout.headers.forEach((name, i) => {
+      if (this.layout.columns[i] !== 'password') values[name] = cells[i] ?? ''
+    })
+    return values
+  }
+
+  async batch(records: ParsedRecord[], transaction: Transaction) {
+    const candidates: Candidate[] = []
+    for (const record of records) {
+      // a line of empty cells (",,,," from a spreadsheet) is no row
+      if (record.values.every((v) => !v.trim())) continue
+      this.counts.rows++
+      const candidate = await this.check(record)
+      if (candidate) candidates.push(candidate)
+    }
+    if (candidates.length === 0) return
+    const existing = await this.existing(candidates, transaction)
+    const byEmails = new Map(existing.map((e) => [e.email.toLowerCase(), e]))
+    const byUserNames = new Map(existing.map((e) => [e.user_name.toLowerCase(), e]))
+    const creates: Candidate[] = []
+    const updates: Update[] = []
+    for (const candidate of candidates) {
+      const { data } = candidate
+      const byEmail = byEmails.get(data.email.toLowerCase())
+      const byUserName = byUserNames.get(data.userName.toLowerCase())
+      if (!byEmail) {
+        if (byUserName)
+          await this.fail(candidate.line, candidate.cells, [{ field: 'userName', message: DUPLICATE_USERNAME }])
+        else creates.push(candidate)
+        continue
+      }
+      if (this.options.onExisting === 'skip') {
+        this.counts.skipped++
+        continue
+      }
+      if (this.options.onExisting === 'fail') {
+        await this.fail(candidate.line, candidate.cells, [{ field: 'email', message: DUPLICATE_EMAIL }])
+        continue
+      }
+      // a row without a role keeps the account's
+      const roleId = candidate.roleGiven ? candidate.roleId : (byEmail.role_id as RoleId)
+      const problem = this.mayUpdate(candidate, roleId, byEmail, byUserName)
+      if (problem) await this.fail(candidate.line, candidate.cells, [problem])
+      else updates.push({ candidate, id: byEmail.id, roleId })
+    }
+    const learners: { id: string; candidate: Candidate }[] = []
+    const created = await this.insert(creates, transaction)
+    for (const { candidate, id } of created) {
+      this.counts.created++
+      if (candidate.roleId === ROLE.learner) learners.push({ id, candidate })
+      if (!candidate.data.password && !this.options.dryRun) await this.options.onInvite?.(id, transaction)
+    }
+    const updated = await this.update(updates, transaction)
+    this.counts.updated += updated.changed
+    this.counts.skipped += updates.length - updated.changed
+    for (const u of updates) if (u.roleId === ROLE.learner) learners.push(u)
+    this.counts.assigned += await this.assign(learners, transaction)
+  }
+
+  /** The row on its own: the form's rules, the role the actor may give, its courses and programs, repeats. */
+  private async check(record: ParsedRecord): Promise<Candidate | undefined> {
+    const { headers, index } = this.layout
+    const values = record.values
+    const extra = record.values.slice(headers.length)
+    if (record.values.length < headers.length || extra.some((v) => v.trim())) {
+      await this.fail(record.line, values, [
+        {
+          field: ROW_LEVEL,
+          message: `This row has ${record.values.length} values; the header has ${headers.length} columns.`,
+        },
+      ])
+      return
+    }
+    const cell = (column: ImportColumn) => {
+      const i = index[column]
+      return i === undefined ? '' : unprotect(record.values[i])
+    }
+    const role = roleKey(cell('role'))
+    const parsed = ImportRowSchema.safeParse({
+      firstName: cell('firstName'),
+      lastName: cell('lastName'),
+      email: cell('email'),
+      userName: cell('userName'),
+      password: cell('password') || undefined,
+      role: role || undefined,
+    })
+    const problems: { field: string; message: string }[] = []
+    if (!parsed.success) {
+      const seen = new Set<string>()
+      for (const issue of parsed.error.issues) {
+        const field = String(issue.path[0] ?? ROW_LEVEL)
+        if (seen.has(field)) continue
+        seen.add(field)
+        problems.push({ field, message: issue.message })
+      }
+    }
+    const roleId = parsed.success ? ROLE_BY_NAME[parsed.data.role] : undefined
+    if ((roleId === ROLE.admin || roleId === ROLE.superAdmin) && !isSuperAdmin(this.actor.roleId))
+      problems.push({ field: 'role', message: 'You do not have permission to create this kind of account.' })
+    const courses = resolve(cell('courses'), this.targets.courses, 'course')
+    const programs = resolve(cell('programs'), this.targets.programs, 'program')
+    if ('error' in courses) problems.push({ field: 'courses', message: courses.error })
+    if ('error' in programs) problems.push({ field: 'programs', message: programs.error })
+    const assigns = ('ids' in courses && courses.ids.length > 0) || ('ids' in programs && programs.ids.length > 0)
+    if (assigns && roleId !== undefined && roleId !== ROLE.learner)
+      problems.push({ field: 'courses', message: 'Courses and programs are assigned to learners.' })
+    if (!parsed.success || problems.length || roleId === undefined || 'error' in courses || 'error' in programs) {
+      await this.fail(record.line, values, problems)
+      return
+    }
+    const data = parsed.data
+    const email = data.email.toLowerCase()
+    const userName = data.userName.toLowerCase()
+    const firstEmail = this.emails.get(email)
+    const firstUserName = this.userNames.get(userName)
+    if (firstEmail !== undefined || firstUserName !== undefined) {
+      const repeats: { field: string; message: string }[] = []
+      if (firstEmail !== undefined)
+        repeats.push({ field: 'email', message: `Email is already on line ${firstEmail} of this file.` })
+      if (firstUserName !== undefined)
+        repeats.push({ field: 'userName', message: `UserName is already on line ${firstUserName} of this file.` })
+      await this.fail(record.line, values, repeats)
+      return
+    }
+    this.emails.set(email, record.line)
+    this.userNames.set(userName, record.line)
+    return {
+      line: record.line,
+      data,
+      roleId,
+      roleGiven: role !== '',
+      courseIds: courses.ids,
+      programIds: programs.ids,
+      cells: values,
+    }
+  }
+
+  /** Why an existing account may not take this row's values, if it may not. */
+  private mayUpdate(candidate: Candidate, roleId: RoleId, account: Existing, byUserName: Existing | undefined) {
+    if (byUserName && byUserName.id !== account.id) return { field: 'userName', message: DUPLICATE_USERNAME }
+    const privileged = account.role_id === ROLE.admin || account.role_id === ROLE.superAdmin
+    if (privileged && !isSuperAdmin(this.actor.roleId))
+      return { field: 'email', message: 'You do not have permission to change this account.' }
+    if (account.id === this.actor.id && account.role_id !== roleId)
+      return { field: 'role', message: 'You cannot change your own role.' }
+    if (roleId !== ROLE.learner && (candidate.courseIds.length > 0 || candidate.programIds.length > 0))
+      return { field: 'courses', message: 'Courses and programs are assigned to learners.' }
+    return undefined
+  }
+
+  /** The accounts whose email or username a row of the batch uses (both are case-insensitive). */
+  private async existing(candidates: Candidate[], transaction: Transaction) {
+    const sq = await sequelize()
+    return sq.query<Existing>(
+      `SELECT id, email::text AS email, user_name::text AS user_name, role_id FROM users
+       WHERE email = ANY($1::citext[]) OR user_name = ANY($2::citext[])`,
+      {
+        bind: [candidates.map((c) => c.data.email), candidates.map((c) => c.data.userName)],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    )
+  }
+
+  /** argon2id for the rows that bring a password, a few at a time (each hash takes 64 MiB). */
+  private async hashes(candidates: Candidate[]): Promise<(string | null)[]> {
+    const result: (string | null)[] = candidates.map(() => null)
+    if (this.options.dryRun) return result
+    let next = 0
+    const worker = async () => {
+      while (next < candidates.length) {
+        const i = next++
+        const password = candidates[i].data.password
+        if (password) result[i] = await hashPassword(password)
+      }
+    }
+    await Promise.all(Array.from({ length: this.hashing }, worker))
+    return result
+  }
+
+  private async insert(creates: Candidate[], transaction: Transaction) {
+    if (creates.length === 0) return []
+    const sq = await sequelize()
+    const hashes = await this.hashes(creates)
+    const rows = await sq.query<{ id: string; email: string }>(
+      `INSERT INTO users (first_name, last_name, user_name, email, password_hash, role_id)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::citext[], $4::citext[], $5::text[], $6::smallint[])
+       ON CONFLICT DO NOTHING RETURNING id, email::text AS email`,
+      {
+        bind: [
+          creates.map((c) => c.data.firstName),
+          creates.map((c) => c.data.lastName),
+          creates.map((c) => c.data.userName),
+          creates.map((c) => c.data.email.toLowerCase()),
+          hashes,
+          creates.map((c) => c.roleId),
+        ],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    )
+    const ids = new Map(rows.map((r) => [r.email.toLowerCase(), r.id]))
+    const created: { candidate: Candidate; id: string }[] = []
+    for (const candidate of creates) {
+      const id = ids.get(candidate.data.email.toLowerCase())
+      if (id) created.push({ candidate, id })
+      // another writer took the email or username between the check and the insert
+      else await this.fail(candidate.line, candidate.cells, [{ field: 'email', message: DUPLICATE_EMAIL }])
+    }
+    return created
+  }
+
+  /**
+   * The row's names, username and role (and password, when it brings one) on the account with its
+   * email. An account whose values are the row's already is counted as skipped.
+   */
+  private async update(updates: Update[], transaction: Transaction) {
+    if (updates.length === 0) return { changed: 0 }
+    const sq = await sequelize()
+    const hashes = await this.hashes(updates.map((u) => u.candidate))
+    const changed = await sq.query<{ id: string; password_changed: boolean }>(
+      `UPDATE users u SET first_name = v.first_name, last_name = v.last_name, user_name = v.user_name,
+         role_id = v.role_id, password_hash = COALESCE(v.password_hash, u.password_hash),
+         token_version = u.token_version + CASE WHEN v.password_hash IS NULL THEN 0 ELSE 1 END,
+         updated_at = now()
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::citext[], $5::smallint[], $6::text[], $7::boolean[])
+         AS v(id, first_name, last_name, user_name, role_id, password_hash, has_password)
+       WHERE u.id = v.id AND (v.has_password OR
+         (u.first_name, u.last_name, u.user_name::text, u.role_id) IS DISTINCT FROM
+         (v.first_name, v.last_name, v.user_name::text, v.role_id))
+       RETURNING u.id, v.has_password AS password_changed`,
+      {
+        bind: [
+          updates.map((u) => u.id),
+          updates.map((u) => u.candidate.data.firstName),
+          updates.map((u) => u.candidate.data.lastName),
+          updates.map((u) => u.candidate.data.userName),
+          updates.map((u) => u.roleId),
+          hashes,
+          updates.map((u) => Boolean(u.candidate.data.password)),
+        ],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    )
+    // a new password ends the links sent for the old one, as a password change does
+    const renewed = changed.filter((c) => c.password_changed).map((c) => c.id)
+    if (renewed.length)
+      await sq.query(
+        'UPDATE password_reset_tokens SET used_at = now() WHERE user_id = ANY($1::uuid[]) AND used_at IS NULL',
+        { bind: [renewed], transaction },
+      )
+    return { changed: changed.length }
+  }
+
+  /** The rows' courses and programs on their learners; what a learner has already is left as it is. */
+  private async assign(learners: { id: string; candidate: Candidate }[], transaction: Transaction) {
+    const sq = await sequelize()
+    let assigned = 0
+    for (const [table, column, key] of [
+      ['course_assignments', 'course_id', 'courseIds'],
+      ['program_assignments', 'program_id', 'programIds'],
+    ] as const) {
+      const pairs = learners.flatMap(({ id, candidate }) => candidate[key].map((target) => [id, target]))
+      if (pairs.length === 0) continue
+      const [row] = await sq.query<{ n: number }>(
+        `WITH added AS (
+           INSERT INTO ${table} (user_id, ${column}, assigned_by)
+           SELECT u, t, $3::uuid FROM unnest($1::uuid[], $2::uuid[]) AS p(u, t)
+           ON CONFLICT DO NOTHING RETURNING 1)
+         SELECT count(*)::int AS n FROM added`,
+        {
+          bind: [pairs.map((p) => p[0]), pairs.map((p) => p[1]), this.actor.id],
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      )
+      assigned += row.n
+    }
+    return assigned
+  }
+}
+
+/** The error CSV: row, field, message, then the file's own columns without the password. */
+function startErrorCsv(layout: Layout, sink: Writable) {
+  const columns = layout.headers.filter((_, i) => layout.columns[i] !== 'password')
+  const csv = stringify({
+    header: true,
+    columns: ['row', 'field', 'message', ...columns],
+    record_delimiter: 'windows',
+    quoted_match: /[\r\n]/,
+  })
+  const done = pipeline(csv, sink)
+  done.catch(() => undefined)
+  return {
+    async write(error: ImportError) {
+      const cells = [
+        error.row,
+        error.field,
+        error.message,
+        ...columns.map((c) => neutraliseFormula(error.values[c] ?? '')),
+      ]
+      if (!csv.write(cells)) await new Promise((resolve) => csv.once('drain', resolve))
+    },
+    async end() {
+      csv.end()
+      await done
+    },
+    async abort() {
+      csv.destroy()
+      await done.catch(() => undefined)
+    },
+  }
+}
