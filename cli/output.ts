@@ -25,3 +25,16 @@ export function fail(error: unknown): never {
   console.error(`portal: ${error instanceof Error ? error.message : String(error)}`)
   process.exit(1)
 }
+
+/** Rows as aligned columns for a terminal (the first row is the header); `--json` is for scripts. */
+export function textTable(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
+}

@@ -14,7 +14,7 @@ import {
   type RunOptions,
 } from '#app/modules/exports/service.server.ts'
 import { disconnect } from '#db/client.ts'
-import { UsageError } from '../output.ts'
+import { UsageError, textTable as table } from '../output.ts'
 
 // `portal exports …`: scheduled access-log exports. Data (tables, JSON, a written file's location) goes
 // to stdout; what happened goes to stderr. A failed run exits 1, wrong input exits 2.
@@ -50,18 +50,6 @@ function usage(error: unknown): never {
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value]
-
-const table = (rows: string[][]) => {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n')
-}
 
 function describeRun(run: ExportRunView) {
   if (run.status === 'succeeded') return `${run.scheduleName}: ${run.rows} rows (${run.bytes} bytes) to ${run.location}`

@@ -4,7 +4,7 @@ import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { mailQueueStatus, sendQueued, type MailQueueRow } from '#app/modules/mail/queue.server.ts'
 import { MAIL_STATUSES } from '#app/modules/mail/schema.ts'
 import { disconnect } from '#db/client.ts'
-import { UsageError } from '../output.ts'
+import { UsageError, textTable as table } from '../output.ts'
 
 // `portal mail …`: the mail queue. Data (tables, JSON) goes to stdout, what happened to stderr. A mail
 // that could not be sent exits 1, wrong input exits 2.
@@ -12,18 +12,6 @@ import { UsageError } from '../output.ts'
 function usage(error: unknown): never {
   if (!(error instanceof ZodError)) throw error
   throw new UsageError(error.issues.map((issue) => `--${String(issue.path[0])}: ${issue.message}`).join('\nportal: '))
-}
-
-const table = (rows: string[][]) => {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n')
 }
 
 async function disconnecting<T>(work: () => Promise<T>): Promise<T> {

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { Writable } from 'node:stream'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { parse } from 'csv-parse/sync'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   EXPORT_HEADERS,
   exportAccessLog,
@@ -17,7 +17,6 @@ import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { makeS3Client } from '#app/modules/files/s3-storage.server.ts'
 import { recordProgress } from '#app/modules/progress/service.server.ts'
 import * as exportRoute from '#app/routes/admin+/accesslog_.export.ts'
-import { resetEnvCache } from '#app/utils/env.server.ts'
 import { sequelize } from '#db/client.ts'
 import { portal } from '#tests/cli.ts'
 import {
@@ -29,7 +28,7 @@ import {
   makeUser,
   recordWatched,
 } from '#tests/factories.ts'
-import { readBody, S3_TEST_BUCKET, startS3rver, type RunningS3rver } from '#tests/fixtures/files.ts'
+import { readBody, S3_TEST_BUCKET, startS3rver, useS3rver } from '#tests/fixtures/files.ts'
 import { call } from '#tests/requests.ts'
 import { sessionCookieFor } from '#tests/sessions.ts'
 
@@ -240,26 +239,10 @@ describe('the access-log export', () => {
 })
 
 describe('the access-log export to S3', () => {
-  let s3: RunningS3rver
-  const names = ['S3_ENDPOINT', 'S3_FORCE_PATH_STYLE', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const
-  const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]))
-
-  beforeAll(async () => {
-    s3 = await startS3rver()
-    for (const name of names) process.env[name] = s3.env[name]
-    resetEnvCache()
-  })
-  afterAll(async () => {
-    for (const name of names) {
-      if (saved[name] === undefined) delete process.env[name]
-      else process.env[name] = saved[name]
-    }
-    resetEnvCache()
-    await s3?.close()
-  })
+  const running = useS3rver({ uploads: false })
 
   const objectKeys = async (prefix: string) => {
-    const client = makeS3Client(s3.options)
+    const client = makeS3Client(running().options)
     try {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: S3_TEST_BUCKET, Prefix: prefix }))
       return (listed.Contents ?? []).map((o) => o.Key)
@@ -277,7 +260,7 @@ describe('the access-log export to S3', () => {
       parseDestination(`s3://${S3_TEST_BUCKET}/${key}`),
     )
     expect(result).toMatchObject({ rows: 6, location: `s3://${S3_TEST_BUCKET}/${key}` })
-    const client = makeS3Client(s3.options)
+    const client = makeS3Client(running().options)
     const object = await client.send(new GetObjectCommand({ Bucket: S3_TEST_BUCKET, Key: key }))
     client.destroy()
     expect(object.ContentType).toBe('text/csv; charset=utf-8')
@@ -290,8 +273,8 @@ describe('the access-log export to S3', () => {
     await expect(missing).rejects.toThrow('Uploading to s3://no-such-bucket/x.csv failed: the bucket does not exist')
     const message = await missing.catch((error: Error) => error.message)
     expect(message).not.toContain('\n')
-    expect(message).not.toContain(s3.env.S3_SECRET_ACCESS_KEY)
-    expect(message).not.toContain(s3.env.S3_ACCESS_KEY_ID)
+    expect(message).not.toContain(running().env.S3_SECRET_ACCESS_KEY)
+    expect(message).not.toContain(running().env.S3_ACCESS_KEY_ID)
 
     const prefix = `stopped/${Date.now()}/`
     const stopped = new AbortController()

@@ -3,10 +3,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { parse } from 'csv-parse/sync'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { ZodError } from 'zod'
 import { makeS3Client } from '#app/modules/files/s3-storage.server.ts'
-import { resetStorage } from '#app/modules/files/storage.server.ts'
 import { recordProgress } from '#app/modules/progress/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import {
@@ -19,10 +18,9 @@ import {
   runSchedule,
 } from '#app/modules/exports/service.server.ts'
 import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
-import { resetEnvCache } from '#app/utils/env.server.ts'
 import { sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeUser } from '#tests/factories.ts'
-import { readBody, startS3rver, S3_TEST_BUCKET, type RunningS3rver } from '#tests/fixtures/files.ts'
+import { readBody, S3_TEST_BUCKET, useS3rver } from '#tests/fixtures/files.ts'
 
 // Scheduled exports through their service, on a real database, real files and a real S3-compatible server.
 
@@ -274,29 +272,10 @@ describe('the scheduler that portal serve runs', () => {
 })
 
 describe('exports to S3', () => {
-  let s3: RunningS3rver
-  const names = ['S3_BUCKET', 'S3_ENDPOINT', 'S3_FORCE_PATH_STYLE', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']
-  const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]))
-
-  beforeAll(async () => {
-    s3 = await startS3rver()
-    Object.assign(process.env, s3.env)
-    resetEnvCache()
-    resetStorage()
-  })
-
-  afterAll(async () => {
-    for (const name of names) {
-      if (saved[name] === undefined) delete process.env[name]
-      else process.env[name] = saved[name]
-    }
-    resetEnvCache()
-    resetStorage()
-    await s3.close()
-  })
+  const running = useS3rver()
 
   const objects = async (bucket = S3_TEST_BUCKET) => {
-    const client = makeS3Client(s3.options)
+    const client = makeS3Client(running().options)
     try {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket }))
       return (listed.Contents ?? []).map((o) => o.Key)
@@ -316,7 +295,7 @@ describe('exports to S3', () => {
       location: `s3://${S3_TEST_BUCKET}/exports/nightly/cloud_2026-11-23_2026-11-23.csv`,
     })
     expect(await objects()).toContain('exports/nightly/cloud_2026-11-23_2026-11-23.csv')
-    const client = makeS3Client(s3.options)
+    const client = makeS3Client(running().options)
     const stored = await client.send(
       new GetObjectCommand({ Bucket: S3_TEST_BUCKET, Key: 'exports/nightly/cloud_2026-11-23_2026-11-23.csv' }),
     )

@@ -12,21 +12,12 @@ import {
   sweepUnattachedFiles,
   type FileInfo,
 } from '#app/modules/files/service.server.ts'
-import { resetStorage, storage } from '#app/modules/files/storage.server.ts'
+import { storage } from '#app/modules/files/storage.server.ts'
 import { receiveUpload, type ReceiveUploadOptions } from '#app/modules/files/upload.server.ts'
 import { getEnv, resetEnvCache } from '#app/utils/env.server.ts'
 import { db, sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram } from '#tests/factories.ts'
-import {
-  docxBytes,
-  elfBytes,
-  pdfBytes,
-  plainZipBytes,
-  pngBytes,
-  readBody,
-  startS3rver,
-  type RunningS3rver,
-} from '#tests/fixtures/files.ts'
+import { docxBytes, elfBytes, pdfBytes, plainZipBytes, pngBytes, readBody, useS3rver } from '#tests/fixtures/files.ts'
 
 const URL = 'http://portal.test/api/category/addCourseImage'
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
@@ -404,25 +395,7 @@ describe('receiveUpload', () => {
 })
 
 describe('uploads to S3', () => {
-  let s3: RunningS3rver
-  const names = ['S3_BUCKET', 'S3_ENDPOINT', 'S3_FORCE_PATH_STYLE', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']
-  const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]))
-
-  beforeAll(async () => {
-    s3 = await startS3rver()
-    Object.assign(process.env, s3.env)
-    resetEnvCache()
-    resetStorage()
-  })
-  afterAll(async () => {
-    for (const name of names) {
-      if (saved[name] === undefined) delete process.env[name]
-      else process.env[name] = saved[name]
-    }
-    resetEnvCache()
-    resetStorage()
-    await s3?.close()
-  })
+  const running = useS3rver()
 
   test('an accepted upload lands in the bucket and opens through openFile', async () => {
     const before = await leftovers()
@@ -432,7 +405,7 @@ describe('uploads to S3', () => {
       fileFields: ['doc'],
       actor: learner,
     })
-    const direct = s3Storage(s3.options)
+    const direct = s3Storage(running().options)
     try {
       const object = await direct.get(info.key)
       expect(object?.size).toBe(pdf.length)
