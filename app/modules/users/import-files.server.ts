@@ -7,7 +7,7 @@ import { canManageContent, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid, isServiceError, notFound, ServiceError } from '../errors.ts'
 import { removeStoredFile, storeFile } from '../files/service.server.ts'
 import { storage } from '../files/storage.server.ts'
-import { ImportConfirmSchema, ImportUploadSchema, type ImportChoices } from './import-schema.ts'
+import { FILE_FIELD, ImportConfirmSchema, ImportUploadSchema, type ImportChoices } from './import-schema.ts'
 import { importUsers, type ImportError, type ImportOptions, type ImportResult } from './import.server.ts'
 
 // The user import as the Import users page runs it, on a CSV file uploaded and stored first: a dry run
@@ -15,9 +15,6 @@ import { importUsers, type ImportError, type ImportOptions, type ImportResult } 
 // an error CSV to download. Both files are stored without being attached to anything, so whichever is
 // left behind (an import never confirmed, an error file never fetched) goes with the sweep of
 // unattached files. The uploaded file may hold passwords: it is never served back.
-
-/** The form field an uploaded file's errors are shown beside. */
-export const FILE_FIELD = 'file'
 
 /** A problem with one row as the page shows it: without the row's values. */
 export type ImportProblem = Pick<ImportError, 'row' | 'field' | 'message'>

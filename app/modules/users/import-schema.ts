@@ -53,6 +53,9 @@ export type OnExisting = (typeof ON_EXISTING)[number]
 export const IMPORT_DELIMITERS = [',', ';'] as const
 export type ImportDelimiter = (typeof IMPORT_DELIMITERS)[number]
 
+/** The Import users page's file field, where the file's errors are shown too. */
+export const FILE_FIELD = 'file'
+
 /** The choices the Import users page offers: the separator, read from the header line when "auto". */
 export const WEB_DELIMITERS = ['auto', ',', ';'] as const
 /** The page offers skip and update; failing on existing accounts is the CLI's. */

@@ -5,10 +5,9 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
 import { isServiceError } from '#app/modules/errors.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
-import type { ImportChoices } from '#app/modules/users/import-schema.ts'
+import { FILE_FIELD, type ImportChoices } from '#app/modules/users/import-schema.ts'
 import {
   confirmImport,
-  FILE_FIELD,
   isOwnImportErrors,
   previewUpload,
   type ImportPreview,
