@@ -35,7 +35,7 @@ export class StoredFile extends Model<InferAttributes<StoredFile>, InferCreation
   declare name: string
   declare contentType: string
   declare size: number
-  declare purpose: 'course_image' | 'program_image' | 'document' | 'assessment'
+  declare purpose: 'course_image' | 'program_image' | 'document' | 'assessment' | 'user_import' | 'import_errors'
   declare uploadedBy: string | null
   declare createdAt: CreationOptional<Date>
 }

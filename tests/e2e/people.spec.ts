@@ -23,7 +23,7 @@ test('an admin adds a learner who recovers a password by mail and arrives throug
   await signIn(page, 'admin', DEMO_PASSWORD)
 
   // Create New User, from the Users List
-  await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Users' }).click()
+  await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Users', exact: true }).click()
   await expect(page.getByRole('heading', { name: 'Users List' })).toBeVisible()
   await expectAccessible(page, 'Users List')
   await page.getByRole('link', { name: 'Create New User' }).click()

@@ -28,10 +28,15 @@ export type FileFormat = keyof typeof FORMATS
 
 type KindRule = {
   formats: FileFormat[]
-  limit: keyof Pick<Env, 'UPLOAD_MAX_IMAGE_MB' | 'UPLOAD_MAX_DOCUMENT_MB' | 'UPLOAD_MAX_ASSESSMENT_MB'>
+  limit: keyof Pick<
+    Env,
+    'UPLOAD_MAX_IMAGE_MB' | 'UPLOAD_MAX_DOCUMENT_MB' | 'UPLOAD_MAX_ASSESSMENT_MB' | 'UPLOAD_MAX_IMPORT_MB'
+  >
   purpose: StoredFile['purpose']
   /** the spec's words for a refused type */
   refusal: string
+  /** what a .csv that is not text is told, when the kind has words of its own for it */
+  notText?: string
   /** the spec's words for a form sent without its file */
   missing: string
 }
@@ -73,6 +78,16 @@ const KINDS = {
     purpose: 'assessment',
     refusal: DOCUMENT_REFUSAL,
     missing: MISSING_DOCUMENT,
+  },
+  // the CSV file of a user import: plain UTF-8 text (a BOM is fine), never served back
+  userImport: {
+    formats: ['csv'],
+    limit: 'UPLOAD_MAX_IMPORT_MB',
+    purpose: 'user_import',
+    refusal: 'Only CSV files (.csv) are accepted.',
+    notText:
+      'The file is not CSV text: it holds binary data or is not UTF-8. Save it from the spreadsheet as “CSV UTF-8”.',
+    missing: 'Choose a CSV file to import.',
   },
 } as const satisfies Record<string, KindRule>
 
@@ -149,7 +164,10 @@ export async function sniffFileType(
 
   // CSV has no magic bytes: it is accepted when it reads as UTF-8 text
   if (claimed === 'csv') {
-    if (!looksLikeText(sample, { complete })) throw fileTypeRefused(kind)
+    if (!looksLikeText(sample, { complete })) {
+      const rule: KindRule = KINDS[kind]
+      throw rule.notText ? new ServiceError(415, rule.notText) : fileTypeRefused(kind)
+    }
     return accept()
   }
   const detected = await detect(() => fileTypeFromBuffer(sample))

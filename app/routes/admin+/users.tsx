@@ -1,5 +1,5 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { useActionData, useLoaderData } from '@remix-run/react'
+import { Link, useActionData, useLoaderData } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PeoplePage } from '#app/components/people/people-page.tsx'
 import { canManageContent } from '#app/modules/auth/roles.ts'
@@ -34,7 +34,17 @@ export default function UsersList() {
       createLabel={canCreate ? 'Create New User' : null}
       lastResult={actionData?.result}
       rowHref={(r) => `/admin/user/${r._id}`}
-    />
+    >
+      {canCreate ? (
+        <p className="mt-4 text-sm">
+          Many people at once?{' '}
+          <Link to="/admin/users/import" className="font-medium text-brand-700 underline">
+            Import users
+          </Link>{' '}
+          from a CSV file.
+        </p>
+      ) : null}
+    </PeoplePage>
   )
 }
 

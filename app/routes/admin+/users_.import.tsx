@@ -1,0 +1,393 @@
+import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { ZodError } from 'zod'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Spinner } from '#app/components/ui/spinner.tsx'
+import { isServiceError } from '#app/modules/errors.ts'
+import { uploadRules } from '#app/modules/files/types.server.ts'
+import { FILE_FIELD, type ImportChoices } from '#app/modules/users/import-schema.ts'
+import {
+  confirmImport,
+  isOwnImportErrors,
+  previewUpload,
+  type ImportPreview,
+} from '#app/modules/users/import-files.server.ts'
+import { receiveForm } from '#app/modules/files/upload.server.ts'
+import { fieldErrors } from '#app/utils/api.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { discardUpload, readForm } from '#app/utils/forms.server.ts'
+import { requirePeopleManager } from '#app/utils/session.server.ts'
+
+// Import users (admins and the super admin): 1. upload a CSV file with the import's options; 2. see
+// the dry run of it — counts and failing rows — and confirm; 3. the import runs and the page shows
+// its counts (after a redirect, so a reload imports nothing twice) with the error CSV to download.
+// Plain forms all through: it works without JavaScript.
+
+export const meta: MetaFunction = () => [{ title: `Import users · ${PRODUCT_NAME}` }]
+
+const PATH = '/admin/users/import'
+const COUNTS = ['rows', 'created', 'updated', 'skipped', 'assigned', 'failed'] as const
+type Counts = Record<(typeof COUNTS)[number], number>
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requirePeopleManager(request, '/admin/users')
+  const params = new URL(request.url).searchParams
+  let done: { counts: Counts; errorsHref: string | null } | null = null
+  if (params.get('done') === '1') {
+    const counts = Object.fromEntries(
+      COUNTS.map((name) => [name, Math.max(0, Math.trunc(Number(params.get(name)) || 0))]),
+    ) as Counts
+    const errors = params.get('errors') ?? ''
+    const errorsHref = errors && (await isOwnImportErrors(user, errors)) ? `${PATH}/errors/${errors}` : null
+    done = { counts, errorsHref }
+  }
+  return json({ upload: uploadRules('userImport'), done })
+}
+
+type UploadReply = {
+  step: 'upload'
+  errors: Record<string, string>
+  values: Record<string, string>
+}
+type PreviewReply = { step: 'preview'; preview: ImportPreview }
+type ConfirmReply = { step: 'confirm'; error: string }
+type Reply = UploadReply | PreviewReply | ConfirmReply
+
+/** Zod's and the services' refusals, by field (a form-wide one under ''). */
+function errorsOf(error: unknown): { status: number; errors: Record<string, string> } {
+  if (error instanceof ZodError) return { status: 400, errors: fieldErrors(error) }
+  if (isServiceError(error)) return { status: error.status, errors: error.errors ?? { '': error.message } }
+  throw error
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const user = await requirePeopleManager(request, '/admin/users')
+  const multipart = /^multipart\/form-data/i.test(request.headers.get('Content-Type') ?? '')
+  return multipart ? upload(request, user) : confirm(request, user)
+}
+
+type User = Awaited<ReturnType<typeof requirePeopleManager>>
+
+/** Step 1 → 2: keep the file, dry-run it; a refused file is removed again. */
+async function upload(request: Request, user: User) {
+  let received
+  try {
+    received = await receiveForm(request, { kind: 'userImport', fileFields: [FILE_FIELD], actor: user })
+  } catch (error) {
+    const { status, errors } = errorsOf(error)
+    const values =
+      error && typeof error === 'object' && 'fields' in error ? (error.fields as Record<string, string>) : {}
+    return json<Reply>({ step: 'upload', errors, values: choicesOf(values) }, { status })
+  }
+  const { file, fields } = received
+  const values = choicesOf(fields)
+  if (!file) {
+    const message = 'Choose a CSV file to import.'
+    return json<Reply>({ step: 'upload', errors: { [FILE_FIELD]: message }, values }, { status: 400 })
+  }
+  try {
+    const preview = await previewUpload(user, { ...fields, [FILE_FIELD]: file.key })
+    return json<Reply>({ step: 'preview', preview })
+  } catch (error) {
+    await discardUpload(file)
+    const { status, errors } = errorsOf(error)
+    return json<Reply>({ step: 'upload', errors, values }, { status })
+  }
+}
+
+/** Step 2 → 3: the import for real, then a redirect to its counts. */
+async function confirm(request: Request, user: User) {
+  const form = await readForm(request)
+  try {
+    const { counts, errorsKey } = await confirmImport(user, Object.fromEntries(form))
+    const params = new URLSearchParams({ done: '1' })
+    for (const name of COUNTS) params.set(name, String(counts[name]))
+    if (errorsKey) params.set('errors', errorsKey)
+    return redirect(`${PATH}?${params}`)
+  } catch (error) {
+    const { status, errors } = errorsOf(error)
+    return json<Reply>({ step: 'confirm', error: Object.values(errors)[0] ?? 'The import failed.' }, { status })
+  }
+}
+
+/** What was chosen, to show the form again as it was sent. */
+const choicesOf = (fields: Record<string, string>) => ({
+  onExisting: fields.onExisting ?? 'skip',
+  invite: fields.invite ?? '',
+  delimiter: fields.delimiter ?? 'auto',
+})
+
+export default function ImportUsers() {
+  const { upload, done } = useLoaderData<typeof loader>()
+  const reply = useActionData<typeof action>() as Reply | undefined
+  return (
+    <div className="max-w-3xl">
+      <p className="text-sm">
+        <Link to="/admin/users" className="text-brand-700 underline">
+          Users List
+        </Link>
+      </p>
+      <h1 className="mt-2 text-2xl font-bold">Import users</h1>
+      {reply?.step === 'preview' ? (
+        <DryRun preview={reply.preview} />
+      ) : reply?.step === 'confirm' ? (
+        <section aria-labelledby="import-failed" className="card mt-6 p-4 sm:p-6">
+          <h2 id="import-failed" className="text-lg font-semibold">
+            The import did not run
+          </h2>
+          <p role="alert" className="mt-2 text-sm text-red-700">
+            {reply.error}
+          </p>
+          <p className="mt-4">
+            <Link to={PATH} className="btn-secondary">
+              Start again
+            </Link>
+          </p>
+        </section>
+      ) : done && !reply ? (
+        <Done counts={done.counts} errorsHref={done.errorsHref} />
+      ) : (
+        <UploadForm upload={upload} reply={reply?.step === 'upload' ? reply : undefined} />
+      )}
+    </div>
+  )
+}
+
+function UploadForm({ upload, reply }: { upload: { accept: string; hint: string }; reply?: UploadReply }) {
+  const navigation = useNavigation()
+  const busy = navigation.state === 'submitting' && navigation.formEncType === 'multipart/form-data'
+  const errors = reply?.errors ?? {}
+  const values = reply?.values
+  const fileError = errors[FILE_FIELD] ?? errors['']
+  return (
+    <Form method="post" encType="multipart/form-data" className="card mt-6 grid gap-5 p-4 sm:p-6">
+      <p className="text-sm text-slate-600">
+        One person per row: first name, last name, email and username, and optionally role, password, courses and
+        programs (several separated by “;”, by title or id). Nothing is written until you confirm the dry run.
+      </p>
+      <div>
+        <label htmlFor="import-file" className="field-label">
+          CSV file
+        </label>
+        <input
+          id="import-file"
+          type="file"
+          name={FILE_FIELD}
+          accept={`${upload.accept},text/csv`}
+          required
+          className="field-input"
+          aria-describedby={`import-file-hint${fileError ? ' import-file-error' : ''}`}
+          aria-invalid={fileError ? true : undefined}
+        />
+        <p id="import-file-hint" className="mt-1 text-xs text-slate-500">
+          {upload.hint}; UTF-8, comma or semicolon separated, with a header line.
+        </p>
+        {fileError ? (
+          <p id="import-file-error" role="alert" className="field-error">
+            {fileError}
+          </p>
+        ) : null}
+      </div>
+      <fieldset>
+        <legend className="field-label">When an account with the row’s email exists</legend>
+        <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
+          <label className="inline-flex items-center gap-2">
+            <input type="radio" name="onExisting" value="skip" defaultChecked={values?.onExisting !== 'update'} />
+            Skip it
+          </label>
+          <label className="inline-flex items-center gap-2">
+            <input type="radio" name="onExisting" value="update" defaultChecked={values?.onExisting === 'update'} />
+            Update it with the row’s values
+          </label>
+        </div>
+        {errors.onExisting ? (
+          <p role="alert" className="field-error">
+            {errors.onExisting}
+          </p>
+        ) : null}
+      </fieldset>
+      <div>
+        <label className="inline-flex items-start gap-2 text-sm">
+          <input type="checkbox" name="invite" className="mt-1" defaultChecked={values?.invite === 'on'} />
+          <span>Send invitations to accounts without a password (a link to set one, valid 7 days)</span>
+        </label>
+      </div>
+      <div>
+        <label htmlFor="import-delimiter" className="field-label">
+          Separator
+        </label>
+        <select
+          id="import-delimiter"
+          name="delimiter"
+          defaultValue={values?.delimiter ?? 'auto'}
+          className="field-input sm:w-64"
+          aria-invalid={errors.delimiter ? true : undefined}
+        >
+          <option value="auto">Detect from the header line</option>
+          <option value=",">Comma (,)</option>
+          <option value=";">Semicolon (;)</option>
+        </select>
+        {errors.delimiter ? (
+          <p role="alert" className="field-error">
+            {errors.delimiter}
+          </p>
+        ) : null}
+      </div>
+      <div>
+        <button type="submit" className="btn-primary" disabled={busy} aria-disabled={busy}>
+          {busy ? <Spinner label={null} /> : null}
+          {busy ? 'Checking the file…' : 'Upload and check'}
+        </button>
+      </div>
+    </Form>
+  )
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+
+function CountList({ items }: { items: [string, number][] }) {
+  return (
+    <dl className="mt-4 grid grid-cols-2 gap-3 sm:grid-cols-4">
+      {items.map(([label, value]) => (
+        <div key={label} className="rounded-lg bg-slate-50 p-3">
+          <dt className="text-xs font-medium text-slate-600">{label}</dt>
+          <dd className="text-xl font-semibold" data-count={label}>
+            {value}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  )
+}
+
+function DryRun({ preview }: { preview: ImportPreview }) {
+  const navigation = useNavigation()
+  const busy = navigation.state === 'submitting' && navigation.formEncType !== 'multipart/form-data'
+  const { counts, problems, choices } = preview
+  const changes = counts.created + counts.updated + counts.assigned
+  return (
+    <section aria-labelledby="dry-run" className="card mt-6 p-4 sm:p-6">
+      <h2 id="dry-run" className="text-lg font-semibold">
+        Dry run of {preview.name}
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">{plural(counts.rows, 'row')} checked; nothing has been written yet.</p>
+      <CountList
+        items={[
+          ['To create', counts.created],
+          ['To update', counts.updated],
+          ['Skipped', counts.skipped],
+          ['Failed', counts.failed],
+        ]}
+      />
+      <p className="mt-2 text-sm text-slate-600">{plural(counts.assigned, 'course or program assignment')} to add.</p>
+      {problems.length > 0 ? (
+        <>
+          <h3 className="mt-6 font-semibold">Rows that will not be imported</h3>
+          <div className="mt-2 overflow-x-auto">
+            <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
+              <caption className="sr-only">Rows that will not be imported: line, column and problem</caption>
+              <thead className="bg-slate-50">
+                <tr>
+                  <th scope="col" className="px-3 py-2 font-semibold">
+                    Line
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-semibold">
+                    Column
+                  </th>
+                  <th scope="col" className="px-3 py-2 font-semibold">
+                    Problem
+                  </th>
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {problems.map((p, i) => (
+                  <tr key={`${p.row}-${p.field}-${i}`}>
+                    <td className="px-3 py-2 tabular-nums">{p.row}</td>
+                    <td className="px-3 py-2">{p.field || 'whole row'}</td>
+                    <td className="px-3 py-2">{p.message}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {preview.moreFailedRows > 0 ? (
+            <p className="mt-2 text-sm">
+              … and {plural(preview.moreFailedRows, 'more failing row')}; the error file after the import lists them
+              all.
+            </p>
+          ) : null}
+        </>
+      ) : null}
+      <div className="mt-6 flex flex-wrap items-center gap-3">
+        {changes > 0 ? (
+          <Form method="post">
+            <ConfirmFields choices={choices} />
+            <button type="submit" className="btn-primary" disabled={busy} aria-disabled={busy}>
+              {busy ? <Spinner label={null} /> : null}
+              {busy ? 'Importing…' : 'Confirm import'}
+            </button>
+          </Form>
+        ) : (
+          <p className="text-sm">Nothing in this file would change anything.</p>
+        )}
+        <Link to={PATH} className="btn-secondary">
+          Start again
+        </Link>
+      </div>
+    </section>
+  )
+}
+
+/** The dry run's file and choices, sent back as they were checked (the server checks them again). */
+function ConfirmFields({ choices }: { choices: ImportChoices }) {
+  return (
+    <>
+      <input type="hidden" name="key" value={choices.key} />
+      <input type="hidden" name="onExisting" value={choices.onExisting} />
+      <input type="hidden" name="delimiter" value={choices.delimiter} />
+      {choices.invite ? <input type="hidden" name="invite" value="on" /> : null}
+    </>
+  )
+}
+
+function Done({ counts, errorsHref }: { counts: Counts; errorsHref: string | null }) {
+  return (
+    <section aria-labelledby="import-done" className="card mt-6 p-4 sm:p-6">
+      <h2 id="import-done" className="text-lg font-semibold">
+        Import finished
+      </h2>
+      <p role="status" className="mt-1 text-sm text-slate-600">
+        {plural(counts.rows, 'row')} read: {counts.created} created, {counts.updated} updated, {counts.skipped} skipped,{' '}
+        {counts.failed} failed; {plural(counts.assigned, 'assignment')} added.
+      </p>
+      <CountList
+        items={[
+          ['Created', counts.created],
+          ['Updated', counts.updated],
+          ['Skipped', counts.skipped],
+          ['Failed', counts.failed],
+        ]}
+      />
+      <div className="mt-6 flex flex-wrap items-center gap-3">
+        {errorsHref ? (
+          // a plain link: the download is a file, not a page
+          <a href={errorsHref} className="btn-secondary" download>
+            Download the error CSV<span className="sr-only"> ({plural(counts.failed, 'failed row')})</span>
+          </a>
+        ) : counts.failed > 0 ? (
+          <p className="text-sm">The error file is no longer kept (errors are kept for a day).</p>
+        ) : null}
+        <Link to="/admin/users" className="btn-primary">
+          Users List
+        </Link>
+        <Link to={PATH} className="text-sm underline">
+          Import another file
+        </Link>
+      </div>
+    </section>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}
