@@ -76,6 +76,57 @@ describe('portal users import', () => {
     expect((await readdir(dir)).sort()).toEqual(['errors.csv', 'people.csv'])
   })
 
+  it(
+    'reports a row with more or fewer values than the header by its line, and echoes none of its values',
+    SLOW,
+    async () => {
+      const t = tag()
+      // an unquoted comma splits the first password in two; the second row lost its last name, so its
+      // password sits under "userName"; read by position, each password would land in a column shown
+      const [split, shifted] = ['Se,cret-9Xy!', `Shift-${t}-Pass1!`]
+      const { dir, file } = await csvFile(
+        [
+          'firstName,lastName,email,userName,password,role',
+          `Alice,Ames,alice${t}@example.com,alice${t},${split},learner`,
+          `Bobby,bobby${t}@example.com,bobby${t},${shifted},learner`,
+          `Carla,Cole,carla${t}@example.com,carla${t},${PASSWORD},learner`,
+        ].join('\n'),
+      )
+      const errors = path.join(dir, 'errors.csv')
+      const result = await portal(['users', 'import', file, '--errors', errors, '--json'])
+      expect(result.code).toBe(1)
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        rows: 3,
+        created: 1,
+        failed: 2,
+        errors: [
+          { row: 2, field: '', message: 'This row has 7 values; the header has 6 columns.' },
+          { row: 3, field: '', message: 'This row has 5 values; the header has 6 columns.' },
+        ],
+      })
+      const report = await readFile(errors, 'utf8')
+      // the row number and the reason, and not one of the row's cells: none can be trusted to be in its column
+      expect(parse(report, { columns: true })).toEqual(
+        [2, 3].map((row) => ({
+          row: String(row),
+          field: '',
+          message: expect.stringMatching(/^This row has \d values; the header has 6 columns\.$/),
+          firstName: '',
+          lastName: '',
+          email: '',
+          userName: '',
+          role: '',
+        })),
+      )
+      const human = await portal(['users', 'import', file, '--dry-run'])
+      expect(human.stderr).toContain('line 2: This row has 7 values; the header has 6 columns.')
+      for (const text of [result.stdout, result.stderr, report, human.stdout, human.stderr])
+        for (const secret of ['cret-9Xy!', shifted, PASSWORD]) expect(text).not.toContain(secret)
+      expect(await account(`alice${t}@example.com`)).toBeNull()
+      expect(await account(`bobby${t}@example.com`)).toBeNull()
+    },
+  )
+
   it('exits 0 when every row went in, prints its summary on stderr, and a re-run skips them all', SLOW, async () => {
     const t = tag()
     const course = await makeCourse()

@@ -142,7 +142,7 @@ describe('importUsers: the file', () => {
     const result = await run(text)
     expect(result.counts).toMatchObject({ rows: 2, created: 1, failed: 1 })
     expect(result.errors).toEqual([
-      { row: 3, field: '', message: 'This row has 2 values; the header has 4 columns.', values: expect.any(Object) },
+      { row: 3, field: '', message: 'This row has 2 values; the header has 4 columns.', values: {} },
     ])
   })
 

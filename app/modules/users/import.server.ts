@@ -44,7 +44,10 @@ export type ImportError = {
   row: number
   field: string
   message: string
-  /** the row's cells by the file's own header names, never the password */
+  /**
+   * the row's cells by the file's own header names, never the password; none at all for a row whose
+   * number of values is not the header's (its cells are not where the header says)
+   */
   values: Record<string, string>
 }
 
@@ -381,9 +384,10 @@ class ImportRun {
     private options: RunOptions,
   ) {}
 
-  private async fail(line: number, cells: string[], problems: { field: string; message: string }[]) {
+  /** `cells` null: the row's values are not repeated (they cannot be told apart from its password). */
+  private async fail(line: number, cells: string[] | null, problems: { field: string; message: string }[]) {
     this.counts.failed++
-    const values = this.valuesOf(cells)
+    const values = cells ? this.valuesOf(cells) : {}
     for (const { field, message } of problems) {
       const error = { row: line, field, message, values }
       if (this.kept.length < ERRORS_KEPT) this.kept.push(error)
@@ -459,7 +463,9 @@ class ImportRun {
     const values = record.values
     const extra = record.values.slice(headers.length)
     if (record.values.length < headers.length || extra.some((v) => v.trim())) {
-      await this.fail(record.line, values, [
+      // a value too many or too few shifts the cells after it: the password may sit under any column,
+      // so none of this row's cells goes into the report, only its line
+      await this.fail(record.line, null, [
         {
           field: ROW_LEVEL,
           message: `This row has ${record.values.length} values; the header has ${headers.length} columns.`,
