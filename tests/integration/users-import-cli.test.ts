@@ -4,7 +4,9 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { parse } from 'csv-parse/sync'
+import { Op } from 'sequelize'
 import { describe, expect, it } from 'vitest'
+import { ROLE } from '#app/modules/auth/roles.ts'
 import { db } from '#db/client.ts'
 import { makeCourse, makeProgram } from '#tests/factories.ts'
 import { portal } from '#tests/cli.ts'
@@ -276,4 +278,70 @@ describe('portal users list', () => {
     expect(table.stdout).toContain(`Jonas Jett`)
     expect(table.stdout).toContain(`program: Path ${t}`)
   })
+  it(
+    'round-trips every exported row: unchanged it imports as skipped, edited it updates that account only',
+    SLOW,
+    async () => {
+      const t = tag()
+      const course = await makeCourse({ title: `Kept ${t}` })
+      const { dir, file } = await csvFile(
+        [
+          'firstName,lastName,email,userName,role,courses',
+          `Lotta,Lind,lotta${t}@example.com,lotta${t},learner,Kept ${t}`,
+          `Mirja,Moss,mirja${t}@example.com,mirja${t},learner,Kept ${t}`,
+          `Nils,Nord,nils${t}@example.com,nils${t},coach,`,
+        ].join('\n'),
+      )
+      expect((await portal(['users', 'import', file])).code).toBe(0)
+      // Mirja becomes a coach; the assignment she had as a learner stays in the database
+      const { User, CourseAssignment } = await db()
+      await User.update({ roleId: ROLE.coach }, { where: { email: `mirja${t}@example.com` } })
+      const state = async () =>
+        (await User.findAll({ where: { email: { [Op.like]: `%${t}@example.com` } }, order: [['email', 'ASC']] })).map(
+          (u) => ({
+            ...u.get({ plain: true }),
+            updatedAt: u.updatedAt.toISOString(),
+          }),
+        )
+      const assignments = async () =>
+        (await CourseAssignment.findAll({ where: { courseId: course.id } })).map((a) => a.userId).sort()
+      const before = { users: await state(), assignments: await assignments() }
+      expect(before.assignments).toHaveLength(2)
+
+      const listed = await portal(['users', 'list', '--csv', '--search', t])
+      const rows = parse(listed.stdout, { columns: true }) as Record<string, string>[]
+      // courses are a learner's: a coach's leftover assignment is not written as something to assign
+      // one INSERT made the three accounts at the same moment: the list gives them in id order
+      expect(rows.map((r) => [r.userName, r.role, r.courses]).sort()).toEqual([
+        [`lotta${t}`, 'learner', `Kept ${t}`],
+        [`mirja${t}`, 'coach', ''],
+        [`nils${t}`, 'coach', ''],
+      ])
+      const exported = path.join(dir, 'exported.csv')
+      await writeFile(exported, listed.stdout)
+      for (const mode of ['skip', 'update', 'fail'] as const) {
+        const again = await portal(['users', 'import', exported, '--on-existing', mode, '--json'])
+        if (mode === 'fail') {
+          expect(JSON.parse(again.stdout)).toMatchObject({ failed: 3, created: 0, updated: 0 })
+          continue
+        }
+        expect(again.code).toBe(0)
+        expect(JSON.parse(again.stdout)).toMatchObject({ rows: 3, created: 0, updated: 0, skipped: 3, failed: 0 })
+      }
+      expect({ users: await state(), assignments: await assignments() }).toEqual(before)
+
+      // the edit: one first name changed in the exported file
+      const edited = path.join(dir, 'edited.csv')
+      await writeFile(edited, listed.stdout.replace(`Lotta,Lind,lotta${t}@`, `Charlotta,Lind,lotta${t}@`))
+      const update = await portal(['users', 'import', edited, '--on-existing', 'update', '--json'])
+      expect(update.code).toBe(0)
+      expect(JSON.parse(update.stdout)).toMatchObject({ rows: 3, updated: 1, skipped: 2, assigned: 0, failed: 0 })
+      const after = await state()
+      expect(after[0]).toMatchObject({ firstName: 'Charlotta', lastName: 'Lind', userName: `lotta${t}` })
+      expect(after[0].updatedAt).not.toBe(before.users[0].updatedAt)
+      expect({ ...after[0], firstName: 'Lotta', updatedAt: before.users[0].updatedAt }).toEqual(before.users[0])
+      expect(after.slice(1)).toEqual(before.users.slice(1))
+      expect(await assignments()).toEqual(before.assignments)
+    },
+  )
 })

@@ -419,6 +419,46 @@ describe('importUsers: modes and permissions', () => {
     expect((await account(otherAdmin.email))?.firstName).toBe('Victor')
   })
 
+  it('leaves an existing account alone on skip, and an update that changes nothing needs no permission', async () => {
+    const t = tag()
+    const admin = await makeAdmin()
+    await makeUser({ email: `xa${t}@example.com`, userName: `xa${t}`, roleId: 3, firstName: 'Xavia', lastName: 'Ames' })
+    await makeUser({ email: `xc${t}@example.com`, userName: `xc${t}`, roleId: 4, firstName: 'Xenia', lastName: 'Cole' })
+    const course = await makeCourse()
+    // a users list as an admin exports it: another admin, and a coach with the courses she had as a learner
+    const header = 'firstName,lastName,email,userName,role,courses'
+    const adminRow = `Xavia,Ames,xa${t}@example.com,xa${t},admin,`
+    const coachRow = `Xenia,Cole,xc${t}@example.com,xc${t},coach,${course.id}`
+    const skip = await run(file(header, adminRow, coachRow), {}, admin)
+    expect(skip.errors).toEqual([])
+    expect(skip.counts).toMatchObject({ rows: 2, skipped: 2, failed: 0 })
+    const same = await run(file(header, adminRow, coachRow.replace(course.id, '')), { onExisting: 'update' }, admin)
+    expect(same.errors).toEqual([])
+    expect(same.counts).toMatchObject({ rows: 2, updated: 0, skipped: 2, failed: 0 })
+    // a change is still refused: to an admin's account, courses for a coach, and a new admin or coach with courses
+    const changes = await run(
+      file(
+        header,
+        adminRow.replace('Xavia', 'Xaviera'),
+        coachRow,
+        `Yara,Yates,ya${t}@example.com,ya${t},admin,`,
+        `Zora,Zane,zo${t}@example.com,zo${t},coach,${course.id}`,
+      ),
+      { onExisting: 'update' },
+      admin,
+    )
+    expect(changes.counts).toMatchObject({ created: 0, updated: 0, skipped: 0, failed: 4 })
+    expect(changes.errors.map((e) => [e.row, e.field, e.message])).toEqual([
+      [2, 'role', 'You do not have permission to create this kind of account.'],
+      [3, 'courses', 'Courses and programs are assigned to learners.'],
+      [4, 'role', 'You do not have permission to create this kind of account.'],
+      [5, 'courses', 'Courses and programs are assigned to learners.'],
+    ])
+    expect((await account(`xa${t}@example.com`))?.firstName).toBe('Xavia')
+    const { CourseAssignment } = await db()
+    expect(await CourseAssignment.count({ where: { courseId: course.id } })).toBe(0)
+  })
+
   it('writes the error CSV: row, field, message and the row’s columns without the password', async () => {
     const t = tag()
     const errors = memorySink()

@@ -354,13 +354,27 @@ type Candidate = {
   roleGiven: boolean
   courseIds: string[]
   programIds: string[]
+  /**
+   * what the actor may not do that this row asks for (an admin account, courses for a coach): the row
+   * fails when it would create or change an account, not when the account is left as it is
+   */
+  refusals: Problem[]
   /** the row as read, for its error report */
   cells: string[]
 }
 
+type Problem = { field: string; message: string }
+
 type Update = { candidate: Candidate; id: string; roleId: RoleId }
 
-type Existing = { id: string; email: string; user_name: string; role_id: number }
+type Existing = {
+  id: string
+  email: string
+  user_name: string
+  role_id: number
+  first_name: string
+  last_name: string
+}
 
 type RunOptions = {
   onExisting: OnExisting
@@ -385,7 +399,7 @@ class ImportRun {
   ) {}
 
   /** `cells` null: the row's values are not repeated (they cannot be told apart from its password). */
-  private async fail(line: number, cells: string[] | null, problems: { field: string; message: string }[]) {
+  private async fail(line: number, cells: string[] | null, problems: Problem[]) {
     this.counts.failed++
     const values = cells ? this.valuesOf(cells) : {}
     for (const { field, message } of problems) {
@@ -424,8 +438,9 @@ class ImportRun {
       const byEmail = byEmails.get(data.email.toLowerCase())
       const byUserName = byUserNames.get(data.userName.toLowerCase())
       if (!byEmail) {
-        if (byUserName)
-          await this.fail(candidate.line, candidate.cells, [{ field: 'userName', message: DUPLICATE_USERNAME }])
+        const problems = [...candidate.refusals]
+        if (byUserName) problems.push({ field: 'userName', message: DUPLICATE_USERNAME })
+        if (problems.length) await this.fail(candidate.line, candidate.cells, problems)
         else creates.push(candidate)
         continue
       }
@@ -439,8 +454,12 @@ class ImportRun {
       }
       // a row without a role keeps the account's
       const roleId = candidate.roleGiven ? candidate.roleId : (byEmail.role_id as RoleId)
-      const problem = this.mayUpdate(candidate, roleId, byEmail, byUserName)
-      if (problem) await this.fail(candidate.line, candidate.cells, [problem])
+      const problems = candidate.refusals.length
+        ? candidate.refusals
+        : [this.mayUpdate(candidate, roleId, byEmail, byUserName)].filter((p) => p !== undefined)
+      // a row that would change nothing needs no permission (an admin re-importing the users list as it is)
+      if (problems.length && changesNothing(candidate, roleId, byEmail)) this.counts.skipped++
+      else if (problems.length) await this.fail(candidate.line, candidate.cells, problems)
       else updates.push({ candidate, id: byEmail.id, roleId })
     }
     const learners: { id: string; candidate: Candidate }[] = []
@@ -486,7 +505,13 @@ class ImportRun {
       password: cell('password') || undefined,
       role: role || undefined,
     })
-    const problems: { field: string; message: string }[] = []
+    const problems: Problem[] = []
+    // kept apart too: they fail the row only when it creates or changes an account
+    const refusals: Problem[] = []
+    const refuse = (problem: Problem) => {
+      problems.push(problem)
+      refusals.push(problem)
+    }
     if (!parsed.success) {
       const seen = new Set<string>()
       for (const issue of parsed.error.issues) {
@@ -498,15 +523,16 @@ class ImportRun {
     }
     const roleId = parsed.success ? ROLE_BY_NAME[parsed.data.role] : undefined
     if ((roleId === ROLE.admin || roleId === ROLE.superAdmin) && !isSuperAdmin(this.actor.roleId))
-      problems.push({ field: 'role', message: 'You do not have permission to create this kind of account.' })
+      refuse({ field: 'role', message: 'You do not have permission to create this kind of account.' })
     const courses = resolve(cell('courses'), this.targets.courses, 'course')
     const programs = resolve(cell('programs'), this.targets.programs, 'program')
     if ('error' in courses) problems.push({ field: 'courses', message: courses.error })
     if ('error' in programs) problems.push({ field: 'programs', message: programs.error })
     const assigns = ('ids' in courses && courses.ids.length > 0) || ('ids' in programs && programs.ids.length > 0)
     if (assigns && roleId !== undefined && roleId !== ROLE.learner)
-      problems.push({ field: 'courses', message: 'Courses and programs are assigned to learners.' })
-    if (!parsed.success || problems.length || roleId === undefined || 'error' in courses || 'error' in programs) {
+      refuse({ field: 'courses', message: 'Courses and programs are assigned to learners.' })
+    const wrong = problems.length > refusals.length
+    if (!parsed.success || wrong || roleId === undefined || 'error' in courses || 'error' in programs) {
       await this.fail(record.line, values, problems)
       return
     }
@@ -516,7 +542,7 @@ class ImportRun {
     const firstEmail = this.emails.get(email)
     const firstUserName = this.userNames.get(userName)
     if (firstEmail !== undefined || firstUserName !== undefined) {
-      const repeats: { field: string; message: string }[] = []
+      const repeats: Problem[] = []
       if (firstEmail !== undefined)
         repeats.push({ field: 'email', message: `Email is already on line ${firstEmail} of this file.` })
       if (firstUserName !== undefined)
@@ -533,6 +559,7 @@ class ImportRun {
       roleGiven: role !== '',
       courseIds: courses.ids,
       programIds: programs.ids,
+      refusals,
       cells: values,
     }
   }
@@ -554,7 +581,7 @@ class ImportRun {
   private async existing(candidates: Candidate[], transaction: Transaction) {
     const sq = await sequelize()
     return sq.query<Existing>(
-      `SELECT id, email::text AS email, user_name::text AS user_name, role_id FROM users
+      `SELECT id, email::text AS email, user_name::text AS user_name, role_id, first_name, last_name FROM users
        WHERE email = ANY($1::citext[]) OR user_name = ANY($2::citext[])`,
       {
         bind: [candidates.map((c) => c.data.email), candidates.map((c) => c.data.userName)],
@@ -681,6 +708,20 @@ class ImportRun {
     }
     return assigned
   }
+}
+
+/** The row gives the account the values it has already, and nothing more (no password, no courses). */
+function changesNothing(candidate: Candidate, roleId: RoleId, account: Existing) {
+  const { data } = candidate
+  return (
+    !data.password &&
+    candidate.courseIds.length === 0 &&
+    candidate.programIds.length === 0 &&
+    data.firstName === account.first_name &&
+    data.lastName === account.last_name &&
+    data.userName === account.user_name &&
+    roleId === account.role_id
+  )
 }
 
 /** The error CSV: row, field, message, then the file's own columns without the password. */
