@@ -200,6 +200,31 @@ describe('importUsers: rows', () => {
     ])
   })
 
+  it('says when the earlier line a repeat points at failed itself, in that batch or an earlier one', async () => {
+    const t = tag()
+    const taken = await makeUser({ userName: `taken${t}` })
+    const result = await run(
+      file(
+        'firstName,lastName,email,userName',
+        `Gwen,One,gwen${t}@example.com,TAKEN${t}`, // line 2: the username is another account's
+        `Gwen,Two,GWEN${t}@example.com,gwen${t}`, // line 3: the email of line 2
+        `Hank,One,hank${t}@example.com,hank${t}`, // line 4: imported
+        `Hank,Two,hank${t}@example.com,hank2${t}`, // line 5: the email of line 4, in the next batch
+        `Gwen,Three,gwen3${t}@example.com,taken${t}`, // line 6: the username of line 2 (and the account's)
+      ),
+      { batchSize: 3 },
+    )
+    expect(result.counts).toMatchObject({ rows: 5, created: 1, failed: 4 })
+    expect(result.errors.map(({ row, field, message }) => [row, field, message])).toEqual([
+      [2, 'userName', 'UserName already exists.'],
+      [3, 'email', 'Email is also on line 2 of this file, which failed; a file gives each email once.'],
+      [5, 'email', 'Email is already on line 4 of this file.'],
+      [6, 'userName', 'UserName is also on line 2 of this file, which failed; a file gives each username once.'],
+    ])
+    expect(await account(`gwen${t}@example.com`)).toBeNull()
+    expect((await account(taken.email))?.firstName).toBe('Tessa')
+  })
+
   it('finds clashes with existing accounts whatever the case, and refuses a taken username in every mode', async () => {
     const t = tag()
     const existing = await makeUser({ email: `fay${t}@example.com`, userName: `fay${t}` })

@@ -364,6 +364,15 @@ type Candidate = {
 }
 
 type Problem = { field: string; message: string }
+/** A row giving the email or username of an earlier row: its message waits for that row's outcome. */
+type Repeat = { field: 'email' | 'userName'; repeatOf: number }
+
+function repeatMessage({ field, repeatOf }: Repeat, failed: boolean) {
+  const [label, noun] = field === 'email' ? ['Email', 'email'] : ['UserName', 'username']
+  return failed
+    ? `${label} is also on line ${repeatOf} of this file, which failed; a file gives each ${noun} once.`
+    : `${label} is already on line ${repeatOf} of this file.`
+}
 
 type Update = { candidate: Candidate; id: string; roleId: RoleId }
 
@@ -387,6 +396,9 @@ class ImportRun {
   counts: ImportCounts = { rows: 0, created: 0, updated: 0, skipped: 0, assigned: 0, failed: 0 }
   kept: ImportError[] = []
   onError: (error: ImportError) => Promise<void> = async () => {}
+  private failures: { line: number; values: Record<string, string>; problems: (Problem | Repeat)[] }[] = []
+  /** lines that passed their own checks and failed on writing (a few): what a repeat of them is told */
+  private failedLines = new Set<number>()
   private emails = new Map<string, number>()
   private userNames = new Map<string, number>()
   private hashing = Math.max(1, os.availableParallelism())
@@ -398,15 +410,33 @@ class ImportRun {
     private options: RunOptions,
   ) {}
 
-  /** `cells` null: the row's values are not repeated (they cannot be told apart from its password). */
-  private async fail(line: number, cells: string[] | null, problems: Problem[]) {
+  /**
+   * A failed row, reported with the rest of its batch in line order. `cells` null: the row's values are
+   * not repeated (they cannot be told apart from its password).
+   */
+  private fail(line: number, cells: string[] | null, problems: (Problem | Repeat)[]) {
     this.counts.failed++
-    const values = cells ? this.valuesOf(cells) : {}
-    for (const { field, message } of problems) {
-      const error = { row: line, field, message, values }
-      if (this.kept.length < ERRORS_KEPT) this.kept.push(error)
-      await this.onError(error)
-    }
+    this.failures.push({ line, values: cells ? this.valuesOf(cells) : {}, problems })
+  }
+
+  /** A row that passed its own checks failed on writing: a later row repeating it is told so. */
+  private failCandidate(candidate: Candidate, problems: Problem[]) {
+    this.failedLines.add(candidate.line)
+    this.fail(candidate.line, candidate.cells, problems)
+  }
+
+  /** The batch's failed rows, in line order; a repeat's message says whether the line it repeats went in. */
+  private async report() {
+    const failures = this.failures.sort((a, b) => a.line - b.line)
+    this.failures = []
+    for (const { line, values, problems } of failures)
+      for (const problem of problems) {
+        const message =
+          'repeatOf' in problem ? repeatMessage(problem, this.failedLines.has(problem.repeatOf)) : problem.message
+        const error = { row: line, field: problem.field, message, values }
+        if (this.kept.length < ERRORS_KEPT) this.kept.push(error)
+        await this.onError(error)
+      }
   }
 
   /** The row's cells by header name, the password left out. */
@@ -419,12 +449,17 @@ class ImportRun {
   }
 
   async batch(records: ParsedRecord[], transaction: Transaction) {
+    await this.write(records, transaction)
+    await this.report()
+  }
+
+  private async write(records: ParsedRecord[], transaction: Transaction) {
     const candidates: Candidate[] = []
     for (const record of records) {
       // a line of empty cells (",,,," from a spreadsheet) is no row
       if (record.values.every((v) => !v.trim())) continue
       this.counts.rows++
-      const candidate = await this.check(record)
+      const candidate = this.check(record)
       if (candidate) candidates.push(candidate)
     }
     if (candidates.length === 0) return
@@ -440,7 +475,7 @@ class ImportRun {
       if (!byEmail) {
         const problems = [...candidate.refusals]
         if (byUserName) problems.push({ field: 'userName', message: DUPLICATE_USERNAME })
-        if (problems.length) await this.fail(candidate.line, candidate.cells, problems)
+        if (problems.length) this.failCandidate(candidate, problems)
         else creates.push(candidate)
         continue
       }
@@ -449,7 +484,7 @@ class ImportRun {
         continue
       }
       if (this.options.onExisting === 'fail') {
-        await this.fail(candidate.line, candidate.cells, [{ field: 'email', message: DUPLICATE_EMAIL }])
+        this.failCandidate(candidate, [{ field: 'email', message: DUPLICATE_EMAIL }])
         continue
       }
       // a row without a role keeps the account's
@@ -459,7 +494,7 @@ class ImportRun {
         : [this.mayUpdate(candidate, roleId, byEmail, byUserName)].filter((p) => p !== undefined)
       // a row that would change nothing needs no permission (an admin re-importing the users list as it is)
       if (problems.length && changesNothing(candidate, roleId, byEmail)) this.counts.skipped++
-      else if (problems.length) await this.fail(candidate.line, candidate.cells, problems)
+      else if (problems.length) this.failCandidate(candidate, problems)
       else updates.push({ candidate, id: byEmail.id, roleId })
     }
     const learners: { id: string; candidate: Candidate }[] = []
@@ -477,14 +512,14 @@ class ImportRun {
   }
 
   /** The row on its own: the form's rules, the role the actor may give, its courses and programs, repeats. */
-  private async check(record: ParsedRecord): Promise<Candidate | undefined> {
+  private check(record: ParsedRecord): Candidate | undefined {
     const { headers, index } = this.layout
     const values = record.values
     const extra = record.values.slice(headers.length)
     if (record.values.length < headers.length || extra.some((v) => v.trim())) {
       // a value too many or too few shifts the cells after it: the password may sit under any column,
       // so none of this row's cells goes into the report, only its line
-      await this.fail(record.line, null, [
+      this.fail(record.line, null, [
         {
           field: ROW_LEVEL,
           message: `This row has ${record.values.length} values; the header has ${headers.length} columns.`,
@@ -533,7 +568,7 @@ class ImportRun {
       refuse({ field: 'courses', message: 'Courses and programs are assigned to learners.' })
     const wrong = problems.length > refusals.length
     if (!parsed.success || wrong || roleId === undefined || 'error' in courses || 'error' in programs) {
-      await this.fail(record.line, values, problems)
+      this.fail(record.line, values, problems)
       return
     }
     const data = parsed.data
@@ -542,12 +577,11 @@ class ImportRun {
     const firstEmail = this.emails.get(email)
     const firstUserName = this.userNames.get(userName)
     if (firstEmail !== undefined || firstUserName !== undefined) {
-      const repeats: Problem[] = []
-      if (firstEmail !== undefined)
-        repeats.push({ field: 'email', message: `Email is already on line ${firstEmail} of this file.` })
-      if (firstUserName !== undefined)
-        repeats.push({ field: 'userName', message: `UserName is already on line ${firstUserName} of this file.` })
-      await this.fail(record.line, values, repeats)
+      // the first row to give an email or username keeps it, whether it goes in or fails later
+      const repeats: Repeat[] = []
+      if (firstEmail !== undefined) repeats.push({ field: 'email', repeatOf: firstEmail })
+      if (firstUserName !== undefined) repeats.push({ field: 'userName', repeatOf: firstUserName })
+      this.fail(record.line, values, repeats)
       return
     }
     this.emails.set(email, record.line)
@@ -634,7 +668,7 @@ class ImportRun {
       const id = ids.get(candidate.data.email.toLowerCase())
       if (id) created.push({ candidate, id })
       // another writer took the email or username between the check and the insert
-      else await this.fail(candidate.line, candidate.cells, [{ field: 'email', message: DUPLICATE_EMAIL }])
+      else this.failCandidate(candidate, [{ field: 'email', message: DUPLICATE_EMAIL }])
     }
     return created
   }
