@@ -65,6 +65,7 @@ export function registerAssign(program: Command) {
         if (options.json) console.log(JSON.stringify({ ...summary, errorFile: options.errors ?? null }))
         else console.error(importMessage(summary))
         // exit 1 through the one error path (an exit code set here would be lost on the way out)
+        if (summary.stopped) throw new Error(summary.stopped.message)
         if (summary.failed > 0) throw new Error(`${summary.failed} of ${plural(summary.rows, 'row')} failed.`)
       } finally {
         progress.stop()
@@ -187,7 +188,8 @@ function bulkMessage(s: BulkAssignmentSummary) {
 function importMessage(s: Awaited<ReturnType<typeof importAssignments>>) {
   const counts = `${plural(s.rows, 'row')}: ${s.assigned} assigned, ${s.already} already assigned, ${plural(s.duplicates, 'repeated row')}, ${s.failed} failed`
   if (s.dryRun) return `Dry run, nothing written: ${counts}.`
-  if (!s.committed) return `Nothing written (--atomic, and some rows failed): ${counts}.`
+  if (!s.committed)
+    return `Nothing written (--atomic, and ${s.stopped ? 'the file broke off' : 'some rows failed'}): ${counts}.`
   return `Imported ${counts}.`
 }
 

@@ -1,11 +1,14 @@
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { describe, expect, it } from 'vitest'
+import { ROLE } from '#app/modules/auth/roles.ts'
 import { login } from '#app/modules/auth/service.server.ts'
 import { getCourseContents, listAssignedCourses } from '#app/modules/courses/service.server.ts'
+import { sequelize } from '#db/client.ts'
 import { makeCourse, makeLearner, makeProgram, recordWatched } from '#tests/factories.ts'
 import { portal } from '#tests/cli.ts'
 
@@ -44,6 +47,7 @@ describe('portal assign import', () => {
         dryRun: false,
         atomic: false,
         committed: true,
+        stopped: null,
         errorFile: null,
       })
       expect(await titles(ana)).toEqual(['CLI import'])
@@ -77,11 +81,97 @@ describe('portal assign import', () => {
       expect(header).toMatchObject({ code: 2, stdout: '' })
       expect(header.stderr).toContain('portal: Line 1: unknown column "mail".')
       const broken = await portal(['assign', 'import', await tempFile('q.csv', `user,course\n${ana.email},"CLI\n`)])
-      expect(broken).toMatchObject({ code: 2 })
+      expect(broken).toMatchObject({ code: 1, stdout: '' })
       expect(broken.stderr).toContain('portal: Line 2: a quoted field starts here')
+      const unreadable = await portal(['assign', 'import', await tempFile('h.csv', `"user,course\n${ana.email},CLI\n`)])
+      expect(unreadable).toMatchObject({ code: 2, stdout: '' })
+      expect(unreadable.stderr).toContain('portal: Line 1: a quoted field starts here')
       const delimiter = await portal(['assign', 'import', good, '--delimiter', 'tab'])
       expect(delimiter).toMatchObject({ code: 2 })
       expect(delimiter.stderr).toContain('--delimiter must be , or ;')
+    },
+  )
+})
+
+describe('portal assign import, a file that breaks off', () => {
+  /** `count` learners made in one statement (the factory hashes a password for each). */
+  async function learners(count: number) {
+    const t = randomBytes(3).toString('hex')
+    await (
+      await sequelize()
+    ).query(
+      `INSERT INTO users (first_name, last_name, user_name, email, role_id)
+       SELECT 'Bulk', 'Learner', 'bulk' || i || 'x' || $1, 'bulk' || i || 'x' || $1 || '@example.com', $2
+       FROM generate_series(1, $3::int) AS i`,
+      { bind: [t, ROLE.learner, count] },
+    )
+    return Array.from({ length: count }, (_, i) => `bulk${i + 1}x${t}@example.com`)
+  }
+
+  const assignedTo = async (courseId: string) => {
+    const [[row]] = (await (
+      await sequelize()
+    ).query('SELECT count(*)::int AS n FROM course_assignments WHERE course_id = :courseId', {
+      replacements: { courseId },
+    })) as [{ n: number }[], unknown]
+    return row.n
+  }
+
+  it(
+    'names the broken line past the last full batch, reports what was written before it, and exits 1',
+    SLOW,
+    async () => {
+      const emails = await learners(2500)
+      const course = await makeCourse()
+      // 2,500 rows (two full batches and half of one), then a quote never closed on line 2502
+      const lines = ['user,course', ...emails.map((email) => `${email},${course.id}`)]
+      lines.push(`${emails[0]},"${course.id}`, `${emails[1]},${course.id}`)
+      const file = await tempFile('cohort.csv', lines.join('\n') + '\n')
+      const errors = path.join(path.dirname(file), 'errors.csv')
+      const message = 'Line 2502: a quoted field starts here and its closing quote (") is missing.'
+
+      const atomic = await portal(['assign', 'import', file, '--atomic', '--json'])
+      expect(atomic.code).toBe(1)
+      expect(JSON.parse(atomic.stdout)).toEqual({
+        rows: 2500,
+        assigned: 2500,
+        already: 0,
+        duplicates: 0,
+        failed: 0,
+        dryRun: false,
+        atomic: true,
+        committed: false,
+        stopped: { line: 2502, message: `${message} Nothing was written.` },
+        errorFile: null,
+      })
+      expect(await assignedTo(course.id)).toBe(0)
+
+      const partial = await portal(['assign', 'import', file, '--errors', errors])
+      expect(partial).toMatchObject({ code: 1, stdout: '' })
+      expect(partial.stderr).toContain(
+        'Imported 2500 rows: 2500 assigned, 0 already assigned, 0 repeated rows, 0 failed.',
+      )
+      expect(partial.stderr).toContain(
+        `portal: ${message} The 2500 rows before it were written as counted; nothing from line 2502 on was read.`,
+      )
+      expect(await assignedTo(course.id)).toBe(2500)
+      expect(parse(await readFile(errors, 'utf8'), { relax_column_count: true })).toEqual([
+        ['row', 'field', 'message', 'user', 'course'],
+        ['2502', '', expect.stringContaining(message)],
+      ])
+
+      // fixed, the same file runs again and assigns nothing twice
+      lines[2501] = `${emails[0]},${course.id}`
+      const fixed = await tempFile('fixed.csv', lines.join('\n') + '\n')
+      const again = await portal(['assign', 'import', fixed, '--json'])
+      expect(again.code).toBe(0)
+      expect(JSON.parse(again.stdout)).toMatchObject({
+        rows: 2502,
+        assigned: 0,
+        already: 2500,
+        duplicates: 2,
+        stopped: null,
+      })
     },
   )
 })

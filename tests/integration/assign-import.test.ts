@@ -208,34 +208,61 @@ describe('importAssignments', () => {
 
   it('names the line of a broken quote, and keeps the batches written before it', async () => {
     const learner = await makeLearner()
-    await makeCourse({ title: 'Quoted' })
-    const lines = ['user,course', ...Array.from({ length: 1000 }, () => `${learner.email},Quoted`)]
-    lines.push(`${learner.email},"Quoted`, `${learner.email},Quoted`)
+    const course = await makeCourse({ title: 'Quoted' })
+    // ten rows past the last full batch: they are parsed with the broken line in the same chunk
+    const rows = Array.from({ length: 2010 }, () => `${learner.email},Quoted`)
+    const lines = ['user,course', ...rows, `${learner.email},"Quoted`, `${learner.email},Quoted`]
     const sink = new PassThrough()
     const written = text(sink)
-    await expect(
-      importAssignments(await makeAdmin(), file(lines.join('\n')), { errorSink: sink }),
-    ).rejects.toMatchObject({
-      status: 400,
-      message: 'Line 1002: a quoted field starts here and its closing quote (") is missing.',
+    const summary = await importAssignments(await makeAdmin(), file(lines.join('\n')), { errorSink: sink })
+    const reason = 'Line 2012: a quoted field starts here and its closing quote (") is missing.'
+    expect(summary).toEqual({
+      rows: 2010,
+      assigned: 1,
+      already: 0,
+      duplicates: 2009,
+      failed: 0,
+      dryRun: false,
+      atomic: false,
+      committed: true,
+      stopped: {
+        line: 2012,
+        message: `${reason} The 2010 rows before it were written as counted; nothing from line 2012 on was read.`,
+      },
     })
-    expect(await assignmentCount(learner.id)).toBe(1)
-    expect(parse(await written, { relax_column_count: true }).at(-1)).toEqual([
-      '',
-      '',
-      'Line 1002: a quoted field starts here and its closing quote (") is missing.',
+    expect((await listAssignedCourses(learner)).map((c) => c.id)).toEqual([course.id])
+    expect(parse(await written, { relax_column_count: true })).toEqual([
+      ['row', 'field', 'message', 'user', 'course'],
+      ['2012', '', summary.stopped!.message],
     ])
-    await expect(run(`user,course\n${learner.email},Qu"oted\n`)).rejects.toThrow('Line 2:')
-    await expect(run(`user,course\n${learner.email},"Quoted"x\n`)).rejects.toThrow(
-      'Line 2: characters follow a closing quote',
-    )
+    const stray = await run(`user,course\n${learner.email},Quoted\n\n${learner.email},Qu"oted\n`)
+    expect(stray.summary.stopped).toMatchObject({ line: 4, message: expect.stringMatching(/^Line 4: a quote/) })
+    const after = await run(`user,course\n${learner.email},"Quoted"x\n`)
+    expect(after.summary.stopped?.message).toMatch(/^Line 2: characters follow a closing quote/)
+  })
+
+  it('a blank line before the broken one counts, and a broken header is a 400 error', async () => {
+    const learner = await makeLearner()
+    await makeCourse({ title: 'Blank' })
+    const { summary } = await run(`user,course\n${learner.email},Blank\n\n\n${learner.email},"Blank\n`)
+    expect(summary).toMatchObject({ rows: 1, assigned: 1, stopped: { line: 5 } })
+    await expect(run(`"user,course\n${learner.email},Blank\n`)).rejects.toMatchObject({
+      status: 400,
+      message: 'Line 1: a quoted field starts here and its closing quote (") is missing.',
+    })
   })
 
   it('atomic: a broken line rolls back everything before it', async () => {
     const learner = await makeLearner()
     await makeCourse({ title: 'Broken atomic' })
     const csv = `user,course\n${learner.email},Broken atomic\n${learner.email},"Broken atomic\n`
-    await expect(run(csv, { atomic: true })).rejects.toThrow('Line 3:')
+    const { summary } = await run(csv, { atomic: true })
+    expect(summary).toMatchObject({
+      rows: 1,
+      assigned: 1,
+      committed: false,
+      stopped: { line: 3, message: expect.stringMatching(/^Line 3: .* Nothing was written\.$/) },
+    })
     expect(await assignmentCount(learner.id)).toBe(0)
   })
 })

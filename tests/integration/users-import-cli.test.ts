@@ -4,7 +4,9 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { parse } from 'csv-parse/sync'
+import { Op } from 'sequelize'
 import { describe, expect, it } from 'vitest'
+import { ROLE } from '#app/modules/auth/roles.ts'
 import { db } from '#db/client.ts'
 import { makeCourse, makeProgram } from '#tests/factories.ts'
 import { portal } from '#tests/cli.ts'
@@ -75,6 +77,57 @@ describe('portal users import', () => {
     // written beside its target and renamed: no temporary file is left
     expect((await readdir(dir)).sort()).toEqual(['errors.csv', 'people.csv'])
   })
+
+  it(
+    'reports a row with more or fewer values than the header by its line, and echoes none of its values',
+    SLOW,
+    async () => {
+      const t = tag()
+      // an unquoted comma splits the first password in two; the second row lost its last name, so its
+      // password sits under "userName"; read by position, each password would land in a column shown
+      const [split, shifted] = ['Se,cret-9Xy!', `Shift-${t}-Pass1!`]
+      const { dir, file } = await csvFile(
+        [
+          'firstName,lastName,email,userName,password,role',
+          `Alice,Ames,alice${t}@example.com,alice${t},${split},learner`,
+          `Bobby,bobby${t}@example.com,bobby${t},${shifted},learner`,
+          `Carla,Cole,carla${t}@example.com,carla${t},${PASSWORD},learner`,
+        ].join('\n'),
+      )
+      const errors = path.join(dir, 'errors.csv')
+      const result = await portal(['users', 'import', file, '--errors', errors, '--json'])
+      expect(result.code).toBe(1)
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        rows: 3,
+        created: 1,
+        failed: 2,
+        errors: [
+          { row: 2, field: '', message: 'This row has 7 values; the header has 6 columns.' },
+          { row: 3, field: '', message: 'This row has 5 values; the header has 6 columns.' },
+        ],
+      })
+      const report = await readFile(errors, 'utf8')
+      // the row number and the reason, and not one of the row's cells: none can be trusted to be in its column
+      expect(parse(report, { columns: true })).toEqual(
+        [2, 3].map((row) => ({
+          row: String(row),
+          field: '',
+          message: expect.stringMatching(/^This row has \d values; the header has 6 columns\.$/),
+          firstName: '',
+          lastName: '',
+          email: '',
+          userName: '',
+          role: '',
+        })),
+      )
+      const human = await portal(['users', 'import', file, '--dry-run'])
+      expect(human.stderr).toContain('line 2: This row has 7 values; the header has 6 columns.')
+      for (const text of [result.stdout, result.stderr, report, human.stdout, human.stderr])
+        for (const secret of ['cret-9Xy!', shifted, PASSWORD]) expect(text).not.toContain(secret)
+      expect(await account(`alice${t}@example.com`)).toBeNull()
+      expect(await account(`bobby${t}@example.com`)).toBeNull()
+    },
+  )
 
   it('exits 0 when every row went in, prints its summary on stderr, and a re-run skips them all', SLOW, async () => {
     const t = tag()
@@ -225,4 +278,70 @@ describe('portal users list', () => {
     expect(table.stdout).toContain(`Jonas Jett`)
     expect(table.stdout).toContain(`program: Path ${t}`)
   })
+  it(
+    'round-trips every exported row: unchanged it imports as skipped, edited it updates that account only',
+    SLOW,
+    async () => {
+      const t = tag()
+      const course = await makeCourse({ title: `Kept ${t}` })
+      const { dir, file } = await csvFile(
+        [
+          'firstName,lastName,email,userName,role,courses',
+          `Lotta,Lind,lotta${t}@example.com,lotta${t},learner,Kept ${t}`,
+          `Mirja,Moss,mirja${t}@example.com,mirja${t},learner,Kept ${t}`,
+          `Nils,Nord,nils${t}@example.com,nils${t},coach,`,
+        ].join('\n'),
+      )
+      expect((await portal(['users', 'import', file])).code).toBe(0)
+      // Mirja becomes a coach; the assignment she had as a learner stays in the database
+      const { User, CourseAssignment } = await db()
+      await User.update({ roleId: ROLE.coach }, { where: { email: `mirja${t}@example.com` } })
+      const state = async () =>
+        (await User.findAll({ where: { email: { [Op.like]: `%${t}@example.com` } }, order: [['email', 'ASC']] })).map(
+          (u) => ({
+            ...u.get({ plain: true }),
+            updatedAt: u.updatedAt.toISOString(),
+          }),
+        )
+      const assignments = async () =>
+        (await CourseAssignment.findAll({ where: { courseId: course.id } })).map((a) => a.userId).sort()
+      const before = { users: await state(), assignments: await assignments() }
+      expect(before.assignments).toHaveLength(2)
+
+      const listed = await portal(['users', 'list', '--csv', '--search', t])
+      const rows = parse(listed.stdout, { columns: true }) as Record<string, string>[]
+      // courses are a learner's: a coach's leftover assignment is not written as something to assign
+      // one INSERT made the three accounts at the same moment: the list gives them in id order
+      expect(rows.map((r) => [r.userName, r.role, r.courses]).sort()).toEqual([
+        [`lotta${t}`, 'learner', `Kept ${t}`],
+        [`mirja${t}`, 'coach', ''],
+        [`nils${t}`, 'coach', ''],
+      ])
+      const exported = path.join(dir, 'exported.csv')
+      await writeFile(exported, listed.stdout)
+      for (const mode of ['skip', 'update', 'fail'] as const) {
+        const again = await portal(['users', 'import', exported, '--on-existing', mode, '--json'])
+        if (mode === 'fail') {
+          expect(JSON.parse(again.stdout)).toMatchObject({ failed: 3, created: 0, updated: 0 })
+          continue
+        }
+        expect(again.code).toBe(0)
+        expect(JSON.parse(again.stdout)).toMatchObject({ rows: 3, created: 0, updated: 0, skipped: 3, failed: 0 })
+      }
+      expect({ users: await state(), assignments: await assignments() }).toEqual(before)
+
+      // the edit: one first name changed in the exported file
+      const edited = path.join(dir, 'edited.csv')
+      await writeFile(edited, listed.stdout.replace(`Lotta,Lind,lotta${t}@`, `Charlotta,Lind,lotta${t}@`))
+      const update = await portal(['users', 'import', edited, '--on-existing', 'update', '--json'])
+      expect(update.code).toBe(0)
+      expect(JSON.parse(update.stdout)).toMatchObject({ rows: 3, updated: 1, skipped: 2, assigned: 0, failed: 0 })
+      const after = await state()
+      expect(after[0]).toMatchObject({ firstName: 'Charlotta', lastName: 'Lind', userName: `lotta${t}` })
+      expect(after[0].updatedAt).not.toBe(before.users[0].updatedAt)
+      expect({ ...after[0], firstName: 'Lotta', updatedAt: before.users[0].updatedAt }).toEqual(before.users[0])
+      expect(after.slice(1)).toEqual(before.users.slice(1))
+      expect(await assignments()).toEqual(before.assignments)
+    },
+  )
 })

@@ -213,6 +213,35 @@ describe('the Import users page', () => {
     expect(refused.status).toBe(404)
   })
 
+  it('keeps the password of a row with more or fewer values than the header out of the error CSV', async () => {
+    const t = tag()
+    const [split, shifted] = ['Se,cret-9Xy!', `Shift-${t}-Pass1!`]
+    const text = [
+      'firstName,lastName,email,userName,password,role',
+      `Alice,Ames,alice${t}@example.com,alice${t},${split},learner`,
+      `Bobby,bobby${t}@example.com,bobby${t},${shifted},learner`,
+    ].join('\n')
+    const dryRun = await preview(await upload(text))
+    expect(dryRun.problems).toEqual([
+      { row: 2, field: '', message: 'This row has 7 values; the header has 6 columns.' },
+      { row: 3, field: '', message: 'This row has 5 values; the header has 6 columns.' },
+    ])
+    const done = await confirm({ key: dryRun.key })
+    const key = new URL(done.headers.get('Location')!, BASE).searchParams.get('errors')!
+    const download = await call(errorsRoute.loader as never, `${PATH}/errors/${key}`, {
+      headers: { Cookie: adminCookie },
+      params: { key },
+    })
+    const report = await download.text()
+    expect(
+      (parse(report, { columns: true }) as Record<string, string>[]).map((r) => [r.row, r.role, r.userName]),
+    ).toEqual([
+      ['2', '', ''],
+      ['3', '', ''],
+    ])
+    for (const secret of ['cret-9Xy!', shifted]) expect(report).not.toContain(secret)
+  })
+
   it('updates existing accounts when asked, and skips them by default', async () => {
     const learner = await makeLearner()
     const text = `firstName,lastName,email,userName\nRenamed,Person,${learner.email},${learner.userName}\n`

@@ -142,7 +142,7 @@ describe('importUsers: the file', () => {
     const result = await run(text)
     expect(result.counts).toMatchObject({ rows: 2, created: 1, failed: 1 })
     expect(result.errors).toEqual([
-      { row: 3, field: '', message: 'This row has 2 values; the header has 4 columns.', values: expect.any(Object) },
+      { row: 3, field: '', message: 'This row has 2 values; the header has 4 columns.', values: {} },
     ])
   })
 
@@ -198,6 +198,31 @@ describe('importUsers: rows', () => {
       { row: 3, field: 'email', message: 'Email is already on line 2 of this file.' },
       { row: 4, field: 'userName', message: 'UserName is already on line 2 of this file.' },
     ])
+  })
+
+  it('says when the earlier line a repeat points at failed itself, in that batch or an earlier one', async () => {
+    const t = tag()
+    const taken = await makeUser({ userName: `taken${t}` })
+    const result = await run(
+      file(
+        'firstName,lastName,email,userName',
+        `Gwen,One,gwen${t}@example.com,TAKEN${t}`, // line 2: the username is another account's
+        `Gwen,Two,GWEN${t}@example.com,gwen${t}`, // line 3: the email of line 2
+        `Hank,One,hank${t}@example.com,hank${t}`, // line 4: imported
+        `Hank,Two,hank${t}@example.com,hank2${t}`, // line 5: the email of line 4, in the next batch
+        `Gwen,Three,gwen3${t}@example.com,taken${t}`, // line 6: the username of line 2 (and the account's)
+      ),
+      { batchSize: 3 },
+    )
+    expect(result.counts).toMatchObject({ rows: 5, created: 1, failed: 4 })
+    expect(result.errors.map(({ row, field, message }) => [row, field, message])).toEqual([
+      [2, 'userName', 'UserName already exists.'],
+      [3, 'email', 'Email is also on line 2 of this file, which failed; a file gives each email once.'],
+      [5, 'email', 'Email is already on line 4 of this file.'],
+      [6, 'userName', 'UserName is also on line 2 of this file, which failed; a file gives each username once.'],
+    ])
+    expect(await account(`gwen${t}@example.com`)).toBeNull()
+    expect((await account(taken.email))?.firstName).toBe('Tessa')
   })
 
   it('finds clashes with existing accounts whatever the case, and refuses a taken username in every mode', async () => {
@@ -417,6 +442,46 @@ describe('importUsers: modes and permissions', () => {
     expect(byOwner.counts).toMatchObject({ created: 2, updated: 1, skipped: 1, failed: 0 })
     expect((await account(`xena${t}@example.com`))?.roleId).toBe(1)
     expect((await account(otherAdmin.email))?.firstName).toBe('Victor')
+  })
+
+  it('leaves an existing account alone on skip, and an update that changes nothing needs no permission', async () => {
+    const t = tag()
+    const admin = await makeAdmin()
+    await makeUser({ email: `xa${t}@example.com`, userName: `xa${t}`, roleId: 3, firstName: 'Xavia', lastName: 'Ames' })
+    await makeUser({ email: `xc${t}@example.com`, userName: `xc${t}`, roleId: 4, firstName: 'Xenia', lastName: 'Cole' })
+    const course = await makeCourse()
+    // a users list as an admin exports it: another admin, and a coach with the courses she had as a learner
+    const header = 'firstName,lastName,email,userName,role,courses'
+    const adminRow = `Xavia,Ames,xa${t}@example.com,xa${t},admin,`
+    const coachRow = `Xenia,Cole,xc${t}@example.com,xc${t},coach,${course.id}`
+    const skip = await run(file(header, adminRow, coachRow), {}, admin)
+    expect(skip.errors).toEqual([])
+    expect(skip.counts).toMatchObject({ rows: 2, skipped: 2, failed: 0 })
+    const same = await run(file(header, adminRow, coachRow.replace(course.id, '')), { onExisting: 'update' }, admin)
+    expect(same.errors).toEqual([])
+    expect(same.counts).toMatchObject({ rows: 2, updated: 0, skipped: 2, failed: 0 })
+    // a change is still refused: to an admin's account, courses for a coach, and a new admin or coach with courses
+    const changes = await run(
+      file(
+        header,
+        adminRow.replace('Xavia', 'Xaviera'),
+        coachRow,
+        `Yara,Yates,ya${t}@example.com,ya${t},admin,`,
+        `Zora,Zane,zo${t}@example.com,zo${t},coach,${course.id}`,
+      ),
+      { onExisting: 'update' },
+      admin,
+    )
+    expect(changes.counts).toMatchObject({ created: 0, updated: 0, skipped: 0, failed: 4 })
+    expect(changes.errors.map((e) => [e.row, e.field, e.message])).toEqual([
+      [2, 'role', 'You do not have permission to create this kind of account.'],
+      [3, 'courses', 'Courses and programs are assigned to learners.'],
+      [4, 'role', 'You do not have permission to create this kind of account.'],
+      [5, 'courses', 'Courses and programs are assigned to learners.'],
+    ])
+    expect((await account(`xa${t}@example.com`))?.firstName).toBe('Xavia')
+    const { CourseAssignment } = await db()
+    expect(await CourseAssignment.count({ where: { courseId: course.id } })).toBe(0)
   })
 
   it('writes the error CSV: row, field, message and the row’s columns without the password', async () => {

@@ -1,6 +1,6 @@
-import { pipeline as pipelineCallback, Readable, type Writable } from 'node:stream'
+import type { Readable, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { CsvError, parse } from 'csv-parse'
+import { parse, type CsvError } from 'csv-parse'
 import { stringify } from 'csv-stringify'
 import type pg from 'pg'
 import { withConnection } from '#db/client.ts'
@@ -65,15 +65,18 @@ export type AssignmentImportSummary = {
   failed: number
   dryRun: boolean
   atomic: boolean
-  /** false for a dry run, and for an atomic import with a failed row: then nothing was written */
+  /** false for a dry run, and for an atomic import with a failed row or a broken line: then nothing was written */
   committed: boolean
+  /** the file broke off (a quote never closed, a stray quote): the rows before it were handled as counted */
+  stopped: { line: number; message: string } | null
 }
 
 /**
  * Import assignments from a CSV file (UTF-8 with or without BOM, comma or semicolon, CRLF or LF).
  * Columns: `user` (email or username) and `course` and/or `program` (id or exact title). A header that
- * cannot be used, or a file that is not readable CSV, is a 400 error naming the line; rows before a broken
- * line that were already committed (default mode) stay, and re-running the fixed file is safe.
+ * cannot be used or read is a 400 error before any row. A line further down that is not readable CSV ends
+ * the import there (see `stopped`): in the default mode the rows before it are written as counted, and
+ * re-running the fixed file is safe; in atomic mode nothing is.
  */
 export async function importAssignments(
   actor: Actor,
@@ -109,9 +112,17 @@ export async function importAssignments(
         }
         options.onProgress?.({ rows: writer.counts.rows })
       }
+      let broken: CsvBreak | undefined
       if (atomic) await client.query('BEGIN')
       try {
-        for await (const record of readCsv(source, delimiter)) {
+        for await (const item of readCsv(source, delimiter)) {
+          if ('broken' in item) {
+            // a header that cannot be read is a file that cannot be read at all
+            if (!columns) throw invalid(item.broken.reason)
+            broken = item.broken
+            break
+          }
+          const record = item
           if (!columns) {
             header = record.cells
             columns = matchHeader(header)
@@ -132,8 +143,18 @@ export async function importAssignments(
         }
         if (!columns) throw invalid('The file is empty: the first line must name the columns (user, course, program).')
         if (pending.length > 0) await flush()
-        const committed = !dryRun && !(atomic && writer.counts.failed > 0)
+        const committed = !dryRun && !(atomic && (writer.counts.failed > 0 || broken))
         if (atomic) await client.query(committed ? 'COMMIT' : 'ROLLBACK')
+        let stopped: AssignmentImportSummary['stopped'] = null
+        if (broken) {
+          const { line, reason } = broken
+          const rows = writer.counts.rows
+          const outcome = committed
+            ? ` The ${rows} ${rows === 1 ? 'row' : 'rows'} before it were written as counted; nothing from line ${line} on was read.`
+            : ' Nothing was written.'
+          stopped = { line, message: `${reason}${outcome}` }
+          errorCsv?.stopped(stopped)
+        }
         return {
           rows: writer.counts.rows,
           assigned: writer.counts.changed,
@@ -143,6 +164,7 @@ export async function importAssignments(
           dryRun,
           atomic,
           committed,
+          stopped,
         }
       } catch (error) {
         if (atomic) await client.query('ROLLBACK')
@@ -259,7 +281,9 @@ export async function assignMany(
  */
 export async function* readLearnerList(source: Readable): AsyncGenerator<{ line: number; user: string }> {
   let column: number | undefined
-  for await (const record of readCsv(source)) {
+  for await (const item of readCsv(source)) {
+    if ('broken' in item) throw invalid(item.broken.reason)
+    const record = item
     if (column === undefined) {
       const normalised = record.cells.map(normaliseHeader)
       const found = ALIASES.user.map((alias) => normalised.indexOf(alias)).find((index) => index >= 0)
@@ -281,6 +305,9 @@ export async function* readLearnerList(source: Readable): AsyncGenerator<{ line:
 // ——— Reading CSV ———
 
 type CsvRecord = { line: number; cells: string[] }
+/** Where and why the file could not be read on; every record before it was read. */
+type CsvBreak = { line: number; reason: string }
+type CsvItem = CsvRecord | { broken: CsvBreak }
 
 /** The more frequent of `;` and `,` on the header line; a comma when neither appears. */
 function detectDelimiter(headerLine: string): Delimiter {
@@ -288,68 +315,103 @@ function detectDelimiter(headerLine: string): Delimiter {
   return count(';') > count(',') ? ';' : ','
 }
 
-/** Records with the line each ends on; a broken file throws a 400 error naming the line. */
-async function* readCsv(source: Readable, delimiter?: Delimiter): AsyncGenerator<CsvRecord> {
+/**
+ * The file's records, each with the line it starts on, then (when a line cannot be read as CSV) one
+ * `broken` item naming that line. Records are taken from the parser as it makes them: read through a
+ * stream, those parsed in the same chunk as a broken line were lost with the stream's error, and the
+ * line was counted from the last one read.
+ */
+async function* readCsv(source: Readable, delimiter?: Delimiter): AsyncGenerator<CsvItem> {
   const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>
-  const head: Buffer[] = []
-  let peeked = ''
-  let ended = false
-  while (!peeked.includes('\n') && peeked.length < HEADER_PEEK_BYTES) {
-    const next = await iterator.next()
-    if (next.done) {
-      ended = true
-      break
-    }
-    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value
-    head.push(chunk)
-    peeked += chunk.toString('utf8')
-  }
-  const chosen = delimiter ?? detectDelimiter(peeked.split('\n')[0])
-  async function* whole() {
-    try {
-      yield* head
-      if (ended) return
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value
-    } finally {
-      await iterator.return?.()
-    }
-  }
-  const parser = pipelineCallback(
-    Readable.from(whole()),
-    parse({
-      bom: true,
-      delimiter: chosen,
-      info: true,
-      skip_empty_lines: true,
-      skip_records_with_empty_values: true,
-      relax_column_count: true,
-    }),
-    () => {},
-  )
-  let lastLine = 0
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      lastLine = info.lines
-      yield { line: info.lines, cells: record }
+    const head: Buffer[] = []
+    let peeked = ''
+    let ended = false
+    while (!peeked.includes('\n') && peeked.length < HEADER_PEEK_BYTES) {
+      const next = await iterator.next()
+      if (next.done) {
+        ended = true
+        break
+      }
+      const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value
+      head.push(chunk)
+      peeked += chunk.toString('utf8')
     }
-  } catch (error) {
-    throw brokenFile(error, lastLine)
+    const lines = new LineCounter()
+    const parsed: CsvRecord[] = []
+    const parser = parse({
+      bom: true,
+      delimiter: delimiter ?? detectDelimiter(peeked.split('\n')[0]),
+      skip_empty_lines: true,
+      relax_column_count: true,
+      on_record: (record: string[], context) => {
+        parsed.push({ line: lines.startOf(context.lines, context.empty_lines), cells: record })
+        return null
+      },
+    })
+    let failure: CsvError | undefined
+    parser.on('error', (error: CsvError) => (failure ??= error))
+    parser.resume()
+    // a failing write or end calls back too (the listener above keeps the error)
+    const write = (chunk: Buffer | null) =>
+      new Promise<void>((resolve) =>
+        chunk === null ? parser.end(() => resolve()) : parser.write(chunk, () => resolve()),
+      )
+    for (const chunk of head) await write(chunk)
+    for (;;) {
+      while (parsed.length > 0) {
+        const record = parsed.shift()!
+        // a line of empty cells (",," from a spreadsheet) is no row
+        if (record.cells.some((cell) => cell.trim() !== '')) yield record
+      }
+      if (failure) {
+        yield { broken: brokenLine(failure, lines) }
+        return
+      }
+      if (ended) return
+      const next = await iterator.next()
+      if (next.done) {
+        ended = true
+        await write(null)
+      } else await write(typeof next.value === 'string' ? Buffer.from(next.value) : next.value)
+    }
+  } finally {
+    await iterator.return?.()
   }
 }
 
-function brokenFile(error: unknown, lastLine: number) {
-  if (!(error instanceof CsvError)) return error
-  const line = (error as CsvError & { lines?: number }).lines
+/** The line each record starts on, from the line it ends on and the blank lines skipped before it. */
+class LineCounter {
+  private lastEnd = 0
+  private blankSoFar = 0
+  startOf(endLine: number, blankLines: number) {
+    const start = this.lastEnd + 1 + (blankLines - this.blankSoFar)
+    this.lastEnd = endLine
+    this.blankSoFar = blankLines
+    return start
+  }
+  /** where the record the parser stopped in starts */
+  next(error: CsvError) {
+    const blank = typeof error.empty_lines === 'number' ? error.empty_lines : this.blankSoFar
+    return this.lastEnd + 1 + Math.max(0, blank - this.blankSoFar)
+  }
+}
+
+function brokenLine(error: CsvError, lines: LineCounter): CsvBreak {
+  const start = lines.next(error)
+  // the parser's own line is where it found the fault, within the record that starts at `start`
+  const at = typeof error.lines === 'number' && error.lines >= start ? error.lines : start
   switch (error.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
-      // the parser only notices at the end of the file: the broken field starts after the last good row
-      return invalid(`Line ${lastLine + 1}: a quoted field starts here and its closing quote (") is missing.`)
+      // noticed only at the end of the file: the broken field starts with the record
+      return { line: start, reason: `Line ${start}: a quoted field starts here and its closing quote (") is missing.` }
     case 'INVALID_OPENING_QUOTE':
-      return invalid(`Line ${line ?? lastLine + 1}: a quote (") inside a field that does not start with one.`)
+      return { line: start, reason: `Line ${at}: a quote (") inside a field that does not start with one.` }
     case 'CSV_INVALID_CLOSING_QUOTE':
-      return invalid(`Line ${line ?? lastLine + 1}: characters follow a closing quote (").`)
+    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
+      return { line: start, reason: `Line ${at}: characters follow a closing quote (").` }
     default:
-      return invalid(`Line ${line ?? lastLine + 1}: ${error.message}`)
+      return { line: start, reason: `Line ${at}: ${error.message}` }
   }
 }
 
@@ -388,6 +450,10 @@ function errorFile(sink: Writable) {
     header,
     row(error: AssignmentRowError) {
       csv.write([String(error.row), error.field, error.message, ...error.cells.map(neutraliseFormula)])
+    },
+    /** the line the file broke off on, last */
+    stopped({ line, message }: { line: number; message: string }) {
+      csv.write([String(line), '', message])
     },
     async end(failure?: unknown) {
       if (failure instanceof Error && !csv.writableEnded) {

@@ -5,15 +5,15 @@ import { QueryTypes } from 'sequelize'
 import QueryStream from 'pg-query-stream'
 import { sequelize, withConnection } from '#db/client.ts'
 import { neutraliseFormula } from '../access-log/export.server.ts'
-import { isAdminSide, ROLE_BY_NAME, type Actor } from '../auth/roles.ts'
+import { isAdminSide, ROLE, ROLE_BY_NAME, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid } from '../errors.ts'
 import { searchPattern } from '../search.ts'
 import { IMPORT_COLUMNS } from './import-schema.ts'
 import { ROLE_NAMES_INPUT } from './schema.ts'
 
 // The people of the portal in the user import's own layout, streamed from a database cursor, so that
-// a list can be edited in a spreadsheet and imported again. Courses and programs are named by title
-// when the title names one course (or program) only and holds no `;`, by id otherwise.
+// a list can be edited in a spreadsheet and imported again. Courses and programs (a learner's only) are
+// named by title when the title names one course (or program) only and holds no `;`, by id otherwise.
 
 export const LIST_FORMATS = ['table', 'csv', 'json'] as const
 export type ListFormat = (typeof LIST_FORMATS)[number]
@@ -79,11 +79,14 @@ export async function writeUserList(
   const roleId = filter.role ? ROLE_BY_NAME[filter.role as ListedUser['role']] : null
   const { search, pattern } = searchPattern(filter.search)
   const [courseLabels, programLabels] = await Promise.all([labels('courses'), labels('programs')])
+  // Courses and programs are a learner's: an account moved to the admin side keeps the assignments it had
+  // (they come back if it is made a learner again), but they are not listed, as its user page does not
+  // show them and an import refuses courses for anyone but a learner.
   const text = `
     SELECT u.first_name, u.last_name, u.email::text AS email, u.user_name::text AS user_name, u.role_id,
-      ARRAY(SELECT ca.course_id::text FROM course_assignments ca WHERE ca.user_id = u.id
+      ARRAY(SELECT ca.course_id::text FROM course_assignments ca WHERE ca.user_id = u.id AND u.role_id = $4
             ORDER BY ca.created_at, ca.course_id) AS courses,
-      ARRAY(SELECT pa.program_id::text FROM program_assignments pa WHERE pa.user_id = u.id
+      ARRAY(SELECT pa.program_id::text FROM program_assignments pa WHERE pa.user_id = u.id AND u.role_id = $4
             ORDER BY pa.created_at, pa.program_id) AS programs
     FROM users u
     WHERE ($1::smallint IS NULL OR u.role_id = $1)
@@ -106,7 +109,7 @@ export async function writeUserList(
     },
   })
   await withConnection(async (client) => {
-    const rows = client.query(new QueryStream(text, [roleId, search, pattern], { batchSize: 1000 }))
+    const rows = client.query(new QueryStream(text, [roleId, search, pattern, ROLE.learner], { batchSize: 1000 }))
     await pipeline([rows, toUser, ...formatter(format), sink])
   })
   return { rows: count }

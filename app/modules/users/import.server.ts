@@ -44,7 +44,10 @@ export type ImportError = {
   row: number
   field: string
   message: string
-  /** the row's cells by the file's own header names, never the password */
+  /**
+   * the row's cells by the file's own header names, never the password; none at all for a row whose
+   * number of values is not the header's (its cells are not where the header says)
+   */
   values: Record<string, string>
 }
 
@@ -351,13 +354,36 @@ type Candidate = {
   roleGiven: boolean
   courseIds: string[]
   programIds: string[]
+  /**
+   * what the actor may not do that this row asks for (an admin account, courses for a coach): the row
+   * fails when it would create or change an account, not when the account is left as it is
+   */
+  refusals: Problem[]
   /** the row as read, for its error report */
   cells: string[]
 }
 
+type Problem = { field: string; message: string }
+/** A row giving the email or username of an earlier row: its message waits for that row's outcome. */
+type Repeat = { field: 'email' | 'userName'; repeatOf: number }
+
+function repeatMessage({ field, repeatOf }: Repeat, failed: boolean) {
+  const [label, noun] = field === 'email' ? ['Email', 'email'] : ['UserName', 'username']
+  return failed
+    ? `${label} is also on line ${repeatOf} of this file, which failed; a file gives each ${noun} once.`
+    : `${label} is already on line ${repeatOf} of this file.`
+}
+
 type Update = { candidate: Candidate; id: string; roleId: RoleId }
 
-type Existing = { id: string; email: string; user_name: string; role_id: number }
+type Existing = {
+  id: string
+  email: string
+  user_name: string
+  role_id: number
+  first_name: string
+  last_name: string
+}
 
 type RunOptions = {
   onExisting: OnExisting
@@ -370,6 +396,9 @@ class ImportRun {
   counts: ImportCounts = { rows: 0, created: 0, updated: 0, skipped: 0, assigned: 0, failed: 0 }
   kept: ImportError[] = []
   onError: (error: ImportError) => Promise<void> = async () => {}
+  private failures: { line: number; values: Record<string, string>; problems: (Problem | Repeat)[] }[] = []
+  /** lines that passed their own checks and failed on writing (a few): what a repeat of them is told */
+  private failedLines = new Set<number>()
   private emails = new Map<string, number>()
   private userNames = new Map<string, number>()
   private hashing = Math.max(1, os.availableParallelism())
@@ -381,14 +410,33 @@ class ImportRun {
     private options: RunOptions,
   ) {}
 
-  private async fail(line: number, cells: string[], problems: { field: string; message: string }[]) {
+  /**
+   * A failed row, reported with the rest of its batch in line order. `cells` null: the row's values are
+   * not repeated (they cannot be told apart from its password).
+   */
+  private fail(line: number, cells: string[] | null, problems: (Problem | Repeat)[]) {
     this.counts.failed++
-    const values = this.valuesOf(cells)
-    for (const { field, message } of problems) {
-      const error = { row: line, field, message, values }
-      if (this.kept.length < ERRORS_KEPT) this.kept.push(error)
-      await this.onError(error)
-    }
+    this.failures.push({ line, values: cells ? this.valuesOf(cells) : {}, problems })
+  }
+
+  /** A row that passed its own checks failed on writing: a later row repeating it is told so. */
+  private failCandidate(candidate: Candidate, problems: Problem[]) {
+    this.failedLines.add(candidate.line)
+    this.fail(candidate.line, candidate.cells, problems)
+  }
+
+  /** The batch's failed rows, in line order; a repeat's message says whether the line it repeats went in. */
+  private async report() {
+    const failures = this.failures.sort((a, b) => a.line - b.line)
+    this.failures = []
+    for (const { line, values, problems } of failures)
+      for (const problem of problems) {
+        const message =
+          'repeatOf' in problem ? repeatMessage(problem, this.failedLines.has(problem.repeatOf)) : problem.message
+        const error = { row: line, field: problem.field, message, values }
+        if (this.kept.length < ERRORS_KEPT) this.kept.push(error)
+        await this.onError(error)
+      }
   }
 
   /** The row's cells by header name, the password left out. */
@@ -401,12 +449,17 @@ class ImportRun {
   }
 
   async batch(records: ParsedRecord[], transaction: Transaction) {
+    await this.write(records, transaction)
+    await this.report()
+  }
+
+  private async write(records: ParsedRecord[], transaction: Transaction) {
     const candidates: Candidate[] = []
     for (const record of records) {
       // a line of empty cells (",,,," from a spreadsheet) is no row
       if (record.values.every((v) => !v.trim())) continue
       this.counts.rows++
-      const candidate = await this.check(record)
+      const candidate = this.check(record)
       if (candidate) candidates.push(candidate)
     }
     if (candidates.length === 0) return
@@ -420,8 +473,9 @@ class ImportRun {
       const byEmail = byEmails.get(data.email.toLowerCase())
       const byUserName = byUserNames.get(data.userName.toLowerCase())
       if (!byEmail) {
-        if (byUserName)
-          await this.fail(candidate.line, candidate.cells, [{ field: 'userName', message: DUPLICATE_USERNAME }])
+        const problems = [...candidate.refusals]
+        if (byUserName) problems.push({ field: 'userName', message: DUPLICATE_USERNAME })
+        if (problems.length) this.failCandidate(candidate, problems)
         else creates.push(candidate)
         continue
       }
@@ -430,13 +484,17 @@ class ImportRun {
         continue
       }
       if (this.options.onExisting === 'fail') {
-        await this.fail(candidate.line, candidate.cells, [{ field: 'email', message: DUPLICATE_EMAIL }])
+        this.failCandidate(candidate, [{ field: 'email', message: DUPLICATE_EMAIL }])
         continue
       }
       // a row without a role keeps the account's
       const roleId = candidate.roleGiven ? candidate.roleId : (byEmail.role_id as RoleId)
-      const problem = this.mayUpdate(candidate, roleId, byEmail, byUserName)
-      if (problem) await this.fail(candidate.line, candidate.cells, [problem])
+      const problems = candidate.refusals.length
+        ? candidate.refusals
+        : [this.mayUpdate(candidate, roleId, byEmail, byUserName)].filter((p) => p !== undefined)
+      // a row that would change nothing needs no permission (an admin re-importing the users list as it is)
+      if (problems.length && changesNothing(candidate, roleId, byEmail)) this.counts.skipped++
+      else if (problems.length) this.failCandidate(candidate, problems)
       else updates.push({ candidate, id: byEmail.id, roleId })
     }
     const learners: { id: string; candidate: Candidate }[] = []
@@ -454,12 +512,14 @@ class ImportRun {
   }
 
   /** The row on its own: the form's rules, the role the actor may give, its courses and programs, repeats. */
-  private async check(record: ParsedRecord): Promise<Candidate | undefined> {
+  private check(record: ParsedRecord): Candidate | undefined {
     const { headers, index } = this.layout
     const values = record.values
     const extra = record.values.slice(headers.length)
     if (record.values.length < headers.length || extra.some((v) => v.trim())) {
-      await this.fail(record.line, values, [
+      // a value too many or too few shifts the cells after it: the password may sit under any column,
+      // so none of this row's cells goes into the report, only its line
+      this.fail(record.line, null, [
         {
           field: ROW_LEVEL,
           message: `This row has ${record.values.length} values; the header has ${headers.length} columns.`,
@@ -480,7 +540,13 @@ class ImportRun {
       password: cell('password') || undefined,
       role: role || undefined,
     })
-    const problems: { field: string; message: string }[] = []
+    const problems: Problem[] = []
+    // kept apart too: they fail the row only when it creates or changes an account
+    const refusals: Problem[] = []
+    const refuse = (problem: Problem) => {
+      problems.push(problem)
+      refusals.push(problem)
+    }
     if (!parsed.success) {
       const seen = new Set<string>()
       for (const issue of parsed.error.issues) {
@@ -492,16 +558,17 @@ class ImportRun {
     }
     const roleId = parsed.success ? ROLE_BY_NAME[parsed.data.role] : undefined
     if ((roleId === ROLE.admin || roleId === ROLE.superAdmin) && !isSuperAdmin(this.actor.roleId))
-      problems.push({ field: 'role', message: 'You do not have permission to create this kind of account.' })
+      refuse({ field: 'role', message: 'You do not have permission to create this kind of account.' })
     const courses = resolve(cell('courses'), this.targets.courses, 'course')
     const programs = resolve(cell('programs'), this.targets.programs, 'program')
     if ('error' in courses) problems.push({ field: 'courses', message: courses.error })
     if ('error' in programs) problems.push({ field: 'programs', message: programs.error })
     const assigns = ('ids' in courses && courses.ids.length > 0) || ('ids' in programs && programs.ids.length > 0)
     if (assigns && roleId !== undefined && roleId !== ROLE.learner)
-      problems.push({ field: 'courses', message: 'Courses and programs are assigned to learners.' })
-    if (!parsed.success || problems.length || roleId === undefined || 'error' in courses || 'error' in programs) {
-      await this.fail(record.line, values, problems)
+      refuse({ field: 'courses', message: 'Courses and programs are assigned to learners.' })
+    const wrong = problems.length > refusals.length
+    if (!parsed.success || wrong || roleId === undefined || 'error' in courses || 'error' in programs) {
+      this.fail(record.line, values, problems)
       return
     }
     const data = parsed.data
@@ -510,12 +577,11 @@ class ImportRun {
     const firstEmail = this.emails.get(email)
     const firstUserName = this.userNames.get(userName)
     if (firstEmail !== undefined || firstUserName !== undefined) {
-      const repeats: { field: string; message: string }[] = []
-      if (firstEmail !== undefined)
-        repeats.push({ field: 'email', message: `Email is already on line ${firstEmail} of this file.` })
-      if (firstUserName !== undefined)
-        repeats.push({ field: 'userName', message: `UserName is already on line ${firstUserName} of this file.` })
-      await this.fail(record.line, values, repeats)
+      // the first row to give an email or username keeps it, whether it goes in or fails later
+      const repeats: Repeat[] = []
+      if (firstEmail !== undefined) repeats.push({ field: 'email', repeatOf: firstEmail })
+      if (firstUserName !== undefined) repeats.push({ field: 'userName', repeatOf: firstUserName })
+      this.fail(record.line, values, repeats)
       return
     }
     this.emails.set(email, record.line)
@@ -527,6 +593,7 @@ class ImportRun {
       roleGiven: role !== '',
       courseIds: courses.ids,
       programIds: programs.ids,
+      refusals,
       cells: values,
     }
   }
@@ -548,7 +615,7 @@ class ImportRun {
   private async existing(candidates: Candidate[], transaction: Transaction) {
     const sq = await sequelize()
     return sq.query<Existing>(
-      `SELECT id, email::text AS email, user_name::text AS user_name, role_id FROM users
+      `SELECT id, email::text AS email, user_name::text AS user_name, role_id, first_name, last_name FROM users
        WHERE email = ANY($1::citext[]) OR user_name = ANY($2::citext[])`,
       {
         bind: [candidates.map((c) => c.data.email), candidates.map((c) => c.data.userName)],
@@ -601,7 +668,7 @@ class ImportRun {
       const id = ids.get(candidate.data.email.toLowerCase())
       if (id) created.push({ candidate, id })
       // another writer took the email or username between the check and the insert
-      else await this.fail(candidate.line, candidate.cells, [{ field: 'email', message: DUPLICATE_EMAIL }])
+      else this.failCandidate(candidate, [{ field: 'email', message: DUPLICATE_EMAIL }])
     }
     return created
   }
@@ -675,6 +742,20 @@ class ImportRun {
     }
     return assigned
   }
+}
+
+/** The row gives the account the values it has already, and nothing more (no password, no courses). */
+function changesNothing(candidate: Candidate, roleId: RoleId, account: Existing) {
+  const { data } = candidate
+  return (
+    !data.password &&
+    candidate.courseIds.length === 0 &&
+    candidate.programIds.length === 0 &&
+    data.firstName === account.first_name &&
+    data.lastName === account.last_name &&
+    data.userName === account.user_name &&
+    roleId === account.role_id
+  )
 }
 
 /** The error CSV: row, field, message, then the file's own columns without the password. */
