@@ -237,7 +237,8 @@ function PlannedRows({ kind, rows, total }: { kind: 'create' | 'update'; rows: P
       <h3 id={id} className="mt-6 font-semibold">
         {title}
       </h3>
-      <div className="mt-2 overflow-x-auto">
+      {/* focusable, so that a keyboard can scroll the table sideways on a narrow screen */}
+      <div className="mt-2 overflow-x-auto" role="region" aria-labelledby={id} tabIndex={0}>
         <table aria-labelledby={id} className="min-w-full divide-y divide-slate-200 text-left text-sm">
           <thead className="bg-slate-50">
             <tr>
