@@ -4,14 +4,21 @@ import { parse } from 'csv-parse/sync'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { expectAccessible, signIn } from './helpers.ts'
 
-// An admin onboards people from a CSV file on the Import users page: the dry run shows the one bad row,
-// the confirmed import creates the others with their course, and the error CSV lists the bad row.
+// An admin onboards people from a CSV file on the Import users page: the dry run shows the rows to
+// create and the one bad row, the confirmed import runs with its progress on a page of its own and
+// creates the others with their course, and the error CSV lists the bad row.
 
+// Rows with a password make the import take a few seconds (argon2id), so its page is seen running.
+const PASSWORDS = 6
 const CSV = [
-  'First Name;Last Name;Email;Username;Courses',
-  'Ottoline;Importer;ottoline.imp@example.com;ottoline.imp;SQL Fundamentals',
-  'Percival;Importer;percival.imp@example.com;percival.imp;SQL Fundamentals',
-  'Qu;Importer;quentin.imp@example.com;quentin.imp;SQL Fundamentals',
+  'First Name;Last Name;Email;Username;Password;Courses',
+  'Ottoline;Importer;ottoline.imp@example.com;ottoline.imp;;SQL Fundamentals',
+  'Percival;Importer;percival.imp@example.com;percival.imp;;SQL Fundamentals',
+  'Qu;Importer;quentin.imp@example.com;quentin.imp;;SQL Fundamentals',
+  ...Array.from(
+    { length: PASSWORDS },
+    (_, i) => `Ulrika;Importer;ulrika${i}.pw@example.com;ulrika${i}.pw;Ulri-pass${i}!;`,
+  ),
 ].join('\r\n')
 
 test('an admin imports learners from a CSV file with one bad row', async ({ page }) => {
@@ -35,10 +42,14 @@ test('an admin imports learners from a CSV file with one bad row', async ({ page
   await page.getByLabel('Skip it').check()
   await page.getByRole('button', { name: 'Upload and check' }).click()
 
-  // the dry run: two to create, the third (first name too short, line 4) fails
+  // the dry run: the rows to create, and the third (first name too short, line 4) that fails
   await expect(page.getByRole('heading', { name: 'Dry run of onboarding.csv' })).toBeVisible()
-  await expect(page.locator('[data-count="To create"]')).toHaveText('2')
+  await expect(page.locator('[data-count="To create"]')).toHaveText(String(2 + PASSWORDS))
   await expect(page.locator('[data-count="Failed"]')).toHaveText('1')
+  const toCreate = page.getByRole('table', { name: 'Accounts to create' })
+  await expect(toCreate.getByRole('row')).toHaveCount(3 + PASSWORDS)
+  await expect(toCreate.getByRole('row').nth(2)).toContainText('percival.imp@example.com')
+  await expect(toCreate).not.toContainText('Ulri-pass')
   const problems = page.getByRole('table', { name: /Rows that will not be imported/ })
   await expect(problems.getByRole('row')).toHaveCount(2)
   await expect(problems.getByRole('row').nth(1)).toContainText('4')
@@ -48,8 +59,16 @@ test('an admin imports learners from a CSV file with one bad row', async ({ page
   await page.setViewportSize({ width: 1280, height: 720 })
 
   await page.getByRole('button', { name: 'Confirm import' }).click()
-  await expect(page.getByRole('heading', { name: 'Import finished' })).toBeVisible()
-  await expect(page.locator('[data-count="Created"]')).toHaveText('2')
+  // the import's own page: its progress while it runs, brought up to date without reloading the page
+  await expect(page).toHaveURL(/\/admin\/users\/import\/[0-9a-f-]{36}$/)
+  await expect(page.getByRole('heading', { name: 'Importing onboarding.csv' })).toBeVisible()
+  await expect(page.getByRole('progressbar', { name: 'Import progress' })).toBeVisible()
+  await expect(page.getByRole('status')).toContainText('so far')
+  await expectAccessible(page, 'Import users, running')
+  await page.evaluate(() => Object.assign(window, { stillThisPage: true }))
+  await expect(page.getByRole('heading', { name: 'Import finished' })).toBeVisible({ timeout: 60_000 })
+  expect(await page.evaluate(() => 'stillThisPage' in window)).toBe(true)
+  await expect(page.locator('[data-count="Created"]')).toHaveText(String(2 + PASSWORDS))
   await expect(page.locator('[data-count="Failed"]')).toHaveText('1')
   await expectAccessible(page, 'Import users, done')
 

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import { parse } from 'csv-parse/sync'
 import { QueryTypes } from 'sequelize'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { importJobsSettled } from '#app/modules/users/import-jobs.server.ts'
+import * as jobPage from '#app/routes/admin+/users_.import_.$jobId.tsx'
 import * as errorsRoute from '#app/routes/admin+/users_.import_.errors.$key.ts'
 import * as importPage from '#app/routes/admin+/users_.import.tsx'
 import { resetEnvCache } from '#app/utils/env.server.ts'
@@ -12,7 +14,8 @@ import { BASE, call } from '#tests/requests.ts'
 import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 
 // The Import users page as a browser without JavaScript uses it: a multipart upload that answers with
-// the dry run, a plain form post that imports and redirects to the counts, and the error CSV download.
+// the dry run, a plain form post that starts the import as a job and redirects to its progress, the
+// job's page until it has ended, and the error CSV download.
 
 const PATH = '/admin/users/import'
 const tag = () => randomBytes(3).toString('hex')
@@ -25,10 +28,33 @@ type Preview = {
   problems: { row: number; field: string; message: string }[]
   moreFailedRows: number
 }
+type PlannedRow = {
+  row: number
+  firstName: string
+  lastName: string
+  email: string
+  userName: string
+  role: string
+  courses: string
+  programs: string
+}
+type Plan = { create: PlannedRow[]; update: PlannedRow[] }
 type Reply =
   | { step: 'upload'; errors: Record<string, string>; values: Record<string, string> }
-  | { step: 'preview'; preview: Preview }
+  | { step: 'preview'; preview: Preview; plan: Plan }
   | { step: 'confirm'; error: string }
+type Counts = Preview['counts']
+type Job = {
+  id: string
+  fileName: string
+  status: 'running' | 'succeeded' | 'failed'
+  bytesRead: number
+  bytesTotal: number
+  counts: Counts
+  errorsKey: string | null
+  message: string | null
+}
+type JobPage = { job: Job; errorsHref: string | null }
 
 let adminCookie: string
 
@@ -40,6 +66,9 @@ afterEach(() => {
   delete process.env.UPLOAD_MAX_IMPORT_MB
   resetEnvCache()
 })
+
+// no import may still be writing when the file's database goes
+afterAll(() => importJobsSettled())
 
 /**
  * The page's upload form, posted. The body is read through a stream of our own, so that a server
@@ -85,10 +114,42 @@ const confirm = (fields: Record<string, string>, cookie = adminCookie) =>
 
 const replyOf = async (response: Response) => (await response.json()) as Reply
 
-async function preview(response: Response) {
+async function dryRunOf(response: Response) {
   const reply = await replyOf(response)
   if (reply.step !== 'preview') throw new Error(`expected a dry run, got ${JSON.stringify(reply)}`)
-  return reply.preview
+  return reply
+}
+
+const preview = async (response: Response) => (await dryRunOf(response)).preview
+
+/** The job a confirm redirected to. */
+function jobIdOf(confirmed: Response) {
+  expect(confirmed.status).toBe(302)
+  const location = new URL(confirmed.headers.get('Location')!, BASE)
+  const match = /^\/admin\/users\/import\/([0-9a-f-]{36})$/.exec(location.pathname)
+  if (!match) throw new Error(`expected a redirect to an import job, got ${location.pathname}`)
+  return match[1]
+}
+
+const jobPageOf = (id: string, cookie = adminCookie) =>
+  call(jobPage.loader as never, `${PATH}/${id}`, { headers: { Cookie: cookie }, params: { jobId: id } })
+
+async function jobOf(id: string, cookie = adminCookie) {
+  const response = await jobPageOf(id, cookie)
+  expect(response.status).toBe(200)
+  return (await response.json()) as JobPage
+}
+
+/** The job's page once the import has ended, as the page's own refresh would find it. */
+async function ended(id: string) {
+  return vi.waitFor(
+    async () => {
+      const page = await jobOf(id)
+      if (page.job.status === 'running') throw new Error('still running')
+      return page
+    },
+    { timeout: 20_000, interval: 50 },
+  )
 }
 
 async function storedFiles(purpose: 'user_import' | 'import_errors') {
@@ -121,7 +182,25 @@ describe('the Import users page', () => {
     const before = await storedFiles('user_import')
     const response = await upload(text, { onExisting: 'skip', delimiter: 'auto' })
     expect(response.status).toBe(200)
-    const dryRun = await preview(response)
+    const reply = await dryRunOf(response)
+    const dryRun = reply.preview
+    // the rows to create, with their line and values; the failing row is not among them
+    expect(reply.plan).toEqual({
+      create: [
+        {
+          row: 2,
+          firstName: 'Adaline',
+          lastName: 'Lovelace',
+          email: emails[0],
+          userName: expect.stringMatching(/^ada/),
+          role: '',
+          courses: course.title,
+          programs: '',
+        },
+        expect.objectContaining({ row: 4, firstName: 'Cyrielle', email: emails[2] }),
+      ],
+      update: [],
+    })
     expect(dryRun.counts).toEqual({ rows: 3, created: 2, updated: 0, skipped: 0, assigned: 1, failed: 1 })
     expect(dryRun.problems).toEqual([{ row: 3, field: 'email', message: expect.stringMatching(/email/i) }])
     expect(dryRun.moreFailedRows).toBe(0)
@@ -133,23 +212,26 @@ describe('the Import users page', () => {
     expect(await StoredFile.findByPk(dryRun.key)).toMatchObject({ purpose: 'user_import', contentType: 'text/csv' })
   })
 
-  it('imports on confirm, redirects to the counts and serves the error CSV to the admin who ran it', async () => {
+  it('imports on confirm as a job, shows its counts and serves the error CSV to the admin who ran it', async () => {
     const course = await makeCourse()
     const { text, emails, t } = people(course.title)
     const dryRun = await preview(await upload(text, { invite: 'on' }))
     expect(dryRun.choices.invite).toBe(true)
 
-    const done = await confirm({ key: dryRun.key, onExisting: 'skip', delimiter: 'auto', invite: 'on' })
-    expect(done.status).toBe(302)
-    const location = new URL(done.headers.get('Location')!, BASE)
-    expect(location.pathname).toBe(PATH)
-    expect(Object.fromEntries(location.searchParams)).toMatchObject({
-      done: '1',
-      rows: '3',
-      created: '2',
-      failed: '1',
-      assigned: '1',
+    const id = jobIdOf(await confirm({ key: dryRun.key, onExisting: 'skip', delimiter: 'auto', invite: 'on' }))
+    // the job's page once the import has ended: the counts and the link to the error CSV
+    const { job, errorsHref } = await ended(id)
+    expect(job).toMatchObject({
+      id,
+      fileName: 'people.csv',
+      status: 'succeeded',
+      counts: { rows: 3, created: 2, updated: 0, skipped: 0, assigned: 1, failed: 1 },
+      message: null,
     })
+    expect(job.bytesRead).toBe(Buffer.byteLength(text))
+    expect(job.bytesTotal).toBe(Buffer.byteLength(text))
+    const key = job.errorsKey!
+    expect(errorsHref).toBe(`${PATH}/errors/${key}`)
     const ada = await account(emails[0])
     expect(ada).toMatchObject({ firstName: 'Adaline', roleId: 2, passwordHash: null })
     expect(await account(emails[2])).not.toBeNull()
@@ -171,14 +253,6 @@ describe('the Import users page', () => {
     expect(again.status).toBe(404)
     expect(await replyOf(again)).toMatchObject({ step: 'confirm', error: expect.stringMatching(/gone/) })
 
-    // the page after the redirect: the counts and the link to the error CSV
-    const page = await call(importPage.loader as never, `${location.pathname}${location.search}`, {
-      headers: { Cookie: adminCookie },
-    })
-    const key = location.searchParams.get('errors')!
-    expect(await page.json()).toMatchObject({
-      done: { counts: { created: 2, failed: 1 }, errorsHref: `${PATH}/errors/${key}` },
-    })
     const download = await call(errorsRoute.loader as never, `${PATH}/errors/${key}`, {
       headers: { Cookie: adminCookie },
       params: { key },
@@ -200,12 +274,9 @@ describe('the Import users page', () => {
       },
     ])
 
-    // another admin gets neither the link nor the file
+    // another admin gets neither the job nor the file
     const other = await sessionCookieFor((await makeAdmin()).userName)
-    const theirs = await call(importPage.loader as never, `${location.pathname}${location.search}`, {
-      headers: { Cookie: other },
-    })
-    expect(((await theirs.json()) as { done: { errorsHref: string | null } }).done.errorsHref).toBeNull()
+    expect((await jobPageOf(id, other)).status).toBe(404)
     const refused = await call(errorsRoute.loader as never, `${PATH}/errors/${key}`, {
       headers: { Cookie: other },
       params: { key },
@@ -247,10 +318,26 @@ describe('the Import users page', () => {
     const text = `firstName,lastName,email,userName\nRenamed,Person,${learner.email},${learner.userName}\n`
     const skipped = await preview(await upload(text))
     expect(skipped.counts).toMatchObject({ created: 0, updated: 0, skipped: 1 })
-    const updating = await preview(await upload(text, { onExisting: 'update' }))
+    const reply = await dryRunOf(await upload(text, { onExisting: 'update' }))
+    const updating = reply.preview
     expect(updating.counts).toMatchObject({ updated: 1, skipped: 0 })
-    const done = await confirm({ key: updating.key, onExisting: 'update' })
-    expect(new URL(done.headers.get('Location')!, BASE).searchParams.get('updated')).toBe('1')
+    expect(reply.plan).toEqual({
+      create: [],
+      update: [
+        {
+          row: 2,
+          firstName: 'Renamed',
+          lastName: 'Person',
+          email: learner.email,
+          userName: learner.userName,
+          role: '',
+          courses: '',
+          programs: '',
+        },
+      ],
+    })
+    const { job } = await ended(jobIdOf(await confirm({ key: updating.key, onExisting: 'update' })))
+    expect(job.counts).toMatchObject({ updated: 1, created: 0 })
     expect(await account(learner.email)).toMatchObject({ firstName: 'Renamed' })
   })
 
@@ -354,5 +441,165 @@ describe('the Import users page', () => {
       errors: { file: 'Choose a CSV file to import.' },
       values: { onExisting: 'update', invite: '', delimiter: 'auto' },
     })
+  })
+})
+
+/** `count` good learners, one a line from line 2; with `passwords`, one on every tenth (never to be shown). */
+function manyPeople(count: number, { passwords = false } = {}) {
+  const t = tag()
+  const rows = Array.from({ length: count }, (_, i) =>
+    [
+      'Person',
+      'Many',
+      `p${i}.${t}@example.com`,
+      `p${i}.${t}`,
+      passwords && i % 10 === 0 ? `Hidden-pass${i}!` : '',
+    ].join(','),
+  )
+  const text = `${['firstName,lastName,email,userName,password', ...rows].join('\n')}\n`
+  return { text, email: (i: number) => `p${i}.${t}@example.com`, userName: (i: number) => `p${i}.${t}` }
+}
+
+async function jobsCount() {
+  const [row] = await (
+    await sequelize()
+  ).query<{ n: number }>('SELECT count(*)::int AS n FROM import_jobs', { type: QueryTypes.SELECT })
+  return row.n
+}
+
+describe('the import job', () => {
+  it('shows the first 50 rows to create, never a password, and how many more there are', async () => {
+    const { text } = manyPeople(60, { passwords: true })
+    const response = await upload(text)
+    const reply = await dryRunOf(response)
+    expect(reply.preview.counts).toMatchObject({ rows: 60, created: 60 })
+    expect(reply.plan.create).toHaveLength(50)
+    expect(reply.plan.create.map((r) => r.row)).toEqual(Array.from({ length: 50 }, (_, i) => i + 2))
+    expect(reply.plan.create[0]).not.toHaveProperty('password')
+    expect(JSON.stringify(reply)).not.toMatch(/Hidden-pass/)
+  })
+
+  it('records its progress while it runs, and its counts at the end; a second confirm watches the same job', async () => {
+    const { text, email, userName } = manyPeople(1500)
+    const dryRun = await preview(await upload(text))
+    expect(dryRun.counts).toMatchObject({ rows: 1500, created: 1500, failed: 0 })
+
+    // An account with row 1,200's email, written but not committed: the import's second batch (rows
+    // 1,001–1,500) waits on it, so the job is seen between its batches.
+    const sql = await sequelize()
+    const holding = await sql.transaction()
+    try {
+      await sql.query(
+        `INSERT INTO users (first_name, last_name, user_name, email, role_id) VALUES ('Held', 'Back', $1, $2, 2)`,
+        { bind: [`held${userName(1198)}`, email(1198)], transaction: holding },
+      )
+      const id = jobIdOf(await confirm({ key: dryRun.key }))
+      const midway = await vi.waitFor(
+        async () => {
+          const page = await jobOf(id)
+          if (page.job.counts.rows < 1000) throw new Error('first batch not recorded yet')
+          return page
+        },
+        { timeout: 20_000, interval: 50 },
+      )
+      expect(midway.job).toMatchObject({
+        status: 'running',
+        counts: { rows: 1000, created: 1000, failed: 0 },
+        errorsKey: null,
+      })
+      expect(midway.job.bytesRead).toBeGreaterThan(0)
+      expect(midway.job.bytesRead).toBeLessThan(midway.job.bytesTotal)
+      expect(midway.job.bytesTotal).toBe(Buffer.byteLength(text))
+      expect(await account(email(999))).not.toBeNull()
+      expect(await account(email(1000))).toBeNull()
+
+      // confirming again while it runs starts nothing: the same job is shown
+      const jobs = await jobsCount()
+      expect(jobIdOf(await confirm({ key: dryRun.key }))).toBe(id)
+      expect(await jobsCount()).toBe(jobs)
+
+      await holding.rollback()
+      const { job, errorsHref } = await ended(id)
+      expect(job).toMatchObject({
+        status: 'succeeded',
+        counts: { rows: 1500, created: 1500, updated: 0, skipped: 0, failed: 0 },
+        bytesRead: Buffer.byteLength(text),
+        errorsKey: null,
+      })
+      expect(errorsHref).toBeNull()
+      expect(await account(email(1499))).not.toBeNull()
+    } finally {
+      await holding.rollback().catch(() => undefined)
+    }
+  })
+
+  it('is the admin’s who started it: coaches and learners are turned away, others find no such job', async () => {
+    const { text } = manyPeople(2)
+    const dryRun = await preview(await upload(text))
+    const coach = await sessionCookieFor((await makeCoach()).userName)
+    const learner = await sessionCookieFor((await makeLearner()).userName)
+    const jobs = await jobsCount()
+    for (const [cookie, where] of [
+      [coach, '/admin/users'],
+      [learner, '/courses'],
+    ]) {
+      const started = await confirm({ key: dryRun.key }, cookie)
+      expect(started.status).toBe(302)
+      expect(started.headers.get('Location')).toBe(where)
+    }
+    expect(await jobsCount()).toBe(jobs)
+
+    const id = jobIdOf(await confirm({ key: dryRun.key }))
+    const { job } = await ended(id)
+    for (const [cookie, where] of [
+      [coach, '/admin/users'],
+      [learner, '/courses'],
+    ]) {
+      const page = await jobPageOf(id, cookie)
+      expect(page.status).toBe(302)
+      expect(page.headers.get('Location')).toBe(where)
+    }
+    expect(await toastOf(await jobPageOf(id, coach))).toMatchObject({ message: 'Only admins can manage people.' })
+    const other = await sessionCookieFor((await makeAdmin()).userName)
+    expect((await jobPageOf(id, other)).status).toBe(404)
+    // an id that names no job, names nothing, or names something else (the upload, a course) is not found
+    const course = await makeCourse()
+    for (const unknown of ['00000000-0000-4000-8000-000000000000', 'not-a-job', dryRun.key, course.id]) {
+      const page = await jobPageOf(unknown)
+      expect(page.status).toBe(404)
+      expect(await page.json()).toEqual({ message: expect.stringMatching(/no such import/) })
+    }
+    expect(job.status).toBe('succeeded')
+  })
+
+  it('reads as failed once its process has not renewed the lease for two minutes', async () => {
+    const admin = await makeAdmin()
+    const cookie = await sessionCookieFor(admin.userName)
+    const sql = await sequelize()
+    const insert = (heartbeatAgo: string) =>
+      sql.query<{ id: string }>(
+        `INSERT INTO import_jobs (started_by, file_name, on_existing, bytes_total, bytes_read, rows, created, started_at,
+           heartbeat_at)
+         VALUES ($1, 'big.csv', 'skip', 10000, 4000, 2000, 2000, now() - interval '10 minutes', now() - $2::interval)
+         RETURNING id`,
+        { bind: [admin.id, heartbeatAgo], type: QueryTypes.SELECT },
+      )
+    const [alive] = await insert('30 seconds')
+    const [dead] = await insert('3 minutes')
+
+    expect((await jobOf(alive.id, cookie)).job).toMatchObject({ status: 'running', message: null })
+    const { job } = await jobOf(dead.id, cookie)
+    expect(job).toMatchObject({
+      status: 'failed',
+      counts: { rows: 2000, created: 2000 },
+      message: expect.stringMatching(/server running it went away.*rows counted here were imported/),
+    })
+    // recorded, not only shown: the row says failed, with when it was found dead
+    const [row] = await sql.query<{ status: string; finished_at: Date | null }>(
+      'SELECT status, finished_at FROM import_jobs WHERE id = $1',
+      { bind: [dead.id], type: QueryTypes.SELECT },
+    )
+    expect(row.status).toBe('failed')
+    expect(row.finished_at).not.toBeNull()
   })
 })

@@ -33,6 +33,8 @@ export type ImportOutcome = {
   counts: ImportResult['counts']
   /** the error CSV's key when rows failed */
   errorsKey: string | null
+  /** why the file was read no further, when it broke off */
+  stopped: string | null
 }
 
 const mayImport = (actor: Actor) => {
@@ -50,14 +52,20 @@ const problemsOf = (result: ImportResult) => {
   return { problems, moreFailedRows: Math.max(0, result.counts.failed - listed) }
 }
 
-/** The stored upload behind `key`, when this admin uploaded it for an import. */
-async function uploadOf(actor: Actor, key: string) {
+/** The stored upload's row behind `key`, when this admin uploaded it for an import. */
+async function uploadRowOf(actor: Actor, key: string) {
   const { StoredFile } = await db()
   const file = await StoredFile.findByPk(key)
   if (!file || file.purpose !== 'user_import' || file.uploadedBy !== actor.id) {
     const message = 'The uploaded file is gone (imported already, or not yours); upload it again.'
     throw new ServiceError(404, message, { [FILE_FIELD]: message })
   }
+  return file
+}
+
+/** The stored upload behind `key`, when this admin uploaded it for an import, opened. */
+async function uploadOf(actor: Actor, key: string) {
+  const file = await uploadRowOf(actor, key)
   const stored = await storage().get(key)
   if (!stored) throw notFound('The uploaded file is gone; upload it again.')
   return { file, body: stored.body }
@@ -86,11 +94,23 @@ export async function previewUpload(actor: Actor, input: unknown): Promise<Impor
   }
 }
 
+/** Step 3 checked before it starts: the confirmed choices, and the upload they name (this admin's). */
+export async function checkConfirmed(actor: Actor, input: unknown) {
+  mayImport(actor)
+  const choices = ImportConfirmSchema.parse(input)
+  await uploadRowOf(actor, choices.key)
+  return choices
+}
+
 /**
  * Step 3: import the confirmed file for real, queueing invitations when asked. Failing rows go to an
  * error CSV kept as a stored file of this admin's; the uploaded file is removed once the import ran.
  */
-export async function confirmImport(actor: Actor, input: unknown): Promise<ImportOutcome> {
+export async function confirmImport(
+  actor: Actor,
+  input: unknown,
+  { onProgress }: Pick<ImportOptions, 'onProgress'> = {},
+): Promise<ImportOutcome> {
   mayImport(actor)
   const choices = ImportConfirmSchema.parse(input)
   const { file, body } = await uploadOf(actor, choices.key)
@@ -99,7 +119,7 @@ export async function confirmImport(actor: Actor, input: unknown): Promise<Impor
   try {
     const errorsFile = path.join(dir, 'errors.csv')
     const result = await writeFileAtomically(errorsFile, (errorSink) =>
-      importUsers(actor, body, { ...optionsOf(choices), onInvite, errorSink }),
+      importUsers(actor, body, { ...optionsOf(choices), onInvite, errorSink, onProgress }),
     )
     let errorsKey: string | null = null
     if (result.counts.failed > 0 || result.stopped) {
@@ -114,7 +134,7 @@ export async function confirmImport(actor: Actor, input: unknown): Promise<Impor
       errorsKey = stored.key
     }
     await removeStoredFile(choices.key)
-    return { counts: result.counts, errorsKey }
+    return { counts: result.counts, errorsKey, stopped: result.stopped?.message ?? null }
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
@@ -138,11 +158,4 @@ export async function openImportErrors(actor: Actor, key: string) {
   const stored = await storage().get(key)
   if (!stored) throw notFound('This error file is gone; errors are kept for a day after an import.')
   return { body: stored.body, size: stored.size, name: file.name, contentType: 'text/csv; charset=utf-8' }
-}
-
-/** Whether `key` names an error CSV of this admin's (the page shows the link only then). */
-export async function isOwnImportErrors(actor: Actor, key: string) {
-  const { StoredFile } = await db()
-  const file = await StoredFile.findByPk(key)
-  return Boolean(file && file.purpose === 'import_errors' && file.uploadedBy === actor.id)
 }

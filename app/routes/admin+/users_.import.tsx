@@ -6,42 +6,27 @@ import { Spinner } from '#app/components/ui/spinner.tsx'
 import { isServiceError } from '#app/modules/errors.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { FILE_FIELD, type ImportChoices } from '#app/modules/users/import-schema.ts'
-import {
-  confirmImport,
-  isOwnImportErrors,
-  previewUpload,
-  type ImportPreview,
-} from '#app/modules/users/import-files.server.ts'
+import { previewUpload, type ImportPreview } from '#app/modules/users/import-files.server.ts'
+import { startImportJob } from '#app/modules/users/import-jobs.server.ts'
+import { planImport, type ImportPlan, type PlannedRow } from '#app/modules/users/import-plan.server.ts'
 import { receiveForm } from '#app/modules/files/upload.server.ts'
 import { fieldErrors } from '#app/utils/api.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { discardUpload, readForm } from '#app/utils/forms.server.ts'
 import { requirePeopleManager } from '#app/utils/session.server.ts'
+import { CountList, IMPORT_PATH as PATH, plural } from './__import-parts.tsx'
 
 // Import users (admins and the super admin): 1. upload a CSV file with the import's options; 2. see
-// the dry run of it — counts and failing rows — and confirm; 3. the import runs and the page shows
-// its counts (after a redirect, so a reload imports nothing twice) with the error CSV to download.
-// Plain forms all through: it works without JavaScript.
+// the dry run of it — counts, the first rows to create and to update, the failing rows — and confirm;
+// 3. the import starts as a job and the page redirects to its progress (users_.import_.$jobId.tsx),
+// which ends with the counts and the error CSV to download. Plain forms all through: it works without
+// JavaScript.
 
 export const meta: MetaFunction = () => [{ title: `Import users · ${PRODUCT_NAME}` }]
 
-const PATH = '/admin/users/import'
-const COUNTS = ['rows', 'created', 'updated', 'skipped', 'assigned', 'failed'] as const
-type Counts = Record<(typeof COUNTS)[number], number>
-
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requirePeopleManager(request, '/admin/users')
-  const params = new URL(request.url).searchParams
-  let done: { counts: Counts; errorsHref: string | null } | null = null
-  if (params.get('done') === '1') {
-    const counts = Object.fromEntries(
-      COUNTS.map((name) => [name, Math.max(0, Math.trunc(Number(params.get(name)) || 0))]),
-    ) as Counts
-    const errors = params.get('errors') ?? ''
-    const errorsHref = errors && (await isOwnImportErrors(user, errors)) ? `${PATH}/errors/${errors}` : null
-    done = { counts, errorsHref }
-  }
-  return json({ upload: uploadRules('userImport'), done })
+  await requirePeopleManager(request, '/admin/users')
+  return json({ upload: uploadRules('userImport') })
 }
 
 type UploadReply = {
@@ -49,7 +34,7 @@ type UploadReply = {
   errors: Record<string, string>
   values: Record<string, string>
 }
-type PreviewReply = { step: 'preview'; preview: ImportPreview }
+type PreviewReply = { step: 'preview'; preview: ImportPreview; plan: ImportPlan }
 type ConfirmReply = { step: 'confirm'; error: string }
 type Reply = UploadReply | PreviewReply | ConfirmReply
 
@@ -87,7 +72,8 @@ async function upload(request: Request, user: User) {
   }
   try {
     const preview = await previewUpload(user, { ...fields, [FILE_FIELD]: file.key })
-    return json<Reply>({ step: 'preview', preview })
+    const plan = await planImport(user, preview)
+    return json<Reply>({ step: 'preview', preview, plan })
   } catch (error) {
     await discardUpload(file)
     const { status, errors } = errorsOf(error)
@@ -95,15 +81,12 @@ async function upload(request: Request, user: User) {
   }
 }
 
-/** Step 2 → 3: the import for real, then a redirect to its counts. */
+/** Step 2 → 3: the import starts as a job; a redirect to its progress (a reload imports nothing twice). */
 async function confirm(request: Request, user: User) {
   const form = await readForm(request)
   try {
-    const { counts, errorsKey } = await confirmImport(user, Object.fromEntries(form))
-    const params = new URLSearchParams({ done: '1' })
-    for (const name of COUNTS) params.set(name, String(counts[name]))
-    if (errorsKey) params.set('errors', errorsKey)
-    return redirect(`${PATH}?${params}`)
+    const job = await startImportJob(user, Object.fromEntries(form))
+    return redirect(`${PATH}/${job.id}`)
   } catch (error) {
     const { status, errors } = errorsOf(error)
     return json<Reply>({ step: 'confirm', error: Object.values(errors)[0] ?? 'The import failed.' }, { status })
@@ -118,7 +101,7 @@ const choicesOf = (fields: Record<string, string>) => ({
 })
 
 export default function ImportUsers() {
-  const { upload, done } = useLoaderData<typeof loader>()
+  const { upload } = useLoaderData<typeof loader>()
   const reply = useActionData<typeof action>() as Reply | undefined
   return (
     <div className="max-w-3xl">
@@ -129,7 +112,7 @@ export default function ImportUsers() {
       </p>
       <h1 className="mt-2 text-2xl font-bold">Import users</h1>
       {reply?.step === 'preview' ? (
-        <DryRun preview={reply.preview} />
+        <DryRun preview={reply.preview} plan={reply.plan} />
       ) : reply?.step === 'confirm' ? (
         <section aria-labelledby="import-failed" className="card mt-6 p-4 sm:p-6">
           <h2 id="import-failed" className="text-lg font-semibold">
@@ -144,8 +127,6 @@ export default function ImportUsers() {
             </Link>
           </p>
         </section>
-      ) : done && !reply ? (
-        <Done counts={done.counts} errorsHref={done.errorsHref} />
       ) : (
         <UploadForm upload={upload} reply={reply?.step === 'upload' ? reply : undefined} />
       )}
@@ -243,24 +224,70 @@ function UploadForm({ upload, reply }: { upload: { accept: string; hint: string 
   )
 }
 
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+const cell = 'px-3 py-2 align-top'
+const head = 'px-3 py-2 font-semibold'
 
-function CountList({ items }: { items: [string, number][] }) {
+/** The first rows the import would create or update, and how many more there are. */
+function PlannedRows({ kind, rows, total }: { kind: 'create' | 'update'; rows: PlannedRow[]; total: number }) {
+  if (total === 0) return null
+  const title = kind === 'create' ? 'Accounts to create' : 'Accounts to update'
+  const id = `planned-${kind}`
   return (
-    <dl className="mt-4 grid grid-cols-2 gap-3 sm:grid-cols-4">
-      {items.map(([label, value]) => (
-        <div key={label} className="rounded-lg bg-slate-50 p-3">
-          <dt className="text-xs font-medium text-slate-600">{label}</dt>
-          <dd className="text-xl font-semibold" data-count={label}>
-            {value}
-          </dd>
-        </div>
-      ))}
-    </dl>
+    <>
+      <h3 id={id} className="mt-6 font-semibold">
+        {title}
+      </h3>
+      {/* focusable, so that a keyboard can scroll the table sideways on a narrow screen */}
+      <div className="mt-2 overflow-x-auto" role="region" aria-labelledby={id} tabIndex={0}>
+        <table aria-labelledby={id} className="min-w-full divide-y divide-slate-200 text-left text-sm">
+          <thead className="bg-slate-50">
+            <tr>
+              <th scope="col" className={head}>
+                Line
+              </th>
+              <th scope="col" className={head}>
+                Name
+              </th>
+              <th scope="col" className={head}>
+                Email
+              </th>
+              <th scope="col" className={head}>
+                Username
+              </th>
+              <th scope="col" className={head}>
+                Role
+              </th>
+              <th scope="col" className={head}>
+                Courses and programs
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {rows.map((r) => (
+              <tr key={r.row}>
+                <td className={`${cell} tabular-nums`}>{r.row}</td>
+                <td className={cell}>
+                  {r.firstName} {r.lastName}
+                </td>
+                <td className={`${cell} break-all`}>{r.email}</td>
+                <td className={`${cell} break-all`}>{r.userName}</td>
+                <td className={cell}>{r.role || (kind === 'create' ? 'learner' : 'unchanged')}</td>
+                <td className={cell}>{[r.courses, r.programs].filter(Boolean).join('; ') || '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {total > rows.length ? (
+        <p className="mt-2 text-sm">
+          … and {plural(total - rows.length, 'more account')} to {kind}.
+        </p>
+      ) : null}
+    </>
   )
 }
 
-function DryRun({ preview }: { preview: ImportPreview }) {
+function DryRun({ preview, plan }: { preview: ImportPreview; plan: ImportPlan }) {
   const navigation = useNavigation()
   const busy = navigation.state === 'submitting' && navigation.formEncType !== 'multipart/form-data'
   const { counts, problems, choices } = preview
@@ -280,6 +307,8 @@ function DryRun({ preview }: { preview: ImportPreview }) {
         ]}
       />
       <p className="mt-2 text-sm text-slate-600">{plural(counts.assigned, 'course or program assignment')} to add.</p>
+      <PlannedRows kind="create" rows={plan.create} total={counts.created} />
+      <PlannedRows kind="update" rows={plan.update} total={counts.updated} />
       {problems.length > 0 ? (
         <>
           <h3 className="mt-6 font-semibold">Rows that will not be imported</h3>
@@ -324,7 +353,7 @@ function DryRun({ preview }: { preview: ImportPreview }) {
             <ConfirmFields choices={choices} />
             <button type="submit" className="btn-primary" disabled={busy} aria-disabled={busy}>
               {busy ? <Spinner label={null} /> : null}
-              {busy ? 'Importing…' : 'Confirm import'}
+              {busy ? 'Starting the import…' : 'Confirm import'}
             </button>
           </Form>
         ) : (
@@ -347,44 +376,6 @@ function ConfirmFields({ choices }: { choices: ImportChoices }) {
       <input type="hidden" name="delimiter" value={choices.delimiter} />
       {choices.invite ? <input type="hidden" name="invite" value="on" /> : null}
     </>
-  )
-}
-
-function Done({ counts, errorsHref }: { counts: Counts; errorsHref: string | null }) {
-  return (
-    <section aria-labelledby="import-done" className="card mt-6 p-4 sm:p-6">
-      <h2 id="import-done" className="text-lg font-semibold">
-        Import finished
-      </h2>
-      <p role="status" className="mt-1 text-sm text-slate-600">
-        {plural(counts.rows, 'row')} read: {counts.created} created, {counts.updated} updated, {counts.skipped} skipped,{' '}
-        {counts.failed} failed; {plural(counts.assigned, 'assignment')} added.
-      </p>
-      <CountList
-        items={[
-          ['Created', counts.created],
-          ['Updated', counts.updated],
-          ['Skipped', counts.skipped],
-          ['Failed', counts.failed],
-        ]}
-      />
-      <div className="mt-6 flex flex-wrap items-center gap-3">
-        {errorsHref ? (
-          // a plain link: the download is a file, not a page
-          <a href={errorsHref} className="btn-secondary" download>
-            Download the error CSV<span className="sr-only"> ({plural(counts.failed, 'failed row')})</span>
-          </a>
-        ) : counts.failed > 0 ? (
-          <p className="text-sm">The error file is no longer kept (errors are kept for a day).</p>
-        ) : null}
-        <Link to="/admin/users" className="btn-primary">
-          Users List
-        </Link>
-        <Link to={PATH} className="text-sm underline">
-          Import another file
-        </Link>
-      </div>
-    </section>
   )
 }
 
