@@ -2,6 +2,7 @@
 import { readConfig } from '@remix-run/dev/dist/config.js'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { documentedAnswer, documentedCalls, openApiDocument } from '#app/modules/api-docs/openapi.server.ts'
+import { REFERENCE_PAGE_POLICY } from '#app/modules/api-docs/reference-page.server.ts'
 import {
   assignCourse,
   makeAdmin,
@@ -25,8 +26,8 @@ const moduleOf = (file: string) => {
   return module
 }
 
-/** Not a call of the API: the catch-all 404. */
-const NOT_CALLS = ['routes/api+/$.ts']
+/** Not calls of the API: the catch-all 404 and the reference page with its files. */
+const NOT_CALLS = ['routes/api+/$.ts', 'routes/api+/docs.ts', 'routes/api+/docs_.$file.ts']
 
 let routeList: Promise<{ file: string; path: string }[]> | undefined
 /** Every /api route file with its URL path as remix-flat-routes makes it, `{name}` for a path value. */
@@ -98,6 +99,30 @@ describe('the OpenAPI document and the /api routes', () => {
     expect(await response.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument())))
   })
 
+  it('serves a reference page at /api/docs whose every file comes from this server', async () => {
+    const page = await call(moduleOf('routes/api+/docs.ts').loader, '/api/docs')
+    expect(page.status).toBe(200)
+    expect(page.headers.get('Content-Security-Policy')).toBe(REFERENCE_PAGE_POLICY)
+    const html = await page.text()
+    const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])
+    expect(urls.filter((url) => !url.startsWith('/'))).toEqual([])
+    const files = urls.filter((url) => url.startsWith('/api/docs/'))
+    expect(files).toEqual(['/api/docs/swagger-ui.css', '/api/docs/swagger-ui-bundle.js', '/api/docs/reference.js'])
+    const fileRoute = moduleOf('routes/api+/docs_.$file.ts')
+    for (const url of files) {
+      const response = await call(fileRoute.loader, url, { params: { file: url.split('/').at(-1) ?? '' } })
+      expect(response.status, url).toBe(200)
+      expect(response.headers.get('Content-Type'), url).toMatch(
+        url.endsWith('.css') ? /^text\/css/ : /^text\/javascript/,
+      )
+      expect((await response.arrayBuffer()).byteLength, url).toBe(Number(response.headers.get('Content-Length')))
+    }
+    expect(
+      await (await call(fileRoute.loader, '/api/docs/reference.js', { params: { file: 'reference.js' } })).text(),
+    ).toContain("url: '/api/openapi.json'")
+    const other = await call(fileRoute.loader, '/api/docs/package.json', { params: { file: 'package.json' } })
+    expect(other.status).toBe(404)
+  })
 })
 
 describe('real answers match the documented schemas', () => {
