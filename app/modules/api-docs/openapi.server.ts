@@ -1,0 +1,667 @@
+import {
+  OpenApiGeneratorV31,
+  OpenAPIRegistry,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi'
+import { z, type AnyZodObject, type ZodTypeAny } from 'zod'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { AccessLogFilterSchema } from '../access-log/schema.ts'
+import { UploadAssessmentSchema } from '../assessments/schema.ts'
+import { AssignCourseSchema, AssignProgramSchema } from '../assignments/schema.ts'
+import { ForgotPasswordSchema, LoginSchema } from '../auth/schema.ts'
+import { CheckBridgeCourseSchema } from '../bridge/schema.ts'
+import {
+  AddDocumentSchema,
+  EditCourseSchema,
+  EditDocumentSchema,
+  EditVideoSchema,
+  NewCourseSchema,
+  NewVideoSchema,
+  ReorderSchema,
+} from '../content/schema.ts'
+import { NewProgramSchema } from '../programs/schema.ts'
+import {
+  AccessLogPingSchema,
+  VideoAuditSchema,
+  VideoProgressSchema,
+  VideosProgressQuerySchema,
+} from '../progress/schema.ts'
+import {
+  NewCoachSchema,
+  NewPasswordSchema,
+  PasswordChangeSchema,
+  ProfileSchema,
+  RegisterSchema,
+} from '../users/schema.ts'
+import {
+  AccessLogEntry,
+  Account,
+  ApiError,
+  AssignedCourse,
+  Assessment,
+  CatalogueCourse,
+  CourseDetail,
+  Document,
+  ExpandedAssessment,
+  FileInfo,
+  IdAndTitle,
+  listOf,
+  Message,
+  OpenApiDocument,
+  Profile,
+  Program,
+  ProgressAnswer,
+  UserRow,
+  Video,
+  VideoProgressRecord,
+} from './responses.server.ts'
+
+// The /api as partners read it: every call with who may make it, its path values, query and body,
+// and its answers. Bodies are the very zod schemas the services validate with (ADR 011), so the
+// document cannot drift from the rules; answers are the schemas of responses.server.ts.
+// tests/integration/openapi.test.ts holds this list and the route files to each other.
+
+/** Who may make a call; the service checks again. */
+const WHO = {
+  anyone: 'Anyone: no token needed.',
+  signedIn: 'Any signed-in user.',
+  adminSide: 'The admin side: super admin, admins and coaches.',
+  admins: 'Admins and the super admin.',
+  uploaders: 'Admins and the super admin (course documents and scenarios), and learners (their assessments).',
+  learners: 'Learners only.',
+} as const
+type Who = keyof typeof WHO
+
+type Status = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429
+const REFUSALS: Record<Status, string> = {
+  400: 'The request is not valid: `message` says why, `errors` names the fields.',
+  401: 'No token, or an expired or revoked one: sign in again.',
+  403: 'The caller may not do this.',
+  404: 'Nothing with that id.',
+  409: 'It conflicts with what is stored.',
+  413: 'The file or body is too large.',
+  415: 'The file is not of an accepted type.',
+  429: 'Too many attempts or reports; wait and try again.',
+}
+
+type Call = {
+  method: 'get' | 'post' | 'put' | 'delete'
+  path: `/api/${string}`
+  summary: string
+  description?: string
+  who: Who
+  params?: AnyZodObject
+  query?: AnyZodObject
+  /** a JSON body; `{ multipart }` names the form field that carries the file */
+  body?: ZodTypeAny | { multipart: string; also?: string }
+  /** the 200 answer */
+  ok: ZodTypeAny
+  /** refusals beyond the ones `who` and a body imply */
+  refusals?: Status[]
+  /** a 400 answer with more than `{ message, errors }` */
+  invalidAnswer?: ZodTypeAny
+}
+
+const uuid = z.string().uuid()
+const ids = <K extends string>(...names: K[]) =>
+  z.object(Object.fromEntries(names.map((name) => [name, uuid])) as { [P in K]: typeof uuid })
+
+/** ?page=&size= (both or neither; pageQuery in api.server.ts) and, for searchable lists, ?q=. */
+const PAGE = z.object({
+  page: z.number().int().min(1).max(9_999_999).optional().openapi({ description: 'from 1; give size too' }),
+  size: z.number().int().min(1).max(500).optional().openapi({ description: '1 to 500; give page too' }),
+})
+const SEARCHABLE_PAGE = PAGE.extend({ q: z.string().optional().openapi({ description: 'part of a name' }) })
+
+const registry = new OpenAPIRegistry()
+const bearer = registry.registerComponent('securitySchemes', 'bearer', {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'JWT',
+  description: 'The token from POST /api/user/login.',
+})
+
+function call(c: Call) {
+  const refusals = new Set<Status>(c.refusals)
+  if (c.body || c.query || c.params) refusals.add(400)
+  if (c.body) refusals.add(413)
+  if (c.who !== 'anyone') refusals.add(401)
+  if (c.who !== 'anyone' && c.who !== 'signedIn') refusals.add(403)
+  const responses: RouteConfig['responses'] = {
+    200: { description: c.summary, content: { 'application/json': { schema: c.ok } } },
+  }
+  for (const status of [...refusals].sort((a, b) => a - b)) {
+    const schema = status === 400 && c.invalidAnswer ? c.invalidAnswer : ApiError
+    responses[status] = { description: REFUSALS[status], content: { 'application/json': { schema } } }
+  }
+  registry.registerPath({
+    method: c.method,
+    path: c.path,
+    summary: c.summary,
+    description: [WHO[c.who], c.description].filter(Boolean).join('\n\n'),
+    // by the part after /api/ (user, category …); this document's own path has none
+    tags: [c.path.split('/').length > 3 ? c.path.split('/')[2] : 'reference'],
+    security: c.who === 'anyone' ? [] : [{ [bearer.name]: [] }],
+    request: {
+      params: c.params,
+      query: c.query,
+      body: c.body === undefined ? undefined : requestBody(c.body),
+    },
+    responses,
+  })
+}
+
+function requestBody(body: NonNullable<Call['body']>) {
+  if (!('multipart' in body)) return { required: true, content: { 'application/json': { schema: body } } }
+  const file = z.string().openapi({ type: 'string', format: 'binary', description: 'the file itself' })
+  const fields = { [body.multipart]: body.also ? file.optional() : file }
+  if (body.also) fields[body.also] = file.optional().openapi({ description: `another name for ${body.multipart}` })
+  return { required: true, content: { 'multipart/form-data': { schema: z.object(fields) } } }
+}
+
+const message = <T extends z.ZodRawShape>(shape: T) => z.object({ message: z.string(), ...shape }).strict()
+
+// ——— /api/user ———
+
+call({
+  method: 'post',
+  path: '/api/user/login',
+  summary: 'Sign in: a token for the other calls',
+  description:
+    '`email` takes an email or a username. After ten failures for one account within 15 minutes, sign-in ' +
+    'answers 429 until the window moves on.',
+  who: 'anyone',
+  body: LoginSchema,
+  ok: z.object({ token: z.string() }).strict(),
+  refusals: [401, 429],
+})
+call({
+  method: 'post',
+  path: '/api/user/forgotPassword',
+  summary: 'Mail a password-reset link',
+  description: 'The same answer whether or not an account matches.',
+  who: 'anyone',
+  body: ForgotPasswordSchema,
+  ok: Message,
+})
+call({
+  method: 'post',
+  path: '/api/user/resetPassword/{token}',
+  summary: 'Set a new password with the link from the reset mail',
+  description: 'An unknown, used or expired link answers 400. The field may also be called `newPassword`.',
+  who: 'anyone',
+  params: z.object({ token: z.string() }),
+  body: NewPasswordSchema,
+  ok: Message,
+})
+call({
+  method: 'post',
+  path: '/api/user/register',
+  summary: 'Create a learner, or an admin',
+  description:
+    'No role means a learner; `role: "admin"` needs the super admin. The new user gets a mail with a link to ' +
+    'choose a password. A refusal repeats each field error at the top level, as the old client reads them.',
+  who: 'admins',
+  body: RegisterSchema,
+  ok: message({ user: Account }),
+  refusals: [409],
+  invalidAnswer: ApiError.catchall(z.string()).openapi('RegisterRefusal', {
+    description: 'The refusal, with each field error also under the field’s own name.',
+  }),
+})
+call({
+  method: 'post',
+  path: '/api/user/coach',
+  summary: 'Create a coach',
+  description: 'The coach gets a mail with a link to choose a password.',
+  who: 'admins',
+  body: NewCoachSchema,
+  ok: message({ coach: Account }),
+  refusals: [409],
+})
+call({
+  method: 'get',
+  path: '/api/user/profile',
+  summary: "The caller's own profile",
+  who: 'signedIn',
+  ok: z.object({ user: Profile }).strict(),
+})
+call({
+  method: 'get',
+  path: '/api/user/profile/{userId}',
+  summary: 'A profile: one’s own, or anyone’s for the admin side',
+  who: 'signedIn',
+  params: ids('userId'),
+  ok: z.object({ message: Profile }).strict(),
+  refusals: [403, 404],
+})
+call({
+  method: 'put',
+  path: '/api/user/editProfile',
+  summary: 'Change names and username',
+  description: '`userId` defaults to the caller. The email cannot change; if sent it must be the account’s own.',
+  who: 'signedIn',
+  body: ProfileSchema.extend({ userId: uuid.optional() }),
+  ok: message({ user: Account }),
+  refusals: [403, 404, 409],
+})
+call({
+  method: 'put',
+  path: '/api/user/profilePassword',
+  summary: 'Change one’s own password',
+  description:
+    'Every token and session of the account stops working: sign in again. `newPassword` is accepted for ' +
+    '`password`; `userId` defaults to the caller.',
+  who: 'signedIn',
+  body: z.intersection(PasswordChangeSchema, z.object({ userId: uuid.optional() })),
+  ok: Message,
+  refusals: [403],
+})
+call({
+  method: 'post',
+  path: '/api/user/postAccessLog',
+  summary: 'Record that the learner opened a page',
+  description: 'A ping repeated within a moment is not recorded twice (`recorded: false`).',
+  who: 'learners',
+  body: AccessLogPingSchema,
+  ok: message({ recorded: z.boolean() }),
+})
+for (const [kind, who] of [
+  ['admin', 'admins and super admins'],
+  ['user', 'learners'],
+] as const) {
+  call({
+    method: 'get',
+    path: `/api/user/usersList/${kind}`,
+    summary: `The ${who}, newest first`,
+    who: 'adminSide',
+    query: SEARCHABLE_PAGE,
+    ok: listOf('message', UserRow),
+  })
+}
+
+// ——— /api/category: courses and their contents ———
+
+call({
+  method: 'get',
+  path: '/api/category/courses',
+  summary: 'The catalogue: every course with its image and duration',
+  who: 'signedIn',
+  query: SEARCHABLE_PAGE,
+  ok: listOf('courses', CatalogueCourse),
+})
+call({
+  method: 'get',
+  path: '/api/category/coursesList',
+  summary: 'Ids and titles of every course, for pickers',
+  who: 'signedIn',
+  query: PAGE,
+  ok: listOf('courses', IdAndTitle),
+})
+call({
+  method: 'get',
+  path: '/api/category/course/{courseId}',
+  summary: 'A course with its videos, documents and scenarios',
+  description: 'A learner reads an assigned course, visible entries only; the admin side reads every course.',
+  who: 'signedIn',
+  params: ids('courseId'),
+  ok: z.object({ message: CourseDetail }).strict(),
+  refusals: [403, 404],
+})
+call({
+  method: 'get',
+  path: '/api/category/courseMeta/{courseId}',
+  summary: 'Every content entry of a course, videos first',
+  who: 'signedIn',
+  params: ids('courseId'),
+  ok: z.object({ data: z.array(z.union([Video, Document])) }).strict(),
+  refusals: [403, 404],
+})
+call({
+  method: 'get',
+  path: '/api/category/getDocuments/{courseId}',
+  summary: 'The documents, then the scenarios, of a course',
+  who: 'signedIn',
+  params: ids('courseId'),
+  ok: z.object({ data: z.array(Document) }).strict(),
+  refusals: [403, 404],
+})
+call({
+  method: 'get',
+  path: '/api/category/assignedCourses/{userId}',
+  summary: 'A learner’s courses with their progress',
+  description: 'A learner reads their own; the admin side anyone’s.',
+  who: 'signedIn',
+  params: ids('userId'),
+  ok: z.object({ message: z.object({ assignedCourses: z.array(AssignedCourse) }).strict() }).strict(),
+  refusals: [403, 404],
+})
+call({
+  method: 'post',
+  path: '/api/category/course',
+  summary: 'Create a course',
+  description: 'Upload the image first with addCourseImage and send its key.',
+  who: 'admins',
+  body: NewCourseSchema,
+  ok: message({ course: CourseDetail }),
+  refusals: [409],
+})
+call({
+  method: 'put',
+  path: '/api/category/editCourseDetails',
+  summary: 'Change a course’s title, description and image',
+  who: 'admins',
+  body: EditCourseSchema,
+  ok: message({ course: CourseDetail }),
+  refusals: [404, 409],
+})
+call({
+  method: 'post',
+  path: '/api/category/addCourseImage',
+  summary: 'Upload an image for a course or program',
+  description: 'png, gif or jpeg, checked by content. Attach it with a later call by its `key`.',
+  who: 'admins',
+  body: { multipart: 'courseImage', also: 'courseDocument' },
+  ok: message({ fileInfo: FileInfo }),
+  refusals: [415],
+})
+call({
+  method: 'post',
+  path: '/api/category/addCourseDocument',
+  summary: 'Upload a document, a scenario or an assessment',
+  description:
+    'An admin’s file becomes a course document or scenario (attach it with addDocument); a learner’s is their ' +
+    'assessment (register it with uploadAssignmentDocument). csv, pdf, docx, ppt or pptx, checked by content.',
+  who: 'uploaders',
+  body: { multipart: 'courseDocument' },
+  ok: message({ fileInfo: FileInfo }),
+  refusals: [415],
+})
+call({
+  method: 'post',
+  path: '/api/category/addDocument',
+  summary: 'Attach an uploaded document or scenario to a course',
+  who: 'admins',
+  body: AddDocumentSchema,
+  ok: message({ document: Document }),
+  refusals: [404, 409],
+})
+call({
+  method: 'put',
+  path: '/api/category/editDocumentOrder/{documentId}',
+  summary: 'Change a document: its file, visibility or place',
+  who: 'admins',
+  params: EditDocumentSchema.pick({ documentId: true }),
+  body: EditDocumentSchema.omit({ documentId: true }),
+  ok: message({ document: Document }),
+  refusals: [404, 409],
+})
+call({
+  method: 'put',
+  path: '/api/category/editDocumentOrder',
+  summary: 'Reorder every document (or every scenario) of a course',
+  who: 'admins',
+  body: ReorderSchema,
+  ok: Message,
+  refusals: [404],
+})
+call({
+  method: 'delete',
+  path: '/api/category/deleteDocument/{courseId}/{documentId}',
+  summary: 'Delete a document or scenario, with its file',
+  description: 'A scenario learners have submitted assessments against is kept (409).',
+  who: 'admins',
+  params: ids('courseId', 'documentId'),
+  ok: Message,
+  refusals: [404, 409],
+})
+call({
+  method: 'put',
+  path: '/api/category/courseVideo/{relatedCourseId}',
+  summary: 'Add a video to a course',
+  who: 'admins',
+  params: z.object({ relatedCourseId: NewVideoSchema.shape.relatedCourse }),
+  body: NewVideoSchema.omit({ relatedCourse: true }),
+  ok: message({ video: Video }),
+  refusals: [404],
+})
+call({
+  method: 'put',
+  path: '/api/category/editVideo/{videoId}',
+  summary: 'Change a video',
+  who: 'admins',
+  params: EditVideoSchema.pick({ videoId: true }),
+  body: EditVideoSchema.omit({ videoId: true }),
+  ok: message({ video: Video }),
+  refusals: [404],
+})
+call({
+  method: 'put',
+  path: '/api/category/editVideoOrder',
+  summary: 'Reorder every video of a course',
+  who: 'admins',
+  body: ReorderSchema,
+  ok: Message,
+  refusals: [404],
+})
+call({
+  method: 'delete',
+  path: '/api/category/deleteVideo/{courseId}/{videoId}',
+  summary: 'Delete a video',
+  description: 'Videos it was a prerequisite of lose that prerequisite, and are named in the message.',
+  who: 'admins',
+  params: ids('courseId', 'videoId'),
+  ok: Message,
+  refusals: [404],
+})
+call({
+  method: 'post',
+  path: '/api/category/assignCourse/{userId}',
+  summary: 'Assign a course to a learner',
+  description: 'Assigning twice is harmless.',
+  who: 'admins',
+  params: AssignCourseSchema.pick({ userId: true }),
+  body: AssignCourseSchema.omit({ userId: true }),
+  ok: Message,
+  refusals: [404],
+})
+
+// ——— /api/category: progress and the access log ———
+
+call({
+  method: 'post',
+  path: '/api/category/videoProgress',
+  summary: 'The player’s heartbeat: seconds really played',
+  description: 'More seconds than the time since the last heartbeat allows answer 429 and record nothing.',
+  who: 'learners',
+  body: VideoProgressSchema,
+  ok: ProgressAnswer,
+  refusals: [404, 429],
+})
+call({
+  method: 'post',
+  path: '/api/category/videoAudit',
+  summary: 'The player’s audit: how far the learner got',
+  who: 'learners',
+  body: VideoAuditSchema,
+  ok: Message,
+  refusals: [404],
+})
+call({
+  method: 'post',
+  path: '/api/category/getVideosProgress',
+  summary: 'A learner’s progress on each video of a course',
+  description: 'A learner reads their own; the admin side anyone’s.',
+  who: 'signedIn',
+  body: VideosProgressQuerySchema,
+  ok: z.object({ data: z.array(VideoProgressRecord) }).strict(),
+  refusals: [403],
+})
+call({
+  method: 'post',
+  path: '/api/category/accessLog',
+  summary: 'The access log: per learner and video, how far and when, newest first',
+  description: 'Dates are whole days, MM/dd/yyyy or yyyy-MM-dd, in `timeZone` (UTC by default).',
+  who: 'adminSide',
+  query: PAGE,
+  body: AccessLogFilterSchema,
+  ok: listOf('data', AccessLogEntry),
+})
+call({
+  method: 'get',
+  path: '/api/category/allusers',
+  summary: 'The access log without a filter',
+  who: 'adminSide',
+  query: PAGE,
+  ok: listOf('data', AccessLogEntry),
+})
+
+// ——— /api/program ———
+
+call({
+  method: 'get',
+  path: '/api/program/getPrograms',
+  summary: 'Every program with its courses, by name',
+  who: 'signedIn',
+  query: PAGE,
+  ok: listOf('data', Program),
+})
+call({
+  method: 'post',
+  path: '/api/program/createProgram',
+  summary: 'Create a program of existing courses, in the order given',
+  description: '`name` is accepted for `title`, and `relatedCourse` for `courses`.',
+  who: 'admins',
+  body: NewProgramSchema,
+  ok: message({ program: Program }),
+  refusals: [409],
+})
+call({
+  method: 'put',
+  path: '/api/program/assignProgram',
+  summary: 'Assign a program, and so every course of it, to a learner',
+  description: 'Assigning twice is harmless.',
+  who: 'admins',
+  body: AssignProgramSchema,
+  ok: Message,
+  refusals: [404],
+})
+
+// ——— /api/assignmentDocuments: learners' assessments ———
+
+call({
+  method: 'post',
+  path: '/api/assignmentDocuments/uploadAssignmentDocument',
+  summary: 'Register an uploaded assessment against a scenario',
+  description: 'Upload the file first with addCourseDocument and send its key as `document`.',
+  who: 'learners',
+  body: UploadAssessmentSchema,
+  ok: message({ data: Assessment }),
+  refusals: [409],
+})
+call({
+  method: 'get',
+  path: '/api/assignmentDocuments/getAssignmentDocuments',
+  summary: 'Every learner’s assessments, newest first',
+  who: 'adminSide',
+  query: SEARCHABLE_PAGE,
+  ok: listOf('data', ExpandedAssessment),
+})
+call({
+  method: 'get',
+  path: '/api/assignmentDocuments/getAssignmentDocumentsByCourseAndUser/{courseId}/{userId}',
+  summary: 'One learner’s assessments for one course',
+  description: 'A learner reads their own; the admin side anyone’s.',
+  who: 'signedIn',
+  params: ids('courseId', 'userId'),
+  ok: z.object({ data: z.array(Assessment) }).strict(),
+  refusals: [403],
+})
+call({
+  method: 'get',
+  path: '/api/assignmentDocuments/getIndividualAssignmentDocument/{id}',
+  summary: 'One assessment, as a list of one',
+  description: 'For the admin side, or the learner who sent it.',
+  who: 'signedIn',
+  params: ids('id'),
+  ok: z.object({ data: z.array(ExpandedAssessment) }).strict(),
+  refusals: [403, 404],
+})
+
+// ——— /api/ibridge: sign-in links from partner systems ———
+
+call({
+  method: 'post',
+  path: '/api/ibridge/checkIbridgeCourses',
+  summary: 'Sign in with a bridge token and ask whether a course is the learner’s',
+  description: 'The bridge token in `ilearn` is the credential, and this call spends it.',
+  who: 'anyone',
+  body: CheckBridgeCourseSchema,
+  ok: z
+    .object({ token: z.string(), course: IdAndTitle.nullable(), courseId: z.string(), assigned: z.boolean() })
+    .strict(),
+  refusals: [401, 403],
+})
+call({
+  method: 'get',
+  path: '/api/ibridge/user/{ilearn}',
+  summary: 'Sign in with a bridge token: a token and the profile',
+  description: 'The bridge token in the path is the credential, and this call spends it.',
+  who: 'anyone',
+  params: z.object({ ilearn: z.string() }),
+  ok: z.object({ token: z.string(), user: Profile }).strict(),
+  refusals: [401, 403],
+})
+
+// ——— this document ———
+
+call({
+  method: 'get',
+  path: '/api/openapi.json',
+  summary: 'This document (OpenAPI 3.1)',
+  description: 'Read it at /api/docs.',
+  who: 'anyone',
+  ok: OpenApiDocument,
+})
+
+const INFO = {
+  title: `${PRODUCT_NAME} API`,
+  version: '1.0.0',
+  description: [
+    'Send `Authorization: Bearer <token>` with the token from `POST /api/user/login`.',
+    'Every refusal is a 4xx status with `{ message }`, and `errors` (field → text) when fields are wrong.',
+    'A call answers any other HTTP method with 405 and an `Allow` header.',
+  ].join('\n\n'),
+}
+
+let generated: { document: ReturnType<OpenApiGeneratorV31['generateDocument']>; text: string } | undefined
+
+function generate() {
+  if (!generated) {
+    const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info: INFO })
+    generated = { document, text: JSON.stringify(document) }
+  }
+  return generated
+}
+
+/** The document, built once per process. */
+export const openApiDocument = () => generate().document
+/** The same as JSON text, as GET /api/openapi.json serves it. */
+export const openApiText = () => generate().text
+
+/** Every documented call as `METHOD /path`, e.g. `GET /api/user/profile`. */
+export function documentedCalls(): string[] {
+  return documentedRoutes().map((r) => `${r.method.toUpperCase()} ${r.path}`)
+}
+
+/** The zod schema of a documented answer, for checking real answers against the document. */
+export function documentedAnswer(method: string, path: string, status: number): ZodTypeAny {
+  const route = documentedRoutes().find((r) => r.method === method.toLowerCase() && r.path === path)
+  const response = route?.responses[status] as ResponseConfig | undefined
+  const schema = response?.content?.['application/json']?.schema
+  if (!(schema instanceof z.ZodType)) throw new Error(`No JSON answer ${status} documented for ${method} ${path}.`)
+  return schema
+}
+
+const documentedRoutes = () => registry.definitions.flatMap((d) => (d.type === 'route' ? [d.route] : []))

@@ -1,0 +1,231 @@
+import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi'
+import { z } from 'zod'
+import { ROLE } from '../auth/roles.ts'
+import { DOCUMENT_TYPES } from '../content/schema.ts'
+
+// What the /api answers, as zod schemas: the OpenAPI document's response schemas, and what the tests
+// check real answers against. Objects are strict, so a field a service adds without a line here
+// fails those tests instead of going undocumented. Requests are not described here: the document
+// takes them from the schemas the services validate with (modules/<area>/schema.ts).
+
+extendZodWithOpenApi(z)
+
+const id = z.string().uuid()
+const timestamp = z.string().datetime()
+/** Seconds of video; null where a video's length is unknown (spec §8). */
+const seconds = z.number().nullable()
+
+export const ApiError = z
+  .object({
+    message: z.string(),
+    errors: z.record(z.string()).optional().openapi({ description: 'field → what is wrong with it' }),
+  })
+  .strict()
+  .openapi('Error', { description: 'Every refusal: a 4xx status with this body.' })
+
+export const Message = z.object({ message: z.string() }).strict().openapi('Message')
+
+export const FileInfo = z
+  .object({
+    key: z.string().openapi({ description: 'what later calls name the file by' }),
+    link: z.string().openapi({ description: 'where it is downloaded, with the same credentials' }),
+    name: z.string(),
+  })
+  .strict()
+  .openapi('FileInfo')
+
+export const IdAndTitle = z.object({ _id: id, title: z.string() }).strict().openapi('IdAndTitle')
+
+export const Video = z
+  .object({
+    _id: id,
+    relatedCourse: id,
+    orderId: z.number().int(),
+    title: z.string(),
+    description: z.string(),
+    duration: seconds,
+    visibility: z.boolean(),
+    preview: z.boolean(),
+    embedUrl: z.string(),
+    prerequisiteVideos: z.array(IdAndTitle),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .strict()
+  .openapi('Video')
+
+export const Document = z
+  .object({
+    _id: id,
+    courseId: id,
+    documentType: z.enum(DOCUMENT_TYPES),
+    document: FileInfo,
+    contentType: z.string(),
+    orderId: z.number().int(),
+    visibility: z.boolean(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .strict()
+  .openapi('Document')
+
+const courseFields = {
+  _id: id,
+  title: z.string(),
+  description: z.string(),
+  courseImage: FileInfo.nullable(),
+  duration: seconds.openapi({ description: 'seconds of visible video; null when one has no duration' }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+}
+
+export const CatalogueCourse = z
+  .object({ ...courseFields, videoCount: z.number().int() })
+  .strict()
+  .openapi('CatalogueCourse')
+
+export const CourseDetail = z
+  .object({ ...courseFields, videos: z.array(Video), documents: z.array(Document), scenarios: z.array(Document) })
+  .strict()
+  .openapi('CourseDetail', { description: 'A course with its contents in order; a learner sees visible entries only.' })
+
+export const AssignedCourse = z
+  .object({
+    _id: id,
+    title: z.string(),
+    description: z.string(),
+    courseImage: FileInfo.nullable(),
+    duration: seconds,
+    courseProgress: z.number().openapi({ description: 'unique seconds watched of the visible videos' }),
+    percentage: z.number().min(0).max(100),
+  })
+  .strict()
+  .openapi('AssignedCourse')
+
+export const Program = z
+  .object({
+    _id: id,
+    title: z.string(),
+    description: z.string(),
+    path: z.string(),
+    learningPath: z.string(),
+    duration: z.string(),
+    price: z.number().nullable(),
+    programImage: FileInfo.nullable(),
+    courses: z.array(IdAndTitle),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .strict()
+  .openapi('Program')
+
+const roleId = z
+  .union([z.literal(ROLE.superAdmin), z.literal(ROLE.learner), z.literal(ROLE.admin), z.literal(ROLE.coach)])
+  .openapi({ description: '1 super admin, 2 learner, 3 admin, 4 coach' })
+
+/** An account as a call that creates or changes one answers it. */
+export const Account = z
+  .object({
+    id,
+    roleId,
+    firstName: z.string(),
+    lastName: z.string(),
+    userName: z.string(),
+    email: z.string(),
+  })
+  .strict()
+  .openapi('Account')
+
+const userRowFields = {
+  _id: id,
+  firstName: z.string(),
+  lastName: z.string(),
+  userName: z.string(),
+  email: z.string(),
+  role: z.object({ r_id: roleId }).strict(),
+  createdAt: timestamp,
+}
+
+export const UserRow = z.object(userRowFields).strict().openapi('UserRow')
+
+export const Profile = z
+  .object({
+    ...userRowFields,
+    assignedCourses: z.array(id),
+    assignedPrograms: z.array(id),
+    programsEnrolled: z.array(id).openapi({ description: 'the same as assignedPrograms, as the old client reads it' }),
+  })
+  .strict()
+  .openapi('Profile')
+
+export const AccessLogEntry = z
+  .object({
+    name: z.string(),
+    firstName: z.string(),
+    email: z.string(),
+    courseName: z.string(),
+    chapter: z.string().openapi({ description: "the video's title" }),
+    videoDuration: seconds,
+    videoProgress: z.number().openapi({ description: 'the furthest second reached' }),
+    lastViewed: timestamp,
+  })
+  .strict()
+  .openapi('AccessLogEntry')
+
+export const Assessment = z
+  .object({
+    _id: id,
+    document: FileInfo,
+    courseId: id,
+    userId: id,
+    relatedScenarioId: id,
+    scenarioName: z.string(),
+    createdAt: timestamp,
+  })
+  .strict()
+  .openapi('Assessment')
+
+/** An upload as the admin side reads it, with the learner, course and scenario expanded (spec §3). */
+export const ExpandedAssessment = z
+  .object({
+    _id: id,
+    document: FileInfo,
+    courseId: IdAndTitle,
+    userId: z.object({ _id: id, firstName: z.string(), lastName: z.string(), email: z.string() }).strict(),
+    relatedScenarioId: z.object({ _id: id, document: z.object({ name: z.string() }).strict() }).strict(),
+    createdAt: timestamp,
+  })
+  .strict()
+  .openapi('ExpandedAssessment')
+
+export const VideoProgressRecord = z
+  .object({
+    videoId: id,
+    completed: z.boolean(),
+    watchedSeconds: z.number(),
+    lastPosition: z.number(),
+    updatedAt: timestamp,
+  })
+  .strict()
+  .openapi('VideoProgressRecord')
+
+export const ProgressAnswer = z
+  .object({ watchedSeconds: z.number(), completed: z.boolean(), lastPosition: z.number(), duration: z.number() })
+  .strict()
+  .openapi('ProgressAnswer')
+
+/** `total`, `page` and `size` come only when the call was asked for one page (`?page=&size=`). */
+const paging = {
+  total: z.number().int().optional().openapi({ description: 'rows in the whole list; with ?page=&size= only' }),
+  page: z.number().int().optional(),
+  size: z.number().int().optional(),
+}
+
+/** A list under `key`, whole or one page of it. */
+export const listOf = <K extends string, T extends z.ZodTypeAny>(key: K, item: T) =>
+  z.object({ [key]: z.array(item), ...paging } as { [P in K]: z.ZodArray<T> } & typeof paging).strict()
+
+export const OpenApiDocument = z
+  .object({ openapi: z.literal('3.1.0'), info: z.object({ title: z.string(), version: z.string() }).passthrough() })
+  .passthrough()
+  .openapi({ description: 'This document.' })
