@@ -98,7 +98,11 @@ export async function userFromToken(token: string | null | undefined): Promise<S
   const claims = await readToken(token)
   if (!claims) return undefined
   const { User } = await db()
-  const user = await User.findByPk(claims.sub)
+  // every /api call asks this: read the few columns it needs as a plain row, no model instance
+  const user = await User.findByPk(claims.sub, {
+    attributes: ['id', 'roleId', 'firstName', 'lastName', 'userName', 'email', 'tokenVersion'],
+    raw: true,
+  })
   if (!user || user.tokenVersion !== claims.ver) return undefined
   return toSessionUser(user)
 }

@@ -17,15 +17,21 @@ export async function lockedVideos(userId: string, courseId: string): Promise<Ma
     await sequelize()
   ).query<{ video_id: string; titles: string[] }>(
     `SELECT vp.video_id, array_agg(p.title ORDER BY p.order_id) AS titles
-       FROM video_prerequisites vp
-       JOIN content_entries p ON p.id = vp.prerequisite_id AND ${LOCKING_PREREQUISITE_SQL}
-       LEFT JOIN video_progress pr ON pr.video_id = p.id AND pr.user_id = :userId
-      WHERE vp.course_id = :courseId AND NOT COALESCE(pr.completed, false)
+       FROM ${UNFINISHED_PREREQUISITES_SQL}
       GROUP BY vp.video_id`,
     { replacements: { userId, courseId }, type: QueryTypes.SELECT },
   )
   return new Map(rows.map((r) => [r.video_id, r.titles]))
 }
+
+/**
+ * The FROM and WHERE of the prerequisites `p` (of videos `vp.video_id`) that lock a video of :courseId for
+ * :userId: those that lock at all and that the learner has not completed yet.
+ */
+export const UNFINISHED_PREREQUISITES_SQL = `video_prerequisites vp
+       JOIN content_entries p ON p.id = vp.prerequisite_id AND ${LOCKING_PREREQUISITE_SQL}
+       LEFT JOIN video_progress pr ON pr.video_id = p.id AND pr.user_id = :userId
+      WHERE vp.course_id = :courseId AND NOT COALESCE(pr.completed, false)`
 
 export type CourseProgress = {
   /** seconds of visible video; null when a visible video has no duration (spec §8) */

@@ -1,8 +1,8 @@
 import { QueryTypes } from 'sequelize'
-import { db, sequelize } from '#db/client.ts'
+import { sequelize } from '#db/client.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
-import { canOpenCourse } from '../courses/access.server.ts'
-import { lockedVideos, lockMessage } from './rules.server.ts'
+import { ASSIGNED_COURSE_IDS, canOpenCourse } from '../courses/access.server.ts'
+import { lockMessage, UNFINISHED_PREREQUISITES_SQL } from './rules.server.ts'
 import { forbidden, invalid, notFound, ServiceError } from '../errors.ts'
 import {
   AccessLogPingSchema,
@@ -34,19 +34,38 @@ function requireLearner(actor: Actor): string {
 
 /**
  * A video a learner may watch now: visible, in a course assigned to them, and with every prerequisite
- * completed (the rules of rules.server.ts). Answers its duration (null when the admin left it empty).
+ * completed (the rules of rules.server.ts). Answers its duration (null when the admin left it empty) and
+ * the length of the learner's bitmap for it, if any. One statement, since every heartbeat, audit and
+ * video ping asks it.
  */
-async function watchableVideo(userId: string, actor: Actor, courseId: string, videoId: string) {
-  if (!(await canOpenCourse(actor, courseId))) throw forbidden('This course is not assigned to you.')
-  const { ContentEntry } = await db()
-  const video = await ContentEntry.findOne({
-    where: { id: videoId, courseId, kind: 'video', visibility: true },
-    attributes: ['duration'],
-  })
-  if (!video) throw notFound('Video not found in this course.')
-  const locked = (await lockedVideos(userId, courseId)).get(videoId)
-  if (locked?.length) throw forbidden(lockMessage(locked))
-  return { duration: video.duration && video.duration > 0 ? video.duration : null }
+async function watchableVideo(userId: string, courseId: string, videoId: string) {
+  const [row] = await (
+    await sequelize()
+  ).query<{
+    assigned: boolean
+    found: boolean
+    duration: number | null
+    locked: string[] | null
+    length: number | null
+  }>(
+    `SELECT EXISTS (SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId) AS assigned,
+            v.id IS NOT NULL AS found,
+            v.duration,
+            (SELECT array_agg(p.title ORDER BY p.order_id)
+               FROM ${UNFINISHED_PREREQUISITES_SQL} AND vp.video_id = :videoId) AS locked,
+            (SELECT length(watched) FROM video_progress WHERE user_id = :userId AND video_id = :videoId) AS length
+       FROM (SELECT 1) one
+       LEFT JOIN content_entries v
+         ON v.id = :videoId AND v.course_id = :courseId AND v.kind = 'video' AND v.visibility`,
+    { replacements: { userId, courseId, videoId }, type: QueryTypes.SELECT },
+  )
+  if (!row.assigned) throw forbidden('This course is not assigned to you.')
+  if (!row.found) throw notFound('Video not found in this course.')
+  if (row.locked?.length) throw forbidden(lockMessage(row.locked))
+  return {
+    duration: row.duration && row.duration > 0 ? row.duration : null,
+    recordedLength: row.length && row.length > 0 ? row.length : undefined,
+  }
 }
 
 export type ProgressAnswer = { watchedSeconds: number; completed: boolean; lastPosition: number; duration: number }
@@ -64,9 +83,9 @@ export async function recordProgress(actor: Actor, input: VideoProgressInput): P
   const data = VideoProgressSchema.parse(input)
   const claimed = data.watched.reduce((sum, [start, end]) => sum + (end - start), 0)
   if (claimed > BURST_SECONDS) throw tooMuch()
-  const video = await watchableVideo(userId, actor, data.courseId, data.videoId)
+  const video = await watchableVideo(userId, data.courseId, data.videoId)
   // a video without a duration keeps the length its first heartbeat gave, and never completes
-  const length = video.duration ?? (await recordedLength(userId, data.videoId)) ?? data.duration
+  const length = video.duration ?? video.recordedLength ?? data.duration
   if (!length) throw invalid('This video has no duration yet; send the player’s duration with the heartbeat.')
   if (data.position > length || data.watched.some(([, end]) => end > length))
     throw invalid('The progress reaches beyond the end of the video.')
@@ -126,17 +145,6 @@ const tooMuch = () =>
     'More was reported as watched than the time since the last report allows; nothing was recorded.',
   )
 
-/** The bitmap length of a video already recorded for this learner. */
-async function recordedLength(userId: string, videoId: string): Promise<number | undefined> {
-  const [row] = await (
-    await sequelize()
-  ).query<{ length: number }>(
-    'SELECT length(watched) AS length FROM video_progress WHERE user_id = :userId AND video_id = :videoId',
-    { replacements: { userId, videoId }, type: QueryTypes.SELECT },
-  )
-  return row && row.length > 0 ? row.length : undefined
-}
-
 /**
  * POST /api/category/getVideosProgress: a learner's own records for a course, of the videos they can
  * see (DESIGN.md §4); the admin side reads anyone's, hidden videos included.
@@ -173,7 +181,7 @@ export async function recordVideoAudit(actor: Actor, input: VideoAuditInput) {
   const data = VideoAuditSchema.parse(input)
   if (data.userId !== userId) throw forbidden('You can record only your own viewing.')
   if (data.videoProgress > data.videoDuration) throw invalid('videoProgress cannot be beyond videoDuration.')
-  const video = await watchableVideo(userId, actor, data.courseId, data.videoId)
+  const video = await watchableVideo(userId, data.courseId, data.videoId)
   if (video.duration && data.videoProgress > video.duration + 1)
     throw invalid('videoProgress reaches beyond the end of the video.')
   // the report shows the portal's duration, and no further than the learner's progress has really been
@@ -207,7 +215,7 @@ export async function recordAccessLogPing(actor: Actor, input: AccessLogPingInpu
   const userId = requireLearner(actor)
   const data = AccessLogPingSchema.parse(input)
   if (data.videoId && !data.courseId) throw invalid('A video ping needs its courseId.')
-  if (data.courseId && data.videoId) await watchableVideo(userId, actor, data.courseId, data.videoId)
+  if (data.courseId && data.videoId) await watchableVideo(userId, data.courseId, data.videoId)
   else if (data.courseId && !(await canOpenCourse(actor, data.courseId)))
     throw forbidden('This course is not assigned to you.')
   const rows = await (
