@@ -3,19 +3,22 @@ import os from 'node:os'
 import path from 'node:path'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { parse } from 'csv-parse/sync'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { QueryTypes } from 'sequelize'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { ZodError } from 'zod'
 import { makeS3Client } from '#app/modules/files/s3-storage.server.ts'
 import { recordProgress } from '#app/modules/progress/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import {
   addSchedule,
+  claimSlot,
   listRuns,
   listSchedules,
   openRunFile,
   removeSchedule,
   runDue,
   runSchedule,
+  type ExportRunView,
 } from '#app/modules/exports/service.server.ts'
 import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
 import { sequelize } from '#db/client.ts'
@@ -162,13 +165,51 @@ describe('running schedules', () => {
     expect(lines.map((l) => (JSON.parse(l) as { firstName: string }).firstName)).toEqual(['Evening'])
   })
 
-  it('runs a slot once when two runners race for it', async () => {
+  it('runs a slot once when a second runner claims it while the first runner’s claim is not yet committed', async () => {
     const dir = await folder()
-    await schedule({ name: 'raced', destination: dir, courses: [(await makeCourse()).id] })
+    const made = await schedule({ name: 'raced', destination: dir, courses: [(await makeCourse()).id] })
+    const db = await sequelize()
+    // the first runner has written its claim on one connection and not committed it yet: the moment
+    // when a second runner that reads the runs sees no claim at all
+    const first = await db.transaction()
+    let second: Promise<ExportRunView[]> | undefined
+    try {
+      expect(await claimSlot(made.id, new Date('2026-11-24T02:00:00Z'), first)).toEqual(expect.any(String))
+      let settled = false
+      second = runDue(NIGHT).finally(() => {
+        settled = true
+      })
+      // barrier: the second runner, on another connection, has finished or is waiting on the first's row
+      await vi.waitFor(
+        async () => {
+          if (settled) return
+          const waiting = await db.query(
+            `SELECT pid FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO export_runs%' AND pid <> pg_backend_pid()`,
+            { type: QueryTypes.SELECT },
+          )
+          expect(waiting).toHaveLength(1)
+        },
+        { timeout: 10_000 },
+      )
+      await first.commit()
+    } catch (error) {
+      await first.rollback()
+      throw error
+    }
+    // the second runner lost the slot: it exported nothing and wrote no run
+    expect(await second).toEqual([])
+    expect(await runsOf('raced')).toMatchObject([{ slot: '2026-11-24T02:00:00.000Z', status: 'running' }])
+    expect(await readdir(dir)).toEqual([])
+  })
+
+  it('writes one run and one file when two runners look for due work at once', async () => {
+    const dir = await folder()
+    await schedule({ name: 'together', destination: dir, courses: [(await makeCourse()).id] })
     const [first, second] = await Promise.all([runDue(NIGHT), runDue(NIGHT)])
-    expect([...first, ...second].map((r) => r.scheduleName)).toEqual(['raced'])
-    expect(await runsOf('raced')).toHaveLength(1)
-    expect(await readdir(dir)).toEqual(['raced_2026-11-23_2026-11-23.csv'])
+    expect([...first, ...second].map((r) => r.scheduleName)).toEqual(['together'])
+    expect(await runsOf('together')).toHaveLength(1)
+    expect(await readdir(dir)).toEqual(['together_2026-11-23_2026-11-23.csv'])
   })
 
   it('catches up only the latest missed slot, once, and then waits for the next', async () => {

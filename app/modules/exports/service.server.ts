@@ -3,7 +3,7 @@ import { mkdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { Cron } from 'croner'
-import { QueryTypes, UniqueConstraintError } from 'sequelize'
+import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize'
 import { sequelize } from '#db/client.ts'
 import { getEnv } from '#app/utils/env.server.ts'
 import {
@@ -261,12 +261,13 @@ export function latestSlot(schedule: Pick<ScheduleRow, 'cron' | 'time_zone' | 'c
   return slot
 }
 
+/** A run still "running" after this long has lost its process (an export of millions of rows takes minutes). */
+const ABANDONED_AFTER_HOURS = 6
+
 /**
  * Run every schedule whose latest slot at or before `now` has not run yet, once, and return those
  * runs. Safe to call from several processes at once: each slot is claimed by one of them.
  */
-/** A run still "running" after this long has lost its process (an export of millions of rows takes minutes). */
-const ABANDONED_AFTER_HOURS = 6
 
 export async function runDue(now = new Date(), options: RunOptions = {}): Promise<ExportRunView[]> {
   // a run whose process died (kill -9, a lost machine) would read "running" for ever: after a
@@ -283,18 +284,30 @@ export async function runDue(now = new Date(), options: RunOptions = {}): Promis
     const slot = latestSlot(schedule, now)
     if (!slot) continue
     // a slot no newer than the last scheduled run is done (or was skipped over); otherwise claim it
-    const [claimed] = await select<{ id: string }>(
-      `INSERT INTO export_runs (schedule_id, schedule_name, trigger, slot, started_at)
-       SELECT s.id, s.name, 'schedule', $2::timestamptz, now() FROM export_schedules s
-        WHERE s.id = $1
-          AND NOT EXISTS (SELECT 1 FROM export_runs r WHERE r.schedule_id = s.id AND r.slot >= $2::timestamptz)
-       ON CONFLICT (schedule_id, slot) DO NOTHING
-       RETURNING id`,
-      [schedule.id, slot],
-    )
-    if (claimed) runs.push(await execute(schedule, claimed.id, slot, options))
+    const claimed = await claimSlot(schedule.id, slot)
+    if (claimed) runs.push(await execute(schedule, claimed, slot, options))
   }
   return runs
+}
+
+/**
+ * Write the run row that stands for a schedule's slot, unless that slot (or a later one) already has one:
+ * the id of the new run for the one caller that wins, undefined for every other. Two callers whose
+ * statements overlap cannot both win: the second insert waits on the first's row under UNIQUE
+ * (schedule_id, slot) and then does nothing. `transaction` is for tests that hold a claim open.
+ */
+export async function claimSlot(scheduleId: string, slot: Date, transaction?: Transaction) {
+  const sql = await sequelize()
+  const [claimed] = await sql.query<{ id: string }>(
+    `INSERT INTO export_runs (schedule_id, schedule_name, trigger, slot, started_at)
+     SELECT s.id, s.name, 'schedule', $2::timestamptz, now() FROM export_schedules s
+      WHERE s.id = $1
+        AND NOT EXISTS (SELECT 1 FROM export_runs r WHERE r.schedule_id = s.id AND r.slot >= $2::timestamptz)
+     ON CONFLICT (schedule_id, slot) DO NOTHING
+     RETURNING id`,
+    { bind: [scheduleId, slot], type: QueryTypes.SELECT, transaction },
+  )
+  return claimed?.id
 }
 
 /** Where a schedule's file for these days goes: `<name>_<start>_<end>.<format>` under its destination. */
