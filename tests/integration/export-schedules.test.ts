@@ -24,6 +24,7 @@ import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
 import { sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeUser } from '#tests/factories.ts'
 import { readBody, S3_TEST_BUCKET, useS3rver } from '#tests/fixtures/files.ts'
+import { startS3Recorder, type S3Recorder } from '#tests/fixtures/s3-recorder.ts'
 
 // Scheduled exports through their service, on a real database, real files and a real S3-compatible server.
 
@@ -51,6 +52,34 @@ async function viewing(course: { id: string; videos: { id: string }[] }, at: str
   await recordProgress(learner, { courseId: course.id, videoId: course.videos[0].id, watched: [[0, 10]], position: 10 })
   await sql('UPDATE video_viewings SET last_viewed_at = $2 WHERE user_id = $1', [learner.id, at])
   return learner
+}
+
+/**
+ * `learners` learners who each viewed every one of `videos` videos with titles of 10,000 characters,
+ * at `at`: about 10 kB of CSV per row, so 100 learners × 40 videos make an export of about 40 MB
+ * (eight 5 MB parts). Written set-based: a row at a time would take longer than the export.
+ */
+async function bigViewing({ learners = 100, videos = 40 }, at: string) {
+  const course = await makeCourse({ title: `Big export ${Date.now() % 1e6}` })
+  const stamp = `big${Date.now()}`
+  await sql(
+    `INSERT INTO content_entries (course_id, kind, order_id, title, embed_url, duration)
+     SELECT $1, 'video', g, 'Long ' || g || repeat('x', 10000), 'https://www.youtube-nocookie.com/embed/x', 100
+       FROM generate_series(1, $2) g`,
+    [course.id, videos],
+  )
+  await sql(
+    `INSERT INTO users (first_name, user_name, email, role_id)
+     SELECT 'Big', $1 || g, $1 || g || '@example.com', 2 FROM generate_series(1, $2) g`,
+    [stamp, learners],
+  )
+  await sql(
+    `INSERT INTO video_viewings (user_id, video_id, course_id, last_viewed_at)
+     SELECT u.id, e.id, e.course_id, $3 FROM users u CROSS JOIN content_entries e
+      WHERE u.user_name LIKE $1 || '%' AND e.course_id = $2`,
+    [stamp, course.id, at],
+  )
+  return course
 }
 
 beforeEach(async () => {
@@ -360,5 +389,47 @@ describe('exports to S3', () => {
     await expect(objects('no-such-bucket')).rejects.toMatchObject({ name: 'NoSuchBucket' })
     const [stored] = await runsOf('nobucket')
     expect(stored).toMatchObject({ status: 'failed', error: run.error })
+  })
+
+  it('records an upload that S3 starts refusing after two parts were stored, aborts it, and leaves no object', async () => {
+    const course = await bigViewing({}, '2026-11-23T09:00:00Z')
+    await schedule({ name: 'flaky', courses: [course.id], destination: `s3://${S3_TEST_BUCKET}/exports/flaky/` })
+    // parts 1 and 2 are stored; every later part (and its retries) is refused once those two are in,
+    // while the export still has most of its 40 MB to write
+    const recorder: S3Recorder = await startS3Recorder(running(), async (part) => {
+      if (part <= 2) return 'store'
+      await recorder.until(() => recorder.storedParts().length === 2)
+      return 'fail'
+    })
+    const restore = recorder.use()
+    let run: ExportRunView | undefined
+    try {
+      ;[run] = await runDue(NIGHT)
+    } finally {
+      restore()
+      await recorder.close()
+    }
+    const key = 'exports/flaky/flaky_2026-11-23_2026-11-23.csv'
+    expect(run).toMatchObject({
+      status: 'failed',
+      rows: null,
+      bytes: null,
+      location: `s3://${S3_TEST_BUCKET}/${key}`,
+      error: `Uploading to s3://${S3_TEST_BUCKET}/${key} failed: We encountered an internal error. Please try again.`,
+    })
+    expect(await runsOf('flaky')).toMatchObject([{ status: 'failed', error: run?.error }])
+
+    // the upload was a multipart one with parts stored, never completed, and aborted (s3rver implements
+    // neither ListMultipartUploads nor AbortMultipartUpload: see tests/fixtures/s3-recorder.ts)
+    const parts = recorder.calls.filter((c) => c.op === 'part')
+    expect(recorder.calls.filter((c) => c.op === 'create')).toHaveLength(1)
+    expect(recorder.storedParts().sort()).toEqual([1, 2])
+    expect(parts.some((c) => c.status === 500)).toBe(true)
+    expect(new Set(parts.map((c) => c.uploadId)).size).toBe(1)
+    expect(recorder.calls.filter((c) => c.op === 'complete')).toEqual([])
+    expect(recorder.calls.filter((c) => c.op === 'abort')).toEqual([
+      expect.objectContaining({ key: `/${S3_TEST_BUCKET}/${key}`, uploadId: parts[0].uploadId, status: 204 }),
+    ])
+    expect((await objects()).filter((k) => k?.includes('flaky'))).toEqual([])
   })
 })
