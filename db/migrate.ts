@@ -11,6 +11,7 @@ import * as exportSchedules from './migrations/0008-export-schedules.ts'
 import * as viewingFigures from './migrations/0009-viewing-figures.ts'
 import * as mailQueue from './migrations/0010-mail-queue.ts'
 import * as importFiles from './migrations/0011-import-files.ts'
+import * as completionThroughPrograms from './migrations/0013-completion-through-programs.ts'
 
 /** A migration gets a function that runs SQL inside the one transaction of the migration run. */
 export type SqlRunner = (sql: string) => Promise<unknown>
@@ -29,6 +30,7 @@ const migrations = [
   { name: '0009-viewing-figures', ...viewingFigures },
   { name: '0010-mail-queue', ...mailQueue },
   { name: '0011-import-files', ...importFiles },
+  { name: '0013-completion-through-programs', ...completionThroughPrograms },
 ]
 
 // Any number: it only has to be the same for every process that migrates this database.
