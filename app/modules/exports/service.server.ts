@@ -150,23 +150,51 @@ function requireReader(actor: Actor) {
 /** The folder the admin area may write exports into: `$DATA_DIR/exports/`. */
 export const exportsFolder = () => `${path.resolve(getEnv().DATA_DIR, 'exports')}/`
 
+const bucketOf = (destination: string) => destination.slice('s3://'.length).split('/')[0]
+
 /**
- * A folder destination set from the admin area must lie in the portal's own exports folder
- * ($DATA_DIR/exports): a web account must not be able to write files anywhere the server can. The CLI
- * (an operator with shell access) may name any absolute folder.
+ * The S3 prefixes the admin area may export to: those the operator listed in EXPORT_S3_TARGETS, less any in
+ * the bucket that holds the portal's uploads. None when the operator listed none.
  */
-function folderOutsideExports(actor: Actor, destination: string): string | undefined {
-  if (actor.id === SYSTEM.id || destination.startsWith('s3://')) return undefined
+export function s3ExportTargets(): string[] {
+  const env = getEnv()
+  return env.EXPORT_S3_TARGETS.filter((target) => bucketOf(target) !== env.S3_BUCKET?.toLowerCase())
+}
+
+/**
+ * Why the admin area may not export to this destination, or undefined. A web account must not make the
+ * server write where the operator did not choose: a folder must lie in the portal's own exports folder
+ * ($DATA_DIR/exports), an S3 prefix under one the operator listed (EXPORT_S3_TARGETS), and never in the
+ * uploads bucket, where an export could overwrite or crowd learners' files. The CLI (an operator with shell
+ * access, acting as the system) may name any absolute folder or bucket.
+ */
+function destinationRefused(actor: Actor, destination: string): string | undefined {
+  if (actor.id === SYSTEM.id) return undefined
   const root = exportsFolder()
+  const targets = s3ExportTargets()
+  const elsewhere = targets.length
+    ? `use an S3 prefix under ${targets.join(' or ')}; other folders are set with the portal CLI`
+    : 'other folders, and S3, are set with the portal CLI'
+  if (destination.startsWith('s3://')) {
+    const uploads = getEnv().S3_BUCKET?.toLowerCase()
+    if (uploads && bucketOf(destination) === uploads)
+      return `Exports cannot go to ${uploads}, the bucket that holds the portal's uploads.`
+    if (!targets.length)
+      return `From the admin area exports go to a folder inside ${root}; S3 destinations are set with the portal CLI.`
+    const segments = destination.slice('s3://'.length).split('/')
+    if (segments.includes('..') || segments.includes('.') || !targets.some((t) => destination.startsWith(t)))
+      return `From the admin area an S3 destination must be under ${targets.join(' or ')}.`
+    return undefined
+  }
   if (path.resolve(destination) + '/' === root || path.resolve(destination).startsWith(root)) return undefined
-  return `From the admin area a folder destination must be inside ${root} (use s3://bucket/prefix/, or the portal CLI for other folders).`
+  return `From the admin area a folder destination must be inside ${root} (${elsewhere}).`
 }
 
 export async function addSchedule(actor: Actor, input: unknown): Promise<ExportScheduleView> {
   requireManager(actor)
   const schedule = ScheduleSchema.parse(input)
-  const outside = folderOutsideExports(actor, schedule.destination)
-  if (outside) throw invalid(outside, { destination: outside })
+  const refused = destinationRefused(actor, schedule.destination)
+  if (refused) throw invalid(refused, { destination: refused })
   if (!schedule.destination.startsWith('s3://') && actor.id !== SYSTEM.id)
     await mkdir(schedule.destination, { recursive: true })
   if (schedule.courses.length) {

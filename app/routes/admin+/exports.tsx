@@ -16,6 +16,7 @@ import {
   listSchedules,
   removeSchedule,
   runSchedule,
+  s3ExportTargets,
   type ExportRunView,
 } from '#app/modules/exports/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -43,7 +44,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
     listRuns(user, { limit: RECENT_RUNS }),
     listCourseTitles(user),
   ])
-  return json({ schedules, runs, courses, canManage: canManageContent(user.roleId), folder: exportsFolder() })
+  return json({
+    schedules,
+    runs,
+    courses,
+    canManage: canManageContent(user.roleId),
+    folder: exportsFolder(),
+    s3Targets: s3ExportTargets(),
+  })
 }
 
 /** Add (the form), remove (after the confirmation) and run now; admins only. */
@@ -113,7 +121,7 @@ const cell = 'px-4 py-3 align-top text-slate-800'
 const head = 'px-4 py-3 font-semibold text-slate-700'
 
 export default function ScheduledExports() {
-  const { schedules, runs, courses, canManage, folder } = useLoaderData<typeof loader>()
+  const { schedules, runs, courses, canManage, folder, s3Targets } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   const [params] = useSearchParams()
   const navigation = useNavigation()
@@ -288,13 +296,22 @@ export default function ScheduledExports() {
               selectProps={getSelectProps(fields.format)}
             />
             <Field
-              label={`Destination (s3://bucket/prefix/ or a folder in ${folder})`}
+              label={
+                s3Targets.length
+                  ? `Destination (a folder in ${folder}, or an S3 prefix under ${s3Targets.join(' or ')})`
+                  : `Destination (a folder in ${folder})`
+              }
               errors={fields.destination.errors}
               inputProps={{
                 ...getInputProps(fields.destination, { type: 'text' }),
-                placeholder: 's3://bucket/exports/',
+                placeholder: s3Targets[0] ?? `${folder}nightly/`,
               }}
             />
+            <p className="-mt-1 text-xs text-slate-500 sm:col-span-2">
+              {s3Targets.length
+                ? 'Only the S3 prefixes the operator allowed are offered here; other buckets and server folders are set with the portal CLI.'
+                : 'S3 destinations and other server folders are set with the portal CLI.'}
+            </p>
             <div className="sm:col-span-2">
               {form.errors?.length ? (
                 <p id={form.errorId} className="field-error" role="alert">
