@@ -15,9 +15,16 @@ import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 // The Scheduled exports page and its download route, driven as a browser without JavaScript drives them.
 
 type Reply = { result: { status?: string; error?: Record<string, string[]> } }
-type PageData = { schedules: { name: string }[]; runs: { id: string }[]; canManage: boolean; s3Targets: string[] }
+type PageData = {
+  schedules: { name: string }[]
+  runs: { id: string }[]
+  canManage: boolean
+  canDownload: boolean
+  s3Targets: string[]
+}
 
 const cookies = {} as Record<'admin' | 'coach' | 'learner', string>
+const tokens = {} as Record<'coach' | 'learner', string>
 let dir: string
 
 beforeAll(async () => {
@@ -25,6 +32,8 @@ beforeAll(async () => {
   cookies.admin = await sessionCookieFor(admin.userName)
   cookies.coach = await sessionCookieFor(coach.userName)
   cookies.learner = await sessionCookieFor(learner.userName)
+  tokens.coach = coach.token
+  tokens.learner = learner.token
 })
 
 async function ensureExportsFolder() {
@@ -203,7 +212,7 @@ describe('downloading a run’s file', () => {
   const get = (who: keyof typeof cookies, runId: string) =>
     call(download.loader, `/admin/exports/${runId}/download`, { headers: { Cookie: cookies[who] }, params: { runId } })
 
-  it('streams the recorded file of a succeeded run to the admin side, and nothing else', async () => {
+  it('streams the recorded file of a succeeded run to the admin side, by session or token, and nothing else', async () => {
     await addSchedule(SYSTEM, { ...fields(), intent: undefined })
     const run = await runSchedule(SYSTEM, 'nightly')
     expect(run.status).toBe('succeeded')
@@ -218,7 +227,23 @@ describe('downloading a run’s file', () => {
       )
       expect(await response.text()).toBe(written)
     }
-    expect((await get('learner', run.id)).headers.get('Location')).toBe('/courses')
+    // the same rule as the page's links, in JSON: a learner is refused, a visitor asked to sign in
+    const refused = await get('learner', run.id)
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toEqual({ message: 'Only the admin side can download scheduled exports.' })
+    const anonymous = await call(download.loader, `/admin/exports/${run.id}/download`, { params: { runId: run.id } })
+    expect(anonymous.status).toBe(401)
+    expect(await anonymous.json()).toMatchObject({ message: expect.stringMatching(/sign in/) })
+
+    // a Bearer token does as the session does, as for /files
+    const byToken = (token: string) =>
+      call(download.loader, `/admin/exports/${run.id}/download`, { params: { runId: run.id }, token })
+    const coachDownload = await byToken(tokens.coach)
+    expect(coachDownload.status).toBe(200)
+    expect(await coachDownload.text()).toBe(written)
+    expect((await byToken(tokens.learner)).status).toBe(403)
+    expect((await byToken('not-a-token')).status).toBe(401)
+    expect(await body<PageData>(await open('coach'))).toMatchObject({ canDownload: true })
 
     // a failed run has no file, and an id that is no run names nothing
     await addSchedule(SYSTEM, {

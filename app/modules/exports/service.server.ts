@@ -147,6 +147,13 @@ function requireReader(actor: Actor) {
   if (!isAdminSide(actor.roleId)) throw forbidden(READ_DENIED)
 }
 
+/**
+ * Who may download the file of a run: whoever may read the Scheduled exports page (admins, the super
+ * admin, coaches), and no learner. The page shows its links by this rule and the download route is
+ * refused by it, whether the caller came with the session cookie or a Bearer token.
+ */
+export const mayDownloadRunFiles = (actor: Actor) => isAdminSide(actor.roleId)
+
 /** The folder the admin area may write exports into: `$DATA_DIR/exports/`. */
 export const exportsFolder = () => `${path.resolve(getEnv().DATA_DIR, 'exports')}/`
 
@@ -411,11 +418,11 @@ export function oneLine(error: unknown): string {
 export type RunFile = { body: Readable; size: number | undefined; fileName: string; contentType: string }
 
 /**
- * The file a succeeded run wrote, from the server's disk or from S3. Only the location recorded for that
- * run is ever opened, for the admin side (who may see the page).
+ * The file a succeeded run wrote, from the server's disk or from S3, for those `mayDownloadRunFiles` lets.
+ * Only the location recorded for that run is ever opened.
  */
 export async function openRunFile(actor: Actor, runId: string): Promise<RunFile> {
-  requireReader(actor)
+  if (!mayDownloadRunFiles(actor)) throw forbidden('Only the admin side can download scheduled exports.')
   const gone = notFound('There is no file for this run.')
   if (!isUuid(runId)) throw gone
   const [run] = await select<{ location: string | null; status: ExportRunStatus }>(

@@ -14,6 +14,7 @@ import {
   listRuns,
   exportsFolder,
   listSchedules,
+  mayDownloadRunFiles,
   removeSchedule,
   runSchedule,
   s3ExportTargets,
@@ -49,6 +50,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     runs,
     courses,
     canManage: canManageContent(user.roleId),
+    canDownload: mayDownloadRunFiles(user),
     folder: exportsFolder(),
     s3Targets: s3ExportTargets(),
   })
@@ -121,7 +123,7 @@ const cell = 'px-4 py-3 align-top text-slate-800'
 const head = 'px-4 py-3 font-semibold text-slate-700'
 
 export default function ScheduledExports() {
-  const { schedules, runs, courses, canManage, folder, s3Targets } = useLoaderData<typeof loader>()
+  const { schedules, runs, courses, canManage, canDownload, folder, s3Targets } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   const [params] = useSearchParams()
   const navigation = useNavigation()
@@ -388,10 +390,12 @@ export default function ScheduledExports() {
                   <td className={cell}>{run.rows ?? '—'}</td>
                   <td className={`${cell} whitespace-nowrap`}>{formatSize(run.bytes)}</td>
                   <td className={`${cell} min-w-64 break-all`}>
-                    {run.status === 'succeeded' ? (
+                    {run.status === 'succeeded' && canDownload ? (
                       <a href={`${PAGE}/${run.id}/download`} className="font-medium text-brand-700 hover:underline">
                         {run.location}
                       </a>
+                    ) : run.status === 'succeeded' ? (
+                      <span>{run.location}</span>
                     ) : run.status === 'failed' ? (
                       <span className="text-red-800">{run.error}</span>
                     ) : (
