@@ -315,7 +315,7 @@ describe('the access-log export to S3', () => {
     const released = new Promise<void>((resolve) => (release = resolve))
     const recorder = await startS3Recorder(running(), async (part) => {
       if (part > 2) await released
-      return 'store'
+      return 'store' as const
     })
     const restore = recorder.use()
     const key = `stopped/${Date.now()}/access-log.csv`
