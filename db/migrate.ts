@@ -12,6 +12,7 @@ import * as viewingFigures from './migrations/0009-viewing-figures.ts'
 import * as mailQueue from './migrations/0010-mail-queue.ts'
 import * as importFiles from './migrations/0011-import-files.ts'
 import * as importJobs from './migrations/0012-import-jobs.ts'
+import * as completionThroughPrograms from './migrations/0013-completion-through-programs.ts'
 
 /** A migration gets a function that runs SQL inside the one transaction of the migration run. */
 export type SqlRunner = (sql: string) => Promise<unknown>
@@ -31,6 +32,7 @@ const migrations = [
   { name: '0010-mail-queue', ...mailQueue },
   { name: '0011-import-files', ...importFiles },
   { name: '0012-import-jobs', ...importJobs },
+  { name: '0013-completion-through-programs', ...completionThroughPrograms },
 ]
 
 // Any number: it only has to be the same for every process that migrates this database.

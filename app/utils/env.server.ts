@@ -36,6 +36,25 @@ const schema = z.object({
     .enum(['0', '1', 'true', 'false'])
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
+  // S3 prefixes (s3://bucket/prefix/, comma-separated) the admin area may send scheduled exports to; unset,
+  // the admin area offers folder destinations only and S3 is for the CLI. Never the uploads bucket.
+  EXPORT_S3_TARGETS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(/[\s,]+/).filter(Boolean))
+    .refine(
+      (targets) =>
+        targets.every(
+          (t) =>
+            /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/(\S*\/)?$/.test(t) &&
+            !t.includes('//', 5) &&
+            !t
+              .slice(5)
+              .split('/')
+              .some((segment) => segment === '.' || segment === '..'),
+        ),
+      'each target must be s3://bucket/ or s3://bucket/prefix/, ending in /',
+    ),
   // Mail: SMTP when SMTP_URL is set (smtp://user:pass@host:587, smtps://…), else .eml files in DATA_DIR/outbox.
   SMTP_URL: z.string().url().optional(),
   MAIL_FROM: z.string().min(3).default('DataPath Academy <no-reply@datapath.example>'),

@@ -136,24 +136,41 @@ async function load(client: pg.Client) {
     await q(`ANALYZE bench_learners`)
   })
 
-  await step(`${COURSES} courses, ${COURSES * VIDEOS_PER_COURSE} videos (one hidden), assignments`, async () => {
-    await q(`CREATE TEMP TABLE bench_courses (n integer PRIMARY KEY, id uuid NOT NULL)`)
-    await q(`INSERT INTO bench_courses SELECT n, gen_random_uuid() FROM generate_series(1, $1) n`, [COURSES])
-    await q(`INSERT INTO courses (id, title, description) SELECT id, 'Bench course ' || n, '' FROM bench_courses`)
-    await q(
-      `INSERT INTO content_entries (course_id, kind, order_id, title, embed_url, duration, visibility)
+  await step(
+    `${COURSES} courses, ${COURSES * VIDEOS_PER_COURSE} videos (one hidden), assignments, programs`,
+    async () => {
+      await q(`CREATE TEMP TABLE bench_courses (n integer PRIMARY KEY, id uuid NOT NULL)`)
+      await q(`INSERT INTO bench_courses SELECT n, gen_random_uuid() FROM generate_series(1, $1) n`, [COURSES])
+      await q(`INSERT INTO courses (id, title, description) SELECT id, 'Bench course ' || n, '' FROM bench_courses`)
+      await q(
+        `INSERT INTO content_entries (course_id, kind, order_id, title, embed_url, duration, visibility)
        SELECT c.id, 'video', v, 'Course ' || c.n || ' video ' || v, 'https://www.youtube-nocookie.com/embed/bench',
               300 + 60 * v, NOT (c.n = $1 AND v = $2)
          FROM bench_courses c CROSS JOIN generate_series(1, $2) v`,
-      [COURSES, VIDEOS_PER_COURSE],
-    )
-    // each learner has six courses of the ten assigned
-    await q(
-      `INSERT INTO course_assignments (user_id, course_id, created_at)
+        [COURSES, VIDEOS_PER_COURSE],
+      )
+      // each learner has six courses of the ten assigned
+      await q(
+        `INSERT INTO course_assignments (user_id, course_id, created_at)
        SELECT l.id, c.id, now() - interval '190 days' FROM bench_learners l CROSS JOIN bench_courses c
         WHERE (l.n + c.n) % 10 >= 4`,
-    )
-  })
+      )
+      // two programs sharing course 3 (courses 1-3 and 3-5), given to a third and a quarter of the learners: some
+      // then have a course through a program only, some also directly, some through both programs
+      await q(`CREATE TEMP TABLE bench_programs (n integer PRIMARY KEY, id uuid NOT NULL)`)
+      await q(`INSERT INTO bench_programs SELECT n, gen_random_uuid() FROM generate_series(1, 2) n`)
+      await q(`INSERT INTO programs (id, title) SELECT id, 'Bench program ' || n FROM bench_programs`)
+      await q(
+        `INSERT INTO program_courses (program_id, course_id, position)
+       SELECT p.id, c.id, c.n FROM bench_programs p JOIN bench_courses c ON c.n BETWEEN 2 * p.n - 1 AND 2 * p.n + 1`,
+      )
+      await q(
+        `INSERT INTO program_assignments (user_id, program_id, created_at)
+       SELECT l.id, p.id, now() - interval '190 days' FROM bench_learners l JOIN bench_programs p
+           ON l.n % (p.n + 2) = 0`,
+      )
+    },
+  )
 
   await withoutIndexes(client, 'video_progress', () =>
     step('video_progress: every learner × video, a share completed', () =>
@@ -225,6 +242,7 @@ async function load(client: pg.Client) {
     ),
   )
   await step('tallies: course_completion_tallies and _counts', async () => {
+    // a learner has a course directly or through a program, once (migration 0013)
     await q(
       `INSERT INTO course_completion_tallies (user_id, course_id, completed_videos, assigned)
        SELECT coalesce(d.user_id, a.user_id), coalesce(d.course_id, a.course_id), coalesce(d.videos, 0),
@@ -232,7 +250,11 @@ async function load(client: pg.Client) {
          FROM (SELECT p.user_id, p.course_id, count(*) AS videos FROM video_progress p
                  JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
                 WHERE p.completed GROUP BY 1, 2) d
-         FULL JOIN course_assignments a ON a.user_id = d.user_id AND a.course_id = d.course_id`,
+         FULL JOIN (SELECT user_id, course_id FROM course_assignments
+                    UNION
+                    SELECT pa.user_id, pc.course_id FROM program_assignments pa
+                      JOIN program_courses pc ON pc.program_id = pa.program_id) a
+           ON a.user_id = d.user_id AND a.course_id = d.course_id`,
     )
     await q(`ANALYZE course_completion_tallies`)
     await q('SELECT recount_course_completion(id) FROM courses')
@@ -242,7 +264,7 @@ async function load(client: pg.Client) {
   const { rows } = await q(
     `SELECT relname, reltuples::bigint AS rows FROM pg_class
       WHERE relname IN ('video_viewings', 'video_progress', 'access_log_pings', 'course_assignments',
-                        'learner_activity', 'video_view_days', 'course_completion_tallies',
+                        'program_assignments', 'learner_activity', 'video_view_days', 'course_completion_tallies',
                         'course_completion_counts') ORDER BY relname`,
   )
   console.log(
@@ -288,16 +310,30 @@ async function checkTallies(client: pg.Client) {
          FROM (SELECT * FROM course_completion_tallies ORDER BY random() LIMIT 200) t`,
     ],
     [
+      'course_completion_tallies assigned',
+      `SELECT count(*) FILTER (WHERE t.assigned <> course_has_learner(t.user_id, t.course_id)) AS wrong,
+              count(*) AS checked
+         FROM (SELECT * FROM course_completion_tallies ORDER BY random() LIMIT 200) t`,
+    ],
+    [
       'course_completion_counts',
-      `SELECT count(*) FILTER (WHERE k.assigned <> (SELECT count(*) FROM course_assignments a WHERE a.course_id = k.course_id)
-                 OR k.completed <> (SELECT count(*) FROM course_assignments a
+      // course 3 is in both programs; the others are drawn at random
+      `WITH holders AS (
+         SELECT user_id, course_id FROM course_assignments
+         UNION
+         SELECT pa.user_id, pc.course_id FROM program_assignments pa
+           JOIN program_courses pc ON pc.program_id = pa.program_id)
+       SELECT count(*) FILTER (WHERE k.assigned <> (SELECT count(*) FROM holders a WHERE a.course_id = k.course_id)
+                 OR k.completed <> (SELECT count(*) FROM holders a
                      WHERE a.course_id = k.course_id
                        AND (SELECT count(*) FROM video_progress p
                               JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
                              WHERE p.user_id = a.user_id AND p.course_id = a.course_id AND p.completed)
                          = course_visible_videos(k.course_id))) AS wrong,
               count(*) AS checked
-         FROM (SELECT * FROM course_completion_counts ORDER BY random() LIMIT 2) k`,
+         FROM (SELECT * FROM course_completion_counts
+                WHERE course_id = (SELECT id FROM courses WHERE title = 'Bench course 3')
+                   OR course_id IN (SELECT course_id FROM course_completion_counts ORDER BY random() LIMIT 2)) k`,
     ],
     [
       'video_viewings furthest, seen_duration',

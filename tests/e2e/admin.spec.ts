@@ -186,7 +186,7 @@ test('the dashboard shows the demo’s viewing: active learners, a drawn chart w
   const completion = page.getByTestId('completion')
   await expect(completion.locator('li').filter({ hasText: 'SQL Fundamentals' })).toContainText('of 2')
   await expect(completion.locator('li').filter({ hasText: 'Building ETL Pipelines' })).toContainText(
-    'No learners assigned directly',
+    'No learners assigned',
   )
   await expect(page.getByTestId('top-videos').locator('li')).toHaveCount(5)
   await expect(page.getByTestId('top-videos')).toContainText('1 view')

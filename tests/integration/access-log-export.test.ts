@@ -29,6 +29,7 @@ import {
   recordWatched,
 } from '#tests/factories.ts'
 import { readBody, S3_TEST_BUCKET, startS3rver, useS3rver } from '#tests/fixtures/files.ts'
+import { startS3Recorder } from '#tests/fixtures/s3-recorder.ts'
 import { call } from '#tests/requests.ts'
 import { sessionCookieFor } from '#tests/sessions.ts'
 
@@ -285,6 +286,65 @@ describe('the access-log export to S3', () => {
       }),
     ).rejects.toThrow()
     expect(await objectKeys(prefix)).toEqual([])
+  })
+
+  it('aborts the multipart upload before it returns when the export stops after parts were stored', async () => {
+    // about 40 MB of rows (100 learners × 40 videos × 10 kB), written set-based
+    const course = await makeCourse({ title: `Export stopped ${Date.now() % 1e6}` })
+    const stamp = `stopped${Date.now()}`
+    const sql = await sequelize()
+    await sql.query(
+      `INSERT INTO content_entries (course_id, kind, order_id, title, embed_url, duration)
+       SELECT :course, 'video', g, 'Long ' || g || repeat('x', 10000), 'https://www.youtube-nocookie.com/embed/x', 100
+         FROM generate_series(1, 40) g`,
+      { replacements: { course: course.id } },
+    )
+    await sql.query(
+      `INSERT INTO users (first_name, user_name, email, role_id)
+       SELECT 'Stopped', :stamp || g, :stamp || g || '@example.com', 2 FROM generate_series(1, 100) g`,
+      { replacements: { stamp } },
+    )
+    await sql.query(
+      `INSERT INTO video_viewings (user_id, video_id, course_id, last_viewed_at)
+       SELECT u.id, e.id, e.course_id, now() FROM users u CROSS JOIN content_entries e
+        WHERE u.user_name LIKE :stamp || '%' AND e.course_id = :course`,
+      { replacements: { stamp, course: course.id } },
+    )
+    // parts 1 and 2 are stored; later parts wait until the export has been stopped, so it cannot end first
+    let release = () => {}
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const recorder = await startS3Recorder(running(), async (part) => {
+      if (part > 2) await released
+      return 'store' as const
+    })
+    const restore = recorder.use()
+    const key = `stopped/${Date.now()}/access-log.csv`
+    const stop = new AbortController()
+    try {
+      const exported = exportAccessLog(
+        SYSTEM,
+        { courses: [course.id] },
+        parseDestination(`s3://${S3_TEST_BUCKET}/${key}`),
+        { signal: stop.signal },
+      )
+      exported.catch(() => undefined)
+      await recorder.until(() => recorder.storedParts().length === 2)
+      stop.abort(new Error('stopped'))
+      release()
+      await expect(exported).rejects.toThrow()
+      // by the time the export has failed, the upload it began has been aborted, never completed
+      const parts = recorder.calls.filter((c) => c.op === 'part')
+      expect(recorder.storedParts().slice(0, 2).sort()).toEqual([1, 2])
+      expect(recorder.calls.filter((c) => c.op === 'complete')).toEqual([])
+      expect(recorder.calls.filter((c) => c.op === 'abort')).toEqual([
+        expect.objectContaining({ key: `/${S3_TEST_BUCKET}/${key}`, uploadId: parts[0].uploadId, status: 204 }),
+      ])
+    } finally {
+      release()
+      restore()
+      await recorder.close()
+    }
+    expect(await objectKeys(key)).toEqual([])
   })
 
   it('uploads more than one part of rows, and fails such an upload in one line too', async () => {

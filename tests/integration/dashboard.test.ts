@@ -1,13 +1,17 @@
-import { describe, expect, it } from 'vitest'
+import { QueryTypes } from 'sequelize'
+import { describe, expect, it, vi } from 'vitest'
 import * as dashboardPage from '#app/routes/admin+/dashboard.tsx'
 import { dashboardFigures, type DashboardFigures } from '#app/modules/dashboard/service.server.ts'
+import * as completionThroughPrograms from '#db/migrations/0013-completion-through-programs.ts'
 import { sequelize } from '#db/client.ts'
 import {
   assignCourse,
+  assignProgram,
   makeAdmin,
   makeCoach,
   makeCourse,
   makeLearner,
+  makeProgram,
   makeSuperAdmin,
   recordWatched,
 } from '#tests/factories.ts'
@@ -38,6 +42,48 @@ const view = (userId: string, courseId: string, videoId: string, at: string) =>
 
 const completionOf = (figures: DashboardFigures, courseId: string) =>
   figures.completion.find((c) => c.courseId === courseId)
+
+/**
+ * The counts and tallies the triggers kept are what a recount from the assignments gives: a learner has a
+ * course directly or through any program, once.
+ */
+async function expectCountsAsRecounted(courseIds: string[]) {
+  const [rows] = await run(
+    `WITH holders AS (
+       SELECT user_id, course_id FROM course_assignments WHERE course_id IN (:courseIds)
+       UNION
+       SELECT pa.user_id, pc.course_id FROM program_assignments pa
+         JOIN program_courses pc ON pc.program_id = pa.program_id WHERE pc.course_id IN (:courseIds))
+     SELECT c.id,
+            COALESCE(k.assigned, 0) AS assigned, COALESCE(k.completed, 0) AS completed,
+            (SELECT count(*)::int FROM holders h WHERE h.course_id = c.id) AS assigned_recount,
+            (SELECT count(*)::int FROM holders h
+              WHERE h.course_id = c.id
+                AND (SELECT count(*) FROM video_progress p JOIN content_entries e ON e.id = p.video_id
+                      WHERE p.user_id = h.user_id AND p.course_id = h.course_id AND p.completed
+                        AND e.kind = 'video' AND e.visibility)
+                  = course_visible_videos(c.id)) AS completed_recount,
+            (SELECT count(*)::int FROM course_completion_tallies t
+              WHERE t.course_id = c.id AND t.assigned
+                AND NOT EXISTS (SELECT 1 FROM holders h WHERE h.user_id = t.user_id AND h.course_id = t.course_id))
+              AS stale_tallies
+       FROM courses c LEFT JOIN course_completion_counts k ON k.course_id = c.id
+      WHERE c.id IN (:courseIds)`,
+    { courseIds },
+  )
+  for (const row of rows as {
+    assigned: number
+    assigned_recount: number
+    completed: number
+    completed_recount: number
+    stale_tallies: number
+  }[]) {
+    expect(row.assigned).toBe(row.assigned_recount)
+    expect(row.completed).toBe(row.completed_recount)
+    expect(row.stale_tallies).toBe(0)
+  }
+  expect(rows).toHaveLength(courseIds.length)
+}
 
 describe('the dashboard figures', () => {
   it('count learners active in the last 7 and 30 UTC days, today included, by their last active day', async () => {
@@ -230,6 +276,174 @@ describe('the dashboard figures', () => {
     expect(tallies.length).toBeGreaterThan(0)
     for (const row of tallies as { completed_videos: number; recount: number }[])
       expect(row.completed_videos).toBe(row.recount)
+  })
+
+  it('count a learner once whether the course is theirs directly, through programs, or both', async () => {
+    const admin = await makeAdmin()
+    const course = await makeCourse({
+      title: `Dashboard Programs ${Date.now() % 1e6}`,
+      videos: [{ title: 'One' }, { title: 'Two' }, { title: 'Hidden', visibility: false }],
+    })
+    const [one, two] = course.videos
+    const sibling = await makeCourse({ videos: [{ title: 'Sibling' }] })
+    const program = await makeProgram([course.id, sibling.id])
+    const other = await makeProgram([course.id])
+    const [direct, viaProgram, both, twoPrograms, outsider] = await Promise.all(
+      [0, 1, 2, 3, 4].map(() => makeLearner()),
+    )
+    await assignCourse(direct.id, course.id)
+    await assignProgram(viaProgram.id, program.id)
+    await assignCourse(both.id, course.id)
+    await assignProgram(both.id, program.id)
+    await assignProgram(twoPrograms.id, program.id)
+    await assignProgram(twoPrograms.id, other.id)
+    // every visible video completed (the hidden one is not needed): through a program, and both ways;
+    // the learner with it directly has one of the two; the outsider, not assigned at all, has both
+    for (const learner of [viaProgram, both, outsider])
+      for (const video of [one, two]) await recordWatched(learner.id, course.id, video, 100)
+    await recordWatched(direct.id, course.id, one, 100)
+
+    const figures = await dashboardFigures(admin)
+    expect(completionOf(figures, course.id)).toMatchObject({ videos: 2, assigned: 4, completed: 2, percent: 50 })
+    expect(completionOf(figures, sibling.id)).toMatchObject({ assigned: 3, completed: 0, percent: 0 })
+    // the learner with it directly finishes: counted as the others are
+    await recordWatched(direct.id, course.id, two, 100)
+    expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ completed: 3, percent: 75 })
+    await expectCountsAsRecounted([course.id, sibling.id])
+  })
+
+  it('keep a course counted while any way of having it is left, and drop it with the last one', async () => {
+    const admin = await makeAdmin()
+    const course = await makeCourse({ title: `Dashboard Unassign ${Date.now() % 1e6}`, videos: [{ title: 'Only' }] })
+    const program = await makeProgram([course.id])
+    const other = await makeProgram([course.id])
+    const [direct, viaProgram, twoPrograms] = await Promise.all([0, 1, 2].map(() => makeLearner()))
+    await assignCourse(direct.id, course.id)
+    await assignProgram(direct.id, program.id)
+    await assignProgram(viaProgram.id, program.id)
+    await assignProgram(twoPrograms.id, program.id)
+    await assignProgram(twoPrograms.id, other.id)
+    for (const learner of [direct, viaProgram, twoPrograms])
+      await recordWatched(learner.id, course.id, course.videos[0], 100)
+    const figure = async () => completionOf(await dashboardFigures(admin), course.id)
+    expect(await figure()).toMatchObject({ assigned: 3, completed: 3 })
+
+    const unassign = (userId: string, programId: string) =>
+      run('DELETE FROM program_assignments WHERE user_id = :userId AND program_id = :programId', {
+        userId,
+        programId,
+      })
+    // the program taken away: still assigned directly, or through the other program
+    await unassign(direct.id, program.id)
+    await unassign(twoPrograms.id, program.id)
+    expect(await figure()).toMatchObject({ assigned: 3, completed: 3 })
+    // the only way viaProgram had it: gone from both counts
+    await unassign(viaProgram.id, program.id)
+    expect(await figure()).toMatchObject({ assigned: 2, completed: 2, percent: 100 })
+
+    // the course taken out of the other program: twoPrograms no longer has it
+    await run('DELETE FROM program_courses WHERE program_id = :programId AND course_id = :courseId', {
+      programId: other.id,
+      courseId: course.id,
+    })
+    expect(await figure()).toMatchObject({ assigned: 1, completed: 1 })
+    // put back, at another place, it is theirs again; reordering the program changes nothing
+    await run(`INSERT INTO program_courses (program_id, course_id, position) VALUES (:programId, :courseId, 5)`, {
+      programId: other.id,
+      courseId: course.id,
+    })
+    expect(await figure()).toMatchObject({ assigned: 2, completed: 2 })
+    await run('UPDATE program_courses SET position = position + 1 WHERE program_id = :programId', {
+      programId: other.id,
+    })
+    expect(await figure()).toMatchObject({ assigned: 2, completed: 2 })
+
+    // a program given back, then deleted with its courses and assignments in one go
+    await assignProgram(viaProgram.id, program.id)
+    expect(await figure()).toMatchObject({ assigned: 3, completed: 3 })
+    await run('DELETE FROM programs WHERE id = :id', { id: program.id })
+    expect(await figure()).toMatchObject({ assigned: 2, completed: 2 })
+    await expectCountsAsRecounted([course.id])
+  })
+
+  it('drop a learner whose two ways of having a course are taken away at once, by two transactions', async () => {
+    const admin = await makeAdmin()
+    const sql = await sequelize()
+    const course = await makeCourse({ title: `Dashboard Race ${Date.now() % 1e6}`, videos: [{ title: 'Only' }] })
+    const program = await makeProgram([course.id])
+    const learner = await makeLearner()
+    await assignCourse(learner.id, course.id)
+    await assignProgram(learner.id, program.id)
+    expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ assigned: 1 })
+
+    // each transaction alone still sees the other way: only queueing on the tally row tells them apart
+    const first = await sql.transaction()
+    const second = await sql.transaction()
+    try {
+      await sql.query('DELETE FROM course_assignments WHERE user_id = :userId AND course_id = :courseId', {
+        replacements: { userId: learner.id, courseId: course.id },
+        transaction: first,
+      })
+      let settled = false
+      const unassigned = sql
+        .query('DELETE FROM program_assignments WHERE user_id = :userId AND program_id = :programId', {
+          replacements: { userId: learner.id, programId: program.id },
+          transaction: second,
+        })
+        .finally(() => {
+          settled = true
+        })
+      // barrier: the second has finished, or waits for the first
+      await vi.waitFor(
+        async () => {
+          if (settled) return
+          const waiting = await sql.query(
+            `SELECT pid FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND query LIKE '%DELETE FROM program_assignments%'`,
+            { type: QueryTypes.SELECT },
+          )
+          expect(waiting).toHaveLength(1)
+        },
+        { timeout: 10_000 },
+      )
+      await first.commit()
+      await unassigned
+      await second.commit()
+    } catch (error) {
+      for (const transaction of [first, second]) await transaction.rollback().catch(() => undefined)
+      throw error
+    }
+    expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ assigned: 0 })
+    await expectCountsAsRecounted([course.id])
+  })
+
+  it('count, once migrated, the learners who already had a course through a program', async () => {
+    const admin = await makeAdmin()
+    const sql = await sequelize()
+    const migration = { name: '0013-completion-through-programs', context: (text: string) => sql.query(text) }
+    // as before the migration: program assignments move nothing
+    await completionThroughPrograms.down(migration)
+    try {
+      const course = await makeCourse({ title: `Dashboard Migrated ${Date.now() % 1e6}`, videos: [{ title: 'Only' }] })
+      const program = await makeProgram([course.id])
+      const [direct, viaProgram, both] = await Promise.all([0, 1, 2].map(() => makeLearner()))
+      await assignCourse(direct.id, course.id)
+      await assignCourse(both.id, course.id)
+      for (const learner of [viaProgram, both]) await assignProgram(learner.id, program.id)
+      await recordWatched(viaProgram.id, course.id, course.videos[0], 100)
+      expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ assigned: 2, completed: 0 })
+
+      await completionThroughPrograms.up(migration)
+      expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ assigned: 3, completed: 1 })
+      await expectCountsAsRecounted([course.id])
+    } finally {
+      // whatever happened above, the database is left migrated for the other tests
+      const [{ present }] = await sql.query<{ present: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'course_has_learner') AS present`,
+        { type: QueryTypes.SELECT },
+      )
+      if (!present) await completionThroughPrograms.up(migration)
+    }
   })
 
   it('give a course without assigned learners or without visible videos no percent', async () => {

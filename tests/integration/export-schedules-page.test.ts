@@ -3,8 +3,10 @@ import path from 'node:path'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { addSchedule, listRuns, listSchedules, runSchedule } from '#app/modules/exports/service.server.ts'
+import { resetStorage } from '#app/modules/files/storage.server.ts'
 import * as page from '#app/routes/admin+/exports.tsx'
 import * as download from '#app/routes/admin+/exports_.$runId.download.ts'
+import { resetEnvCache } from '#app/utils/env.server.ts'
 import { sequelize } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeLearner } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
@@ -13,9 +15,16 @@ import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 // The Scheduled exports page and its download route, driven as a browser without JavaScript drives them.
 
 type Reply = { result: { status?: string; error?: Record<string, string[]> } }
-type PageData = { schedules: { name: string }[]; runs: { id: string }[]; canManage: boolean }
+type PageData = {
+  schedules: { name: string }[]
+  runs: { id: string }[]
+  canManage: boolean
+  canDownload: boolean
+  s3Targets: string[]
+}
 
 const cookies = {} as Record<'admin' | 'coach' | 'learner', string>
+const tokens = {} as Record<'coach' | 'learner', string>
 let dir: string
 
 beforeAll(async () => {
@@ -23,6 +32,8 @@ beforeAll(async () => {
   cookies.admin = await sessionCookieFor(admin.userName)
   cookies.coach = await sessionCookieFor(coach.userName)
   cookies.learner = await sessionCookieFor(learner.userName)
+  tokens.coach = coach.token
+  tokens.learner = learner.token
 })
 
 async function ensureExportsFolder() {
@@ -114,11 +125,94 @@ describe('the Scheduled exports page', () => {
   })
 })
 
+describe('S3 destinations from the admin area', () => {
+  /** Run `work` with these settings in the environment, then put back what was there. */
+  async function withEnv(settings: Record<string, string | undefined>, work: () => Promise<void>) {
+    const saved = Object.fromEntries(Object.keys(settings).map((name) => [name, process.env[name]]))
+    const put = (values: Record<string, string | undefined>) => {
+      for (const [name, value] of Object.entries(values)) {
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+      }
+      resetEnvCache()
+      resetStorage()
+    }
+    put(settings)
+    try {
+      await work()
+    } finally {
+      put(saved)
+    }
+  }
+
+  const destinationError = async (response: Response) => {
+    expect(response.status).toBe(400)
+    return (await body<Reply>(response)).result.error?.destination?.[0]
+  }
+
+  it('are refused, and not offered, while the operator has listed none; the CLI may name any bucket', async () => {
+    await withEnv({ EXPORT_S3_TARGETS: undefined, S3_BUCKET: undefined }, async () => {
+      expect(await body<PageData>(await open('admin'))).toMatchObject({ s3Targets: [] })
+      expect(await destinationError(await post('admin', { ...fields(), destination: 's3://reports/nightly/' }))).toBe(
+        `From the admin area exports go to a folder inside ${path.join(process.env.DATA_DIR!, 'exports')}/; S3 destinations are set with the portal CLI.`,
+      )
+      expect(await listSchedules(SYSTEM)).toEqual([])
+      await expect(
+        addSchedule(SYSTEM, { ...fields(), intent: undefined, destination: 's3://reports/nightly/' }),
+      ).resolves.toMatchObject({ destination: 's3://reports/nightly/' })
+    })
+  })
+
+  it('are kept to the prefixes the operator listed, and never the uploads bucket, even when listed', async () => {
+    const settings = {
+      EXPORT_S3_TARGETS: 's3://reports/access-log/, s3://archive/ s3://portal-uploads/exports/',
+      S3_BUCKET: 'portal-uploads',
+    }
+    await withEnv(settings, async () => {
+      // the page offers the listed prefixes, the one in the uploads bucket left out
+      expect(await body<PageData>(await open('coach'))).toMatchObject({
+        s3Targets: ['s3://reports/access-log/', 's3://archive/'],
+      })
+      const allowed = 'must be under s3://reports/access-log/ or s3://archive/'
+      for (const destination of [
+        's3://reports/',
+        's3://reports/access-logs/',
+        's3://reports/access-log/../secrets/',
+        's3://other/access-log/',
+      ])
+        expect(await destinationError(await post('admin', { ...fields(), destination }))).toContain(allowed)
+      for (const destination of ['s3://portal-uploads/exports/', 's3://portal-uploads/'])
+        expect(await destinationError(await post('admin', { ...fields(), destination }))).toBe(
+          "Exports cannot go to portal-uploads, the bucket that holds the portal's uploads.",
+        )
+      // a folder outside the exports folder names what is allowed instead
+      expect(await destinationError(await post('admin', { ...fields(), destination: '/var/exports/' }))).toContain(
+        'use an S3 prefix under s3://reports/access-log/ or s3://archive/',
+      )
+      expect(await listSchedules(SYSTEM)).toEqual([])
+
+      for (const [name, destination] of [
+        ['nightly', 's3://reports/access-log/'],
+        ['weekly', 's3://reports/access-log/weekly/'],
+        ['archived', 's3://archive/2026/'],
+      ]) {
+        const added = await post('admin', { ...fields(), name, destination })
+        expect(added.status).toBe(302)
+      }
+      expect((await listSchedules(SYSTEM)).map((s) => s.destination).sort()).toEqual([
+        's3://archive/2026/',
+        's3://reports/access-log/',
+        's3://reports/access-log/weekly/',
+      ])
+    })
+  })
+})
+
 describe('downloading a run’s file', () => {
   const get = (who: keyof typeof cookies, runId: string) =>
     call(download.loader, `/admin/exports/${runId}/download`, { headers: { Cookie: cookies[who] }, params: { runId } })
 
-  it('streams the recorded file of a succeeded run to the admin side, and nothing else', async () => {
+  it('streams the recorded file of a succeeded run to the admin side, by session or token, and nothing else', async () => {
     await addSchedule(SYSTEM, { ...fields(), intent: undefined })
     const run = await runSchedule(SYSTEM, 'nightly')
     expect(run.status).toBe('succeeded')
@@ -133,7 +227,23 @@ describe('downloading a run’s file', () => {
       )
       expect(await response.text()).toBe(written)
     }
-    expect((await get('learner', run.id)).headers.get('Location')).toBe('/courses')
+    // the same rule as the page's links, in JSON: a learner is refused, a visitor asked to sign in
+    const refused = await get('learner', run.id)
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toEqual({ message: 'Only the admin side can download scheduled exports.' })
+    const anonymous = await call(download.loader, `/admin/exports/${run.id}/download`, { params: { runId: run.id } })
+    expect(anonymous.status).toBe(401)
+    expect(await anonymous.json()).toMatchObject({ message: expect.stringMatching(/sign in/) })
+
+    // a Bearer token does as the session does, as for /files
+    const byToken = (token: string) =>
+      call(download.loader, `/admin/exports/${run.id}/download`, { params: { runId: run.id }, token })
+    const coachDownload = await byToken(tokens.coach)
+    expect(coachDownload.status).toBe(200)
+    expect(await coachDownload.text()).toBe(written)
+    expect((await byToken(tokens.learner)).status).toBe(403)
+    expect((await byToken('not-a-token')).status).toBe(401)
+    expect(await body<PageData>(await open('coach'))).toMatchObject({ canDownload: true })
 
     // a failed run has no file, and an id that is no run names nothing
     await addSchedule(SYSTEM, {

@@ -3,24 +3,28 @@ import os from 'node:os'
 import path from 'node:path'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { parse } from 'csv-parse/sync'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { QueryTypes } from 'sequelize'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { ZodError } from 'zod'
 import { makeS3Client } from '#app/modules/files/s3-storage.server.ts'
 import { recordProgress } from '#app/modules/progress/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import {
   addSchedule,
+  claimSlot,
   listRuns,
   listSchedules,
   openRunFile,
   removeSchedule,
   runDue,
   runSchedule,
+  type ExportRunView,
 } from '#app/modules/exports/service.server.ts'
 import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
 import { sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeUser } from '#tests/factories.ts'
 import { readBody, S3_TEST_BUCKET, useS3rver } from '#tests/fixtures/files.ts'
+import { startS3Recorder, type S3Recorder } from '#tests/fixtures/s3-recorder.ts'
 
 // Scheduled exports through their service, on a real database, real files and a real S3-compatible server.
 
@@ -48,6 +52,34 @@ async function viewing(course: { id: string; videos: { id: string }[] }, at: str
   await recordProgress(learner, { courseId: course.id, videoId: course.videos[0].id, watched: [[0, 10]], position: 10 })
   await sql('UPDATE video_viewings SET last_viewed_at = $2 WHERE user_id = $1', [learner.id, at])
   return learner
+}
+
+/**
+ * `learners` learners who each viewed every one of `videos` videos with titles of 10,000 characters,
+ * at `at`: about 10 kB of CSV per row, so 100 learners × 40 videos make an export of about 40 MB
+ * (eight 5 MB parts). Written set-based: a row at a time would take longer than the export.
+ */
+async function bigViewing({ learners = 100, videos = 40 }, at: string) {
+  const course = await makeCourse({ title: `Big export ${Date.now() % 1e6}` })
+  const stamp = `big${Date.now()}`
+  await sql(
+    `INSERT INTO content_entries (course_id, kind, order_id, title, embed_url, duration)
+     SELECT $1, 'video', g, 'Long ' || g || repeat('x', 10000), 'https://www.youtube-nocookie.com/embed/x', 100
+       FROM generate_series(1, $2) g`,
+    [course.id, videos],
+  )
+  await sql(
+    `INSERT INTO users (first_name, user_name, email, role_id)
+     SELECT 'Big', $1 || g, $1 || g || '@example.com', 2 FROM generate_series(1, $2) g`,
+    [stamp, learners],
+  )
+  await sql(
+    `INSERT INTO video_viewings (user_id, video_id, course_id, last_viewed_at)
+     SELECT u.id, e.id, e.course_id, $3 FROM users u CROSS JOIN content_entries e
+      WHERE u.user_name LIKE $1 || '%' AND e.course_id = $2`,
+    [stamp, course.id, at],
+  )
+  return course
 }
 
 beforeEach(async () => {
@@ -162,13 +194,51 @@ describe('running schedules', () => {
     expect(lines.map((l) => (JSON.parse(l) as { firstName: string }).firstName)).toEqual(['Evening'])
   })
 
-  it('runs a slot once when two runners race for it', async () => {
+  it('runs a slot once when a second runner claims it while the first runner’s claim is not yet committed', async () => {
     const dir = await folder()
-    await schedule({ name: 'raced', destination: dir, courses: [(await makeCourse()).id] })
+    const made = await schedule({ name: 'raced', destination: dir, courses: [(await makeCourse()).id] })
+    const db = await sequelize()
+    // the first runner has written its claim on one connection and not committed it yet: the moment
+    // when a second runner that reads the runs sees no claim at all
+    const first = await db.transaction()
+    let second: Promise<ExportRunView[]> | undefined
+    try {
+      expect(await claimSlot(made.id, new Date('2026-11-24T02:00:00Z'), first)).toEqual(expect.any(String))
+      let settled = false
+      second = runDue(NIGHT).finally(() => {
+        settled = true
+      })
+      // barrier: the second runner, on another connection, has finished or is waiting on the first's row
+      await vi.waitFor(
+        async () => {
+          if (settled) return
+          const waiting = await db.query(
+            `SELECT pid FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO export_runs%' AND pid <> pg_backend_pid()`,
+            { type: QueryTypes.SELECT },
+          )
+          expect(waiting).toHaveLength(1)
+        },
+        { timeout: 10_000 },
+      )
+      await first.commit()
+    } catch (error) {
+      await first.rollback()
+      throw error
+    }
+    // the second runner lost the slot: it exported nothing and wrote no run
+    expect(await second).toEqual([])
+    expect(await runsOf('raced')).toMatchObject([{ slot: '2026-11-24T02:00:00.000Z', status: 'running' }])
+    expect(await readdir(dir)).toEqual([])
+  })
+
+  it('writes one run and one file when two runners look for due work at once', async () => {
+    const dir = await folder()
+    await schedule({ name: 'together', destination: dir, courses: [(await makeCourse()).id] })
     const [first, second] = await Promise.all([runDue(NIGHT), runDue(NIGHT)])
-    expect([...first, ...second].map((r) => r.scheduleName)).toEqual(['raced'])
-    expect(await runsOf('raced')).toHaveLength(1)
-    expect(await readdir(dir)).toEqual(['raced_2026-11-23_2026-11-23.csv'])
+    expect([...first, ...second].map((r) => r.scheduleName)).toEqual(['together'])
+    expect(await runsOf('together')).toHaveLength(1)
+    expect(await readdir(dir)).toEqual(['together_2026-11-23_2026-11-23.csv'])
   })
 
   it('catches up only the latest missed slot, once, and then waits for the next', async () => {
@@ -319,5 +389,47 @@ describe('exports to S3', () => {
     await expect(objects('no-such-bucket')).rejects.toMatchObject({ name: 'NoSuchBucket' })
     const [stored] = await runsOf('nobucket')
     expect(stored).toMatchObject({ status: 'failed', error: run.error })
+  })
+
+  it('records an upload that S3 starts refusing after two parts were stored, aborts it, and leaves no object', async () => {
+    const course = await bigViewing({}, '2026-11-23T09:00:00Z')
+    await schedule({ name: 'flaky', courses: [course.id], destination: `s3://${S3_TEST_BUCKET}/exports/flaky/` })
+    // parts 1 and 2 are stored; every later part (and its retries) is refused once those two are in,
+    // while the export still has most of its 40 MB to write
+    const recorder: S3Recorder = await startS3Recorder(running(), async (part) => {
+      if (part <= 2) return 'store'
+      await recorder.until(() => recorder.storedParts().length === 2)
+      return 'fail'
+    })
+    const restore = recorder.use()
+    let run: ExportRunView | undefined
+    try {
+      ;[run] = await runDue(NIGHT)
+    } finally {
+      restore()
+      await recorder.close()
+    }
+    const key = 'exports/flaky/flaky_2026-11-23_2026-11-23.csv'
+    expect(run).toMatchObject({
+      status: 'failed',
+      rows: null,
+      bytes: null,
+      location: `s3://${S3_TEST_BUCKET}/${key}`,
+      error: `Uploading to s3://${S3_TEST_BUCKET}/${key} failed: We encountered an internal error. Please try again.`,
+    })
+    expect(await runsOf('flaky')).toMatchObject([{ status: 'failed', error: run?.error }])
+
+    // the upload was a multipart one with parts stored, never completed, and aborted (s3rver implements
+    // neither ListMultipartUploads nor AbortMultipartUpload: see tests/fixtures/s3-recorder.ts)
+    const parts = recorder.calls.filter((c) => c.op === 'part')
+    expect(recorder.calls.filter((c) => c.op === 'create')).toHaveLength(1)
+    expect(recorder.storedParts().sort()).toEqual([1, 2])
+    expect(parts.some((c) => c.status === 500)).toBe(true)
+    expect(new Set(parts.map((c) => c.uploadId)).size).toBe(1)
+    expect(recorder.calls.filter((c) => c.op === 'complete')).toEqual([])
+    expect(recorder.calls.filter((c) => c.op === 'abort')).toEqual([
+      expect.objectContaining({ key: `/${S3_TEST_BUCKET}/${key}`, uploadId: parts[0].uploadId, status: 204 }),
+    ])
+    expect((await objects()).filter((k) => k?.includes('flaky'))).toEqual([])
   })
 })

@@ -216,7 +216,15 @@ export async function writeFileAtomically<T>(target: string, write: (sink: Writa
   }
 }
 
-/** A multipart upload fed as rows arrive; aborted (no object, no parts kept) when anything fails. */
+/**
+ * A multipart upload fed as rows arrive. However it fails, the upload is aborted (no object, no parts
+ * kept) before this returns, and the error says what failed first:
+ * - S3 refuses a part: lib-storage stops reading, which ends the body under the export, and `done()`
+ *   rejects with S3's error once it has sent AbortMultipartUpload;
+ * - the export fails (the database, a stop signal): the body is ended with its error, so lib-storage
+ *   fails the upload and aborts it the same way. (`upload.abort()` would settle `done()` at once and
+ *   leave the abort to happen, or not, after the export had returned.)
+ */
 async function exportToS3(
   destination: { bucket: string; key: string },
   format: ExportFormat,
@@ -234,22 +242,31 @@ async function exportToS3(
     params: { Bucket: destination.bucket, Key: destination.key, Body: body, ContentType: CONTENT_TYPES[format] },
     leavePartsOnError: false,
   })
-  const uploaded = upload.done()
-  // the upload's failure is reported by `done()`; this keeps it from being unhandled meanwhile
+  let uploadFailure: { error: unknown } | undefined
+  const uploaded = upload.done().catch((error: unknown) => {
+    uploadFailure = { error }
+    // nobody reads the body any more: the export must not wait on it
+    body.destroy(asError(error))
+    throw error
+  })
+  // the upload's failure is reported below; this keeps it from being unhandled meanwhile
   uploaded.catch(() => undefined)
   try {
     const progress = await write(body)
     await uploaded
     return progress
   } catch (error) {
-    body.destroy()
-    await upload.abort().catch(() => undefined)
+    body.destroy(asError(error))
     await uploaded.catch(() => undefined)
-    throw s3Error(error, destination)
+    // the upload failed of itself when its error is not the one the export handed it
+    const cause = uploadFailure && uploadFailure.error !== error ? uploadFailure.error : error
+    throw s3Error(cause, destination)
   } finally {
     client.destroy()
   }
 }
+
+const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)))
 
 /** An S3 failure in one line, never with the request's credentials or signature in it. */
 function s3Error(error: unknown, destination: { bucket: string; key: string }) {

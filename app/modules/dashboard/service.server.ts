@@ -10,8 +10,9 @@ import { DASHBOARD_DAYS, DashboardQuerySchema, TOP_VIDEOS } from './schema.ts'
 //   active learners     learner_activity: the last UTC day each learner watched or opened a page
 //   views per day       video_view_days: a learner's first view of a video on a day counts one
 //   most-watched videos video_view_days again, summed per video
-//   completion          course_completion_counts: per course, the learners assigned and those done, kept
-//                       from course_completion_tallies (per learner and course, the visible videos completed)
+//   completion          course_completion_counts: per course, the learners assigned (directly or through a
+//                       program, once) and those done, kept from course_completion_tallies (per learner and
+//                       course, the visible videos completed and whether the learner has the course)
 // Days are UTC days; "the last 7 days" are today and the six days before.
 
 export type ViewsOnDay = { day: string; views: number }
@@ -20,7 +21,7 @@ export type CourseCompletion = {
   title: string
   /** the course's visible videos: what a learner must complete */
   videos: number
-  /** learners the course is assigned to directly */
+  /** learners who have the course, assigned directly or through one or more programs, each once */
   assigned: number
   /** of those, the learners who completed every visible video */
   completed: number

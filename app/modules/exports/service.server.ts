@@ -3,7 +3,7 @@ import { mkdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { Cron } from 'croner'
-import { QueryTypes, UniqueConstraintError } from 'sequelize'
+import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize'
 import { sequelize } from '#db/client.ts'
 import { getEnv } from '#app/utils/env.server.ts'
 import {
@@ -147,26 +147,61 @@ function requireReader(actor: Actor) {
   if (!isAdminSide(actor.roleId)) throw forbidden(READ_DENIED)
 }
 
+/**
+ * Who may download the file of a run: whoever may read the Scheduled exports page (admins, the super
+ * admin, coaches), and no learner. The page shows its links by this rule and the download route is
+ * refused by it, whether the caller came with the session cookie or a Bearer token.
+ */
+export const mayDownloadRunFiles = (actor: Actor) => isAdminSide(actor.roleId)
+
 /** The folder the admin area may write exports into: `$DATA_DIR/exports/`. */
 export const exportsFolder = () => `${path.resolve(getEnv().DATA_DIR, 'exports')}/`
 
+const bucketOf = (destination: string) => destination.slice('s3://'.length).split('/')[0]
+
 /**
- * A folder destination set from the admin area must lie in the portal's own exports folder
- * ($DATA_DIR/exports): a web account must not be able to write files anywhere the server can. The CLI
- * (an operator with shell access) may name any absolute folder.
+ * The S3 prefixes the admin area may export to: those the operator listed in EXPORT_S3_TARGETS, less any in
+ * the bucket that holds the portal's uploads. None when the operator listed none.
  */
-function folderOutsideExports(actor: Actor, destination: string): string | undefined {
-  if (actor.id === SYSTEM.id || destination.startsWith('s3://')) return undefined
+export function s3ExportTargets(): string[] {
+  const env = getEnv()
+  return env.EXPORT_S3_TARGETS.filter((target) => bucketOf(target) !== env.S3_BUCKET?.toLowerCase())
+}
+
+/**
+ * Why the admin area may not export to this destination, or undefined. A web account must not make the
+ * server write where the operator did not choose: a folder must lie in the portal's own exports folder
+ * ($DATA_DIR/exports), an S3 prefix under one the operator listed (EXPORT_S3_TARGETS), and never in the
+ * uploads bucket, where an export could overwrite or crowd learners' files. The CLI (an operator with shell
+ * access, acting as the system) may name any absolute folder or bucket.
+ */
+function destinationRefused(actor: Actor, destination: string): string | undefined {
+  if (actor.id === SYSTEM.id) return undefined
   const root = exportsFolder()
+  const targets = s3ExportTargets()
+  const elsewhere = targets.length
+    ? `use an S3 prefix under ${targets.join(' or ')}; other folders are set with the portal CLI`
+    : 'other folders, and S3, are set with the portal CLI'
+  if (destination.startsWith('s3://')) {
+    const uploads = getEnv().S3_BUCKET?.toLowerCase()
+    if (uploads && bucketOf(destination) === uploads)
+      return `Exports cannot go to ${uploads}, the bucket that holds the portal's uploads.`
+    if (!targets.length)
+      return `From the admin area exports go to a folder inside ${root}; S3 destinations are set with the portal CLI.`
+    const segments = destination.slice('s3://'.length).split('/')
+    if (segments.includes('..') || segments.includes('.') || !targets.some((t) => destination.startsWith(t)))
+      return `From the admin area an S3 destination must be under ${targets.join(' or ')}.`
+    return undefined
+  }
   if (path.resolve(destination) + '/' === root || path.resolve(destination).startsWith(root)) return undefined
-  return `From the admin area a folder destination must be inside ${root} (use s3://bucket/prefix/, or the portal CLI for other folders).`
+  return `From the admin area a folder destination must be inside ${root} (${elsewhere}).`
 }
 
 export async function addSchedule(actor: Actor, input: unknown): Promise<ExportScheduleView> {
   requireManager(actor)
   const schedule = ScheduleSchema.parse(input)
-  const outside = folderOutsideExports(actor, schedule.destination)
-  if (outside) throw invalid(outside, { destination: outside })
+  const refused = destinationRefused(actor, schedule.destination)
+  if (refused) throw invalid(refused, { destination: refused })
   if (!schedule.destination.startsWith('s3://') && actor.id !== SYSTEM.id)
     await mkdir(schedule.destination, { recursive: true })
   if (schedule.courses.length) {
@@ -261,12 +296,13 @@ export function latestSlot(schedule: Pick<ScheduleRow, 'cron' | 'time_zone' | 'c
   return slot
 }
 
+/** A run still "running" after this long has lost its process (an export of millions of rows takes minutes). */
+const ABANDONED_AFTER_HOURS = 6
+
 /**
  * Run every schedule whose latest slot at or before `now` has not run yet, once, and return those
  * runs. Safe to call from several processes at once: each slot is claimed by one of them.
  */
-/** A run still "running" after this long has lost its process (an export of millions of rows takes minutes). */
-const ABANDONED_AFTER_HOURS = 6
 
 export async function runDue(now = new Date(), options: RunOptions = {}): Promise<ExportRunView[]> {
   // a run whose process died (kill -9, a lost machine) would read "running" for ever: after a
@@ -283,18 +319,30 @@ export async function runDue(now = new Date(), options: RunOptions = {}): Promis
     const slot = latestSlot(schedule, now)
     if (!slot) continue
     // a slot no newer than the last scheduled run is done (or was skipped over); otherwise claim it
-    const [claimed] = await select<{ id: string }>(
-      `INSERT INTO export_runs (schedule_id, schedule_name, trigger, slot, started_at)
-       SELECT s.id, s.name, 'schedule', $2::timestamptz, now() FROM export_schedules s
-        WHERE s.id = $1
-          AND NOT EXISTS (SELECT 1 FROM export_runs r WHERE r.schedule_id = s.id AND r.slot >= $2::timestamptz)
-       ON CONFLICT (schedule_id, slot) DO NOTHING
-       RETURNING id`,
-      [schedule.id, slot],
-    )
-    if (claimed) runs.push(await execute(schedule, claimed.id, slot, options))
+    const claimed = await claimSlot(schedule.id, slot)
+    if (claimed) runs.push(await execute(schedule, claimed, slot, options))
   }
   return runs
+}
+
+/**
+ * Write the run row that stands for a schedule's slot, unless that slot (or a later one) already has one:
+ * the id of the new run for the one caller that wins, undefined for every other. Two callers whose
+ * statements overlap cannot both win: the second insert waits on the first's row under UNIQUE
+ * (schedule_id, slot) and then does nothing. `transaction` is for tests that hold a claim open.
+ */
+export async function claimSlot(scheduleId: string, slot: Date, transaction?: Transaction) {
+  const sql = await sequelize()
+  const [claimed] = await sql.query<{ id: string }>(
+    `INSERT INTO export_runs (schedule_id, schedule_name, trigger, slot, started_at)
+     SELECT s.id, s.name, 'schedule', $2::timestamptz, now() FROM export_schedules s
+      WHERE s.id = $1
+        AND NOT EXISTS (SELECT 1 FROM export_runs r WHERE r.schedule_id = s.id AND r.slot >= $2::timestamptz)
+     ON CONFLICT (schedule_id, slot) DO NOTHING
+     RETURNING id`,
+    { bind: [scheduleId, slot], type: QueryTypes.SELECT, transaction },
+  )
+  return claimed?.id
 }
 
 /** Where a schedule's file for these days goes: `<name>_<start>_<end>.<format>` under its destination. */
@@ -370,11 +418,11 @@ export function oneLine(error: unknown): string {
 export type RunFile = { body: Readable; size: number | undefined; fileName: string; contentType: string }
 
 /**
- * The file a succeeded run wrote, from the server's disk or from S3. Only the location recorded for that
- * run is ever opened, for the admin side (who may see the page).
+ * The file a succeeded run wrote, from the server's disk or from S3, for those `mayDownloadRunFiles` lets.
+ * Only the location recorded for that run is ever opened.
  */
 export async function openRunFile(actor: Actor, runId: string): Promise<RunFile> {
-  requireReader(actor)
+  if (!mayDownloadRunFiles(actor)) throw forbidden('Only the admin side can download scheduled exports.')
   const gone = notFound('There is no file for this run.')
   if (!isUuid(runId)) throw gone
   const [run] = await select<{ location: string | null; status: ExportRunStatus }>(

@@ -110,7 +110,8 @@ export default function Dashboard() {
       <div className="grid gap-6 xl:grid-cols-2">
         <Section title="Completion per course" id="completion">
           <p className="px-4 pt-3 text-sm text-slate-600">
-            Of the learners the course is assigned to directly, those who completed every visible video of it.
+            Of the learners who have the course, assigned directly or through a program (each counted once), those who
+            completed every visible video of it.
           </p>
           {figures.completion.length === 0 ? (
             <EmptyState title="No courses yet" />
@@ -127,7 +128,7 @@ export default function Dashboard() {
                         c.videos === 0 ? (
                           'No visible videos'
                         ) : (
-                          'No learners assigned directly'
+                          'No learners assigned'
                         )
                       ) : (
                         <>

@@ -14,8 +14,10 @@ import {
   listRuns,
   exportsFolder,
   listSchedules,
+  mayDownloadRunFiles,
   removeSchedule,
   runSchedule,
+  s3ExportTargets,
   type ExportRunView,
 } from '#app/modules/exports/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -43,7 +45,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
     listRuns(user, { limit: RECENT_RUNS }),
     listCourseTitles(user),
   ])
-  return json({ schedules, runs, courses, canManage: canManageContent(user.roleId), folder: exportsFolder() })
+  return json({
+    schedules,
+    runs,
+    courses,
+    canManage: canManageContent(user.roleId),
+    canDownload: mayDownloadRunFiles(user),
+    folder: exportsFolder(),
+    s3Targets: s3ExportTargets(),
+  })
 }
 
 /** Add (the form), remove (after the confirmation) and run now; admins only. */
@@ -113,7 +123,7 @@ const cell = 'px-4 py-3 align-top text-slate-800'
 const head = 'px-4 py-3 font-semibold text-slate-700'
 
 export default function ScheduledExports() {
-  const { schedules, runs, courses, canManage, folder } = useLoaderData<typeof loader>()
+  const { schedules, runs, courses, canManage, canDownload, folder, s3Targets } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   const [params] = useSearchParams()
   const navigation = useNavigation()
@@ -288,13 +298,22 @@ export default function ScheduledExports() {
               selectProps={getSelectProps(fields.format)}
             />
             <Field
-              label={`Destination (s3://bucket/prefix/ or a folder in ${folder})`}
+              label={
+                s3Targets.length
+                  ? `Destination (a folder in ${folder}, or an S3 prefix under ${s3Targets.join(' or ')})`
+                  : `Destination (a folder in ${folder})`
+              }
               errors={fields.destination.errors}
               inputProps={{
                 ...getInputProps(fields.destination, { type: 'text' }),
-                placeholder: 's3://bucket/exports/',
+                placeholder: s3Targets[0] ?? `${folder}nightly/`,
               }}
             />
+            <p className="-mt-1 text-xs text-slate-500 sm:col-span-2">
+              {s3Targets.length
+                ? 'Only the S3 prefixes the operator allowed are offered here; other buckets and server folders are set with the portal CLI.'
+                : 'S3 destinations and other server folders are set with the portal CLI.'}
+            </p>
             <div className="sm:col-span-2">
               {form.errors?.length ? (
                 <p id={form.errorId} className="field-error" role="alert">
@@ -371,10 +390,12 @@ export default function ScheduledExports() {
                   <td className={cell}>{run.rows ?? '—'}</td>
                   <td className={`${cell} whitespace-nowrap`}>{formatSize(run.bytes)}</td>
                   <td className={`${cell} min-w-64 break-all`}>
-                    {run.status === 'succeeded' ? (
+                    {run.status === 'succeeded' && canDownload ? (
                       <a href={`${PAGE}/${run.id}/download`} className="font-medium text-brand-700 hover:underline">
                         {run.location}
                       </a>
+                    ) : run.status === 'succeeded' ? (
+                      <span>{run.location}</span>
                     ) : run.status === 'failed' ? (
                       <span className="text-red-800">{run.error}</span>
                     ) : (

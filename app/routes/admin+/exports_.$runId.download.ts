@@ -2,15 +2,15 @@ import { Readable } from 'node:stream'
 import type { LoaderFunctionArgs } from '@remix-run/node'
 import contentDisposition from 'content-disposition'
 import { openRunFile } from '#app/modules/exports/service.server.ts'
-import { errorResponse } from '#app/utils/api.server.ts'
-import { requireAdminSide } from '#app/utils/session.server.ts'
+import { errorResponse, requireApiUser } from '#app/utils/api.server.ts'
 
 // GET /admin/exports/{runId}/download: the file a succeeded scheduled export wrote, from the server's
-// disk or from S3, for whoever may see the Scheduled exports page. Only the location recorded for that
-// run is read; nothing in the request names a path.
+// disk or from S3. The caller comes with the session cookie or a Bearer token, as for /files; who may
+// download is the exports service's rule, and every refusal is JSON { message }. Only the location
+// recorded for that run is read; nothing in the request names a path.
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  const user = await requireAdminSide(request)
   try {
+    const user = await requireApiUser(request)
     const file = await openRunFile(user, params.runId ?? '')
     const headers = new Headers({
       'Content-Type': file.contentType,
