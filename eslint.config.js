@@ -6,7 +6,16 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    ignores: ['build/', 'public/build/', 'data/', 'node_modules/', 'playwright-report/', 'test-results/', 'coverage/'],
+    ignores: [
+      'build/',
+      'public/build/',
+      'tests/bench/floors/remix-hello/build/',
+      'data/',
+      'node_modules/',
+      'playwright-report/',
+      'test-results/',
+      'coverage/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -1,23 +1,56 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
+import pg from 'pg'
+import { hashPassword } from '#app/modules/auth/password.server.ts'
+import { issueToken } from '#app/modules/auth/token.server.ts'
+import { getSecrets } from '#app/utils/env.server.ts'
+import { openEmbeddedDatabase } from '#db/embedded.ts'
 import { DEMO_PASSWORD } from '#db/seeds/demo-content.ts'
 import { freePort } from '#tests/setup/global.ts'
 
-// npm run bench: the real `portal serve` on a fresh DATA_DIR. Prints start-up times, then throughput
-// and latency of pages and /api calls as ratios to a baseline measured in the same run (the
-// healthcheck: one trivial query through the same server). Figures, never pass/fail.
+// npm run bench: the real `portal serve` on a fresh DATA_DIR. Prints start-up times, then the ingest
+// calls and the pages under load, each beside a floor measured in the same run on the same machine:
+//   ingest floor  a bare node:http + pg server running the same single statement per event, no sign-in
+//                 (tests/bench/floors/ingest-floor.ts), on the portal's own database;
+//   page floor    a one-route Remix 2 hello-world page served by the same remix-serve
+//                 (tests/bench/floors/remix-hello/).
+// Beside req/s and latency: CPU milliseconds per request of the Node server and of PostgreSQL.
+// Figures, never pass/fail; BENCH.md says what each row means and keeps the last figures.
+//
+//   BENCH_SECONDS=5          seconds of each measured load (default 5)
+//   BENCH_WARMUP_SECONDS=1   unmeasured load before each, same connections (default 1)
+//   BENCH_RUNS=1             measure each row this many times and print the medians (default 1)
 
 const root = path.resolve(import.meta.dirname, '..', '..')
-const seconds = Number(process.env.BENCH_SECONDS ?? 5)
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const floorsDir = path.join(root, 'tests', 'bench', 'floors')
+const helloDir = path.join(floorsDir, 'remix-hello')
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1)
+const RUNS = Math.max(1, Math.round(Number(process.env.BENCH_RUNS ?? 1)))
+
+/** The data set: every learner has every course assigned; each heartbeats the five videos of one course. */
+const LEARNERS = 200
+const COURSES = 20
+const VIDEOS_PER_COURSE = 5
+const VIDEO_SECONDS = 600
+const BENCH_PASSWORD = 'Bench-pass1!'
+const INGEST_CONNECTIONS = 100
+const PAGE_CONNECTIONS = [10, 50]
+const ADMIN_CONNECTIONS = 10
+
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
 
 async function main() {
   if (!existsSync(path.join(root, 'build', 'index.js')))
     await run(process.execPath, ['node_modules/@remix-run/dev/dist/cli.js', 'build'])
+  // the page floor is built every time: a second or so, and never stale
+  await run(process.execPath, ['node_modules/@remix-run/dev/dist/cli.js', 'build', helloDir], {
+    NODE_ENV: 'production',
+  })
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'portal-bench-'))
   await chmod(dataDir, 0o755)
   const env = {
@@ -31,158 +64,389 @@ async function main() {
     JWT_SECRET: 'bench-jwt-secret-0123456789abcdef',
     BRIDGE_SECRET: 'bench-bridge-secret-0123456789ab',
   }
+  // this process mints the learners' tokens and reads the database password as the server does
+  delete process.env.DATABASE_URL
+  Object.assign(process.env, {
+    DATA_DIR: env.DATA_DIR,
+    EMBEDDED_PG_PORT: env.EMBEDDED_PG_PORT,
+    SESSION_SECRET: env.SESSION_SECRET,
+    JWT_SECRET: env.JWT_SECRET,
+    BRIDGE_SECRET: env.BRIDGE_SECRET,
+  })
   const base = `http://127.0.0.1:${env.PORT}`
+  const floors: ChildProcess[] = []
+  let portal: ChildProcess | undefined
+  let client: pg.Client | undefined
   try {
     const cold = await start(env, base)
     console.log(`start to first served page, fresh DATA_DIR (initdb, migrate, seed): ${cold.ms.toFixed(0)} ms`)
     await stop(cold.child)
     const warm = await start(env, base)
+    portal = warm.child
     console.log(`start to first served page, existing DATA_DIR:                    ${warm.ms.toFixed(0)} ms`)
 
-    const cookie = await signIn(base, 'learner1')
-    const token = await apiToken(base, 'learner1')
-    const server = appServerPid(warm.child.pid as number)
-    const rssBefore = rss(server)
+    const database = await openEmbeddedDatabase({
+      dataDir,
+      port: Number(env.EMBEDDED_PG_PORT),
+      password: getSecrets().databasePassword,
+      mode: 'share',
+    })
+    client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    const data = await loadDataSet(client)
+    const { rows: version } = await client.query<{ server_version: string }>('SHOW server_version')
+    printMachine(version[0].server_version)
 
-    const auth = { Authorization: `Bearer ${token}` }
-    const heartbeat = await firstVideo(base, token)
-    const targets: Target[] = [
-      { name: 'GET /healthcheck (baseline)', path: '/healthcheck' },
-      { name: 'GET /sign-in (SSR, no query)', path: '/sign-in' },
-      { name: 'GET /courses (SSR, learner)', path: '/courses', headers: { Cookie: cookie } },
-      { name: 'GET /course/{id} (SSR, learner)', path: `/course/${heartbeat.courseId}`, headers: { Cookie: cookie } },
-      { name: 'GET /api/user/profile', path: '/api/user/profile', headers: auth },
-      {
-        // a heartbeat carrying only the playhead: the same single upsert, but no seconds, so the
-        // per-video credit (2 s of video per second of wall time) does not answer 429 under the load
-        name: 'POST videoProgress (heartbeat)',
-        path: '/api/category/videoProgress',
-        method: 'POST',
-        headers: { ...auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          courseId: heartbeat.courseId,
-          videoId: heartbeat.videoId,
-          watched: [],
-          position: 1,
-        }),
-      },
-      {
-        name: 'POST postAccessLog (ping)',
-        path: '/api/user/postAccessLog',
-        method: 'POST',
-        headers: { ...auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ pageName: 'My Courses' }),
-      },
-    ]
-    const results = []
-    for (const target of targets) results.push({ ...target, ...(await load(base, target)) })
-    const baseline = results[0].rps
-    console.log(`\n${connections} connections, ${seconds} s each (request logging on, as in production)`)
-    console.log(
-      'call'.padEnd(34),
-      'req/s'.padStart(8),
-      'p50 ms'.padStart(8),
-      'p99 ms'.padStart(8),
-      'vs baseline'.padStart(12),
-    )
-    for (const r of results) {
-      console.log(
-        r.name.padEnd(34),
-        r.rps.toFixed(0).padStart(8),
-        r.p50.toFixed(1).padStart(8),
-        r.p99.toFixed(1).padStart(8),
-        `${(r.rps / baseline).toFixed(2)}×`.padStart(12),
-      )
+    const ingestFloorPort = await freePort()
+    const ingestFloor = await startIngestFloor(database.url, ingestFloorPort)
+    floors.push(ingestFloor)
+    const pageFloorPort = await freePort()
+    const pageFloor = await startPageFloor(pageFloorPort)
+    floors.push(pageFloor)
+
+    const postgres = postmasterPid(dataDir)
+    const servers = {
+      portal: { base, pid: appServerPid(warm.child.pid as number), postgres },
+      ingestFloor: { base: `http://127.0.0.1:${ingestFloorPort}`, pid: ingestFloor.pid as number, postgres },
+      pageFloor: { base: `http://127.0.0.1:${pageFloorPort}`, pid: pageFloor.pid as number, postgres },
     }
-    const rssAfter = rss(server)
+    const rssBefore = rss(servers.portal.pid)
+
+    const learnerCookie = await signIn(base, 'bench1', BENCH_PASSWORD)
+    const adminCookie = await signIn(base, 'admin', DEMO_PASSWORD)
+    const course = data.courses[0]
+    const ingest = ingestTargets(data.pairs)
+    const rows: Row[] = []
+    const floorRows: Row[] = []
+
+    console.log(
+      `\ningest: ${INGEST_CONNECTIONS} connections rotating over ${LEARNERS} learners × ${VIDEOS_PER_COURSE} videos; ` +
+        `pages: one learner with ${COURSES} courses, and the demo admin.\n` +
+        'each heartbeat reports the 1 s played since the last one of its pair ([s, s+1), playhead s+1), within ' +
+        'the credit;\neach ping is a Video page ping (repeats within 30 s are folded into the last one, as the ' +
+        'portal does).\n' +
+        `${SECONDS} s each after ${WARMUP_SECONDS} s of warm-up, ${RUNS === 1 ? 'one run' : `median of ${RUNS} runs`}; ` +
+        'request logging on, as in production.',
+    )
+    for (const target of ingest) {
+      const figures = await measure(servers.portal, target.portal, INGEST_CONNECTIONS)
+      const floor = await measure(servers.ingestFloor, target.floor, INGEST_CONNECTIONS)
+      rows.push({ name: target.name, connections: INGEST_CONNECTIONS, figures, floor })
+      floorRows.push({ name: `ingest floor: ${target.name}`, connections: INGEST_CONNECTIONS, figures: floor })
+    }
+
+    const hello: Record<number, Figures> = {}
+    for (const connections of [...new Set([...PAGE_CONNECTIONS, ADMIN_CONNECTIONS])]) {
+      hello[connections] = await measure(servers.pageFloor, { path: '/' }, connections)
+      floorRows.push({ name: 'page floor: Remix hello world', connections, figures: hello[connections] })
+    }
+    const learner = { Cookie: learnerCookie }
+    const pages: [string, Target, number[]][] = [
+      [`My Courses (${COURSES} courses)`, { path: '/courses', headers: learner }, PAGE_CONNECTIONS],
+      ['course page', { path: `/course/${course.id}`, headers: learner }, PAGE_CONNECTIONS],
+      ['video page', { path: `/course/${course.id}/${course.videos[0]}`, headers: learner }, PAGE_CONNECTIONS],
+      ['admin Users List', { path: '/admin/users', headers: { Cookie: adminCookie } }, [ADMIN_CONNECTIONS]],
+      ['admin access log', { path: '/admin/accesslog', headers: { Cookie: adminCookie } }, [ADMIN_CONNECTIONS]],
+    ]
+    for (const [name, target, connectionCounts] of pages) {
+      await preflight(name, servers.portal.base, target)
+      for (const connections of connectionCounts)
+        rows.push({
+          name,
+          connections,
+          figures: await measure(servers.portal, target, connections),
+          floor: hello[connections],
+        })
+    }
+
+    printTable(rows, floorRows)
+    const rssAfter = rss(servers.portal.pid)
     console.log(`\napp server memory (RSS): ${mb(rssBefore)} after start, ${mb(rssAfter)} after the load`)
-    await stop(warm.child)
+    console.log(`load average (1 min) at the end: ${os.loadavg()[0].toFixed(2)}`)
   } finally {
+    await client?.end().catch(() => undefined)
+    for (const floor of floors) await stop(floor)
+    if (portal) await stop(portal)
     await rm(dataDir, { recursive: true, force: true })
   }
 }
 
-async function start(env: NodeJS.ProcessEnv, base: string) {
+// ——— the data set ———
+
+type Learner = { id: string; token: string }
+type Pair = { learner: Learner; courseId: string; videoId: string }
+type DataSet = { courses: { id: string; videos: string[] }[]; pairs: Pair[] }
+
+/**
+ * 200 learners with the same password, 20 courses of 5 ten-minute videos, every course assigned to every
+ * learner: set-based SQL through the portal's database, triggers on (the tallies stay right). The
+ * learners' API tokens are minted with the portal's own JWT secret, as /api/user/login would issue them.
+ */
+async function loadDataSet(client: pg.Client): Promise<DataSet> {
   const started = performance.now()
-  const child = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'serve', '--no-build'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const hash = await hashPassword(BENCH_PASSWORD)
+  await client.query('BEGIN')
+  const { rows: courseRows } = await client.query<{ id: string }>(
+    `INSERT INTO courses (title, description)
+     SELECT 'Bench course ' || lpad(n::text, 2, '0'), 'A course of the bench: five videos of ten minutes.'
+       FROM generate_series(1, $1::integer) n
+     RETURNING id`,
+    [COURSES],
+  )
+  const courseIds = courseRows.map((r) => r.id)
+  const { rows: videoRows } = await client.query<{ id: string; course_id: string }>(
+    `INSERT INTO content_entries (course_id, kind, order_id, title, description, embed_url, duration)
+     SELECT c.id, 'video', v - 1, 'Video ' || v, 'A video of the bench.',
+            'https://www.youtube-nocookie.com/embed/bench' || v, $3::integer
+       FROM unnest($1::uuid[]) WITH ORDINALITY c (id, n) CROSS JOIN generate_series(1, $2::integer) v
+      ORDER BY c.n, v
+     RETURNING id, course_id`,
+    [courseIds, VIDEOS_PER_COURSE, VIDEO_SECONDS],
+  )
+  const { rows: learnerRows } = await client.query<{ id: string; role_id: number; token_version: number }>(
+    `INSERT INTO users (first_name, last_name, user_name, email, password_hash, role_id)
+     SELECT 'Bench', 'Learner ' || n, 'bench' || n, 'bench' || n || '@bench.example', $2, 2
+       FROM generate_series(1, $1::integer) n
+      ORDER BY n
+     RETURNING id, role_id, token_version`,
+    [LEARNERS, hash],
+  )
+  await client.query(
+    `INSERT INTO course_assignments (user_id, course_id)
+     SELECT u, c FROM unnest($1::uuid[]) u CROSS JOIN unnest($2::uuid[]) c`,
+    [learnerRows.map((r) => r.id), courseIds],
+  )
+  await client.query('COMMIT')
+  // RETURNING keeps the order of the SELECT's rows in practice; the bench needs only that bench1 comes
+  // first (its pages are measured), which is checked here rather than assumed
+  const { rows: first } = await client.query<{ id: string }>(`SELECT id FROM users WHERE user_name = 'bench1'`)
+  const learnerList = [first[0].id, ...learnerRows.map((r) => r.id).filter((id) => id !== first[0].id)]
+  const learners: Learner[] = []
+  for (const id of learnerList) learners.push({ id, token: await issueToken({ id, roleId: 2, tokenVersion: 0 }) })
+  const courses = courseIds.map((id) => ({
+    id,
+    videos: videoRows.filter((v) => v.course_id === id).map((v) => v.id),
+  }))
+  // request k goes to learner k mod 200, video ⌊k/200⌋ mod 5 of the learner's course: consecutive
+  // requests never share a learner, and a (learner, video) comes back only every 1,000 requests
+  const pairs: Pair[] = []
+  for (let v = 0; v < VIDEOS_PER_COURSE; v++)
+    for (const [n, learner] of learners.entries()) {
+      const course = courses[n % COURSES]
+      pairs.push({ learner, courseId: course.id, videoId: course.videos[v] })
+    }
+  console.log(
+    `data set: ${LEARNERS} learners, ${COURSES} courses × ${VIDEOS_PER_COURSE} videos of ${VIDEO_SECONDS} s, ` +
+      `${LEARNERS * COURSES} assignments, ${LEARNERS} tokens: ${(performance.now() - started).toFixed(0)} ms`,
+  )
+  return { courses, pairs }
+}
+
+// ——— the ingest targets ———
+
+type Target = {
+  path: string
+  method?: 'GET' | 'POST'
+  headers?: Record<string, string>
+  /** each request's own headers and body */
+  next?: () => { headers: Record<string, string>; body: string }
+}
+
+/**
+ * The three ingest calls, each rotating over the (learner, video) pairs; the same body to the portal
+ * and to the floor, the portal with the learner's token, the floor with the bare user id.
+ *
+ * Heartbeats are realistic ones: each reports the one second played since the previous heartbeat of
+ * that pair ([s, s+1), playhead at s+1, moving on through the video). The portal credits 2 s of video
+ * per second of wall time per pair, up to 60 s: 1,000 pairs refill 2,000 s a second, so up to about
+ * 2,000 heartbeats a second are all accepted, and the minute of credit each pair starts with covers
+ * more for a while. A 429 would show in the errors column.
+ */
+function ingestTargets(pairs: Pair[]) {
+  const json = { 'Content-Type': 'application/json' }
+  const rotate = (body: (pair: Pair, visit: number) => object) => {
+    let k = 0
+    return (auth: (pair: Pair) => string) => () => {
+      const pair = pairs[k % pairs.length]
+      const visit = Math.floor(k / pairs.length)
+      k++
+      return { headers: { ...json, Authorization: `Bearer ${auth(pair)}` }, body: JSON.stringify(body(pair, visit)) }
+    }
+  }
+  const second = (visit: number) => visit % (VIDEO_SECONDS - 1)
+  const kinds: [string, string, (pair: Pair, visit: number) => object][] = [
+    [
+      'heartbeat (1 s watched)',
+      '/api/category/videoProgress',
+      (pair, visit) => ({
+        courseId: pair.courseId,
+        videoId: pair.videoId,
+        watched: [[second(visit), second(visit) + 1]],
+        position: second(visit) + 1,
+      }),
+    ],
+    [
+      'video audit',
+      '/api/category/videoAudit',
+      (pair, visit) => ({
+        userId: pair.learner.id,
+        courseId: pair.courseId,
+        videoId: pair.videoId,
+        videoDuration: VIDEO_SECONDS,
+        videoProgress: second(visit) + 1,
+      }),
+    ],
+    [
+      'access-log ping (Video)',
+      '/api/user/postAccessLog',
+      (pair) => ({
+        pageName: 'Video',
+        recordedDate: new Date().toISOString(),
+        courseId: pair.courseId,
+        videoId: pair.videoId,
+      }),
+    ],
+  ]
+  return kinds.map(([name, route, body]) => {
+    // the portal and its floor each walk the pairs from the start, at their own pace
+    const portal = rotate(body)((pair) => pair.learner.token)
+    const floor = rotate(body)((pair) => pair.learner.id)
+    return {
+      name,
+      portal: { path: route, method: 'POST', next: portal } satisfies Target,
+      floor: { path: route, method: 'POST', next: floor } satisfies Target,
+    }
   })
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`portal serve exited with ${child.exitCode}`)
-    const ok = await fetch(`${base}/`).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (ok) return { child, ms: performance.now() - started }
-    await new Promise((r) => setTimeout(r, 20))
+}
+
+// ——— measuring ———
+
+type Server = { base: string; pid: number; postgres: number }
+type Figures = {
+  rps: number
+  p50: number
+  p95: number
+  p99: number
+  errors: number
+  statuses: Record<string, number>
+  nodeCpuMs: number
+  pgCpuMs: number
+}
+type Row = { name: string; connections: number; figures: Figures; floor?: Figures }
+
+async function measure(server: Server, target: Target, connections: number): Promise<Figures> {
+  if (WARMUP_SECONDS > 0) await load(server, target, connections, WARMUP_SECONDS)
+  const runs: Figures[] = []
+  for (let i = 0; i < RUNS; i++) runs.push(await load(server, target, connections, SECONDS))
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p95: median(runs.map((r) => r.p95)),
+    p99: median(runs.map((r) => r.p99)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    statuses: runs.reduce<Record<string, number>>((all, r) => {
+      for (const [code, count] of Object.entries(r.statuses)) all[code] = (all[code] ?? 0) + count
+      return all
+    }, {}),
+    nodeCpuMs: median(runs.map((r) => r.nodeCpuMs)),
+    pgCpuMs: median(runs.map((r) => r.pgCpuMs)),
   }
 }
 
-function stop(child: ChildProcess) {
-  return new Promise<void>((resolve) => {
-    child.once('exit', () => resolve())
-    child.kill('SIGINT')
-  })
-}
-
-async function signIn(base: string, login: string) {
-  const response = await fetch(`${base}/sign-in`, {
-    method: 'POST',
-    body: new URLSearchParams({ email: login, password: DEMO_PASSWORD }),
-    redirect: 'manual',
-  })
-  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('__portal_session='))
-  if (!cookie) throw new Error('bench: sign-in failed')
-  return cookie.split(';')[0]
-}
-
-async function apiToken(base: string, login: string) {
-  const response = await fetch(`${base}/api/user/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email: login, password: DEMO_PASSWORD }),
-  })
-  return ((await response.json()) as { token: string }).token
-}
-
-type Target = { name: string; path: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }
-
-async function load(base: string, target: Target) {
-  const result = await autocannon({
-    url: base + target.path,
+async function load(server: Server, target: Target, connections: number, seconds: number): Promise<Figures> {
+  const next = target.next
+  const request: autocannon.Request = {
+    method: target.method ?? 'GET',
+    path: target.path,
+    headers: target.headers ?? {},
+    ...(next && { setupRequest: (r: autocannon.Request) => ({ ...r, ...next() }) }),
+  }
+  const times: number[] = []
+  const nodeBefore = processCpuMs(server.pid)
+  const pgBefore = postgresCpuMs(server.postgres)
+  // without a callback autocannon answers its instance, which is also a promise of the result
+  const instance = autocannon({
+    url: server.base,
     connections,
     duration: seconds,
-    method: target.method ?? 'GET',
-    headers: target.headers ?? {},
-    body: target.body,
-  })
-  if (result.non2xx > 0) throw new Error(`bench: ${target.path} answered ${result.non2xx} non-2xx responses`)
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+    requests: [request],
+  }) as unknown as autocannon.Instance
+  instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime))
+  const result = await (instance as unknown as Promise<autocannon.Result>)
+  const nodeCpuMs = processCpuMs(server.pid) - nodeBefore
+  const pgCpuMs = postgresCpuMs(server.postgres) - pgBefore
+  times.sort((a, b) => a - b)
+  const answered = Math.max(1, times.length)
+  const statuses: Record<string, number> = {}
+  for (const [code, { count = 0 }] of Object.entries(result.statusCodeStats ?? {}))
+    if (!code.startsWith('2')) statuses[code] = count
+  if (result.errors) statuses['connection errors'] = result.errors
+  return {
+    rps: times.length / result.duration,
+    p50: percentile(times, 0.5),
+    p95: percentile(times, 0.95),
+    p99: percentile(times, 0.99),
+    errors: result.non2xx + result.errors,
+    statuses,
+    nodeCpuMs: nodeCpuMs / answered,
+    pgCpuMs: pgCpuMs / answered,
+  }
 }
 
-/** learner1's first open video of an assigned course, for the heartbeat figures. */
-async function firstVideo(base: string, token: string) {
-  const headers = { Authorization: `Bearer ${token}` }
-  const profile = (await (await fetch(`${base}/api/user/profile`, { headers })).json()) as {
-    user: { assignedCourses: string[] }
+/** A page that does not answer 200 before the load is said so; the load runs anyway and counts it. */
+async function preflight(name: string, base: string, target: Target) {
+  const response = await fetch(base + target.path, { headers: target.headers, redirect: 'manual' })
+  if (response.status !== 200) console.log(`note: ${name} (${target.path}) answered ${response.status} before the load`)
+  await response.arrayBuffer()
+}
+
+const percentile = (sorted: number[], share: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)] : 0
+
+function median(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+// ——— CPU time from /proc ———
+
+/** utime + stime of one process, in ms. */
+function processCpuMs(pid: number) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+}
+
+/**
+ * PostgreSQL's CPU in ms: the postmaster, its live children (backends, writers) and, through the
+ * postmaster's cutime/cstime, the children that have already ended.
+ */
+function postgresCpuMs(postmaster: number) {
+  const fields = readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1].split(' ')
+  let ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
+  for (const child of children(postmaster)) {
+    try {
+      const own = readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1].split(' ')
+      ticks += Number(own[11]) + Number(own[12])
+    } catch {
+      // ended between the listing and the read: its time is in the postmaster's cutime now
+    }
   }
-  const courseId = profile.user.assignedCourses[0]
-  const course = (await (await fetch(`${base}/api/category/course/${courseId}`, { headers })).json()) as {
-    message: { videos: { _id: string; prerequisiteVideos: unknown[] }[] }
-  }
-  const video = course.message.videos.find((v) => v.prerequisiteVideos.length === 0)
-  if (!video) throw new Error('bench: no open video for learner1')
-  return { courseId, videoId: video._id }
+  return (ticks * 1000) / CLOCK_TICKS
+}
+
+const children = (pid: number) =>
+  readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+
+function postmasterPid(dataDir: string) {
+  return Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0])
 }
 
 /** The remix-serve process under `portal serve` (cli/app-server.js). */
 function appServerPid(servePid: number) {
-  const children = readFileSync(`/proc/${servePid}/task/${servePid}/children`, 'utf8').trim().split(/\s+/)
-  const pid = children.find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('app-server.js'))
+  const pid = children(servePid).find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('app-server.js'))
   if (!pid) throw new Error('bench: app server process not found')
-  return Number(pid)
+  return pid
 }
 
 function rss(pid: number) {
@@ -192,9 +456,145 @@ function rss(pid: number) {
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
 
-function run(command: string, args: string[]) {
+// ——— output ———
+
+function printMachine(postgresVersion: string) {
+  const cpus = os.cpus()
+  console.log(
+    `machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ` +
+      `${(os.totalmem() / 1024 ** 3).toFixed(1)} GB memory, ${os.type()} ${os.release()}, ` +
+      `Node ${process.version}, PostgreSQL ${postgresVersion}; load average (1 min) ${os.loadavg()[0].toFixed(2)}`,
+  )
+}
+
+function printTable(rows: Row[], floorRows: Row[]) {
+  const width = Math.max(...[...rows, ...floorRows].map((r) => r.name.length))
+  const header = [
+    'work'.padEnd(width),
+    'conns'.padStart(5),
+    'req/s'.padStart(7),
+    'p50'.padStart(7),
+    'p95'.padStart(7),
+    'p99'.padStart(7),
+    'errors'.padStart(6),
+    'floor req/s'.padStart(11),
+    'ratio'.padStart(6),
+    'node CPU ms/req'.padStart(15),
+    'pg CPU ms/req'.padStart(13),
+  ].join(' ')
+  const line = (row: Row) => {
+    const { figures: f, floor } = row
+    return [
+      row.name.padEnd(width),
+      String(row.connections).padStart(5),
+      f.rps.toFixed(0).padStart(7),
+      f.p50.toFixed(1).padStart(7),
+      f.p95.toFixed(1).padStart(7),
+      f.p99.toFixed(1).padStart(7),
+      String(f.errors).padStart(6),
+      (floor ? floor.rps.toFixed(0) : '').padStart(11),
+      (floor ? (f.rps / floor.rps).toFixed(2) : '').padStart(6),
+      (floor ? `${cpu(f.nodeCpuMs)} / ${cpu(floor.nodeCpuMs)}` : cpu(f.nodeCpuMs)).padStart(15),
+      (floor ? `${cpu(f.pgCpuMs)} / ${cpu(floor.pgCpuMs)}` : cpu(f.pgCpuMs)).padStart(13),
+    ].join(' ')
+  }
+  console.log('\nlatency in ms; ratio = portal req/s ÷ floor req/s; CPU columns: portal / floor')
+  console.log(header)
+  for (const row of rows) console.log(line(row))
+  console.log('\nthe floors themselves')
+  console.log(header)
+  for (const row of floorRows) console.log(line(row))
+  const failed = [...rows, ...floorRows].filter((r) => r.figures.errors > 0)
+  if (failed.length) {
+    console.log('\nerrors (answers other than 2xx, and connection errors):')
+    for (const r of failed)
+      console.log(
+        `  ${r.name}, ${r.connections} connections: ` +
+          Object.entries(r.figures.statuses)
+            .map(([code, count]) => `${code} × ${count}`)
+            .join(', '),
+      )
+  }
+}
+
+const cpu = (ms: number) => ms.toFixed(2)
+
+// ——— processes ———
+
+async function start(env: NodeJS.ProcessEnv, base: string) {
+  const started = performance.now()
+  const child = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'serve', '--no-build'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  await waitUntilServing(child, `${base}/`)
+  return { child, ms: performance.now() - started }
+}
+
+async function waitUntilServing(child: ChildProcess, url: string) {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`bench: ${child.spawnargs.join(' ')} exited with ${child.exitCode}`)
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    )
+    if (ok) return
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/** The bare node:http + pg server, on the portal's database, with the same Node. */
+async function startIngestFloor(databaseUrl: string, port: number) {
+  const child = spawn(process.execPath, [path.join(floorsDir, 'ingest-floor.ts')], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), NODE_ENV: 'production' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  })
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve())
+    child.once('exit', (code) => reject(new Error(`bench: the ingest floor exited with ${code}`)))
+  })
+  return child
+}
+
+/** The hello-world Remix app, served by the portal's remix-serve from its own folder. */
+async function startPageFloor(port: number) {
+  const child = spawn(
+    process.execPath,
+    [path.join(root, 'node_modules', '@remix-run', 'serve', 'dist', 'cli.js'), 'build/index.js'],
+    {
+      cwd: helloDir,
+      env: { ...process.env, PORT: String(port), NODE_ENV: 'production' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  )
+  await waitUntilServing(child, `http://127.0.0.1:${port}/`)
+  return child
+}
+
+function stop(child: ChildProcess) {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once('exit', () => resolve())
+    child.kill('SIGINT')
+  })
+}
+
+async function signIn(base: string, login: string, password: string) {
+  const response = await fetch(`${base}/sign-in`, {
+    method: 'POST',
+    body: new URLSearchParams({ email: login, password }),
+    redirect: 'manual',
+  })
+  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('__portal_session='))
+  if (!cookie) throw new Error(`bench: sign-in as ${login} failed (${response.status})`)
+  return cookie.split(';')[0]
+}
+
+function run(command: string, args: string[], extraEnv: Record<string, string> = {}) {
   return new Promise<void>((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: 'inherit' })
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...extraEnv } })
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited with ${code}`))))
   })
 }
