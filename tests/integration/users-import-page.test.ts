@@ -297,8 +297,8 @@ describe('the Import users page', () => {
       { row: 2, field: '', message: 'This row has 7 values; the header has 6 columns.' },
       { row: 3, field: '', message: 'This row has 5 values; the header has 6 columns.' },
     ])
-    const done = await confirm({ key: dryRun.key })
-    const key = new URL(done.headers.get('Location')!, BASE).searchParams.get('errors')!
+    const { job } = await ended(jobIdOf(await confirm({ key: dryRun.key })))
+    const key = job.errorsKey!
     const download = await call(errorsRoute.loader as never, `${PATH}/errors/${key}`, {
       headers: { Cookie: adminCookie },
       params: { key },
