@@ -1,14 +1,19 @@
 import { spawn } from 'node:child_process'
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import { QueryTypes } from 'sequelize'
 import { describe, expect, it } from 'vitest'
 import { login } from '#app/modules/auth/service.server.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { addSchedule } from '#app/modules/exports/service.server.ts'
+import { enqueueInvitation } from '#app/modules/mail/queue.server.ts'
 import { db } from '#db/client.ts'
 import { makeCourse, makeDocument, makeLearner, makeStoredFile } from '#tests/factories.ts'
 import { freePort } from '#tests/setup/global.ts'
 import { portal } from '#tests/cli.ts'
+import { readOutbox } from '#tests/outbox.ts'
 
 // The real `portal` command in a child process, on this test file's database (DATABASE_URL).
 
@@ -188,5 +193,55 @@ describe('portal serve', () => {
       blocker.close()
       await rm(dataDir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('portal serve --no-exports --no-mail-queue', () => {
+  it('leaves due exports and queued mail to the commands cron runs', { timeout: 300_000 }, async () => {
+    const sql = (await db()).User.sequelize!
+    const dir = `${await mkdtemp(path.join(os.tmpdir(), 'portal-serve-exports-'))}/`
+    await addSchedule(SYSTEM, { name: 'offserver', cron: '0 2 * * *', range: 'yesterday', destination: dir })
+    // made a month ago: its latest slot is due, and a scheduler that looks runs it at once
+    await sql.query("UPDATE export_schedules SET created_at = now() - interval '30 days'")
+    const invitee = await makeLearner()
+    await sql.query('UPDATE users SET password_hash = NULL WHERE id = :id', { replacements: { id: invitee.id } })
+    await enqueueInvitation(invitee.id)
+
+    // builds the app first when the build is missing or stale, as `npm start` does
+    const child = spawn(
+      process.execPath,
+      [path.join(root, 'cli', 'bin.js'), 'serve', '--no-demo', '--no-exports', '--no-mail-queue'],
+      { cwd: root, env: { ...process.env, PORT: String(await freePort()) } },
+    )
+    let output = ''
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    const ready = new Promise<void>((resolve) => {
+      const read = (data: Buffer) => {
+        output += data.toString()
+        if (output.includes('The portal is ready')) resolve()
+      }
+      child.stdout.on('data', read)
+      child.stderr.on('data', read)
+    })
+    await Promise.race([ready, exited])
+    expect(output).toContain('The portal is ready')
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+
+    // the server neither exported nor mailed: the work is still there for cron's commands
+    expect(await sql.query('SELECT id FROM export_runs', { type: QueryTypes.SELECT })).toEqual([])
+    expect(await readdir(dir)).toEqual([])
+    const mailsTo = async () =>
+      (await readOutbox(process.env.DATA_DIR!)).filter((m) => JSON.stringify(m.to).includes(invitee.email))
+    expect(await mailsTo()).toHaveLength(0)
+    expect(output).toContain('Scheduled exports are not run here (--no-exports)')
+    expect(output).toContain('Queued mail is not sent here (--no-mail-queue)')
+
+    const due = await portal(['exports', 'run-due', '--json'])
+    expect(due.code).toBe(0)
+    expect(JSON.parse(due.stdout)).toMatchObject([{ scheduleName: 'offserver', status: 'succeeded' }])
+    const sent = await portal(['mail', 'send-due', '--json'])
+    expect(JSON.parse(sent.stdout)).toMatchObject({ sent: 1 })
+    expect(await mailsTo()).toHaveLength(1)
   })
 })
