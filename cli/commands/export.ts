@@ -12,9 +12,9 @@ import {
 import { EXPORT_RANGES, isExportRange, rangeDays } from '#app/modules/access-log/ranges.ts'
 import { accessLogFilter, accessLogTotal } from '#app/modules/access-log/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { findCourseByIdentifier } from '#app/modules/courses/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { disconnect } from '#db/client.ts'
+import { courseIdsOf } from '../courses.ts'
 import { UsageError } from '../output.ts'
 
 type AccessLogOptions = {
@@ -90,8 +90,7 @@ async function readOptions(options: AccessLogOptions) {
     const days = options.range
       ? rangeDays(options.range as (typeof EXPORT_RANGES)[number], new Date(), options.tz)
       : { startDate: options.from, endDate: options.to }
-    const courses: string[] = []
-    for (const course of options.course) courses.push((await findCourseByIdentifier(course)).id)
+    const courses = await courseIdsOf(options.course)
     const input = { ...days, timeZone: options.tz, courses }
     // the filter is checked here so a wrong one is a usage error, before any file or upload exists
     accessLogFilter(SYSTEM, input)
