@@ -13,6 +13,7 @@ import { EXPORT_RANGES, isExportRange, rangeDays } from '#app/modules/access-log
 import { accessLogFilter, accessLogTotal } from '#app/modules/access-log/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { isServiceError } from '#app/modules/errors.ts'
+import { errorLine } from '#app/utils/redact.server.ts'
 import { disconnect } from '#db/client.ts'
 import { courseIdsOf } from '../courses.ts'
 import { UsageError } from '../output.ts'
@@ -122,16 +123,12 @@ async function run(input: object, destination: ExportDestination, format: (typeo
   try {
     return await exportAccessLog(SYSTEM, input, destination, { format, onProgress, signal: controller.signal })
   } catch (error) {
-    throw new Error(firstLine(controller.signal.aborted ? controller.signal.reason : error))
+    throw new Error(errorLine(controller.signal.aborted ? controller.signal.reason : error))
   } finally {
     bar?.stop()
     process.off('SIGINT', stop)
     process.off('SIGTERM', stop)
   }
-}
-
-function firstLine(error: unknown) {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]
 }
 
 /**

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { Command } from 'commander'
 import { getEnv, getSecrets } from '#app/utils/env.server.ts'
+import { errorLine } from '#app/utils/redact.server.ts'
 import { connect, disconnect } from '#db/client.ts'
 import { migrate } from '#db/migrate.ts'
 import { seedDemoOnce } from '#db/seeds/demo.ts'
@@ -50,7 +51,7 @@ async function serve(options: ServeOptions) {
   const sweep = () =>
     sweepUnattachedFiles({ olderThanMs: UNATTACHED_FILE_LIFETIME_MS }).then(
       (count) => count > 0 && console.log(`Removed ${count} unattached upload(s).`),
-      (error: unknown) => console.error('Sweeping unattached uploads failed:', error),
+      (error: unknown) => console.error(`Sweeping unattached uploads failed: ${errorLine(error)}`),
     )
   void sweep()
   const sweeper = setInterval(() => void sweep(), 60 * 60 * 1000)
@@ -122,7 +123,7 @@ function startExports() {
       run.status === 'succeeded'
         ? console.log(`Scheduled export ${run.scheduleName}: ${run.rows} rows to ${run.location}.`)
         : console.error(`Scheduled export ${run.scheduleName} failed: ${run.error}`),
-    error: (error: unknown) => console.error('Looking for due exports failed:', error),
+    error: (error: unknown) => console.error(`Looking for due exports failed: ${errorLine(error)}`),
   })
 }
 
@@ -139,7 +140,7 @@ function startMailQueue() {
       if (r.retrying || r.failed) console.error(`${line} Last error: ${r.errors.at(-1)}`)
       else console.log(line)
     },
-    error: (error: unknown) => console.error('Sending queued mail failed:', error),
+    error: (error: unknown) => console.error(`Sending queued mail failed: ${errorLine(error)}`),
   })
 }
 

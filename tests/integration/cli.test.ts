@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import http from 'node:http'
 import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
@@ -243,5 +244,38 @@ describe('portal serve --no-exports --no-mail-queue', () => {
     const sent = await portal(['mail', 'send-due', '--json'])
     expect(JSON.parse(sent.stdout)).toMatchObject({ sent: 1 })
     expect(await mailsTo()).toHaveLength(1)
+  })
+})
+
+describe('an error line of the CLI', () => {
+  it('never shows the S3 keys or a password, even when the S3 server repeats them', async () => {
+    const keyId = 'AKIAPORTALTESTKEY01'
+    const secret = 'Sh0uld-Never-Be-Printed/abc+XYZ'
+    // an S3-compatible server (or a proxy in front of one) whose refusal quotes what it was sent
+    const s3 = http.createServer((request, response) => {
+      request.resume()
+      response.writeHead(403, { 'content-type': 'application/xml' })
+      response.end(
+        `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Key ${keyId} with secret ${secret} ` +
+          `may not write here (via http://relay:Relay-Pass-9@proxy.internal/)</Message><RequestId>1</RequestId></Error>`,
+      )
+    })
+    const port = await freePort()
+    await new Promise<void>((resolve) => s3.listen(port, '127.0.0.1', resolve))
+    try {
+      const result = await portal(['export', 'access-log', '--out', 's3://reports-bucket/access.csv'], {
+        S3_ENDPOINT: `http://127.0.0.1:${port}`,
+        S3_FORCE_PATH_STYLE: '1',
+        S3_ACCESS_KEY_ID: keyId,
+        S3_SECRET_ACCESS_KEY: secret,
+      })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toBe(
+        'portal: Uploading to s3://reports-bucket/access.csv failed: Key [hidden] with secret [hidden] ' +
+          'may not write here (via http://[hidden]@proxy.internal/)\n',
+      )
+    } finally {
+      s3.close()
+    }
   })
 })
