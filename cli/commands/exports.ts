@@ -163,8 +163,10 @@ export function registerExports(program: Command) {
     .command('remove')
     .description('remove a schedule (its past runs stay in the history)')
     .argument('<name>', 'the schedule')
-    .action(async (name: string) => {
+    .option('--json', 'print { name } of the removed schedule as JSON')
+    .action(async (name: string, options: { json?: boolean }) => {
       const removed = await disconnecting(() => removeSchedule(SYSTEM, name))
+      if (options.json) console.log(JSON.stringify(removed))
       console.error(`Removed schedule ${removed.name}.`)
     })
 

@@ -56,6 +56,32 @@ describe('portal users create', () => {
     expect(role.stderr).toMatch(/Role must be one of superadmin, admin, coach or learner/)
   })
 
+  it('prints the new account as one JSON object with --json', async () => {
+    const result = await portal(
+      ['users', 'create', '--role', 'learner', '--email', 'Grace@Example.com', '--password-stdin'].concat([
+        '--first-name',
+        'Grace',
+        '--last-name',
+        'Hopper',
+        '--username',
+        'ghopper',
+        '--json',
+      ]),
+      {},
+      { input: 'Compiler-1952!\n' },
+    )
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    expect(JSON.parse(result.stdout)).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      role: 'learner',
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      userName: 'ghopper',
+      email: 'grace@example.com',
+    })
+    expect(result.stdout.trim().split('\n')).toHaveLength(1)
+  })
+
   it('without a terminal, exits 2 naming the missing options instead of prompting', async () => {
     const result = await portal(['users', 'create', '--role', 'coach'])
     expect(result.code).toBe(2)
@@ -121,6 +147,14 @@ describe('portal files sweep', () => {
     expect(await StoredFile.findByPk(used.fileKey)).not.toBeNull()
     expect((await portal(['files', 'sweep', '--older-than', 'soon'])).code).toBe(2)
   })
+
+  it('reports what it removed as JSON with --json', async () => {
+    await makeStoredFile('document')
+    await makeStoredFile('course_image')
+    const result = await portal(['files', 'sweep', '--older-than', '0', '--json'])
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    expect(JSON.parse(result.stdout)).toEqual({ removed: 2, olderThanHours: 0 })
+  })
 })
 
 describe('portal db prune-pings', () => {
@@ -159,6 +193,7 @@ describe('portal db prune-pings', () => {
 describe('portal db and help', () => {
   it('migrates (nothing to do on a migrated database) and refuses a seed without --demo', async () => {
     expect(await portal(['db', 'migrate'])).toMatchObject({ code: 0, stdout: 'The database is up to date.\n' })
+    expect(await portal(['db', 'migrate', '--json'])).toMatchObject({ code: 0, stdout: '{"applied":[]}\n' })
     const seed = await portal(['db', 'seed'])
     expect(seed.code).toBe(2)
     expect(seed.stderr).toContain('pass --demo')

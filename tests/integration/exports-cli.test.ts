@@ -118,7 +118,9 @@ describe('portal exports schedule add, checked before it is kept', () => {
 
     const unknown = await add('--to', dir, '--course', 'No Such Course')
     expect(unknown).toMatchObject({ code: 2, stderr: 'portal: No course with the id or title "No Such Course".\n' })
-    expect(await portal(['exports', 'schedule', 'remove', 'checked'])).toMatchObject({ code: 0 })
+    const removed = await portal(['exports', 'schedule', 'remove', 'checked', '--json'])
+    expect(removed).toMatchObject({ code: 0, stderr: 'Removed schedule checked.\n' })
+    expect(JSON.parse(removed.stdout)).toEqual({ name: 'checked' })
   })
 })
 
