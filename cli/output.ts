@@ -1,29 +1,32 @@
 import { ZodError } from 'zod'
 import { isServiceError } from '#app/modules/errors.ts'
 import { DatabaseStartError } from '#db/embedded.ts'
+import { hideCredentials } from '#app/utils/redact.server.ts'
 
 /** Exit codes: 1 the operation failed, 2 the command was used wrongly (missing or invalid input). */
 export class UsageError extends Error {}
 
+/**
+ * What the CLI prints for an error that ends a command, and the exit code. Every line goes through the
+ * credential scrubber the export history uses: an S3 key or a URL's password in a message is never shown.
+ */
+export function describeFailure(error: unknown): { lines: string[]; code: 1 | 2 } {
+  const shown = (text: string) => text.split(/\r?\n/).map((line, i) => `${i ? '' : 'portal: '}${hideCredentials(line)}`)
+  if (error instanceof UsageError) return { lines: shown(error.message), code: 2 }
+  if (error instanceof ZodError)
+    return {
+      lines: error.issues.flatMap((issue) => shown(`${issue.path.join('.') || 'input'}: ${issue.message}`)),
+      code: 2,
+    }
+  if (isServiceError(error)) return { lines: shown(error.message), code: error.status === 400 ? 2 : 1 }
+  if (error instanceof DatabaseStartError) return { lines: shown(error.message), code: 1 }
+  return { lines: shown(error instanceof Error ? error.message : String(error)), code: 1 }
+}
+
 export function fail(error: unknown): never {
-  if (error instanceof UsageError) {
-    console.error(`portal: ${error.message}`)
-    process.exit(2)
-  }
-  if (error instanceof ZodError) {
-    for (const issue of error.issues) console.error(`portal: ${issue.path.join('.') || 'input'}: ${issue.message}`)
-    process.exit(2)
-  }
-  if (isServiceError(error)) {
-    console.error(`portal: ${error.message}`)
-    process.exit(error.status === 400 ? 2 : 1)
-  }
-  if (error instanceof DatabaseStartError) {
-    console.error(`portal: ${error.message}`)
-    process.exit(1)
-  }
-  console.error(`portal: ${error instanceof Error ? error.message : String(error)}`)
-  process.exit(1)
+  const { lines, code } = describeFailure(error)
+  for (const line of lines) console.error(line)
+  process.exit(code)
 }
 
 /** Rows as aligned columns for a terminal (the first row is the header); `--json` is for scripts. */

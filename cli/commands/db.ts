@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { connect, disconnect } from '#db/client.ts'
 import { migrate } from '#db/migrate.ts'
-import { seedDemoOnce } from '#db/seeds/demo.ts'
+import { DEMO_ACCOUNTS, seedDemoOnce } from '#db/seeds/demo.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { prunePings } from '#app/modules/progress/retention.server.ts'
 import { printDemoAccounts } from '../demo.ts'
@@ -13,11 +13,13 @@ export function registerDb(program: Command) {
 
   db.command('migrate')
     .description('apply pending migrations')
-    .action(async () => {
+    .option('--json', 'print { applied } (the migrations applied now) as JSON')
+    .action(async (options: { json?: boolean }) => {
       try {
         const { sequelize } = await connect()
         const applied = await migrate(sequelize)
-        console.log(applied.length ? `Applied ${applied.join(', ')}.` : 'The database is up to date.')
+        if (options.json) console.log(JSON.stringify({ applied }))
+        else console.log(applied.length ? `Applied ${applied.join(', ')}.` : 'The database is up to date.')
       } finally {
         await disconnect()
       }
@@ -26,12 +28,18 @@ export function registerDb(program: Command) {
   db.command('seed')
     .description('add the demo courses, program and accounts (once per database)')
     .option('--demo', 'the demo content')
-    .action(async (options: { demo?: boolean }) => {
+    .option('--json', 'print { seeded, accounts } as JSON (accounts: the demo sign-ins, when seeded now)')
+    .action(async (options: { demo?: boolean; json?: boolean }) => {
       if (!options.demo) throw new UsageError('nothing to seed: pass --demo for the demo content.')
       try {
         const { sequelize } = await connect()
         await migrate(sequelize)
-        const { seeded } = await seedDemoOnce((line) => console.log(line))
+        // with --json, standard output holds the JSON alone
+        const { seeded } = await seedDemoOnce((line) => (options.json ? console.error(line) : console.log(line)))
+        if (options.json) {
+          const accounts = seeded ? DEMO_ACCOUNTS.map(({ role, userName, email }) => ({ role, userName, email })) : []
+          return console.log(JSON.stringify({ seeded, accounts }))
+        }
         console.log(
           seeded
             ? 'Demo content added.'

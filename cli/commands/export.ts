@@ -12,9 +12,10 @@ import {
 import { EXPORT_RANGES, isExportRange, rangeDays } from '#app/modules/access-log/ranges.ts'
 import { accessLogFilter, accessLogTotal } from '#app/modules/access-log/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { findCourseByIdentifier } from '#app/modules/courses/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
+import { errorLine } from '#app/utils/redact.server.ts'
 import { disconnect } from '#db/client.ts'
+import { courseIdsOf } from '../courses.ts'
 import { UsageError } from '../output.ts'
 
 type AccessLogOptions = {
@@ -90,8 +91,7 @@ async function readOptions(options: AccessLogOptions) {
     const days = options.range
       ? rangeDays(options.range as (typeof EXPORT_RANGES)[number], new Date(), options.tz)
       : { startDate: options.from, endDate: options.to }
-    const courses: string[] = []
-    for (const course of options.course) courses.push((await findCourseByIdentifier(course)).id)
+    const courses = await courseIdsOf(options.course)
     const input = { ...days, timeZone: options.tz, courses }
     // the filter is checked here so a wrong one is a usage error, before any file or upload exists
     accessLogFilter(SYSTEM, input)
@@ -123,16 +123,12 @@ async function run(input: object, destination: ExportDestination, format: (typeo
   try {
     return await exportAccessLog(SYSTEM, input, destination, { format, onProgress, signal: controller.signal })
   } catch (error) {
-    throw new Error(firstLine(controller.signal.aborted ? controller.signal.reason : error))
+    throw new Error(errorLine(controller.signal.aborted ? controller.signal.reason : error))
   } finally {
     bar?.stop()
     process.off('SIGINT', stop)
     process.off('SIGTERM', stop)
   }
-}
-
-function firstLine(error: unknown) {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]
 }
 
 /**

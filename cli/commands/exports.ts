@@ -1,8 +1,10 @@
+import { constants } from 'node:fs'
+import { access, stat } from 'node:fs/promises'
 import { SingleBar } from 'cli-progress'
 import { Option, type Command } from 'commander'
 import { ZodError } from 'zod'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { EXPORT_RANGES, SCHEDULE_FORMATS } from '#app/modules/exports/schema.ts'
+import { destinationProblem, EXPORT_RANGES, SCHEDULE_FORMATS } from '#app/modules/exports/schema.ts'
 import {
   addSchedule,
   listRuns,
@@ -14,6 +16,7 @@ import {
   type RunOptions,
 } from '#app/modules/exports/service.server.ts'
 import { disconnect } from '#db/client.ts'
+import { courseIdsOf } from '../courses.ts'
 import { UsageError, textTable as table } from '../output.ts'
 
 // `portal exports …`: scheduled access-log exports. Data (tables, JSON, a written file's location) goes
@@ -68,6 +71,19 @@ function progress(name: string): { options: RunOptions; stop: () => void } {
   }
 }
 
+/**
+ * A folder destination must be there and writable when the schedule is added, not found missing at its
+ * first run hours later. (Where the name itself is wrong, the schedule's own check says so.)
+ */
+async function folderReady(destination: string) {
+  if (destination.startsWith('s3://') || destinationProblem(destination)) return
+  const info = await stat(destination).catch(() => undefined)
+  if (!info?.isDirectory()) throw new UsageError(`--to: The folder ${destination} does not exist.`)
+  await access(destination, constants.W_OK).catch(() => {
+    throw new UsageError(`--to: The folder ${destination} is not writable.`)
+  })
+}
+
 async function disconnecting<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work()
@@ -87,7 +103,7 @@ export function registerExports(program: Command) {
     .option('--cron <pattern>', 'five fields read in --tz: minute hour day-of-month month day-of-week ("0 2 * * *")')
     .option('--range <range>', `the days each run covers: ${EXPORT_RANGES.join(', ')}`)
     .addOption(
-      new Option('--course <id>', 'only this course (repeat for several)')
+      new Option('--course <course>', 'only this course, by id or exact title (repeat for several)')
         .argParser(collect)
         .default([], 'every course'),
     )
@@ -98,14 +114,16 @@ export function registerExports(program: Command) {
     .action(async (options: AddOptions) => {
       const missing = (['name', 'cron', 'range', 'to'] as const).filter((key) => !options[key]).map((k) => `--${k}`)
       if (missing.length) throw new UsageError(`missing ${missing.join(', ')}.`)
-      const made = await disconnecting(() =>
+      const destination = options.to as string
+      await folderReady(destination)
+      const made = await disconnecting(async () =>
         addSchedule(SYSTEM, {
           name: options.name,
           cron: options.cron,
           range: options.range,
-          courses: options.course,
+          courses: await courseIdsOf(options.course),
           timeZone: options.tz,
-          destination: options.to,
+          destination,
           format: options.format,
         }).catch(usage),
       )
@@ -145,8 +163,10 @@ export function registerExports(program: Command) {
     .command('remove')
     .description('remove a schedule (its past runs stay in the history)')
     .argument('<name>', 'the schedule')
-    .action(async (name: string) => {
+    .option('--json', 'print { name } of the removed schedule as JSON')
+    .action(async (name: string, options: { json?: boolean }) => {
       const removed = await disconnecting(() => removeSchedule(SYSTEM, name))
+      if (options.json) console.log(JSON.stringify(removed))
       console.error(`Removed schedule ${removed.name}.`)
     })
 

@@ -3,6 +3,7 @@ import { ZodError } from 'zod'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { mailQueueStatus, sendQueued, type MailQueueRow } from '#app/modules/mail/queue.server.ts'
 import { MAIL_STATUSES } from '#app/modules/mail/schema.ts'
+import { resetMailTransport } from '#app/modules/mail/service.server.ts'
 import { disconnect } from '#db/client.ts'
 import { UsageError, textTable as table } from '../output.ts'
 
@@ -79,7 +80,9 @@ export function registerMail(program: Command) {
     .option('--json', 'print { sent, retrying, failed, cancelled, waiting, errors } as JSON')
     .action(async (options: { limit?: string; json?: boolean }) => {
       const limit = positiveInteger(options.limit, '--limit')
-      const result = await disconnecting(() => sendQueued({ limit }))
+      // closing the transport ends a pooled one's open connections (SMTP_URL …?pool=true), which would
+      // otherwise keep this process, meant to run and exit from cron, alive for good
+      const result = await disconnecting(() => sendQueued({ limit }).finally(resetMailTransport))
       if (options.json) console.log(JSON.stringify(result, null, 2))
       const parts = [`${result.sent} sent`]
       if (result.cancelled) parts.push(`${result.cancelled} no longer needed`)

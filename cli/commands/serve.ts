@@ -4,6 +4,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { Command } from 'commander'
 import { getEnv, getSecrets } from '#app/utils/env.server.ts'
+import { errorLine } from '#app/utils/redact.server.ts'
 import { connect, disconnect } from '#db/client.ts'
 import { migrate } from '#db/migrate.ts'
 import { seedDemoOnce } from '#db/seeds/demo.ts'
@@ -21,10 +22,14 @@ export function registerServe(program: Command) {
     .description('build if needed, start the database, migrate, seed the demo once, and serve (npm start)')
     .option('--no-build', 'serve the existing build as it is')
     .option('--no-demo', 'do not seed the demo content into a fresh database')
-    .action(async (options: { build: boolean; demo: boolean }) => serve(options))
+    .option('--no-exports', 'do not run scheduled exports here (run `portal exports run-due` from cron instead)')
+    .option('--no-mail-queue', 'do not send queued mail here (run `portal mail send-due` from cron instead)')
+    .action(async (options: ServeOptions) => serve(options))
 }
 
-async function serve(options: { build: boolean; demo: boolean }) {
+type ServeOptions = { build: boolean; demo: boolean; exports: boolean; mailQueue: boolean }
+
+async function serve(options: ServeOptions) {
   const started = performance.now()
   const env = getEnv()
   // secrets come from the environment or DATA_DIR/secrets.json; production refuses to run without them
@@ -46,33 +51,19 @@ async function serve(options: { build: boolean; demo: boolean }) {
   const sweep = () =>
     sweepUnattachedFiles({ olderThanMs: UNATTACHED_FILE_LIFETIME_MS }).then(
       (count) => count > 0 && console.log(`Removed ${count} unattached upload(s).`),
-      (error: unknown) => console.error('Sweeping unattached uploads failed:', error),
+      (error: unknown) => console.error(`Sweeping unattached uploads failed: ${errorLine(error)}`),
     )
   void sweep()
   const sweeper = setInterval(() => void sweep(), 60 * 60 * 1000)
   sweeper.unref()
-  // scheduled exports: a slot missed while the portal was down now, then every minute
-  const exportScheduler = startExportScheduler({
-    run: (run) =>
-      run.status === 'succeeded'
-        ? console.log(`Scheduled export ${run.scheduleName}: ${run.rows} rows to ${run.location}.`)
-        : console.error(`Scheduled export ${run.scheduleName} failed: ${run.error}`),
-    error: (error: unknown) => console.error('Looking for due exports failed:', error),
-  })
-  // queued mail (the invitations of an import): sent now, then every few seconds, at MAIL_RATE_PER_MINUTE
-  const mailSender = startMailSender({
-    sent: (r) => {
-      const parts = [`${r.sent} sent`]
-      if (r.cancelled) parts.push(`${r.cancelled} no longer needed`)
-      if (r.retrying) parts.push(`${r.retrying} to retry`)
-      if (r.failed) parts.push(`${r.failed} failed for good`)
-      if (r.waiting) parts.push(`${r.waiting} waiting`)
-      const line = `Mail queue: ${parts.join(', ')}.`
-      if (r.retrying || r.failed) console.error(`${line} Last error: ${r.errors.at(-1)}`)
-      else console.log(line)
-    },
-    error: (error: unknown) => console.error('Sending queued mail failed:', error),
-  })
+  // scheduled exports: a slot missed while the portal was down now, then every minute; queued mail (the
+  // invitations of an import): sent now, then every few seconds. A deployment that runs them from its own
+  // scheduler instead (`portal exports run-due`, `portal mail send-due`) turns them off here.
+  const exportScheduler = options.exports ? startExports() : undefined
+  if (!exportScheduler)
+    console.log('Scheduled exports are not run here (--no-exports): run `portal exports run-due` from cron.')
+  const mailSender = options.mailQueue ? startMailQueue() : undefined
+  if (!mailSender) console.log('Queued mail is not sent here (--no-mail-queue): run `portal mail send-due` from cron.')
 
   const server = spawn(
     process.execPath,
@@ -98,8 +89,8 @@ async function serve(options: { build: boolean; demo: boolean }) {
     stopping = true
     clearInterval(sweeper)
     // an export still running is stopped and recorded while the database is still there
-    await exportScheduler.stop()
-    await mailSender.stop()
+    await exportScheduler?.stop()
+    await mailSender?.stop()
     await stopChild(server)
     await disconnect()
     process.exit(code)
@@ -124,6 +115,33 @@ async function serve(options: { build: boolean; demo: boolean }) {
     console.log(`\nThe portal is ready at ${env.PUBLIC_URL} (started in ${seconds} s). Press Ctrl+C to stop.`)
     if (options.demo) printDemoAccounts()
   }
+}
+
+function startExports() {
+  return startExportScheduler({
+    run: (run) =>
+      run.status === 'succeeded'
+        ? console.log(`Scheduled export ${run.scheduleName}: ${run.rows} rows to ${run.location}.`)
+        : console.error(`Scheduled export ${run.scheduleName} failed: ${run.error}`),
+    error: (error: unknown) => console.error(`Looking for due exports failed: ${errorLine(error)}`),
+  })
+}
+
+/** Queued mail at MAIL_RATE_PER_MINUTE, counted over every process on the database. */
+function startMailQueue() {
+  return startMailSender({
+    sent: (r) => {
+      const parts = [`${r.sent} sent`]
+      if (r.cancelled) parts.push(`${r.cancelled} no longer needed`)
+      if (r.retrying) parts.push(`${r.retrying} to retry`)
+      if (r.failed) parts.push(`${r.failed} failed for good`)
+      if (r.waiting) parts.push(`${r.waiting} waiting`)
+      const line = `Mail queue: ${parts.join(', ')}.`
+      if (r.retrying || r.failed) console.error(`${line} Last error: ${r.errors.at(-1)}`)
+      else console.log(line)
+    },
+    error: (error: unknown) => console.error(`Sending queued mail failed: ${errorLine(error)}`),
+  })
 }
 
 /** The build is stale when a source file is newer than build/index.js. */

@@ -43,7 +43,8 @@ export function registerUsers(program: Command) {
     .option('--first-name <name>')
     .option('--last-name <name>')
     .option('--username <name>')
-    .action(async (options: CreateOptions) => {
+    .option('--json', 'print the new account as JSON: { id, role, firstName, lastName, userName, email }')
+    .action(async ({ json, ...options }: CreateOptions & { json?: boolean }) => {
       const values = await completeOptions(await readPassword(options))
       try {
         const user = await createUser(SYSTEM, {
@@ -54,7 +55,10 @@ export function registerUsers(program: Command) {
           lastName: values.lastName ?? '',
           userName: values.username ?? '',
         })
-        console.log(`Created ${values.role} ${user.userName} <${user.email}> (id ${user.id}).`)
+        if (json) {
+          const { id, firstName, lastName, userName, email } = user
+          console.log(JSON.stringify({ id, role: values.role, firstName, lastName, userName, email }))
+        } else console.log(`Created ${values.role} ${user.userName} <${user.email}> (id ${user.id}).`)
       } finally {
         await disconnect()
       }

@@ -1,14 +1,20 @@
 import { spawn } from 'node:child_process'
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import http from 'node:http'
+import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import { QueryTypes } from 'sequelize'
 import { describe, expect, it } from 'vitest'
 import { login } from '#app/modules/auth/service.server.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { addSchedule } from '#app/modules/exports/service.server.ts'
+import { enqueueInvitation } from '#app/modules/mail/queue.server.ts'
 import { db } from '#db/client.ts'
 import { makeCourse, makeDocument, makeLearner, makeStoredFile } from '#tests/factories.ts'
 import { freePort } from '#tests/setup/global.ts'
 import { portal } from '#tests/cli.ts'
+import { readOutbox } from '#tests/outbox.ts'
 
 // The real `portal` command in a child process, on this test file's database (DATABASE_URL).
 
@@ -48,6 +54,32 @@ describe('portal users create', () => {
     const role = await create({ '--role': 'wizard', '--username': 'wizard', '--email': 'wizard@example.com' })
     expect(role.code).toBe(2)
     expect(role.stderr).toMatch(/Role must be one of superadmin, admin, coach or learner/)
+  })
+
+  it('prints the new account as one JSON object with --json', async () => {
+    const result = await portal(
+      ['users', 'create', '--role', 'learner', '--email', 'Grace@Example.com', '--password-stdin'].concat([
+        '--first-name',
+        'Grace',
+        '--last-name',
+        'Hopper',
+        '--username',
+        'ghopper',
+        '--json',
+      ]),
+      {},
+      { input: 'Compiler-1952!\n' },
+    )
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    expect(JSON.parse(result.stdout)).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      role: 'learner',
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      userName: 'ghopper',
+      email: 'grace@example.com',
+    })
+    expect(result.stdout.trim().split('\n')).toHaveLength(1)
   })
 
   it('without a terminal, exits 2 naming the missing options instead of prompting', async () => {
@@ -115,6 +147,14 @@ describe('portal files sweep', () => {
     expect(await StoredFile.findByPk(used.fileKey)).not.toBeNull()
     expect((await portal(['files', 'sweep', '--older-than', 'soon'])).code).toBe(2)
   })
+
+  it('reports what it removed as JSON with --json', async () => {
+    await makeStoredFile('document')
+    await makeStoredFile('course_image')
+    const result = await portal(['files', 'sweep', '--older-than', '0', '--json'])
+    expect(result).toMatchObject({ code: 0, stderr: '' })
+    expect(JSON.parse(result.stdout)).toEqual({ removed: 2, olderThanHours: 0 })
+  })
 })
 
 describe('portal db prune-pings', () => {
@@ -153,6 +193,7 @@ describe('portal db prune-pings', () => {
 describe('portal db and help', () => {
   it('migrates (nothing to do on a migrated database) and refuses a seed without --demo', async () => {
     expect(await portal(['db', 'migrate'])).toMatchObject({ code: 0, stdout: 'The database is up to date.\n' })
+    expect(await portal(['db', 'migrate', '--json'])).toMatchObject({ code: 0, stdout: '{"applied":[]}\n' })
     const seed = await portal(['db', 'seed'])
     expect(seed.code).toBe(2)
     expect(seed.stderr).toContain('pass --demo')
@@ -187,6 +228,89 @@ describe('portal serve', () => {
     } finally {
       blocker.close()
       await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('portal serve --no-exports --no-mail-queue', () => {
+  it('leaves due exports and queued mail to the commands cron runs', { timeout: 300_000 }, async () => {
+    const sql = (await db()).User.sequelize!
+    const dir = `${await mkdtemp(path.join(os.tmpdir(), 'portal-serve-exports-'))}/`
+    await addSchedule(SYSTEM, { name: 'offserver', cron: '0 2 * * *', range: 'yesterday', destination: dir })
+    // made a month ago: its latest slot is due, and a scheduler that looks runs it at once
+    await sql.query("UPDATE export_schedules SET created_at = now() - interval '30 days'")
+    const invitee = await makeLearner()
+    await sql.query('UPDATE users SET password_hash = NULL WHERE id = :id', { replacements: { id: invitee.id } })
+    await enqueueInvitation(invitee.id)
+
+    // builds the app first when the build is missing or stale, as `npm start` does
+    const child = spawn(
+      process.execPath,
+      [path.join(root, 'cli', 'bin.js'), 'serve', '--no-demo', '--no-exports', '--no-mail-queue'],
+      { cwd: root, env: { ...process.env, PORT: String(await freePort()) } },
+    )
+    let output = ''
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    const ready = new Promise<void>((resolve) => {
+      const read = (data: Buffer) => {
+        output += data.toString()
+        if (output.includes('The portal is ready')) resolve()
+      }
+      child.stdout.on('data', read)
+      child.stderr.on('data', read)
+    })
+    await Promise.race([ready, exited])
+    expect(output).toContain('The portal is ready')
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+
+    // the server neither exported nor mailed: the work is still there for cron's commands
+    expect(await sql.query('SELECT id FROM export_runs', { type: QueryTypes.SELECT })).toEqual([])
+    expect(await readdir(dir)).toEqual([])
+    const mailsTo = async () =>
+      (await readOutbox(process.env.DATA_DIR!)).filter((m) => JSON.stringify(m.to).includes(invitee.email))
+    expect(await mailsTo()).toHaveLength(0)
+    expect(output).toContain('Scheduled exports are not run here (--no-exports)')
+    expect(output).toContain('Queued mail is not sent here (--no-mail-queue)')
+
+    const due = await portal(['exports', 'run-due', '--json'])
+    expect(due.code).toBe(0)
+    expect(JSON.parse(due.stdout)).toMatchObject([{ scheduleName: 'offserver', status: 'succeeded' }])
+    const sent = await portal(['mail', 'send-due', '--json'])
+    expect(JSON.parse(sent.stdout)).toMatchObject({ sent: 1 })
+    expect(await mailsTo()).toHaveLength(1)
+  })
+})
+
+describe('an error line of the CLI', () => {
+  it('never shows the S3 keys or a password, even when the S3 server repeats them', async () => {
+    const keyId = 'AKIAPORTALTESTKEY01'
+    const secret = 'Sh0uld-Never-Be-Printed/abc+XYZ'
+    // an S3-compatible server (or a proxy in front of one) whose refusal quotes what it was sent
+    const s3 = http.createServer((request, response) => {
+      request.resume()
+      response.writeHead(403, { 'content-type': 'application/xml' })
+      response.end(
+        `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Key ${keyId} with secret ${secret} ` +
+          `may not write here (via http://relay:Relay-Pass-9@proxy.internal/)</Message><RequestId>1</RequestId></Error>`,
+      )
+    })
+    const port = await freePort()
+    await new Promise<void>((resolve) => s3.listen(port, '127.0.0.1', resolve))
+    try {
+      const result = await portal(['export', 'access-log', '--out', 's3://reports-bucket/access.csv'], {
+        S3_ENDPOINT: `http://127.0.0.1:${port}`,
+        S3_FORCE_PATH_STYLE: '1',
+        S3_ACCESS_KEY_ID: keyId,
+        S3_SECRET_ACCESS_KEY: secret,
+      })
+      expect(result.code).toBe(1)
+      expect(result.stderr).toBe(
+        'portal: Uploading to s3://reports-bucket/access.csv failed: Key [hidden] with secret [hidden] ' +
+          'may not write here (via http://[hidden]@proxy.internal/)\n',
+      )
+    } finally {
+      s3.close()
     }
   })
 })

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir } from 'node:fs/promises'
+import { mkdtemp, readdir, rmdir, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -88,6 +88,42 @@ describe('portal exports schedule', () => {
   })
 })
 
+describe('portal exports schedule add, checked before it is kept', () => {
+  const add = (...extra: string[]) =>
+    portal(['exports', 'schedule', 'add', '--name', 'checked', '--cron', '0 2 * * *', '--range', 'yesterday', ...extra])
+
+  it('refuses a folder that is not there (or is a file) in one line, exit 2, and keeps nothing', SLOW, async () => {
+    const missing = path.join(await folder(), 'not-made-yet/')
+    expect(await add('--to', missing)).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `portal: --to: The folder ${missing} does not exist.\n`,
+    })
+    const file = path.join(await folder(), 'a-file')
+    await writeFile(file, '')
+    expect(await add('--to', `${file}/`)).toMatchObject({
+      code: 2,
+      stderr: `portal: --to: The folder ${file}/ does not exist.\n`,
+    })
+    expect(JSON.parse((await portal(['exports', 'schedule', 'list', '--json'])).stdout)).toEqual([])
+  })
+
+  it('takes --course by id or exact title, as portal export access-log does', SLOW, async () => {
+    const byTitle = await makeCourse({ title: 'Slowly Changing Dimensions' })
+    const byId = await makeCourse()
+    const dir = await folder()
+    const added = await add('--to', dir, '--course', 'slowly changing dimensions', '--course', byId.id, '--json')
+    expect(added.code).toBe(0)
+    expect(JSON.parse(added.stdout)).toMatchObject({ name: 'checked', courses: [byTitle.id, byId.id] })
+
+    const unknown = await add('--to', dir, '--course', 'No Such Course')
+    expect(unknown).toMatchObject({ code: 2, stderr: 'portal: No course with the id or title "No Such Course".\n' })
+    const removed = await portal(['exports', 'schedule', 'remove', 'checked', '--json'])
+    expect(removed).toMatchObject({ code: 0, stderr: 'Removed schedule checked.\n' })
+    expect(JSON.parse(removed.stdout)).toEqual({ name: 'checked' })
+  })
+})
+
 describe('portal exports run, run-due and history', () => {
   it('runs by hand, runs what is due once, and tells a failure by its exit code', SLOW, async () => {
     const dir = await folder()
@@ -109,7 +145,10 @@ describe('portal exports run, run-due and history', () => {
         to,
       ])
     expect((await add('weekly', dir)).code).toBe(0)
-    expect((await add('broken', '/nonexistent-portal-folder/')).code).toBe(0)
+    // a folder that was there when the schedule was added and is gone by the time it runs
+    const gone = await folder()
+    expect((await add('broken', gone)).code).toBe(0)
+    await rmdir(gone)
 
     const run = await portal(['exports', 'run', 'weekly'])
     expect(run.code).toBe(0)
@@ -120,14 +159,14 @@ describe('portal exports run, run-due and history', () => {
 
     const failed = await portal(['exports', 'run', 'broken'])
     expect(failed).toMatchObject({ code: 1, stdout: '' })
-    expect(failed.stderr).toBe('portal: broken: failed: The folder /nonexistent-portal-folder does not exist.\n')
+    expect(failed.stderr).toBe(`portal: broken: failed: The folder ${gone.slice(0, -1)} does not exist.\n`)
     expect((await portal(['exports', 'run', 'nothing'])).code).toBe(1)
 
     // both made long ago: their latest slot is due, once
     await (await sequelize()).query("UPDATE export_schedules SET created_at = now() - interval '30 days'")
     const due = await portal(['exports', 'run-due', '--json'])
     expect(due.code).toBe(1)
-    expect(due.stderr).toContain('broken: failed: The folder /nonexistent-portal-folder does not exist.\n')
+    expect(due.stderr).toContain(`broken: failed: The folder ${gone.slice(0, -1)} does not exist.\n`)
     expect(due.stderr).toContain('portal: 1 of 2 runs failed.\n')
     const runs = JSON.parse(due.stdout) as { scheduleName: string; status: string; trigger: string }[]
     expect(runs.map((r) => [r.scheduleName, r.status, r.trigger])).toEqual([

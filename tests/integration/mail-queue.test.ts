@@ -1,3 +1,8 @@
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { simpleParser } from 'mailparser'
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server'
 import { QueryTypes } from 'sequelize'
@@ -493,6 +498,16 @@ describe('portal mail', () => {
     expect(await portal(['mail', 'send-due', '--limit', '0'])).toMatchObject({ code: 2, stdout: '' })
   })
 
+  it('send-due exits once it is done with a pooled SMTP transport too', SLOW, async () => {
+    const user = await invitee()
+    await enqueueInvitation(user.id)
+    const smtp = await smtpServer({})
+    // a pool keeps its connections open until closed: a command that left it open would never exit
+    const sent = await portal(['mail', 'send-due', '--json'], { SMTP_URL: `${smtp}?pool=true` })
+    expect(sent).toMatchObject({ code: 0 })
+    expect(JSON.parse(sent.stdout)).toMatchObject({ sent: 1 })
+  })
+
   it('send-due exits 1 when a mail could not be sent, without the SMTP password', SLOW, async () => {
     const user = await invitee()
     await enqueueInvitation(user.id)
@@ -504,4 +519,83 @@ describe('portal mail', () => {
     expect(failed.stderr).not.toContain('Sup3r-secret-pw')
     expect(await rowsOf(user.id)).toMatchObject([{ status: 'pending', attempts: 1 }])
   })
+})
+
+describe('an import killed part-way, then the mail sent by cron', () => {
+  it(
+    'queues one invitation per committed account and delivers each once, none for rows never committed',
+    SLOW,
+    async () => {
+      // large enough for many batches of 1000 rows: the import is killed long before its end
+      const total = 40_000
+      const stamp = randomBytes(4).toString('hex')
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'portal-killed-import-'))
+      const file = path.join(dir, 'people.csv')
+      const rows = Array.from({ length: total }, (_, i) => `Ivana,Rowe,inv${i}.${stamp}@example.com,inv${i}x${stamp}`)
+      await writeFile(file, ['firstName,lastName,email,userName', ...rows].join('\n'))
+      const ours = `%.${stamp}@example.com`
+      const imported = () =>
+        run<{ id: string; email: string }>('SELECT id, email FROM users WHERE email LIKE $1', [ours])
+      const countImported = async () =>
+        (await run<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE email LIKE $1', [ours]))[0].n
+
+      const root = path.resolve(import.meta.dirname, '..', '..')
+      const child = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'users', 'import', file, '--invite'], {
+        cwd: root,
+        env: process.env,
+        stdio: 'ignore',
+      })
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on('exit', (_code, signal) => resolve(signal)),
+      )
+      // a few batches committed, then the process dies as a machine would take it away: no chance to clean up
+      while (child.exitCode === null && (await countImported()) < 3000)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      child.kill('SIGKILL')
+      expect(await exited).toBe('SIGKILL')
+
+      const committed = await imported()
+      expect(committed.length).toBeGreaterThanOrEqual(3000)
+      expect(committed.length).toBeLessThan(total)
+      // a batch is one transaction: its accounts and their invitations are there together, or not at all
+      expect(committed.length % 1000).toBe(0)
+      const queued = await run<{ user_id: string; status: string }>(
+        'SELECT q.user_id, q.status FROM mail_queue q JOIN users u ON u.id = q.user_id WHERE u.email LIKE $1',
+        [ours],
+      )
+      expect(queued).toHaveLength(committed.length)
+      expect(new Set(queued.map((q) => q.user_id))).toEqual(new Set(committed.map((u) => u.id)))
+      expect(queued.every((q) => q.status === 'pending')).toBe(true)
+
+      // the portal's cron job, started twice at once (two hosts, or a run that overlaps the next)
+      const received: string[] = []
+      const smtp = await smtpServer({
+        disableReverseLookup: true,
+        onData(stream, session, callback) {
+          stream.resume()
+          stream.on('end', () => {
+            received.push(...session.envelope.rcptTo.map((r) => r.address))
+            callback()
+          })
+        },
+      })
+      // pooled: the loopback server waits 100 ms before it greets each new connection
+      const env = { SMTP_URL: `${smtp}?pool=true`, MAIL_RATE_PER_MINUTE: '100000' }
+      const senders = await Promise.all([
+        portal(['mail', 'send-due', '--json'], env),
+        portal(['mail', 'send-due', '--json'], env),
+      ])
+      for (const sender of senders) expect(sender.code).toBe(0)
+      const sent = senders.map((sender) => (JSON.parse(sender.stdout) as { sent: number }).sent)
+      expect(sent[0] + sent[1]).toBe(committed.length)
+
+      // exactly one mail to every committed account, and none to a row the killed import never committed
+      expect(received.toSorted()).toEqual(committed.map((u) => u.email).toSorted())
+      const after = await run<{ status: string; n: number }>(
+        'SELECT q.status, count(*)::int AS n FROM mail_queue q JOIN users u ON u.id = q.user_id WHERE u.email LIKE $1 GROUP BY q.status',
+        [ours],
+      )
+      expect(after).toEqual([{ status: 'sent', n: committed.length }])
+    },
+  )
 })

@@ -6,6 +6,7 @@ import { Cron } from 'croner'
 import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize'
 import { sequelize } from '#db/client.ts'
 import { getEnv } from '#app/utils/env.server.ts'
+import { errorLine } from '#app/utils/redact.server.ts'
 import {
   CONTENT_TYPES,
   describeDestination,
@@ -399,20 +400,7 @@ async function execute(schedule: ScheduleRow, runId: string, at: Date, options: 
  * could appear in it (the S3 keys, a URL's user and password, signed query parameters) blanked out.
  */
 export function oneLine(error: unknown): string {
-  const message = isServiceError(error) || error instanceof Error ? error.message : String(error)
-  let line =
-    message
-      .split(/\r?\n/)
-      .map((l) => l.trim())
-      .find(Boolean) ?? ''
-  const env = getEnv()
-  for (const secret of [env.S3_SECRET_ACCESS_KEY, env.S3_ACCESS_KEY_ID])
-    if (secret && secret.length >= 4) line = line.replaceAll(secret, '[hidden]')
-  line = line
-    .replace(/\/\/[^/\s:@]+:[^/\s@]+@/g, '//[hidden]@')
-    .replace(/(X-Amz-(?:Credential|Signature|Security-Token)=)[^&\s]+/gi, '$1[hidden]')
-  if (line.length > 500) line = `${line.slice(0, 499)}…`
-  return line || 'The export failed.'
+  return errorLine(error) || 'The export failed.'
 }
 
 export type RunFile = { body: Readable; size: number | undefined; fileName: string; contentType: string }
