@@ -6,7 +6,7 @@ import { fail } from './output.ts'
 
 // Each command's module loads the services it needs, and together they cost a command a lot of start-up
 // time and memory; so only the module of the command being run is loaded (all of them for help or a
-// command nobody knows, so that commander can list them or say what is wrong).
+// command nobody knows, so that commander can list them or say what is wrong; none for --version).
 type Register = (program: Command) => void
 const assignCommands = () => import('./commands/assign.ts').then((m) => m.registerAssign)
 const COMMANDS: Record<string, () => Promise<Register>> = {
@@ -41,7 +41,11 @@ const program = new Command()
 try {
   const name = process.argv[2]
   const wanted =
-    name !== undefined && Object.hasOwn(COMMANDS, name) ? [COMMANDS[name]] : [...new Set(Object.values(COMMANDS))]
+    name === '-V' || name === '--version'
+      ? []
+      : name !== undefined && Object.hasOwn(COMMANDS, name)
+        ? [COMMANDS[name]]
+        : [...new Set(Object.values(COMMANDS))]
   for (const register of await Promise.all(wanted.map((load) => load()))) register(program)
   await program.parseAsync(process.argv)
 } catch (error) {
