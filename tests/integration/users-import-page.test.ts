@@ -20,14 +20,6 @@ import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 const PATH = '/admin/users/import'
 const tag = () => randomBytes(3).toString('hex')
 
-type Preview = {
-  key: string
-  name: string
-  choices: { key: string; onExisting: string; invite: boolean; delimiter: string }
-  counts: { rows: number; created: number; updated: number; skipped: number; assigned: number; failed: number }
-  problems: { row: number; field: string; message: string }[]
-  moreFailedRows: number
-}
 type PlannedRow = {
   row: number
   firstName: string
@@ -39,9 +31,18 @@ type PlannedRow = {
   programs: string
 }
 type Plan = { create: PlannedRow[]; update: PlannedRow[] }
+type Preview = {
+  key: string
+  name: string
+  choices: { key: string; onExisting: string; invite: boolean; delimiter: string }
+  counts: { rows: number; created: number; updated: number; skipped: number; assigned: number; failed: number }
+  plan: Plan
+  problems: { row: number; field: string; message: string }[]
+  moreFailedRows: number
+}
 type Reply =
   | { step: 'upload'; errors: Record<string, string>; values: Record<string, string> }
-  | { step: 'preview'; preview: Preview; plan: Plan }
+  | { step: 'preview'; preview: Preview }
   | { step: 'confirm'; error: string }
 type Counts = Preview['counts']
 type Job = {
@@ -182,10 +183,9 @@ describe('the Import users page', () => {
     const before = await storedFiles('user_import')
     const response = await upload(text, { onExisting: 'skip', delimiter: 'auto' })
     expect(response.status).toBe(200)
-    const reply = await dryRunOf(response)
-    const dryRun = reply.preview
+    const dryRun = await preview(response)
     // the rows to create, with their line and values; the failing row is not among them
-    expect(reply.plan).toEqual({
+    expect(dryRun.plan).toEqual({
       create: [
         {
           row: 2,
@@ -318,10 +318,9 @@ describe('the Import users page', () => {
     const text = `firstName,lastName,email,userName\nRenamed,Person,${learner.email},${learner.userName}\n`
     const skipped = await preview(await upload(text))
     expect(skipped.counts).toMatchObject({ created: 0, updated: 0, skipped: 1 })
-    const reply = await dryRunOf(await upload(text, { onExisting: 'update' }))
-    const updating = reply.preview
+    const updating = await preview(await upload(text, { onExisting: 'update' }))
     expect(updating.counts).toMatchObject({ updated: 1, skipped: 0 })
-    expect(reply.plan).toEqual({
+    expect(updating.plan).toEqual({
       create: [],
       update: [
         {
@@ -473,10 +472,51 @@ describe('the import job', () => {
     const response = await upload(text)
     const reply = await dryRunOf(response)
     expect(reply.preview.counts).toMatchObject({ rows: 60, created: 60 })
-    expect(reply.plan.create).toHaveLength(50)
-    expect(reply.plan.create.map((r) => r.row)).toEqual(Array.from({ length: 50 }, (_, i) => i + 2))
-    expect(reply.plan.create[0]).not.toHaveProperty('password')
+    expect(reply.preview.plan.create).toHaveLength(50)
+    expect(reply.preview.plan.create.map((r) => r.row)).toEqual(Array.from({ length: 50 }, (_, i) => i + 2))
+    expect(reply.preview.plan.create[0]).not.toHaveProperty('password')
     expect(JSON.stringify(reply)).not.toMatch(/Hidden-pass/)
+  })
+
+  it('lists the rows to create and to update however far down the file, and no row that changes nothing', async () => {
+    const t = tag()
+    // 540 accounts the file gives as they are, then creates, real updates and more unchanged rows, in turn
+    const unchanged = Array.from({ length: 600 }, (_, i) => `same${i}.${t}`)
+    const changing = Array.from({ length: 60 }, (_, i) => `upd${i}.${t}`)
+    await (
+      await sequelize()
+    ).query(
+      `INSERT INTO users (first_name, last_name, user_name, email, role_id)
+       SELECT 'Same', 'Person', u, u || '@example.com', 2 FROM unnest($1::text[]) AS u`,
+      { bind: [[...unchanged, ...changing]] },
+    )
+    const same = (userName: string) => `Same,Person,${userName}@example.com,${userName}`
+    const rows = unchanged.slice(0, 540).map(same)
+    for (let i = 0; i < 60; i++)
+      rows.push(
+        `Newt,Person,new${i}.${t}@example.com,new${i}.${t}`,
+        `Changed,Person,${changing[i]}@example.com,${changing[i]}`,
+        same(unchanged[540 + i]),
+      )
+    const text = `${['firstName,lastName,email,userName', ...rows].join('\n')}\n`
+    const dryRun = await preview(await upload(text, { onExisting: 'update' }))
+    expect(dryRun.counts).toEqual({ rows: 720, created: 60, updated: 60, skipped: 600, assigned: 0, failed: 0 })
+    // line 542 is the first new one; every third line from there creates, the one after it updates
+    const lines = (first: number) => Array.from({ length: 50 }, (_, i) => first + 3 * i)
+    expect(dryRun.plan.create.map((r) => r.row)).toEqual(lines(542))
+    expect(dryRun.plan.update.map((r) => r.row)).toEqual(lines(543))
+    expect(dryRun.plan.create[0]).toEqual({
+      row: 542,
+      firstName: 'Newt',
+      lastName: 'Person',
+      email: `new0.${t}@example.com`,
+      userName: `new0.${t}`,
+      role: '',
+      courses: '',
+      programs: '',
+    })
+    expect(dryRun.plan.update[49]).toMatchObject({ row: 690, firstName: 'Changed', userName: changing[49] })
+    expect(dryRun.plan.update.every((r) => r.firstName === 'Changed')).toBe(true)
   })
 
   it('records its progress while it runs, and its counts at the end; a second confirm watches the same job', async () => {

@@ -5,7 +5,7 @@ import { QueryTypes } from 'sequelize'
 import { describe, expect, it } from 'vitest'
 import { login } from '#app/modules/auth/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { importUsers, type ImportOptions } from '#app/modules/users/import.server.ts'
+import { importUsers, type ImportOptions, type WrittenRow } from '#app/modules/users/import.server.ts'
 import { NewUserSchema } from '#app/modules/users/schema.ts'
 import { db, sequelize } from '#db/client.ts'
 import {
@@ -377,6 +377,61 @@ describe('importUsers: rows', () => {
     )
     expect(result.counts.created).toBe(2)
     expect(invited).toEqual([`quinn${t}@example.com`])
+  })
+  it('tells onRow each row that creates or changes an account, by its line, never with a password', async () => {
+    const t = tag()
+    const course = await makeCourse()
+    const same = { firstName: 'Annie', lastName: 'Same' }
+    await makeUser({ email: `ann${t}@example.com`, userName: `ann${t}`, ...same })
+    await makeUser({ email: `bob${t}@example.com`, userName: `bob${t}` })
+    await makeUser({ email: `cal${t}@example.com`, userName: `cal${t}`, firstName: 'Calla', lastName: 'Lily' })
+    await makeUser({ email: `fay${t}@example.com`, userName: `fay${t}`, firstName: 'Fayla', lastName: 'Fern' })
+    const text =
+      file(
+        'firstName,lastName,email,userName,role,password,courses',
+        `Dora,Dunn,dora${t}@example.com,dora${t},,${PASSWORD},${course.title}`,
+        // the account has these values already: skipped, not reported
+        `Annie,Same,ann${t}@example.com,ann${t},,,`,
+        '',
+        `Bobby,Brown,bob${t}@example.com,bob${t},Learner,,`,
+        `Bad,Row,not-an-email,badrow${t},,Secret-Bad-${t}1!,`,
+        // a new password is a change, the names being the same
+        `Calla,Lily,cal${t}@example.com,cal${t},,${PASSWORD},`,
+        `  Evelyn ,Eyre,eve${t}@example.com,eve${t},,,`,
+      ) +
+      // a course for a learner whose values are the row's: assigned, yet the account does not change
+      `Fayla,Fern,fay${t}@example.com,fay${t},,,${course.id}\n`
+    const expected = [
+      {
+        line: 2,
+        outcome: 'created',
+        values: {
+          firstName: 'Dora',
+          lastName: 'Dunn',
+          email: `dora${t}@example.com`,
+          userName: `dora${t}`,
+          role: '',
+          courses: course.title,
+          programs: '',
+        },
+      },
+      { line: 5, outcome: 'updated', values: expect.objectContaining({ firstName: 'Bobby', role: 'Learner' }) },
+      { line: 7, outcome: 'updated', values: expect.objectContaining({ email: `cal${t}@example.com` }) },
+      { line: 8, outcome: 'created', values: expect.objectContaining({ firstName: 'Evelyn', userName: `eve${t}` }) },
+    ]
+    const byLine = (a: WrittenRow, b: WrittenRow) => a.line - b.line
+    // the dry run tells what the import then does, batch after batch
+    for (const dryRun of [true, false]) {
+      const rows: WrittenRow[] = []
+      const result = await run(text, { onExisting: 'update', dryRun, batchSize: 3, onRow: (row) => rows.push(row) })
+      expect(result.counts).toEqual({ rows: 7, created: 2, updated: 2, skipped: 2, assigned: 2, failed: 1 })
+      expect(rows.sort(byLine)).toEqual(expected)
+      for (const row of rows) expect(Object.keys(row.values)).not.toContain('password')
+      expect(JSON.stringify(rows)).not.toContain(PASSWORD)
+      expect(JSON.stringify(rows)).not.toContain('Secret-Bad')
+    }
+    expect(await account(`dora${t}@example.com`)).not.toBeNull()
+    expect(await account(`bob${t}@example.com`)).toMatchObject({ firstName: 'Bobby', lastName: 'Brown' })
   })
 })
 

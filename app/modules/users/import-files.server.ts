@@ -8,22 +8,39 @@ import { forbidden, invalid, isServiceError, notFound, ServiceError } from '../e
 import { removeStoredFile, storeFile } from '../files/service.server.ts'
 import { storage } from '../files/storage.server.ts'
 import { FILE_FIELD, ImportConfirmSchema, ImportUploadSchema, type ImportChoices } from './import-schema.ts'
-import { importUsers, type ImportError, type ImportOptions, type ImportResult } from './import.server.ts'
+import {
+  importUsers,
+  type ImportError,
+  type ImportOptions,
+  type ImportResult,
+  type PlannedRowValues,
+} from './import.server.ts'
 
 // The user import as the Import users page runs it, on a CSV file uploaded and stored first: a dry run
-// of the stored file, then (once the admin confirms) the import itself, whose failing rows are kept as
-// an error CSV to download. Both files are stored without being attached to anything, so whichever is
-// left behind (an import never confirmed, an error file never fetched) goes with the sweep of
-// unattached files. The uploaded file may hold passwords: it is never served back.
+// of the stored file (which also lists the first rows it would create and update), then (once the admin
+// confirms) the import itself, whose failing rows are kept as an error CSV to download. Both files are
+// stored without being attached to anything, so whichever is left behind (an import never confirmed, an
+// error file never fetched) goes with the sweep of unattached files. The uploaded file may hold
+// passwords: it is never served back.
 
 /** A problem with one row as the page shows it: without the row's values. */
 export type ImportProblem = Pick<ImportError, 'row' | 'field' | 'message'>
+
+/** rows shown of each kind: the counts tell how many more there are */
+export const PLAN_SHOWN = 50
+
+/** A row the import would write, as the dry run's table shows it (no password). */
+export type PlannedRow = { row: number } & PlannedRowValues
+
+/** The first rows the import would create, and the first it would change (PLAN_SHOWN of each at most). */
+export type ImportPlan = { create: PlannedRow[]; update: PlannedRow[] }
 
 export type ImportPreview = {
   key: string
   name: string
   choices: ImportChoices
   counts: ImportResult['counts']
+  plan: ImportPlan
   problems: ImportProblem[]
   /** failing rows beyond those the problems listed name */
   moreFailedRows: number
@@ -81,11 +98,16 @@ export async function previewUpload(actor: Actor, input: unknown): Promise<Impor
   const choices: ImportChoices = { key, ...rest }
   // only a file of this admin's import is ever read, or removed
   const { file, body } = await uploadOf(actor, key)
+  const plan: ImportPlan = { create: [], update: [] }
+  const onRow: ImportOptions['onRow'] = ({ line, outcome, values }) => {
+    const rows = outcome === 'created' ? plan.create : plan.update
+    if (rows.length < PLAN_SHOWN) rows.push({ row: line, ...values })
+  }
   try {
-    const result = await importUsers(actor, body, { ...optionsOf(choices), dryRun: true })
+    const result = await importUsers(actor, body, { ...optionsOf(choices), dryRun: true, onRow })
     // a dry run reads the file as one transaction: the message says nothing was imported
     if (result.stopped) throw invalid(result.stopped.message)
-    return { key, name: file.name, choices, counts: result.counts, ...problemsOf(result) }
+    return { key, name: file.name, choices, counts: result.counts, plan, ...problemsOf(result) }
   } catch (error) {
     await removeStoredFile(key)
     if (isServiceError(error) && !error.errors)

@@ -68,6 +68,21 @@ export type ImportResult = {
 
 export type ImportProgress = ImportCounts & { bytes: number }
 
+/** A row's values as a preview shows them: the cells as the file gives them (trimmed), never the password. */
+export type PlannedRowValues = {
+  firstName: string
+  lastName: string
+  email: string
+  userName: string
+  /** empty for the default: learner for a new account, unchanged for an existing one */
+  role: string
+  courses: string
+  programs: string
+}
+
+/** A row that created an account, or changed one (on a dry run: would). */
+export type WrittenRow = { line: number; outcome: 'created' | 'updated'; values: PlannedRowValues }
+
 export type ImportOptions = {
   /** check everything, write nothing */
   dryRun?: boolean
@@ -80,6 +95,12 @@ export type ImportOptions = {
   batchSize?: number
   /** after every batch and once at the end */
   onProgress?: (progress: ImportProgress) => void
+  /**
+   * every row that creates an account, and every row that changes one (a row giving an account the values
+   * it has already is skipped, not reported), as its batch is written; on a dry run, those that would.
+   * An atomic import that rolls back has reported rows it does not keep.
+   */
+  onRow?: (row: WrittenRow) => void
   /** every created account without a password, inside the transaction that creates it (not on a dry run) */
   onInvite?: (userId: string, transaction: Transaction) => Promise<void>
   /** receives the error CSV: row, field, message, then the row's columns without the password */
@@ -159,7 +180,12 @@ async function runImport(actor: Actor, source: Readable, options: ImportOptions)
 
   const sq = await sequelize()
   const targets = await loadTargets()
-  const run = new ImportRun(actor, layout, targets, { onExisting, dryRun, onInvite: options.onInvite })
+  const run = new ImportRun(actor, layout, targets, {
+    onExisting,
+    dryRun,
+    onInvite: options.onInvite,
+    onRow: options.onRow,
+  })
   const errorOut = options.errorSink ? startErrorCsv(layout, options.errorSink) : undefined
   run.onError = async (error) => errorOut?.write(error)
 
@@ -389,6 +415,7 @@ type RunOptions = {
   onExisting: OnExisting
   dryRun: boolean
   onInvite?: (userId: string, transaction: Transaction) => Promise<void>
+  onRow?: (row: WrittenRow) => void
 }
 
 /** The state of one import: counts, the emails and usernames seen, and the rules for one batch. */
@@ -501,14 +528,41 @@ class ImportRun {
     const created = await this.insert(creates, transaction)
     for (const { candidate, id } of created) {
       this.counts.created++
+      this.written(candidate, 'created')
       if (candidate.roleId === ROLE.learner) learners.push({ id, candidate })
       if (!candidate.data.password && !this.options.dryRun) await this.options.onInvite?.(id, transaction)
     }
-    const updated = await this.update(updates, transaction)
-    this.counts.updated += updated.changed
-    this.counts.skipped += updates.length - updated.changed
-    for (const u of updates) if (u.roleId === ROLE.learner) learners.push(u)
+    const changed = await this.update(updates, transaction)
+    this.counts.updated += changed.size
+    this.counts.skipped += updates.length - changed.size
+    for (const u of updates) {
+      if (changed.has(u.id)) this.written(u.candidate, 'updated')
+      if (u.roleId === ROLE.learner) learners.push(u)
+    }
     this.counts.assigned += await this.assign(learners, transaction)
+  }
+
+  /** A row that created or changed an account, told to `onRow` with its values (never the password). */
+  private written(candidate: Candidate, outcome: WrittenRow['outcome']) {
+    if (!this.options.onRow) return
+    const { index } = this.layout
+    const cell = (column: ImportColumn) => {
+      const i = index[column]
+      return i === undefined ? '' : unprotect(candidate.cells[i] ?? '').trim()
+    }
+    this.options.onRow({
+      line: candidate.line,
+      outcome,
+      values: {
+        firstName: cell('firstName'),
+        lastName: cell('lastName'),
+        email: cell('email'),
+        userName: cell('userName'),
+        role: cell('role'),
+        courses: cell('courses'),
+        programs: cell('programs'),
+      },
+    })
   }
 
   /** The row on its own: the form's rules, the role the actor may give, its courses and programs, repeats. */
@@ -675,10 +729,10 @@ class ImportRun {
 
   /**
    * The row's names, username and role (and password, when it brings one) on the account with its
-   * email. An account whose values are the row's already is counted as skipped.
+   * email. The ids of the accounts changed: one whose values are the row's already is not.
    */
-  private async update(updates: Update[], transaction: Transaction) {
-    if (updates.length === 0) return { changed: 0 }
+  private async update(updates: Update[], transaction: Transaction): Promise<Set<string>> {
+    if (updates.length === 0) return new Set()
     const sq = await sequelize()
     const hashes = await this.hashes(updates.map((u) => u.candidate))
     const changed = await sq.query<{ id: string; password_changed: boolean }>(
@@ -713,7 +767,7 @@ class ImportRun {
         'UPDATE password_reset_tokens SET used_at = now() WHERE user_id = ANY($1::uuid[]) AND used_at IS NULL',
         { bind: [renewed], transaction },
       )
-    return { changed: changed.length }
+    return new Set(changed.map((c) => c.id))
   }
 
   /** The rows' courses and programs on their learners; what a learner has already is left as it is. */

@@ -6,9 +6,8 @@ import { Spinner } from '#app/components/ui/spinner.tsx'
 import { isServiceError } from '#app/modules/errors.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { FILE_FIELD, type ImportChoices } from '#app/modules/users/import-schema.ts'
-import { previewUpload, type ImportPreview } from '#app/modules/users/import-files.server.ts'
+import { previewUpload, type ImportPreview, type PlannedRow } from '#app/modules/users/import-files.server.ts'
 import { startImportJob } from '#app/modules/users/import-jobs.server.ts'
-import { planImport, type ImportPlan, type PlannedRow } from '#app/modules/users/import-plan.server.ts'
 import { receiveForm } from '#app/modules/files/upload.server.ts'
 import { fieldErrors } from '#app/utils/api.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -34,7 +33,7 @@ type UploadReply = {
   errors: Record<string, string>
   values: Record<string, string>
 }
-type PreviewReply = { step: 'preview'; preview: ImportPreview; plan: ImportPlan }
+type PreviewReply = { step: 'preview'; preview: ImportPreview }
 type ConfirmReply = { step: 'confirm'; error: string }
 type Reply = UploadReply | PreviewReply | ConfirmReply
 
@@ -72,8 +71,7 @@ async function upload(request: Request, user: User) {
   }
   try {
     const preview = await previewUpload(user, { ...fields, [FILE_FIELD]: file.key })
-    const plan = await planImport(user, preview)
-    return json<Reply>({ step: 'preview', preview, plan })
+    return json<Reply>({ step: 'preview', preview })
   } catch (error) {
     await discardUpload(file)
     const { status, errors } = errorsOf(error)
@@ -112,7 +110,7 @@ export default function ImportUsers() {
       </p>
       <h1 className="mt-2 text-2xl font-bold">Import users</h1>
       {reply?.step === 'preview' ? (
-        <DryRun preview={reply.preview} plan={reply.plan} />
+        <DryRun preview={reply.preview} />
       ) : reply?.step === 'confirm' ? (
         <section aria-labelledby="import-failed" className="card mt-6 p-4 sm:p-6">
           <h2 id="import-failed" className="text-lg font-semibold">
@@ -287,10 +285,10 @@ function PlannedRows({ kind, rows, total }: { kind: 'create' | 'update'; rows: P
   )
 }
 
-function DryRun({ preview, plan }: { preview: ImportPreview; plan: ImportPlan }) {
+function DryRun({ preview }: { preview: ImportPreview }) {
   const navigation = useNavigation()
   const busy = navigation.state === 'submitting' && navigation.formEncType !== 'multipart/form-data'
-  const { counts, problems, choices } = preview
+  const { counts, plan, problems, choices } = preview
   const changes = counts.created + counts.updated + counts.assigned
   return (
     <section aria-labelledby="dry-run" className="card mt-6 p-4 sm:p-6">
