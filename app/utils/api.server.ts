@@ -1,5 +1,6 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { ZodError, type ZodType, type ZodTypeDef } from 'zod'
+import { noteActingUser } from './request-record.server.ts'
 import { userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { canManageContent, ROLE } from '#app/modules/auth/roles.ts'
 import { forbidden, invalid, isServiceError, ServiceError, unauthorized } from '#app/modules/errors.ts'
@@ -158,6 +159,7 @@ export async function requireApiUser(request: Request): Promise<SessionUser> {
   if (!header && !isSameSiteRequest(request)) throw forbidden('Requests from other sites are refused.')
   const user = header ? await userFromToken(header.replace(/^Bearer\s+/i, '')) : await getSessionUser(request)
   if (!user) throw unauthorized('Your session has expired or the token is invalid; please sign in again.')
+  noteActingUser(user.id)
   return user
 }
 

@@ -3,6 +3,7 @@ import { Authenticator } from 'remix-auth'
 import { FormStrategy } from 'remix-auth-form'
 import { canManageContent, isAdminSide } from '#app/modules/auth/roles.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
+import { noteActingUser } from './request-record.server.ts'
 import { login, userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { TOKEN_LIFETIME_SECONDS } from '#app/modules/auth/token.server.ts'
 import { clientAddress } from './client-address.server.ts'
@@ -56,7 +57,12 @@ const usersOfRequests = new WeakMap<Request, Promise<SessionUser | undefined>>()
 export function getSessionUser(request: Request): Promise<SessionUser | undefined> {
   let user = usersOfRequests.get(request)
   if (!user) {
-    user = tokenOf(request).then(userFromToken)
+    user = tokenOf(request)
+      .then(userFromToken)
+      .then((found) => {
+        if (found) noteActingUser(found.id)
+        return found
+      })
     usersOfRequests.set(request, user)
   }
   return user
