@@ -35,13 +35,25 @@ function primary(count) {
   const env = { DB_POOL_MAX: String(Math.max(2, Math.ceil(poolMax / count))) }
   serveClusterMetrics()
   let stopping = false
+  let served = false
   let deaths = 0
   let lastDeath = 0
   const fork = () => cluster.fork(env)
 
+  cluster.on('listening', () => {
+    served = true
+  })
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0)
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(process.exitCode ?? 0)
+      return
+    }
+    // a worker that never got to serve (the port is taken, the build is broken) would fail again: give up
+    if (!served) {
+      stopping = true
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM')
+      process.exitCode = 1
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(1)
       return
     }
     // a worker that lived a minute starts the count again; a crash loop waits up to 30 s between tries

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import http from 'node:http'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -205,5 +206,29 @@ describe('WEB_CONCURRENCY=2', () => {
     // the new worker serves
     const newcomer = replaced.find((p) => p !== workers[1])!
     expect(await until(async () => ((await servedBy()) === newcomer ? true : undefined))).toBe(true)
+  })
+})
+
+describe('a port that is taken', () => {
+  it('stops `portal serve` with the reason instead of restarting workers forever', { timeout: 120_000 }, async () => {
+    const blocker = net.createServer()
+    const taken = await freePort()
+    await new Promise<void>((r) => blocker.listen(taken, r))
+    try {
+      const child = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'serve', '--no-build', '--no-demo'], {
+        cwd: root,
+        env: { ...process.env, PORT: String(taken), WEB_CONCURRENCY: '2' },
+      })
+      let all = ''
+      child.stdout.on('data', (d: Buffer) => (all += d.toString()))
+      child.stderr.on('data', (d: Buffer) => (all += d.toString()))
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+      expect(code).toBe(1)
+      expect(all).toContain('EADDRINUSE')
+      expect(all).toContain('The app server stopped unexpectedly (exit code 1).')
+      expect(all).not.toContain('restarting it')
+    } finally {
+      blocker.close()
+    }
   })
 })
