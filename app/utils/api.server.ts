@@ -1,10 +1,10 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { ZodError, type ZodType, type ZodTypeDef } from 'zod'
-import { noteActingUser } from './request-record.server.ts'
 import { userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { canManageContent, ROLE } from '#app/modules/auth/roles.ts'
 import { forbidden, invalid, isServiceError, ServiceError, unauthorized } from '#app/modules/errors.ts'
 import { getSessionUser, isSameSiteRequest } from './session.server.ts'
+import { noteActingUser } from './request-record.server.ts'
 
 // The /api contract (DESIGN.md §8): JSON `{ message }` with the right status, plus `errors`
 // (field → text) for validation. Errors become responses here and nowhere else.
