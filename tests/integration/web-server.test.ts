@@ -232,3 +232,31 @@ describe('a port that is taken', () => {
     }
   })
 })
+
+describe('a `portal serve` killed outright', () => {
+  it('takes its web server primary and workers with it', { timeout: 120_000 }, async () => {
+    const port = await freePort()
+    const child = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'serve', '--no-build', '--no-demo'], {
+      cwd: root,
+      env: { ...process.env, PORT: String(port), WEB_CONCURRENCY: '2' },
+    })
+    let all = ''
+    child.stdout.on('data', (d: Buffer) => (all += d.toString()))
+    await until(() => (all.includes('The portal is ready') ? true : undefined))
+    const [primary] = children(child.pid!).filter((p) =>
+      readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('app-server.js'),
+    )
+    const servers = [primary, ...children(primary)]
+    expect(servers).toHaveLength(3)
+    child.kill('SIGKILL')
+    const alive = (pid: number) => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+      } catch {
+        return false
+      }
+    }
+    await until(() => (servers.some(alive) ? undefined : true))
+    await expect(fetch(`http://127.0.0.1:${port}/healthcheck`)).rejects.toThrow()
+  })
+})
