@@ -17,6 +17,7 @@ COPY package.json ./
 COPY app ./app
 COPY db ./db
 COPY cli ./cli
+COPY server ./server
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data

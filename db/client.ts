@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { Sequelize } from 'sequelize'
 import { getEnv, getSecrets } from '#app/utils/env.server.ts'
+import { logSlowQuery } from '#app/utils/log.server.ts'
 import { openEmbeddedDatabase, type EmbeddedHandle } from './embedded.ts'
 import { initModels, type Models } from './models/index.ts'
 
@@ -41,8 +42,12 @@ async function open({ mode = 'share', log }: ConnectOptions): Promise<Connection
   }
   const sequelize = new Sequelize(url, {
     dialect: 'postgres',
-    logging: env.LOG_SQL ? (sql) => console.log(sql) : false,
-    pool: { max: 10, min: 0, idle: 10_000 },
+    benchmark: true,
+    logging: (sql, ms) => {
+      if (env.LOG_SQL) console.log(sql)
+      if (typeof ms === 'number' && ms >= env.SLOW_SQL_MS) logSlowQuery(sql, ms)
+    },
+    pool: { max: env.DB_POOL_MAX, min: 0, idle: 10_000 },
     define: { underscored: true },
   })
   try {
@@ -51,7 +56,22 @@ async function open({ mode = 'share', log }: ConnectOptions): Promise<Connection
     await embedded?.stop()
     throw new Error(`Cannot reach the database: ${(error as Error).message}`)
   }
+  reportPoolUsage(sequelize, env.DB_POOL_MAX)
   return { sequelize, models: initModels(sequelize), embedded }
+}
+
+type Pool = { size: number; available: number; using: number; waiting: number }
+
+/** The web server's /metrics reads the pool through this global (server/metrics.js): it runs outside the app's bundle. */
+function reportPoolUsage(sequelize: Sequelize, max: number) {
+  const pool = (sequelize.connectionManager as unknown as { pool: Pool }).pool
+  ;(globalThis as Record<symbol, unknown>)[Symbol.for('portal.dbPool')] = () => ({
+    size: pool.size,
+    available: pool.available,
+    using: pool.using,
+    waiting: pool.waiting,
+    max,
+  })
 }
 
 /** The models, connecting on first use. */

@@ -4,6 +4,7 @@ import { userFromToken, type SessionUser } from '#app/modules/auth/service.serve
 import { canManageContent, ROLE } from '#app/modules/auth/roles.ts'
 import { forbidden, invalid, isServiceError, ServiceError, unauthorized } from '#app/modules/errors.ts'
 import { getSessionUser, isSameSiteRequest } from './session.server.ts'
+import { noteActingUser } from './request-record.server.ts'
 
 // The /api contract (DESIGN.md §8): JSON `{ message }` with the right status, plus `errors`
 // (field → text) for validation. Errors become responses here and nowhere else.
@@ -158,6 +159,7 @@ export async function requireApiUser(request: Request): Promise<SessionUser> {
   if (!header && !isSameSiteRequest(request)) throw forbidden('Requests from other sites are refused.')
   const user = header ? await userFromToken(header.replace(/^Bearer\s+/i, '')) : await getSessionUser(request)
   if (!user) throw unauthorized('Your session has expired or the token is invalid; please sign in again.')
+  noteActingUser(user.id)
   return user
 }
 

@@ -71,6 +71,10 @@ const schema = z.object({
     .enum(['0', '1', 'true', 'false'])
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
+  // Database connections per process; the web server divides them among its workers (server/app-server.js).
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  // A statement slower than this is logged (warn) with its duration and a hash of its normalized text.
+  SLOW_SQL_MS: z.coerce.number().min(0).default(100),
   LOG_SQL: z
     .enum(['0', '1', 'true', 'false'])
     .default('0')

@@ -7,6 +7,7 @@ import { login, userFromToken, type SessionUser } from '#app/modules/auth/servic
 import { TOKEN_LIFETIME_SECONDS } from '#app/modules/auth/token.server.ts'
 import { clientAddress } from './client-address.server.ts'
 import { getEnv, getSecrets } from './env.server.ts'
+import { noteActingUser } from './request-record.server.ts'
 import { safeRedirect } from './redirect.ts'
 import { redirectWithError } from './toast.server.ts'
 
@@ -56,7 +57,12 @@ const usersOfRequests = new WeakMap<Request, Promise<SessionUser | undefined>>()
 export function getSessionUser(request: Request): Promise<SessionUser | undefined> {
   let user = usersOfRequests.get(request)
   if (!user) {
-    user = tokenOf(request).then(userFromToken)
+    user = tokenOf(request)
+      .then(userFromToken)
+      .then((found) => {
+        if (found) noteActingUser(found.id)
+        return found
+      })
     usersOfRequests.set(request, user)
   }
   return user

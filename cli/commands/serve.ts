@@ -67,7 +67,7 @@ async function serve(options: ServeOptions) {
 
   const server = spawn(
     process.execPath,
-    [path.join(root, 'cli', 'app-server.js'), path.join(root, 'build', 'index.js')],
+    [path.join(root, 'server', 'app-server.js'), path.join(root, 'build', 'index.js')],
     {
       cwd: root,
       env: {
@@ -78,7 +78,7 @@ async function serve(options: ServeOptions) {
         JWT_SECRET: secrets.jwtSecret,
         BRIDGE_SECRET: secrets.bridgeSecret,
       },
-      // the IPC channel only tells the child when this process is gone (cli/app-server.js)
+      // the IPC channel only tells the child when this process is gone (server/app-server.js)
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   )

@@ -16,9 +16,9 @@ import { freePort } from '#tests/setup/global.ts'
 // calls and the pages under load, each beside a floor measured in the same run on the same machine:
 //   ingest floor  a bare node:http + pg server running the same single statement per event, no sign-in
 //                 (tests/bench/floors/ingest-floor.ts), on the portal's own database;
-//   page floor    a one-route Remix 2 hello-world page served by the same remix-serve
-//                 (tests/bench/floors/remix-hello/).
-// Beside req/s and latency: CPU milliseconds per request of the Node server and of PostgreSQL.
+//   page floor    a one-route Remix 2 hello-world page served by the portal's own web server
+//                 (server/app-server.js, same workers, logs and metrics) (tests/bench/floors/remix-hello/).
+// Beside req/s and latency: CPU milliseconds per request of the Node server (all its workers) and of PostgreSQL.
 // Figures, never pass/fail; BENCH.md says what each row means and keeps the last figures.
 //
 //   BENCH_SECONDS=5          seconds of each measured load (default 5)
@@ -412,9 +412,19 @@ function median(values: number[]) {
 // ——— CPU time from /proc ———
 
 /** utime + stime of one process, in ms. */
+/** A server's CPU in ms: the process, its live children (web server workers) and those that have ended. */
 function processCpuMs(pid: number) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+  let ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
+  for (const child of children(pid)) {
+    try {
+      const own = readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1].split(' ')
+      ticks += Number(own[11]) + Number(own[12])
+    } catch {
+      // ended between the listing and the read: its time is in the parent's cutime now
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS
 }
 
 /**
@@ -442,16 +452,17 @@ function postmasterPid(dataDir: string) {
   return Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0])
 }
 
-/** The remix-serve process under `portal serve` (cli/app-server.js). */
+/** The web server under `portal serve` (server/app-server.js): the cluster's primary, its workers below it. */
 function appServerPid(servePid: number) {
   const pid = children(servePid).find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('app-server.js'))
   if (!pid) throw new Error('bench: app server process not found')
   return pid
 }
 
-function rss(pid: number) {
+/** Resident memory of a server: the process and its workers. */
+function rss(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
-  return line ? Number(line[1]) * 1024 : 0
+  return (line ? Number(line[1]) * 1024 : 0) + children(pid).reduce((sum, child) => sum + rss(child), 0)
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
@@ -558,17 +569,13 @@ async function startIngestFloor(databaseUrl: string, port: number) {
   return child
 }
 
-/** The hello-world Remix app, served by the portal's remix-serve from its own folder. */
+/** The hello-world Remix app, served by the portal's own web server (server/app-server.js) from its own folder. */
 async function startPageFloor(port: number) {
-  const child = spawn(
-    process.execPath,
-    [path.join(root, 'node_modules', '@remix-run', 'serve', 'dist', 'cli.js'), 'build/index.js'],
-    {
-      cwd: helloDir,
-      env: { ...process.env, PORT: String(port), NODE_ENV: 'production' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  )
+  const child = spawn(process.execPath, [path.join(root, 'server', 'app-server.js'), 'build/index.js'], {
+    cwd: helloDir,
+    env: { ...process.env, PORT: String(port), NODE_ENV: 'production' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
   await waitUntilServing(child, `http://127.0.0.1:${port}/`)
   return child
 }

@@ -1,4 +1,4 @@
-// The page floor of `npm run bench`: the least a Remix 2 page costs when served by remix-serve — one
+// The page floor of `npm run bench`: the least a Remix 2 page costs when served by the portal's web server — one
 // route, a root layout, no database. The bench builds it into build/ here (ignored by git), cache and
 // browser assets included, and serves it from this folder.
 
