@@ -31,7 +31,8 @@ export function createLogger() {
       // not installed (a production install): JSON
     }
   }
-  logger ??= pino({ level })
+  // written in the background: a request never waits for its log line to reach a slow pipe
+  logger ??= pino({ level }, pino.destination({ dest: 1, sync: false }))
   // the app's own lines (a slow query) go through this logger too (app/utils/log.server.ts)
   globalThis[Symbol.for('portal.logger')] = logger
   return logger
@@ -59,7 +60,18 @@ export function routeMatcher(routes) {
         }
       })
   const tree = childrenOf(undefined)
-  return (pathname) => matchRoutes(tree, pathname)?.at(-1)?.route.id ?? 'unmatched'
+  // matchRoutes flattens and ranks the whole route table on every call: remember the answers for the
+  // paths seen (a heartbeat's path is the same every time), and start again when too many pile up
+  const known = new Map()
+  return (pathname) => {
+    let id = known.get(pathname)
+    if (id === undefined) {
+      if (known.size >= 5_000) known.clear()
+      id = matchRoutes(tree, pathname)?.at(-1)?.route.id ?? 'unmatched'
+      known.set(pathname, id)
+    }
+    return id
+  }
 }
 
 const sane = /^[\w.:@/+=-]{1,100}$/
