@@ -1,4 +1,7 @@
+import { Transform, type Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
+import QueryStream from 'pg-query-stream'
 import { Sequelize } from 'sequelize'
 import { getEnv, getSecrets } from '#app/utils/env.server.ts'
 import { logSlowQuery } from '#app/utils/log.server.ts'
@@ -92,6 +95,39 @@ export async function withConnection<T>(work: (client: pg.ClientBase) => Promise
   } finally {
     connectionManager.releaseConnection(client)
   }
+}
+
+/** A statement with positional parameters ($1 …), for Sequelize's `bind` and for a cursor alike. */
+export type Statement = { text: string; values: unknown[] }
+
+/** Rows written into `sink` (object mode) as they are read, ending it after the last. */
+export type RowStream = (sink: Writable, signal?: AbortSignal) => Promise<void>
+
+/**
+ * A statement's rows from a cursor on a borrowed connection, through `stages` (the last one the sink),
+ * a batch at a time and only as fast as the sink takes them, so memory stays flat whatever the count.
+ * However it ends (done, a failing stage, a sink destroyed by its reader, `signal`), the cursor is
+ * closed before the connection goes back to the pool.
+ */
+export async function pipeQuery(
+  { text, values }: Statement,
+  stages: [Writable, ...Writable[]],
+  { signal, batchSize = 1000 }: { signal?: AbortSignal; batchSize?: number } = {},
+): Promise<void> {
+  await withConnection(async (client) => {
+    const rows = client.query(new QueryStream(text, values, { batchSize }))
+    await pipeline([rows, ...stages], { signal })
+  })
+}
+
+/** A stage of `pipeQuery` that turns each database row into the shape a caller answers with. */
+export function mapRows<R, T>(toRow: (record: R) => T): Transform {
+  return new Transform({
+    objectMode: true,
+    transform(record: R, _encoding, done) {
+      done(null, toRow(record))
+    },
+  })
 }
 
 /** Close the pool and stop the embedded server if this process owns it. */

@@ -3,10 +3,8 @@ import { createWriteStream, rmSync } from 'node:fs'
 import { access, constants, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { PassThrough, Transform, type Writable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import { stringify } from 'csv-stringify'
-import QueryStream from 'pg-query-stream'
-import { withConnection } from '#db/client.ts'
+import { pipeQuery } from '#db/client.ts'
 import type { Actor } from '../auth/roles.ts'
 import { invalid } from '../errors.ts'
 import { accessLogFilter, accessLogStatement, type AccessLogRow } from './service.server.ts'
@@ -110,7 +108,6 @@ export async function writeAccessLog(
 ): Promise<ExportProgress> {
   const filter = accessLogFilter(actor, input)
   assertFormat(format)
-  const { text, values } = accessLogStatement(filter)
   const progress: ExportProgress = { rows: 0, bytes: 0 }
   const counter = new Transform({
     transform(chunk: Buffer | string, _encoding, done) {
@@ -126,10 +123,7 @@ export async function writeAccessLog(
       done(null, row)
     },
   })
-  await withConnection(async (client) => {
-    const rows = client.query(new QueryStream(text, values, { batchSize: 1000 }))
-    await pipeline([rows, rowCounter, ...formatter(format), counter, sink], { signal })
-  })
+  await pipeQuery(accessLogStatement(filter), [rowCounter, ...formatter(format), counter, sink], { signal })
   onProgress?.({ ...progress })
   return progress
 }

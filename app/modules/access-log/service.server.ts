@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize'
-import { sequelize } from '#db/client.ts'
+import { mapRows, pipeQuery, sequelize, type RowStream, type Statement } from '#db/client.ts'
 import { isAdminSide, type Actor } from '../auth/roles.ts'
 import { forbidden } from '../errors.ts'
 import { AccessLogFilterSchema, type AccessLogFilter } from './schema.ts'
@@ -40,8 +40,7 @@ export type AccessLogRow = {
   last_viewed: Date
 }
 
-/** A statement with positional parameters ($1 …), for Sequelize's `bind` and for a pg cursor alike. */
-export type Statement = { text: string; values: unknown[] }
+export type { Statement }
 
 const NEWEST_FIRST = 'v.last_viewed_at DESC, v.user_id, v.video_id'
 
@@ -140,6 +139,15 @@ export async function accessLogReport(
     run<{ total: string }>(accessLogTotalStatement(filter)),
   ])
   return { total: Number(total), filter, rows: rows.map(toEntry) }
+}
+
+/**
+ * The whole report for the /api's unpaged calls, streamed from a cursor as the answer is sent; a
+ * refused actor or filter throws here, before any row is read.
+ */
+export function accessLogStream(actor: Actor, input: unknown): RowStream {
+  const statement = accessLogStatement(accessLogFilter(actor, input))
+  return (sink, signal) => pipeQuery(statement, [mapRows(toEntry), sink], { signal })
 }
 
 /** How many rows the report has for a filter (what an export's progress counts towards). */

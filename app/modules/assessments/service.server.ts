@@ -1,5 +1,5 @@
 import { QueryTypes, UniqueConstraintError } from 'sequelize'
-import { db, sequelize } from '#db/client.ts'
+import { db, mapRows, pipeQuery, sequelize, type RowStream, type Statement } from '#db/client.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
 import { fileInfo, type FileInfoDto } from '../content/dto.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
@@ -138,11 +138,11 @@ const REVIEW_FROM = `
   LEFT JOIN files sf ON sf.key = s.file_key`
 
 const REVIEW_SEARCH = `(
-  (u.first_name || ' ' || u.last_name) ILIKE :pattern
-  OR u.email ILIKE :pattern
-  OR c.title ILIKE :pattern
-  OR f.name ILIKE :pattern
-  OR sf.name ILIKE :pattern
+  (u.first_name || ' ' || u.last_name) ILIKE $1
+  OR u.email ILIKE $1
+  OR c.title ILIKE $1
+  OR f.name ILIKE $1
+  OR sf.name ILIKE $1
 )`
 
 const REVIEW_COLUMNS = `
@@ -194,28 +194,49 @@ export async function listAllAssessments(
 ): Promise<{ rows: AssessmentReviewRow[]; total: number }> {
   if (!isAdminSide(actor.roleId)) throw forbidden('Only the admin side reviews assessments.')
   const { search, pattern } = searchPattern(query.q)
-  const sort = query.sort && Object.hasOwn(REVIEW_ORDER, query.sort) ? query.sort : 'createdAt'
-  const dir = (query.dir ?? (sort === 'createdAt' ? 'desc' : 'asc')) === 'desc' ? 'DESC' : 'ASC'
-  const where = search ? `WHERE ${REVIEW_SEARCH}` : ''
-  const replacements = {
-    pattern,
-    limit: query.limit ?? null,
-    offset: Math.max(query.offset ?? 0, 0),
-  }
   const sql = await sequelize()
+  const run = <T extends object>({ text, values }: Statement) =>
+    sql.query<T>(text, { bind: values, type: QueryTypes.SELECT })
+  const page = { offset: Math.max(query.offset ?? 0, 0), limit: query.limit ?? null }
   const [records, [{ total }]] = await Promise.all([
-    sql.query<ReviewRecord>(
-      `SELECT ${REVIEW_COLUMNS} ${REVIEW_FROM} ${where}
-       ORDER BY ${REVIEW_ORDER[sort]} ${dir}, a.created_at DESC, a.id
-       LIMIT :limit OFFSET :offset`,
-      { replacements, type: QueryTypes.SELECT },
-    ),
-    sql.query<{ total: string }>(`SELECT count(*) AS total ${REVIEW_FROM} ${where}`, {
-      replacements,
-      type: QueryTypes.SELECT,
+    run<ReviewRecord>(reviewStatement(query, page)),
+    run<{ total: string }>({
+      text: `SELECT count(*) AS total ${REVIEW_FROM} ${search ? `WHERE ${REVIEW_SEARCH}` : ''}`,
+      values: search ? [pattern] : [],
     }),
   ])
   return { rows: records.map(reviewRow), total: Number(total) }
+}
+
+/**
+ * Every upload for GET /api/assignmentDocuments/getAssignmentDocuments without paging: listAllAssessments's
+ * rows in its order, expanded as that call answers them, streamed from a cursor as the answer is sent.
+ * The admin side only; a refusal throws here, before any row is read.
+ */
+export function expandedAssessmentStream(
+  actor: Actor,
+  query: Omit<AssessmentListQuery, 'offset' | 'limit'> = {},
+): RowStream {
+  if (!isAdminSide(actor.roleId)) throw forbidden('Only the admin side reviews assessments.')
+  const statement = reviewStatement(query)
+  const toRow = (record: ReviewRecord) => expandedAssessment(reviewRow(record))
+  return (sink, signal) => pipeQuery(statement, [mapRows(toRow), sink], { signal })
+}
+
+/** The uploads a list query selects, in its order; a page of them when `page` is given. */
+function reviewStatement(query: AssessmentListQuery, page?: { offset: number; limit: number | null }): Statement {
+  const { search, pattern } = searchPattern(query.q)
+  const sort = query.sort && Object.hasOwn(REVIEW_ORDER, query.sort) ? query.sort : 'createdAt'
+  const dir = (query.dir ?? (sort === 'createdAt' ? 'desc' : 'asc')) === 'desc' ? 'DESC' : 'ASC'
+  // the search is always $1 when there is one; the page's bounds come after it
+  const values: unknown[] = search ? [pattern] : []
+  const bounds = page ? `LIMIT $${values.push(page.limit)} OFFSET $${values.push(page.offset)}` : ''
+  return {
+    text: `SELECT ${REVIEW_COLUMNS} ${REVIEW_FROM} ${search ? `WHERE ${REVIEW_SEARCH}` : ''}
+       ORDER BY ${REVIEW_ORDER[sort]} ${dir}, a.created_at DESC, a.id
+       ${bounds}`,
+    values,
+  }
 }
 
 /**

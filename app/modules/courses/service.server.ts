@@ -1,5 +1,5 @@
 import { col, fn, QueryTypes, where, type Transaction } from 'sequelize'
-import { db, sequelize } from '#db/client.ts'
+import { db, mapRows, pipeQuery, sequelize, type RowStream, type Statement } from '#db/client.ts'
 import { isAdminSide, ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
 import {
   courseDto,
@@ -246,18 +246,34 @@ const CATALOGUE_ORDER = { title: 'lower(c.title)', createdAt: 'c.created_at', du
  */
 export async function listCatalogue(actor: Actor, query: CatalogueQuery = {}) {
   if (!actor.id && actor !== SYSTEM) throw forbidden()
-  const { pattern } = searchPattern(query.q)
+  const sql = await sequelize()
+  const run = <T extends object>({ text, values }: Statement) =>
+    sql.query<T>(text, { bind: values, type: QueryTypes.SELECT })
+  const [rows, [{ total }]] = await Promise.all([
+    run<CatalogueRow>(catalogueStatement(query, { offset: query.offset ?? 0, limit: query.limit ?? null })),
+    run<{ total: string }>({
+      text: 'SELECT count(*) AS total FROM courses c WHERE c.title ILIKE $1',
+      values: [searchPattern(query.q).pattern],
+    }),
+  ])
+  return { rows: rows.map(catalogueDto), total: Number(total) }
+}
+
+/**
+ * The whole catalogue for the /api's unpaged call: listCatalogue's rows in its order, streamed from a
+ * cursor as the answer is sent. A refusal throws here, before any row is read.
+ */
+export function catalogueStream(actor: Actor, query: Omit<CatalogueQuery, 'offset' | 'limit'> = {}): RowStream {
+  if (!actor.id && actor !== SYSTEM) throw forbidden()
+  const statement = catalogueStatement(query)
+  return (sink, signal) => pipeQuery(statement, [mapRows(catalogueDto), sink], { signal })
+}
+
+function catalogueStatement(query: CatalogueQuery, page?: { offset: number; limit: number | null }): Statement {
   const order = CATALOGUE_ORDER[query.sort ?? 'title'] ?? CATALOGUE_ORDER.title
   const dir = query.dir === 'desc' ? 'DESC' : 'ASC'
-  const sql = await sequelize()
-  const replacements = {
-    pattern,
-    limit: query.limit ?? null,
-    offset: query.offset ?? 0,
-  }
-  const [rows, [{ total }]] = await Promise.all([
-    sql.query<CatalogueRow>(
-      `SELECT c.id, c.title, c.description, c.image_key, f.name AS image_name, c.created_at, c.updated_at,
+  return {
+    text: `SELECT c.id, c.title, c.description, c.image_key, f.name AS image_name, c.created_at, c.updated_at,
               d.duration, d.video_count
        FROM courses c
        LEFT JOIN files f ON f.key = c.image_key
@@ -265,17 +281,11 @@ export async function listCatalogue(actor: Actor, query: CatalogueQuery = {}) {
          SELECT ${COURSE_DURATION_SQL} AS duration, COUNT(e.id) AS video_count
          FROM content_entries e WHERE e.course_id = c.id AND ${VISIBLE_VIDEO_SQL}
        ) d ON true
-       WHERE c.title ILIKE :pattern
+       WHERE c.title ILIKE $1
        ORDER BY ${order} ${dir} NULLS LAST, c.id
-       LIMIT :limit OFFSET :offset`,
-      { replacements, type: QueryTypes.SELECT },
-    ),
-    sql.query<{ total: string }>('SELECT count(*) AS total FROM courses c WHERE c.title ILIKE :pattern', {
-      replacements,
-      type: QueryTypes.SELECT,
-    }),
-  ])
-  return { rows: rows.map(catalogueDto), total: Number(total) }
+       ${page ? 'LIMIT $2 OFFSET $3' : ''}`,
+    values: [searchPattern(query.q).pattern, ...(page ? [page.limit, page.offset] : [])],
+  }
 }
 
 type CatalogueRow = {
@@ -321,6 +331,14 @@ export async function listCourseTitles(
     limit: range.limit,
   })
   return { rows: rows.map((c) => ({ _id: c.id, title: c.title })), total: count }
+}
+
+/** The whole of listCourseTitles for the /api's unpaged call, streamed from a cursor in its order. */
+export function courseTitleStream(actor: Actor): RowStream {
+  if (!actor.id && actor !== SYSTEM) throw forbidden()
+  const statement = { text: 'SELECT id, title FROM courses ORDER BY title ASC, id ASC', values: [] }
+  const toRow = (record: { id: string; title: string }) => ({ _id: record.id, title: record.title })
+  return (sink, signal) => pipeQuery(statement, [mapRows(toRow), sink], { signal })
 }
 
 /**

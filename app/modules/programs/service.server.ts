@@ -1,5 +1,5 @@
 import { col, fn, Op } from 'sequelize'
-import { db, sequelize } from '#db/client.ts'
+import { db, mapRows, pipeQuery, sequelize, type RowStream } from '#db/client.ts'
 import type { Program } from '#db/models/index.ts'
 import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { fileInfo, type FileInfoDto } from '../content/dto.ts'
@@ -61,6 +61,59 @@ export async function listPrograms(
     Program.count({ where }),
   ])
   return { rows: await programsById(page.map((program) => program.id)), total }
+}
+
+type ProgramRecord = {
+  id: string
+  title: string
+  description: string
+  path: string
+  learning_path: string
+  duration: string
+  price: string | null
+  image_key: string | null
+  image_name: string | null
+  courses: { _id: string; title: string }[]
+  created_at: Date
+  updated_at: Date
+}
+
+/**
+ * Every program for the /api's unpaged call: listPrograms's rows in its order, each with its image and
+ * ordered courses from the same statement, streamed from a cursor as the answer is sent.
+ */
+export function programStream(actor: Actor, query: Pick<ProgramQuery, 'q' | 'dir'> = {}): RowStream {
+  if (!actor.id && actor !== SYSTEM) throw forbidden()
+  const { search, pattern } = searchPattern(query.q)
+  const statement = {
+    text: `SELECT p.id, p.title, p.description, p.path, p.learning_path, p.duration, p.price, p.image_key,
+                  f.name AS image_name, p.created_at, p.updated_at,
+                  COALESCE((SELECT json_agg(json_build_object('_id', c.id, 'title', c.title) ORDER BY pc.position)
+                              FROM program_courses pc JOIN courses c ON c.id = pc.course_id
+                             WHERE pc.program_id = p.id), '[]') AS courses
+             FROM programs p
+             LEFT JOIN files f ON f.key = p.image_key
+            ${search ? 'WHERE p.title ILIKE $1' : ''}
+            ORDER BY lower(p.title) ${query.dir === 'desc' ? 'DESC' : 'ASC'}, p.id ASC`,
+    values: search ? [pattern] : [],
+  }
+  const toRow = (record: ProgramRecord): ProgramDto => ({
+    _id: record.id,
+    title: record.title,
+    description: record.description,
+    path: record.path,
+    learningPath: record.learning_path,
+    duration: record.duration,
+    price: record.price === null ? null : Number(record.price),
+    programImage:
+      record.image_key !== null && record.image_name !== null
+        ? fileInfo({ key: record.image_key, name: record.image_name })
+        : null,
+    courses: record.courses,
+    createdAt: new Date(record.created_at).toISOString(),
+    updatedAt: new Date(record.updated_at).toISOString(),
+  })
+  return (sink, signal) => pipeQuery(statement, [mapRows(toRow), sink], { signal })
 }
 
 /** These programs with their image and ordered courses, in the order of the ids. */

@@ -1,5 +1,5 @@
 import { Op, UniqueConstraintError } from 'sequelize'
-import { db, sequelize } from '#db/client.ts'
+import { db, mapRows, pipeQuery, sequelize, type RowStream } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
 import { createPasswordLink, mailPasswordLink, replacePassword } from '../auth/password-links.server.ts'
 import { hashPassword, verifyPassword } from '../auth/password.server.ts'
@@ -229,6 +229,60 @@ export async function listUsers(actor: Actor, kind: keyof typeof LIST_ROLES, que
     total: count,
     rows: rows.map(userRow),
   }
+}
+
+const USER_COLUMNS: Record<(typeof USER_SORT_KEYS)[number], string> = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  userName: 'user_name',
+  email: 'email',
+  createdAt: 'created_at',
+}
+
+type UserRecord = {
+  id: string
+  first_name: string
+  last_name: string
+  user_name: string
+  email: string
+  role_id: number
+  created_at: Date
+}
+
+/**
+ * The whole list for the /api's unpaged calls: the rows listUsers gives, in its order, streamed from a
+ * cursor as the answer is sent. The admin side only; a refusal throws here, before any row is read.
+ */
+export function userListStream(
+  actor: Actor,
+  kind: keyof typeof LIST_ROLES,
+  query: Omit<UserListQuery, 'offset' | 'limit'> = {},
+): RowStream {
+  if (!isAdminSide(actor.roleId)) throw forbidden()
+  const { search, pattern } = searchPattern(query.q)
+  const sort = query.sort && Object.hasOwn(USER_COLUMNS, query.sort) ? query.sort : USER_LIST_ORDER.sort
+  const dir = query.dir ?? (sort === USER_LIST_ORDER.sort ? USER_LIST_ORDER.dir : 'asc')
+  const values: unknown[] = [[...LIST_ROLES[kind]]]
+  const matches = search
+    ? `AND (first_name ILIKE $2 OR last_name ILIKE $2 OR user_name ILIKE $2 OR email ILIKE $2)`
+    : ''
+  if (search) values.push(pattern)
+  const statement = {
+    text: `SELECT id, first_name, last_name, user_name, email, role_id, created_at FROM users
+            WHERE role_id = ANY($1) ${matches}
+            ORDER BY ${USER_COLUMNS[sort]} ${dir === 'asc' ? 'ASC' : 'DESC'}, id ASC`,
+    values,
+  }
+  const toRow = (record: UserRecord): UserRow => ({
+    _id: record.id,
+    firstName: record.first_name,
+    lastName: record.last_name,
+    userName: record.user_name,
+    email: record.email,
+    role: { r_id: Number(record.role_id) },
+    createdAt: new Date(record.created_at).toISOString(),
+  })
+  return (sink, signal) => pipeQuery(statement, [mapRows(toRow), sink], { signal })
 }
 
 /**

@@ -1,15 +1,18 @@
-import { accessLogReport } from '#app/modules/access-log/service.server.ts'
+import { accessLogReport, accessLogStream } from '#app/modules/access-log/service.server.ts'
 import { apiAction, methodNotAllowed, pageQuery, readJsonObject } from '#app/utils/api.server.ts'
+import { streamedJsonList } from '#app/utils/json-stream.server.ts'
 import { isAdminSide } from '#app/modules/auth/roles.ts'
 
 // POST /api/category/accessLog { startDate, endDate, courses } → { data } (spec §7): the admin report,
-// whole, or one page with ?page=&size=.
+// one page with ?page=&size=, else whole, streamed as it is read.
 export const action = apiAction(
   'POST',
   async ({ request, actor }) => {
     const paging = pageQuery(new URL(request.url))
-    const { rows, total } = await accessLogReport(actor, await readJsonObject(request), paging?.range)
-    return paging ? { data: rows, total, page: paging.page, size: paging.size } : { data: rows }
+    const input = await readJsonObject(request)
+    if (!paging) return streamedJsonList('data', accessLogStream(actor, input), request.signal)
+    const { rows, total } = await accessLogReport(actor, input, paging.range)
+    return { data: rows, total, page: paging.page, size: paging.size }
   },
   { allow: isAdminSide, denied: 'The access log is for the admin side.' },
 )

@@ -1,0 +1,129 @@
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { describe, expect, it } from 'vitest'
+import type { RowStream } from '#db/client.ts'
+import { streamedJsonList } from './json-stream.server.ts'
+
+/** Text that JSON escapes (quotes, a backslash), letters beyond ASCII, and a Date as JSON writes it. */
+const row = (i: number) => ({
+  _id: `row-${i}`,
+  name: `Ünïcode "quoted" \\ ${i}`,
+  at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+  n: i,
+})
+
+/** A row source that makes `count` rows on demand and says how many it has made. */
+function countedRows(count: number) {
+  const made = { rows: 0 }
+  function* rows() {
+    for (let i = 0; i < count; i++) {
+      made.rows++
+      yield row(i)
+    }
+  }
+  const stream: RowStream = (sink, signal) => pipeline(Readable.from(rows()), sink, { signal })
+  return { made, stream }
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve))
+
+describe('streamedJsonList', () => {
+  it('answers the very text JSON.stringify gives for the whole list, with a JSON content type', async () => {
+    for (const count of [0, 1, 3, 5000]) {
+      const { stream } = countedRows(count)
+      const response = streamedJsonList('message', stream)
+      expect(response.status).toBe(200)
+      expect(response.headers.get('Content-Type')).toBe('application/json; charset=utf-8')
+      const expected = JSON.stringify({ message: Array.from({ length: count }, (_, i) => row(i)) })
+      expect(await response.text()).toBe(expected)
+    }
+  })
+
+  it('sends a long list in several chunks, and the event loop turns between any two of them', async () => {
+    const { stream } = countedRows(20_000)
+    let turns = 0
+    let ticking = true
+    const tick = () => {
+      turns++
+      if (ticking) setImmediate(tick)
+    }
+    setImmediate(tick)
+    const reader = streamedJsonList('data', stream).body!.getReader()
+    let chunks = 0
+    try {
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) chunks++
+    } finally {
+      ticking = false
+    }
+    expect(chunks).toBeGreaterThan(10)
+    // each chunk after the first waits for a turn of the loop, in which the ticker runs too
+    expect(turns).toBeGreaterThanOrEqual(chunks - 1)
+  })
+
+  it('reads rows only as fast as the answer is taken', async () => {
+    const total = 100_000
+    const { made, stream } = countedRows(total)
+    const reader = streamedJsonList('data', stream).body!.getReader()
+    const first = await reader.read()
+    expect(first.value!.byteLength).toBeGreaterThan(0)
+    // unread, the whole list would be made in far fewer turns than these (about 90 chunks of 64 KiB)
+    for (let i = 0; i < 500; i++) await turn()
+    expect(made.rows).toBeLessThan(total / 10)
+    await reader.cancel()
+  })
+
+  it('stops the rows when the reader cancels, and when the request is aborted', async () => {
+    const cancelled = countedRows(100_000)
+    let outcome: unknown
+    const watched: RowStream = (sink, signal) =>
+      cancelled.stream(sink, signal).then(
+        () => {
+          outcome = 'finished'
+        },
+        (error: unknown) => {
+          outcome = error
+        },
+      )
+    const reader = streamedJsonList('data', watched).body!.getReader()
+    await reader.read()
+    await reader.cancel()
+    await expect.poll(() => outcome).toBeInstanceOf(Error)
+
+    const aborted = countedRows(100_000)
+    const controller = new AbortController()
+    let stopped: unknown
+    const source: RowStream = (sink, signal) =>
+      aborted.stream(sink, signal).catch((error: unknown) => {
+        stopped = error
+        throw error
+      })
+    const body = streamedJsonList('data', source, controller.signal).body!.getReader()
+    await body.read()
+    controller.abort()
+    await expect.poll(() => stopped).toMatchObject({ name: 'AbortError' })
+    expect(aborted.made.rows).toBeLessThan(100_000)
+  })
+
+  it('breaks the answer when the rows fail part-way, rather than letting it look complete', async () => {
+    const failing: RowStream = (sink, signal) =>
+      pipeline(
+        Readable.from(
+          (function* () {
+            for (let i = 0; i < 10_000; i++) yield { i, padding: 'x'.repeat(20) }
+            throw new Error('the database went away')
+          })(),
+        ),
+        sink,
+        { signal },
+      )
+    const errors: unknown[] = []
+    const original = console.error
+    console.error = (...args: unknown[]) => errors.push(args)
+    try {
+      await expect(streamedJsonList('data', failing).text()).rejects.toThrow()
+    } finally {
+      console.error = original
+    }
+    expect(String(errors[0])).toContain('Streaming the list "data" failed')
+  })
+})

@@ -1,0 +1,56 @@
+import { Readable, Transform } from 'node:stream'
+import type { RowStream } from '#db/client.ts'
+
+// The /api's unpaged lists (the old client reads them whole) are sent as they are read: rows come from
+// a database cursor, are serialized one at a time and leave in chunks, so neither the rows nor their
+// JSON are ever held whole, and other requests are served between chunks.
+
+/** About this much JSON is sent at a time (bigger chunks compress better, smaller ones hold less). */
+export const JSON_CHUNK_CHARS = 64 * 1024
+
+/**
+ * A stage that takes rows (objects) and gives `{"<key>":[row,row,…]}`, the very text
+ * `JSON.stringify({ [key]: rows })` would, in chunks of about JSON_CHUNK_CHARS. After each chunk it
+ * waits for the next turn of the event loop, so a long list never holds the loop for long.
+ */
+export function jsonListWriter(key: string): Transform {
+  let pending = `{${JSON.stringify(key)}:[`
+  let first = true
+  return new Transform({
+    writableObjectMode: true,
+    transform(row: unknown, _encoding, done) {
+      pending += (first ? '' : ',') + JSON.stringify(row)
+      first = false
+      if (pending.length < JSON_CHUNK_CHARS) return done()
+      this.push(pending)
+      pending = ''
+      setImmediate(done)
+    },
+    flush(done) {
+      done(null, `${pending}]}`)
+    },
+  })
+}
+
+/**
+ * A 200 JSON answer `{ [key]: [rows…] }` whose rows `rows` writes as they are read. Whatever may
+ * refuse the call (who asks, the input) must have thrown before this is called: once it returns, the
+ * answer has started. The rows are read only as fast as the answer is taken; a client that goes away
+ * (`signal`) or a reader that cancels stops the query, and a failure part-way breaks the answer
+ * rather than letting it look complete.
+ */
+export function streamedJsonList(key: string, rows: RowStream, signal?: AbortSignal): Response {
+  const writer = jsonListWriter(key)
+  rows(writer, signal).catch((error: unknown) => {
+    if (!signal?.aborted && !isStopped(error)) console.error(`Streaming the list "${key}" failed:`, error)
+    writer.destroy(error instanceof Error ? error : new Error(String(error)))
+  })
+  return new Response(Readable.toWeb(writer) as ReadableStream<Uint8Array>, {
+    headers: { 'Content-Type': 'application/json; charset=utf-8' },
+  })
+}
+
+/** The reader went away (cancelled the body, or the request was aborted): nothing failed. */
+const isStopped = (error: unknown) =>
+  error instanceof Error &&
+  (error.name === 'AbortError' || ('code' in error && error.code === 'ERR_STREAM_PREMATURE_CLOSE'))
