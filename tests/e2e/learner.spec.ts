@@ -31,6 +31,27 @@ test('a learner sees assigned courses with percentages, opens a course and a vid
   await expect(page.getByRole('heading', { name: 'Relational Tables in PostgreSQL', level: 1 })).toBeVisible()
 })
 
+test('the video page tabs switch from the keyboard, with one tab stop', async ({ page }) => {
+  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await startCourse(page, 'SQL Fundamentals')
+  await page.getByRole('link', { name: /What SQL Is and Why It Lasts/ }).click()
+  const tab = (name: string) => page.getByRole('tab', { name })
+  await expect(tab('Contents')).toHaveAttribute('aria-selected', 'true')
+  await expect(page.getByRole('tabpanel')).toHaveCount(1)
+  await expect(page.getByRole('tabpanel').getByRole('link', { name: /What SQL Is and Why It Lasts/ })).toBeVisible()
+  await tab('Contents').focus()
+  await page.keyboard.press('ArrowRight')
+  await expect(tab('Documents')).toBeFocused()
+  await expect(tab('Documents')).toHaveAttribute('aria-selected', 'true')
+  await expect(tab('Contents')).toHaveAttribute('tabindex', '-1')
+  await expect(page.getByRole('tabpanel', { name: 'Documents' })).toContainText('SQL Joins Cheat Sheet.pdf')
+  await page.keyboard.press('End')
+  await expect(page.getByRole('tabpanel', { name: 'Scenarios' })).toBeVisible()
+  await page.keyboard.press('ArrowRight')
+  await expect(tab('Contents')).toBeFocused()
+  await expect(page.getByRole('tabpanel', { name: 'Contents' })).toBeVisible()
+})
+
 test('the first video has Previous disabled, and a locked video answers with the spec toast', async ({ page }) => {
   await signIn(page, 'learner1', DEMO_PASSWORD)
   await startCourse(page, 'Data Modelling')

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
-import { signIn } from './helpers.ts'
+import { expectAccessible, signIn } from './helpers.ts'
 
 test('an anonymous visit to /courses lands on /sign-in and returns there after login', async ({ page }) => {
   await page.goto('/courses')
@@ -75,4 +75,42 @@ test('logout from the user menu ends the session', async ({ page }) => {
   await expect(page).toHaveURL(/\/$/)
   await page.goto('/courses')
   await expect(page).toHaveURL(/\/sign-in/)
+})
+
+test('the user menu works from the keyboard: arrows, Home/End, a first letter, Escape back to the button', async ({
+  page,
+}) => {
+  await signIn(page, 'learner1', DEMO_PASSWORD)
+  const button = page.getByRole('button', { name: 'User menu' })
+  const item = (name: string) => page.getByRole('menuitem', { name })
+  await button.focus()
+  await page.keyboard.press('ArrowDown')
+  await expect(button).toHaveAttribute('aria-expanded', 'true')
+  await expect(item('Edit Profile')).toBeFocused()
+  await expectAccessible(page, 'the open user menu')
+  await page.keyboard.press('End')
+  await expect(item('Logout')).toBeFocused()
+  await page.keyboard.press('ArrowDown')
+  await expect(item('Edit Profile')).toBeFocused()
+  await page.keyboard.press('r')
+  await expect(item('Reset Password')).toBeFocused()
+  await page.keyboard.press('Escape')
+  await expect(page.getByRole('menu')).toBeHidden()
+  await expect(button).toBeFocused()
+  await expect(button).toHaveAttribute('aria-expanded', 'false')
+
+  await page.keyboard.press('ArrowUp')
+  await expect(item('Logout')).toBeFocused()
+  await page.keyboard.press('Home')
+  await page.keyboard.press('Enter')
+  await expect(page.getByRole('heading', { name: 'Edit Profile' })).toBeVisible()
+  await expect(page.getByRole('menu')).toBeHidden()
+})
+
+test('a click outside the user menu closes it', async ({ page }) => {
+  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await page.getByRole('button', { name: 'User menu' }).click()
+  await expect(page.getByRole('menu')).toBeVisible()
+  await page.getByRole('heading', { name: 'My Courses' }).click()
+  await expect(page.getByRole('menu')).toBeHidden()
 })

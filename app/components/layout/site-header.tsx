@@ -1,5 +1,5 @@
-import { Disclosure, DisclosureButton, DisclosurePanel } from '@headlessui/react'
 import { Form, Link, NavLink, useLocation, useSearchParams } from '@remix-run/react'
+import { useEffect, useId, useState } from 'react'
 import { isAdminSide, ROLE } from '#app/modules/auth/roles.ts'
 import { Logo } from './logo.tsx'
 import { UserMenu } from './user-menu.tsx'
@@ -25,8 +25,13 @@ export function SiteHeader({ user, marketingUrl }: { user: HeaderUser; marketing
         ? [{ to: '/admin/dashboard', label: 'Admin dashboard' }]
         : []
     : [{ to: '/explore-courses', label: 'Courses' }]
+  // the mobile menu: a plain disclosure (a button with aria-expanded over the panel it shows)
+  const mobileMenuId = useId()
+  const [mobileOpen, setMobileOpen] = useState(false)
+  const location = useLocation()
+  useEffect(() => setMobileOpen(false), [location.key])
   return (
-    <Disclosure as="header" className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur">
+    <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6">
         <Logo to={user ? (learner ? '/courses' : '/admin/dashboard') : '/'} />
         <nav aria-label="Main" className="hidden items-center gap-1 md:flex">
@@ -50,35 +55,41 @@ export function SiteHeader({ user, marketingUrl }: { user: HeaderUser; marketing
               Login
             </Link>
           )}
-          <DisclosureButton
+          <button
+            type="button"
             className="rounded-md p-2 text-slate-700 hover:bg-slate-100 md:hidden"
             aria-label="Open menu"
+            aria-expanded={mobileOpen}
+            aria-controls={mobileOpen ? mobileMenuId : undefined}
+            onClick={() => setMobileOpen((o) => !o)}
           >
             <svg viewBox="0 0 24 24" className="h-6 w-6" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden>
               <path d="M4 6h16M4 12h16M4 18h16" />
             </svg>
-          </DisclosureButton>
+          </button>
         </div>
       </div>
-      <DisclosurePanel as="nav" aria-label="Mobile" className="border-t border-slate-200 px-4 py-2 md:hidden">
-        {!user ? (
-          <a
-            href={marketingUrl ?? '/'}
-            className="block rounded-md px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
-          >
-            Home
-          </a>
-        ) : null}
-        {links.map((l) => (
-          <NavLink key={l.to} to={l.to} className={(s) => `block ${navClass(s)}`}>
-            {l.label}
+      {mobileOpen ? (
+        <nav id={mobileMenuId} aria-label="Mobile" className="border-t border-slate-200 px-4 py-2 md:hidden">
+          {!user ? (
+            <a
+              href={marketingUrl ?? '/'}
+              className="block rounded-md px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
+            >
+              Home
+            </a>
+          ) : null}
+          {links.map((l) => (
+            <NavLink key={l.to} to={l.to} className={(s) => `block ${navClass(s)}`}>
+              {l.label}
+            </NavLink>
+          ))}
+          <NavLink to="/contact-Us" className={(s) => `block ${navClass(s)}`}>
+            Contact Us
           </NavLink>
-        ))}
-        <NavLink to="/contact-Us" className={(s) => `block ${navClass(s)}`}>
-          Contact Us
-        </NavLink>
-      </DisclosurePanel>
-    </Disclosure>
+        </nav>
+      ) : null}
+    </header>
   )
 }
 

@@ -1,47 +1,147 @@
-import { Menu, MenuButton, MenuItem, MenuItems } from '@headlessui/react'
-import { Form, Link, useSubmit } from '@remix-run/react'
+import { Form, Link, useLocation, useSubmit } from '@remix-run/react'
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react'
 import { isAdminSide } from '#app/modules/auth/roles.ts'
 
 type MenuUser = { firstName: string; lastName: string; roleId: number }
 
-/** EditProfile, ResetPassword and Logout (spec §2); the admin side has its own profile pages. */
+/**
+ * EditProfile, ResetPassword and Logout (spec §2); the admin side has its own profile pages.
+ * A menu button as the WAI-ARIA pattern has it, in a few lines of our own rather than Headless UI's
+ * (which brought floating-ui and react-aria to every page): Enter, Space or the arrows open it on an
+ * item, the arrows, Home, End and a first letter move, Escape closes it back to the button, Tab or a
+ * click elsewhere closes it.
+ */
 export function UserMenu({ user }: { user: MenuUser }) {
   const admin = isAdminSide(user.roleId)
   const submit = useSubmit()
+  const location = useLocation()
+  const id = useId()
+  const [open, setOpen] = useState(false)
+  /** the item to focus once the menu is shown: its index, or -1 for the last */
+  const [focusOnOpen, setFocusOnOpen] = useState(0)
+  const wrapper = useRef<HTMLDivElement>(null)
+  const button = useRef<HTMLButtonElement>(null)
+  const menu = useRef<HTMLDivElement>(null)
   const initials = `${user.firstName[0] ?? ''}${user.lastName[0] ?? ''}`.toUpperCase()
-  const item = 'block w-full px-4 py-2 text-left text-sm text-slate-700 data-[focus]:bg-slate-100'
+  const item = 'block w-full px-4 py-2 text-left text-sm text-slate-700 focus:bg-slate-100 focus:outline-none'
+
+  const items = () => [...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])]
+  const show = (index: number) => {
+    setFocusOnOpen(index)
+    setOpen(true)
+  }
+  const close = (refocus: boolean) => {
+    setOpen(false)
+    if (refocus) button.current?.focus()
+  }
+
+  useEffect(() => {
+    if (!open) return
+    const all = menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]')
+    all?.[focusOnOpen < 0 ? all.length - 1 : focusOnOpen]?.focus()
+    const outside = (event: PointerEvent) => {
+      if (!wrapper.current?.contains(event.target as Node)) setOpen(false)
+    }
+    document.addEventListener('pointerdown', outside)
+    return () => document.removeEventListener('pointerdown', outside)
+  }, [open, focusOnOpen])
+
+  // a chosen link navigates: the menu closes with it
+  useEffect(() => setOpen(false), [location.key])
+
+  const onButtonKey = (event: KeyboardEvent) => {
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault()
+      show(event.key === 'ArrowDown' ? 0 : -1)
+    }
+  }
+  const onMenuKey = (event: KeyboardEvent) => {
+    const all = items()
+    const current = all.indexOf(document.activeElement as HTMLElement)
+    const move = (index: number) => {
+      event.preventDefault()
+      all.at(index % all.length)?.focus()
+    }
+    if (event.key === 'ArrowDown') move(current + 1)
+    else if (event.key === 'ArrowUp') move(current - 1)
+    else if (event.key === 'Home') move(0)
+    else if (event.key === 'End') move(-1)
+    else if (event.key === 'Escape') {
+      event.preventDefault()
+      close(true)
+    } else if (event.key === 'Tab') close(false)
+    else if (event.key.length === 1 && /\S/.test(event.key)) {
+      const letter = event.key.toLowerCase()
+      const next = [...all.slice(current + 1), ...all.slice(0, current + 1)].find((el) =>
+        el.textContent?.trim().toLowerCase().startsWith(letter),
+      )
+      if (next) {
+        event.preventDefault()
+        next.focus()
+      }
+    }
+  }
+
   return (
-    <Menu as="div" className="relative">
-      <MenuButton
+    <div ref={wrapper} className="relative">
+      <button
+        ref={button}
+        type="button"
+        id={`${id}-button`}
         className="flex items-center gap-2 rounded-full py-1 pl-1 pr-3 text-sm font-medium hover:bg-slate-100"
         aria-label="User menu"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls={open ? `${id}-menu` : undefined}
+        onClick={() => (open ? close(false) : show(0))}
+        onKeyDown={onButtonKey}
       >
         <span className="flex h-8 w-8 items-center justify-center rounded-full bg-brand-600 text-xs font-bold text-white">
           {initials || '?'}
         </span>
         <span className="hidden sm:inline">{user.firstName}</span>
-      </MenuButton>
-      <MenuItems
-        anchor="bottom end"
-        className="z-50 mt-2 w-48 rounded-md border border-slate-200 bg-white py-1 shadow-lg focus:outline-none"
-      >
-        <MenuItem>
-          <Link to={admin ? '/admin/editProfile' : '/editProfile'} className={item}>
+      </button>
+      {open ? (
+        <div
+          ref={menu}
+          id={`${id}-menu`}
+          role="menu"
+          aria-labelledby={`${id}-button`}
+          onKeyDown={onMenuKey}
+          className="absolute right-0 top-full z-50 mt-2 w-48 rounded-md border border-slate-200 bg-white py-1 shadow-lg"
+        >
+          <Link
+            role="menuitem"
+            tabIndex={-1}
+            to={admin ? '/admin/editProfile' : '/editProfile'}
+            className={item}
+            onClick={() => setOpen(false)}
+          >
             Edit Profile
           </Link>
-        </MenuItem>
-        <MenuItem>
-          <Link to={admin ? '/admin/passwordReset' : '/Passwordreset'} className={item}>
+          <Link
+            role="menuitem"
+            tabIndex={-1}
+            to={admin ? '/admin/passwordReset' : '/Passwordreset'}
+            className={item}
+            onClick={() => setOpen(false)}
+          >
             Reset Password
           </Link>
-        </MenuItem>
-        <MenuItem>
-          {/* a menu item's click is the menu's own (it does not submit a form), so submit here */}
-          <button type="button" className={item} onClick={() => submit(null, { method: 'post', action: '/logout' })}>
+          <button
+            role="menuitem"
+            tabIndex={-1}
+            type="button"
+            className={item}
+            onClick={() => {
+              setOpen(false)
+              submit(null, { method: 'post', action: '/logout' })
+            }}
+          >
             Logout
           </button>
-        </MenuItem>
-      </MenuItems>
+        </div>
+      ) : null}
       <noscript>
         <Form method="post" action="/logout" className="inline">
           <button type="submit" className="ml-2 text-sm font-medium text-brand-700 underline">
@@ -49,6 +149,6 @@ export function UserMenu({ user }: { user: MenuUser }) {
           </button>
         </Form>
       </noscript>
-    </Menu>
+    </div>
   )
 }

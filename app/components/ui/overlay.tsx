@@ -1,12 +1,16 @@
 import { useNavigate } from '@remix-run/react'
-import type { ReactNode } from 'react'
-import { Modal } from './dialog.tsx'
+import { lazy, Suspense, type ReactNode } from 'react'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
+
+// The modal (Headless UI, with floating-ui and react-aria) is fetched the first time an overlay opens
+// in the browser, so a page that only links to one does not carry it in its first load.
+const Modal = lazy(() => import('./dialog.tsx').then((m) => ({ default: m.Modal })))
 
 /**
  * A dialog whose open state lives in the URL (`?edit=…`, `?delete=…`), so that a link opens it, the
  * back button closes it, and a form inside it works before or without JavaScript: until the page is
- * hydrated it renders as a card in the page (Headless UI's dialog renders nothing on the server).
+ * hydrated it renders as a card in the page (Headless UI's dialog renders nothing on the server), and
+ * stays one while the modal's code loads.
  */
 export function Overlay({
   title,
@@ -26,21 +30,7 @@ export function Overlay({
 }) {
   const hydrated = useHydrated()
   const navigate = useNavigate()
-  if (hydrated) {
-    return (
-      <Modal
-        open
-        onClose={() => navigate(closeTo, { preventScrollReset: true, replace: true })}
-        title={title}
-        description={description}
-        size={size}
-        role={role}
-      >
-        {children}
-      </Modal>
-    )
-  }
-  return (
+  const card = (
     <section className="card my-6 border-brand-500 p-6" aria-labelledby="overlay-title">
       <h2 id="overlay-title" className="text-lg font-semibold">
         {title}
@@ -51,5 +41,20 @@ export function Overlay({
         Close
       </a>
     </section>
+  )
+  if (!hydrated) return card
+  return (
+    <Suspense fallback={card}>
+      <Modal
+        open
+        onClose={() => navigate(closeTo, { preventScrollReset: true, replace: true })}
+        title={title}
+        description={description}
+        size={size}
+        role={role}
+      >
+        {children}
+      </Modal>
+    </Suspense>
   )
 }

@@ -1,4 +1,3 @@
-import { Tab, TabGroup, TabList, TabPanel, TabPanels } from '@headlessui/react'
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData, useRevalidator } from '@remix-run/react'
 import { FileList, VideoList } from '#app/components/course/video-list.tsx'
@@ -11,6 +10,7 @@ import { formatDuration } from '#app/utils/format.ts'
 import { loadCourseVideo } from './__course.server.ts'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { Tabs } from '#app/components/ui/tabs.tsx'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.video.title ?? 'Video'} · ${PRODUCT_NAME}` },
@@ -28,9 +28,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     position: index + 1,
   })
 }
-
-const tabClass =
-  'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 data-[selected]:bg-brand-600 data-[selected]:text-white data-[hover]:bg-slate-100 data-[selected]:data-[hover]:bg-brand-700 focus:outline-none data-[focus]:outline-2 data-[focus]:outline-brand-500'
 
 export default function VideoPage() {
   const { course, video, userId, learner, previous, next, position } = useLoaderData<typeof loader>()
@@ -81,24 +78,16 @@ export default function VideoPage() {
         <p className="whitespace-pre-line text-slate-700">{video.description}</p>
       </div>
       <aside className="card h-fit">
-        <TabGroup>
-          <TabList className="flex gap-1 border-b border-slate-100 p-2">
-            <Tab className={tabClass}>Contents</Tab>
-            <Tab className={tabClass}>Documents</Tab>
-            <Tab className={tabClass}>Scenarios</Tab>
-          </TabList>
-          <TabPanels>
-            <TabPanel>
-              <VideoList courseId={course.id} videos={course.videos} currentId={video.id} />
-            </TabPanel>
-            <TabPanel>
-              <FileList items={course.documents} empty="No Documents found" />
-            </TabPanel>
-            <TabPanel>
-              <FileList items={course.scenarios} empty="No Scenarios found" />
-            </TabPanel>
-          </TabPanels>
-        </TabGroup>
+        <Tabs
+          tabs={[
+            {
+              label: 'Contents',
+              content: <VideoList courseId={course.id} videos={course.videos} currentId={video.id} />,
+            },
+            { label: 'Documents', content: <FileList items={course.documents} empty="No Documents found" /> },
+            { label: 'Scenarios', content: <FileList items={course.scenarios} empty="No Scenarios found" /> },
+          ]}
+        />
       </aside>
     </div>
   )

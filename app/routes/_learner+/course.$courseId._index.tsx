@@ -1,6 +1,5 @@
 import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
-import { Disclosure, DisclosureButton, DisclosurePanel } from '@headlessui/react'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { useState } from 'react'
@@ -63,19 +62,19 @@ export default function CoursePage() {
         <h1 className="text-3xl font-bold">{course.title}</h1>
         <p className="whitespace-pre-line text-slate-700">{course.description}</p>
         <section className="card" aria-labelledby="contents-heading">
-          <Disclosure defaultOpen>
-            <DisclosureButton className="flex w-full items-center justify-between px-4 py-3 text-left">
+          <details open>
+            <summary className="flex w-full cursor-pointer list-none items-center justify-between px-4 py-3 text-left [&::-webkit-details-marker]:hidden">
               <h2 id="contents-heading" className="font-semibold">
                 Contents
               </h2>
               <span className="text-sm text-slate-500">
                 {formatCourseLength(course.videos.length, course.duration)}
               </span>
-            </DisclosureButton>
-            <DisclosurePanel className="border-t border-slate-100">
+            </summary>
+            <div className="border-t border-slate-100">
               <VideoList courseId={course.id} videos={course.videos} />
-            </DisclosurePanel>
-          </Disclosure>
+            </div>
+          </details>
         </section>
         <section className="card" aria-labelledby="documents-heading">
           <h2 id="documents-heading" className="border-b border-slate-100 px-4 py-3 font-semibold">
