@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { chmod, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import autocannon from 'autocannon'
@@ -24,6 +24,10 @@ import { freePort } from '#tests/setup/global.ts'
 //   BENCH_SECONDS=5          seconds of each measured load (default 5)
 //   BENCH_WARMUP_SECONDS=1   unmeasured load before each, same connections (default 1)
 //   BENCH_RUNS=1             measure each row this many times and print the medians (default 1)
+//   BENCH_ONLY=heartbeat,mycourses   only these rows (names below, ROW_KEYS); the floors only where needed
+//   BENCH_PROFILE=1          one app server process (WEB_CONCURRENCY=1) under --cpu-prof; the profile and the
+//                            times of each measured load are written to bench-profiles/ when it stops
+//                            (read them with tests/bench/profile-summary.ts)
 
 const root = path.resolve(import.meta.dirname, '..', '..')
 const floorsDir = path.join(root, 'tests', 'bench', 'floors')
@@ -31,6 +35,25 @@ const helloDir = path.join(floorsDir, 'remix-hello')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1)
 const RUNS = Math.max(1, Math.round(Number(process.env.BENCH_RUNS ?? 1)))
+const PROFILE = Boolean(process.env.BENCH_PROFILE && process.env.BENCH_PROFILE !== '0')
+const PROFILE_DIR = path.join(root, 'bench-profiles')
+
+/** BENCH_ONLY's names for the rows. */
+const ROW_KEYS = ['heartbeat', 'audit', 'ping', 'mycourses', 'course', 'video', 'adminusers', 'accesslog'] as const
+type RowKey = (typeof ROW_KEYS)[number]
+const ONLY = parseOnly(process.env.BENCH_ONLY)
+const wanted = (key: RowKey) => !ONLY || ONLY.has(key)
+
+function parseOnly(value: string | undefined) {
+  if (!value?.trim()) return undefined
+  const keys = value.split(',').map((k) => k.trim().toLowerCase())
+  const unknown = keys.filter((k) => !(ROW_KEYS as readonly string[]).includes(k))
+  if (unknown.length) {
+    console.error(`bench: BENCH_ONLY has unknown rows (${unknown.join(', ')}); the rows are ${ROW_KEYS.join(', ')}`)
+    process.exit(2)
+  }
+  return new Set(keys as RowKey[])
+}
 
 /** The data set: every learner has every course assigned; each heartbeats the five videos of one course. */
 const LEARNERS = 200
@@ -77,11 +100,26 @@ async function main() {
   const floors: ChildProcess[] = []
   let portal: ChildProcess | undefined
   let client: pg.Client | undefined
+  let appPid: number | undefined
+  const profileRun = path.join(PROFILE_DIR, new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19))
   try {
     const cold = await start(env, base)
     console.log(`start to first served page, fresh DATA_DIR (initdb, migrate, seed): ${cold.ms.toFixed(0)} ms`)
     await stop(cold.child)
-    const warm = await start(env, base)
+    // the profiled server is one process: its workers would each write a profile of their share
+    // (NODE_OPTIONS reaches `portal serve` too, and its loader thread: only the app server's profile is kept)
+    const warm = await start(
+      PROFILE
+        ? {
+            ...env,
+            WEB_CONCURRENCY: '1',
+            NODE_OPTIONS: [process.env.NODE_OPTIONS, `--cpu-prof --cpu-prof-dir=${profileRun}`]
+              .filter(Boolean)
+              .join(' '),
+          }
+        : env,
+      base,
+    )
     portal = warm.child
     console.log(`start to first served page, existing DATA_DIR:                    ${warm.ms.toFixed(0)} ms`)
 
@@ -97,25 +135,42 @@ async function main() {
     const { rows: version } = await client.query<{ server_version: string }>('SHOW server_version')
     printMachine(version[0].server_version)
 
+    const ingest = ingestTargets(data.pairs).filter((target) => wanted(target.key))
+    const course = data.courses[0]
+    const learner = { Cookie: await signIn(base, 'bench1', BENCH_PASSWORD) }
+    const admin = { Cookie: await signIn(base, 'admin', DEMO_PASSWORD) }
+    const pages = (
+      [
+        ['mycourses', `My Courses (${COURSES} courses)`, { path: '/courses', headers: learner }, PAGE_CONNECTIONS],
+        ['course', 'course page', { path: `/course/${course.id}`, headers: learner }, PAGE_CONNECTIONS],
+        [
+          'video',
+          'video page',
+          { path: `/course/${course.id}/${course.videos[0]}`, headers: learner },
+          PAGE_CONNECTIONS,
+        ],
+        ['adminusers', 'admin Users List', { path: '/admin/users', headers: admin }, [ADMIN_CONNECTIONS]],
+        ['accesslog', 'admin access log', { path: '/admin/accesslog', headers: admin }, [ADMIN_CONNECTIONS]],
+      ] satisfies [RowKey, string, Target, number[]][]
+    ).filter(([key]) => wanted(key))
+
+    // each floor only when a row compares with it
     const ingestFloorPort = await freePort()
-    const ingestFloor = await startIngestFloor(database.url, ingestFloorPort)
-    floors.push(ingestFloor)
+    const ingestFloor = ingest.length ? await startIngestFloor(database.url, ingestFloorPort) : undefined
+    if (ingestFloor) floors.push(ingestFloor)
     const pageFloorPort = await freePort()
-    const pageFloor = await startPageFloor(pageFloorPort)
-    floors.push(pageFloor)
+    const pageFloor = pages.length ? await startPageFloor(pageFloorPort) : undefined
+    if (pageFloor) floors.push(pageFloor)
 
     const postgres = postmasterPid(dataDir)
+    appPid = appServerPid(warm.child.pid as number)
     const servers = {
-      portal: { base, pid: appServerPid(warm.child.pid as number), postgres },
-      ingestFloor: { base: `http://127.0.0.1:${ingestFloorPort}`, pid: ingestFloor.pid as number, postgres },
-      pageFloor: { base: `http://127.0.0.1:${pageFloorPort}`, pid: pageFloor.pid as number, postgres },
+      portal: { base, pid: appPid, postgres },
+      ingestFloor: { base: `http://127.0.0.1:${ingestFloorPort}`, pid: ingestFloor?.pid ?? 0, postgres },
+      pageFloor: { base: `http://127.0.0.1:${pageFloorPort}`, pid: pageFloor?.pid ?? 0, postgres },
     }
     const rssBefore = rss(servers.portal.pid)
 
-    const learnerCookie = await signIn(base, 'bench1', BENCH_PASSWORD)
-    const adminCookie = await signIn(base, 'admin', DEMO_PASSWORD)
-    const course = data.courses[0]
-    const ingest = ingestTargets(data.pairs)
     const rows: Row[] = []
     const floorRows: Row[] = []
 
@@ -129,32 +184,24 @@ async function main() {
         'request logging on, as in production.',
     )
     for (const target of ingest) {
-      const figures = await measure(servers.portal, target.portal, INGEST_CONNECTIONS)
+      const figures = await measure(servers.portal, target.portal, INGEST_CONNECTIONS, target.name)
       const floor = await measure(servers.ingestFloor, target.floor, INGEST_CONNECTIONS)
       rows.push({ name: target.name, connections: INGEST_CONNECTIONS, figures, floor })
       floorRows.push({ name: `ingest floor: ${target.name}`, connections: INGEST_CONNECTIONS, figures: floor })
     }
 
     const hello: Record<number, Figures> = {}
-    for (const connections of [...new Set([...PAGE_CONNECTIONS, ADMIN_CONNECTIONS])]) {
+    for (const connections of new Set(pages.flatMap(([, , , counts]) => counts))) {
       hello[connections] = await measure(servers.pageFloor, { path: '/' }, connections)
       floorRows.push({ name: 'page floor: Remix hello world', connections, figures: hello[connections] })
     }
-    const learner = { Cookie: learnerCookie }
-    const pages: [string, Target, number[]][] = [
-      [`My Courses (${COURSES} courses)`, { path: '/courses', headers: learner }, PAGE_CONNECTIONS],
-      ['course page', { path: `/course/${course.id}`, headers: learner }, PAGE_CONNECTIONS],
-      ['video page', { path: `/course/${course.id}/${course.videos[0]}`, headers: learner }, PAGE_CONNECTIONS],
-      ['admin Users List', { path: '/admin/users', headers: { Cookie: adminCookie } }, [ADMIN_CONNECTIONS]],
-      ['admin access log', { path: '/admin/accesslog', headers: { Cookie: adminCookie } }, [ADMIN_CONNECTIONS]],
-    ]
-    for (const [name, target, connectionCounts] of pages) {
+    for (const [, name, target, connectionCounts] of pages) {
       await preflight(name, servers.portal.base, target)
       for (const connections of connectionCounts)
         rows.push({
           name,
           connections,
-          figures: await measure(servers.portal, target, connections),
+          figures: await measure(servers.portal, target, connections, name),
           floor: hello[connections],
         })
     }
@@ -168,7 +215,34 @@ async function main() {
     for (const floor of floors) await stop(floor)
     if (portal) await stop(portal)
     await rm(dataDir, { recursive: true, force: true })
+    if (PROFILE) await keepProfile(profileRun, appPid)
   }
+}
+
+// ——— profiling (BENCH_PROFILE=1) ———
+
+/** The measured loads of the portal, on the clock of the profile (µs of the monotonic clock). */
+const loads: { name: string; connections: number; startUs: number; endUs: number }[] = []
+
+/**
+ * Keeps the app server's profile (written by Node as it exited) as portal.cpuprofile beside loads.json,
+ * and drops the others (`portal serve` itself and its loader thread, which --cpu-prof profiled too).
+ */
+async function keepProfile(dir: string, pid: number | undefined) {
+  const files = existsSync(dir) ? await readdir(dir) : []
+  const mine = files.find((name) => pid !== undefined && name.includes(`.${pid}.0.`))
+  for (const name of files) if (name !== mine) await rm(path.join(dir, name))
+  if (!mine) {
+    console.error('bench: the app server wrote no CPU profile (did it stop on its own?)')
+    process.exitCode = 1
+    return
+  }
+  await rename(path.join(dir, mine), path.join(dir, 'portal.cpuprofile'))
+  await writeFile(path.join(dir, 'loads.json'), JSON.stringify(loads, null, 2) + '\n')
+  console.log(
+    `\nCPU profile of the app server: ${path.relative(root, path.join(dir, 'portal.cpuprofile'))}\n` +
+      `  npx tsx tests/bench/profile-summary.ts ${path.relative(root, dir)}`,
+  )
 }
 
 // ——— the data set ———
@@ -274,8 +348,9 @@ function ingestTargets(pairs: Pair[]) {
     }
   }
   const second = (visit: number) => visit % (VIDEO_SECONDS - 1)
-  const kinds: [string, string, (pair: Pair, visit: number) => object][] = [
+  const kinds: [RowKey, string, string, (pair: Pair, visit: number) => object][] = [
     [
+      'heartbeat',
       'heartbeat (1 s watched)',
       '/api/category/videoProgress',
       (pair, visit) => ({
@@ -286,6 +361,7 @@ function ingestTargets(pairs: Pair[]) {
       }),
     ],
     [
+      'audit',
       'video audit',
       '/api/category/videoAudit',
       (pair, visit) => ({
@@ -297,6 +373,7 @@ function ingestTargets(pairs: Pair[]) {
       }),
     ],
     [
+      'ping',
       'access-log ping (Video)',
       '/api/user/postAccessLog',
       (pair) => ({
@@ -307,11 +384,12 @@ function ingestTargets(pairs: Pair[]) {
       }),
     ],
   ]
-  return kinds.map(([name, route, body]) => {
+  return kinds.map(([key, name, route, body]) => {
     // the portal and its floor each walk the pairs from the start, at their own pace
     const portal = rotate(body)((pair) => pair.learner.token)
     const floor = rotate(body)((pair) => pair.learner.id)
     return {
+      key,
       name,
       portal: { path: route, method: 'POST', next: portal } satisfies Target,
       floor: { path: route, method: 'POST', next: floor } satisfies Target,
@@ -334,10 +412,15 @@ type Figures = {
 }
 type Row = { name: string; connections: number; figures: Figures; floor?: Figures }
 
-async function measure(server: Server, target: Target, connections: number): Promise<Figures> {
+/** A row's figures; `name` marks a load of the portal, whose times go with its profile. */
+async function measure(server: Server, target: Target, connections: number, name?: string): Promise<Figures> {
   if (WARMUP_SECONDS > 0) await load(server, target, connections, WARMUP_SECONDS)
   const runs: Figures[] = []
-  for (let i = 0; i < RUNS; i++) runs.push(await load(server, target, connections, SECONDS))
+  for (let i = 0; i < RUNS; i++) {
+    const startUs = Number(process.hrtime.bigint() / 1000n)
+    runs.push(await load(server, target, connections, SECONDS))
+    if (name) loads.push({ name, connections, startUs, endUs: Number(process.hrtime.bigint() / 1000n) })
+  }
   return {
     rps: median(runs.map((r) => r.rps)),
     p50: median(runs.map((r) => r.p50)),
