@@ -11,6 +11,7 @@ import { getSecrets } from '#app/utils/env.server.ts'
 import { openEmbeddedDatabase } from '#db/embedded.ts'
 import { DEMO_PASSWORD } from '#db/seeds/demo-content.ts'
 import { freePort } from '#tests/setup/global.ts'
+import { buildIfMissing, portalEnv, root, run, signIn, start, stop, waitUntilServing } from '#tests/bench/serve.ts'
 
 // npm run bench: the real `portal serve` on a fresh DATA_DIR. Prints start-up times, then the ingest
 // calls and the pages under load, each beside a floor measured in the same run on the same machine:
@@ -29,7 +30,6 @@ import { freePort } from '#tests/setup/global.ts'
 //                            times of each measured load are written to bench-profiles/ when it stops
 //                            (read them with tests/bench/profile-summary.ts)
 
-const root = path.resolve(import.meta.dirname, '..', '..')
 const floorsDir = path.join(root, 'tests', 'bench', 'floors')
 const helloDir = path.join(floorsDir, 'remix-hello')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -68,25 +68,14 @@ const ADMIN_CONNECTIONS = 10
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
 
 async function main() {
-  if (!existsSync(path.join(root, 'build', 'index.js')))
-    await run(process.execPath, ['node_modules/@remix-run/dev/dist/cli.js', 'build'])
+  await buildIfMissing()
   // the page floor is built every time: a second or so, and never stale
   await run(process.execPath, ['node_modules/@remix-run/dev/dist/cli.js', 'build', helloDir], {
     NODE_ENV: 'production',
   })
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'portal-bench-'))
   await chmod(dataDir, 0o755)
-  const env = {
-    ...process.env,
-    DATABASE_URL: undefined,
-    DATA_DIR: dataDir,
-    PORT: String(await freePort()),
-    EMBEDDED_PG_PORT: String(await freePort()),
-    NODE_ENV: 'production' as const,
-    SESSION_SECRET: 'bench-session-secret-0123456789',
-    JWT_SECRET: 'bench-jwt-secret-0123456789abcdef',
-    BRIDGE_SECRET: 'bench-bridge-secret-0123456789ab',
-  }
+  const env = await portalEnv(dataDir)
   // this process mints the learners' tokens and reads the database password as the server does
   delete process.env.DATABASE_URL
   Object.assign(process.env, {
@@ -615,29 +604,6 @@ const cpu = (ms: number) => ms.toFixed(2)
 
 // ——— processes ———
 
-async function start(env: NodeJS.ProcessEnv, base: string) {
-  const started = performance.now()
-  const child = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'serve', '--no-build'], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  await waitUntilServing(child, `${base}/`)
-  return { child, ms: performance.now() - started }
-}
-
-async function waitUntilServing(child: ChildProcess, url: string) {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`bench: ${child.spawnargs.join(' ')} exited with ${child.exitCode}`)
-    const ok = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (ok) return
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
-
 /** The bare node:http + pg server, on the portal's database, with the same Node. */
 async function startIngestFloor(databaseUrl: string, port: number) {
   const child = spawn(process.execPath, [path.join(floorsDir, 'ingest-floor.ts')], {
@@ -661,32 +627,6 @@ async function startPageFloor(port: number) {
   })
   await waitUntilServing(child, `http://127.0.0.1:${port}/`)
   return child
-}
-
-function stop(child: ChildProcess) {
-  return new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once('exit', () => resolve())
-    child.kill('SIGINT')
-  })
-}
-
-async function signIn(base: string, login: string, password: string) {
-  const response = await fetch(`${base}/sign-in`, {
-    method: 'POST',
-    body: new URLSearchParams({ email: login, password }),
-    redirect: 'manual',
-  })
-  const cookie = response.headers.getSetCookie().find((c) => c.startsWith('__portal_session='))
-  if (!cookie) throw new Error(`bench: sign-in as ${login} failed (${response.status})`)
-  return cookie.split(';')[0]
-}
-
-function run(command: string, args: string[], extraEnv: Record<string, string> = {}) {
-  return new Promise<void>((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...extraEnv } })
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited with ${code}`))))
-  })
 }
 
 await main()
