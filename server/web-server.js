@@ -2,6 +2,7 @@
 // assets and public/ as static files, a JSON log line per request, /metrics, and the Remix app.
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
+import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import url from 'node:url'
 import { createRequestHandler } from '@remix-run/express'
@@ -86,7 +87,11 @@ export function createApp({ build, logger, metrics }) {
   app.disable('x-powered-by')
   app.use(compression())
   app.use(build.publicPath, express.static(build.assetsBuildDirectory, { immutable: true, maxAge: '1y' }))
-  app.use(express.static('public', { maxAge: '1h' }))
+  // public/ holds a few fixed files: only a path under one of its names is looked for on disk, so a
+  // page or /api request does not cost a file-system lookup first
+  const publicFiles = express.static('public', { maxAge: '1h' })
+  const publicNames = new Set(existsSync('public') ? readdirSync('public') : [])
+  app.use((req, res, next) => (publicNames.has(req.path.split('/')[1]) ? publicFiles(req, res, next) : next()))
   app.use((req, res, next) => {
     const started = process.hrtime.bigint()
     const incoming = req.headers['x-request-id']

@@ -119,6 +119,25 @@ describe('the request log', () => {
   })
 })
 
+describe('static files', () => {
+  it('serves the files of public/ and the built assets, and leaves every other path to the app', async () => {
+    const favicon = await fetch(`${base}/favicon.svg`)
+    expect(favicon.status).toBe(200)
+    expect(favicon.headers.get('Content-Type')).toMatch(/^image\/svg\+xml/)
+    expect(favicon.headers.get('Cache-Control')).toBe('public, max-age=3600')
+    const page = await (await fetch(`${base}/`)).text()
+    const script = /<link rel="modulepreload" href="(\/build\/[^"]+\.js)"/.exec(page)?.[1]
+    expect(script).toBeDefined()
+    const asset = await fetch(`${base}${script}`)
+    expect(asset.status).toBe(200)
+    expect(asset.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable')
+    // a path that is no file of public/ reaches the app, whose 404 page says so
+    const missing = await fetch(`${base}/favicon.svg.missing`)
+    expect(missing.status).toBe(404)
+    expect(missing.headers.get('Content-Type')).toMatch(/^text\/html/)
+  })
+})
+
 describe('/metrics', () => {
   it('shows request durations by route, the database pool and event-loop lag of both workers, to loopback', async () => {
     await fetch(`${base}/healthcheck`)
