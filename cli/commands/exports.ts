@@ -1,10 +1,8 @@
-import { constants } from 'node:fs'
-import { access, stat } from 'node:fs/promises'
 import { SingleBar } from 'cli-progress'
 import { Option, type Command } from 'commander'
 import { ZodError } from 'zod'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { destinationProblem, EXPORT_RANGES, SCHEDULE_FORMATS } from '#app/modules/exports/schema.ts'
+import { EXPORT_RANGES, SCHEDULE_FORMATS } from '#app/modules/exports/schema.ts'
 import {
   addSchedule,
   listRuns,
@@ -71,19 +69,6 @@ function progress(name: string): { options: RunOptions; stop: () => void } {
   }
 }
 
-/**
- * A folder destination must be there and writable when the schedule is added, not found missing at its
- * first run hours later. (Where the name itself is wrong, the schedule's own check says so.)
- */
-async function folderReady(destination: string) {
-  if (destination.startsWith('s3://') || destinationProblem(destination)) return
-  const info = await stat(destination).catch(() => undefined)
-  if (!info?.isDirectory()) throw new UsageError(`--to: The folder ${destination} does not exist.`)
-  await access(destination, constants.W_OK).catch(() => {
-    throw new UsageError(`--to: The folder ${destination} is not writable.`)
-  })
-}
-
 async function disconnecting<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work()
@@ -115,7 +100,6 @@ export function registerExports(program: Command) {
       const missing = (['name', 'cron', 'range', 'to'] as const).filter((key) => !options[key]).map((k) => `--${k}`)
       if (missing.length) throw new UsageError(`missing ${missing.join(', ')}.`)
       const destination = options.to as string
-      await folderReady(destination)
       const made = await disconnecting(async () =>
         addSchedule(SYSTEM, {
           name: options.name,

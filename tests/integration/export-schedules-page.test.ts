@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
@@ -230,7 +231,7 @@ describe('downloading a run’s file', () => {
     // the same rule as the page's links, in JSON: a learner is refused, a visitor asked to sign in
     const refused = await get('learner', run.id)
     expect(refused.status).toBe(403)
-    expect(await refused.json()).toEqual({ message: 'Only the admin side can download scheduled exports.' })
+    expect(await refused.json()).toEqual({ message: 'Scheduled exports are for the admin side.' })
     const anonymous = await call(download.loader, `/admin/exports/${run.id}/download`, { params: { runId: run.id } })
     expect(anonymous.status).toBe(401)
     expect(await anonymous.json()).toMatchObject({ message: expect.stringMatching(/sign in/) })
@@ -246,12 +247,9 @@ describe('downloading a run’s file', () => {
     expect(await body<PageData>(await open('coach'))).toMatchObject({ canDownload: true })
 
     // a failed run has no file, and an id that is no run names nothing
-    await addSchedule(SYSTEM, {
-      ...fields(),
-      intent: undefined,
-      name: 'broken',
-      destination: '/nonexistent-portal-folder/',
-    })
+    const gone = `${await mkdtemp(path.join(os.tmpdir(), 'portal-schedule-'))}/`
+    await addSchedule(SYSTEM, { ...fields(), intent: undefined, name: 'broken', destination: gone })
+    await rm(gone, { recursive: true })
     const failed = await runSchedule(SYSTEM, 'broken')
     expect((await get('admin', failed.id)).status).toBe(404)
     expect((await get('admin', '../../etc/passwd')).status).toBe(404)

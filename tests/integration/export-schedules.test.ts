@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
@@ -120,15 +120,21 @@ describe('a schedule', () => {
 
   it('is kept with its defaults, its name unique whatever the case, its courses known', async () => {
     const course = await makeCourse()
-    const made = await addSchedule(SYSTEM, { ...valid, courses: [course.id] })
+    // a folder must be there when the schedule is added, not found missing at its first run
+    await expect(addSchedule(SYSTEM, valid)).rejects.toMatchObject({
+      status: 400,
+      errors: { destination: 'The folder /var/exports/ does not exist.' },
+    })
+    const here = { ...valid, destination: await folder() }
+    const made = await addSchedule(SYSTEM, { ...here, courses: [course.id] })
     expect(made).toMatchObject({ name: 'nightly', timeZone: 'UTC', format: 'csv', courses: [course.id] })
     expect(made.nextRun).toMatch(/T02:00:00\.000Z$/)
-    await expect(addSchedule(SYSTEM, { ...valid, name: 'NIGHTLY' })).rejects.toMatchObject({
+    await expect(addSchedule(SYSTEM, { ...here, name: 'NIGHTLY' })).rejects.toMatchObject({
       status: 409,
       message: 'A schedule named NIGHTLY already exists.',
     })
     await expect(
-      addSchedule(SYSTEM, { ...valid, name: 'other', courses: ['00000000-0000-4000-8000-000000000000'] }),
+      addSchedule(SYSTEM, { ...here, name: 'other', courses: ['00000000-0000-4000-8000-000000000000'] }),
     ).rejects.toMatchObject({ status: 400, errors: { courses: expect.stringContaining('There is no course') } })
     expect((await listSchedules(SYSTEM)).map((s) => s.name)).toEqual(['nightly'])
   })
@@ -269,13 +275,16 @@ describe('running schedules', () => {
   })
 
   it('records a failure in one line and does not retry it before the next slot', async () => {
-    await schedule({ name: 'broken', destination: '/nonexistent-portal-folder/' })
+    // a folder that was there when the schedule was added, and is gone since
+    const gone = await folder()
+    await schedule({ name: 'broken', destination: gone })
+    await rm(gone, { recursive: true })
     const [run] = await runDue(NIGHT)
     expect(run).toMatchObject({
       status: 'failed',
       rows: null,
-      error: 'The folder /nonexistent-portal-folder does not exist.',
-      location: '/nonexistent-portal-folder/broken_2026-11-23_2026-11-23.csv',
+      error: `The folder ${gone.slice(0, -1)} does not exist.`,
+      location: `${gone}broken_2026-11-23_2026-11-23.csv`,
     })
     expect(run.finishedAt).not.toBeNull()
     expect(await runDue(new Date('2026-11-24T02:30:00Z'))).toEqual([])

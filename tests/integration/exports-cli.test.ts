@@ -97,13 +97,13 @@ describe('portal exports schedule add, checked before it is kept', () => {
     expect(await add('--to', missing)).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: `portal: --to: The folder ${missing} does not exist.\n`,
+      stderr: `portal: The folder ${missing} does not exist.\n`,
     })
     const file = path.join(await folder(), 'a-file')
     await writeFile(file, '')
     expect(await add('--to', `${file}/`)).toMatchObject({
       code: 2,
-      stderr: `portal: --to: The folder ${file}/ does not exist.\n`,
+      stderr: `portal: The folder ${file}/ does not exist.\n`,
     })
     expect(JSON.parse((await portal(['exports', 'schedule', 'list', '--json'])).stdout)).toEqual([])
   })

@@ -178,17 +178,22 @@ export async function exportAccessLog(
   return { ...result, location }
 }
 
+/** A folder the portal is to write into must be there and writable (400 otherwise). */
+export async function requireWritableFolder(dir: string) {
+  const info = await stat(dir).catch(() => undefined)
+  if (!info?.isDirectory()) throw invalid(`The folder ${dir} does not exist.`)
+  await access(dir, constants.W_OK).catch(() => {
+    throw invalid(`The folder ${dir} is not writable.`)
+  })
+}
+
 /**
  * Write to a temporary file beside `target`, then rename it into place; remove it on any failure. Used
  * for every file the portal writes for an operator (exports, the user import's error report).
  */
 export async function writeFileAtomically<T>(target: string, write: (sink: Writable) => Promise<T>): Promise<T> {
   const dir = path.dirname(target)
-  const info = await stat(dir).catch(() => undefined)
-  if (!info?.isDirectory()) throw invalid(`The folder ${dir} does not exist.`)
-  await access(dir, constants.W_OK).catch(() => {
-    throw invalid(`The folder ${dir} is not writable.`)
-  })
+  await requireWritableFolder(dir)
   if ((await stat(target).catch(() => undefined))?.isDirectory())
     throw invalid(`${target} is a folder; give a file name.`)
   const temporary = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.partial`)

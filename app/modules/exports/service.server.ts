@@ -17,6 +17,7 @@ import {
 import { canManageContent, isAdminSide, SYSTEM, type Actor } from '../auth/roles.ts'
 import { conflict, forbidden, invalid, isServiceError, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
+import { requireWritableFolder } from '../access-log/export.server.ts'
 import { rangeDays, type DayRange } from '../access-log/ranges.ts'
 import { CRON_OPTIONS, HistorySchema, ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
 
@@ -145,7 +146,7 @@ function requireManager(actor: Actor) {
 }
 
 function requireReader(actor: Actor) {
-  if (!isAdminSide(actor.roleId)) throw forbidden(READ_DENIED)
+  if (!mayDownloadRunFiles(actor)) throw forbidden(READ_DENIED)
 }
 
 /**
@@ -203,8 +204,15 @@ export async function addSchedule(actor: Actor, input: unknown): Promise<ExportS
   const schedule = ScheduleSchema.parse(input)
   const refused = destinationRefused(actor, schedule.destination)
   if (refused) throw invalid(refused, { destination: refused })
-  if (!schedule.destination.startsWith('s3://') && actor.id !== SYSTEM.id)
-    await mkdir(schedule.destination, { recursive: true })
+  // a folder must be there and writable now, not found missing at the first run hours later; the admin
+  // area's own folder (inside $DATA_DIR/exports) is made for it
+  if (!schedule.destination.startsWith('s3://')) {
+    if (actor.id !== SYSTEM.id) await mkdir(schedule.destination, { recursive: true })
+    await requireWritableFolder(schedule.destination).catch((error: unknown) => {
+      if (!isServiceError(error)) throw error
+      throw invalid(error.message, { destination: error.message })
+    })
+  }
   if (schedule.courses.length) {
     const found = await select<{ id: string }>('SELECT id FROM courses WHERE id = ANY($1::uuid[])', [schedule.courses])
     const known = new Set(found.map((c) => c.id))
@@ -410,7 +418,7 @@ export type RunFile = { body: Readable; size: number | undefined; fileName: stri
  * Only the location recorded for that run is ever opened.
  */
 export async function openRunFile(actor: Actor, runId: string): Promise<RunFile> {
-  if (!mayDownloadRunFiles(actor)) throw forbidden('Only the admin side can download scheduled exports.')
+  requireReader(actor)
   const gone = notFound('There is no file for this run.')
   if (!isUuid(runId)) throw gone
   const [run] = await select<{ location: string | null; status: ExportRunStatus }>(

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import os from 'node:os'
 import { QueryTypes, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
+import { hideCredentials } from '#app/utils/redact.server.ts'
 import { sequelize } from '#db/client.ts'
 import { createPasswordLink, mailPasswordLink } from '../auth/password-links.server.ts'
 import { isAdminSide, type Actor } from '../auth/roles.ts'
@@ -231,24 +232,12 @@ async function release(rows: Claimed[], claimant: string) {
 }
 
 /**
- * Why a mail failed, in one line: whitespace folded, at most 500 characters, and never the SMTP
- * credentials (the user and password of SMTP_URL, or those of any URL in the message).
+ * Why a mail failed, in one line: whitespace folded, at most 500 characters, and never a credential
+ * (the one scrubber every error line goes through).
  */
 export function describeMailError(error: unknown): string {
-  let line = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim()
-  const secrets: string[] = []
-  const smtp = getEnv().SMTP_URL
-  if (smtp) {
-    try {
-      const url = new URL(smtp)
-      for (const part of [url.password, url.username]) if (part) secrets.push(part, decodeURIComponent(part))
-    } catch {
-      // not a URL nodemailer could use either
-    }
-  }
-  for (const secret of secrets.filter((s) => s.length >= 3).sort((a, b) => b.length - a.length))
-    line = line.replaceAll(secret, '[hidden]')
-  line = line.replace(/\/\/[^/\s@]+@/g, '//[hidden]@')
+  const folded = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim()
+  let line = hideCredentials(folded)
   if (line.length > 500) line = `${line.slice(0, 499)}…`
   return line || 'The mail could not be sent.'
 }
