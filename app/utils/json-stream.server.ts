@@ -1,5 +1,7 @@
 import { Readable, Transform } from 'node:stream'
 import type { RowStream } from '#db/client.ts'
+import { logger } from './log.server.ts'
+import { errorLine } from './redact.server.ts'
 
 // The /api's unpaged lists (the old client reads them whole) are sent as they are read: rows come from
 // a database cursor, are serialized one at a time and leave in chunks, so neither the rows nor their
@@ -42,7 +44,8 @@ export function jsonListWriter(key: string): Transform {
 export function streamedJsonList(key: string, rows: RowStream, signal?: AbortSignal): Response {
   const writer = jsonListWriter(key)
   rows(writer, signal).catch((error: unknown) => {
-    if (!signal?.aborted && !isStopped(error)) console.error(`Streaming the list "${key}" failed:`, error)
+    if (!signal?.aborted && !isStopped(error))
+      logger().error({ list: key, error: errorLine(error) }, 'streaming a list failed')
     writer.destroy(error instanceof Error ? error : new Error(String(error)))
   })
   return new Response(Readable.toWeb(writer) as ReadableStream<Uint8Array>, {

@@ -12,7 +12,7 @@ import { z } from 'zod'
 const US_DAY = /^(\d{2})\/(\d{2})\/(\d{4})$/
 
 /** A whole day as yyyy-MM-dd, or undefined when the text is no real day in either format. */
-function toDay(text: string): string | undefined {
+export function toDay(text: string): string | undefined {
   const value = text.trim().replace(US_DAY, '$3-$1-$2')
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined
   const date = parseISO(value)

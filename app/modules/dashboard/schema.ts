@@ -1,7 +1,5 @@
-import { format } from 'date-fns/format'
-import { isValid } from 'date-fns/isValid'
-import { parse } from 'date-fns/parse'
 import { z } from 'zod'
+import { toDay } from '../access-log/schema.ts'
 
 // What the dashboard may be asked: nothing but, optionally, the UTC day its figures end on (today by
 // default). The CLI, the bench and the tests name a day; the page always shows today.
@@ -15,10 +13,8 @@ export const DashboardQuerySchema = z
   .object({
     today: z
       .string()
-      .refine((v) => {
-        const date = parse(v, 'yyyy-MM-dd', new Date(0))
-        return isValid(date) && format(date, 'yyyy-MM-dd') === v
-      }, 'The day must be a date written yyyy-MM-dd.')
+      // the access log's day rule, written the one way (yyyy-MM-dd)
+      .refine((v) => toDay(v) === v, 'The day must be a date written yyyy-MM-dd.')
       .optional(),
   })
   .default({})
