@@ -41,3 +41,6 @@ export function textTable(rows: string[][]): string {
     )
     .join('\n')
 }
+
+/** `1 row`, `2 rows`: a count with its noun. */
+export const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`

@@ -15,7 +15,7 @@ import { assignCourse, assignProgram } from '#app/modules/assignments/service.se
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { findUserByIdentifier } from '#app/modules/users/service.server.ts'
 import { disconnect } from '#db/client.ts'
-import { UsageError } from '../output.ts'
+import { UsageError, plural } from '../output.ts'
 import { progressLine } from '../progress.ts'
 
 type Kind = 'course' | 'program'
@@ -172,8 +172,6 @@ function bulkJson(summary: BulkAssignmentSummary) {
     ? { ...rest, assigned: changed, already: unchanged }
     : { ...rest, removed: changed, notAssigned: unchanged }
 }
-
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
 
 function bulkMessage(s: BulkAssignmentSummary) {
   const title = `"${(s.course ?? s.program)!.title}"`

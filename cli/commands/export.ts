@@ -16,7 +16,7 @@ import { isServiceError } from '#app/modules/errors.ts'
 import { errorLine } from '#app/utils/redact.server.ts'
 import { disconnect } from '#db/client.ts'
 import { courseIdsOf } from '../courses.ts'
-import { UsageError } from '../output.ts'
+import { UsageError, plural } from '../output.ts'
 
 type AccessLogOptions = {
   from?: string
@@ -73,8 +73,6 @@ export function registerExport(program: Command) {
 function collect(value: string, previous: string[]) {
   return [...previous, value]
 }
-
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
 
 /** Everything the operator asked for, checked before anything is written; wrong usage exits 2. */
 async function readOptions(options: AccessLogOptions) {

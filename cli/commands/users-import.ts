@@ -13,7 +13,7 @@ import {
 import { importUsers, type ImportOptions, type ImportResult } from '#app/modules/users/import.server.ts'
 import { ROLE_NAMES_INPUT } from '#app/modules/users/schema.ts'
 import { disconnect } from '#db/client.ts'
-import { UsageError } from '../output.ts'
+import { UsageError, plural } from '../output.ts'
 import { progressBar } from '../progress.ts'
 
 type ImportFlags = {
@@ -124,8 +124,6 @@ async function invitations(): Promise<ImportOptions['onInvite']> {
     await enqueueInvitation(userId, transaction)
   }
 }
-
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
 
 /** The summary: one JSON object on stdout with --json, else lines on stderr (stdout stays for data). */
 function report(file: string, flags: ImportFlags, result: ImportResult) {

@@ -292,6 +292,7 @@ describe('portal --version and users create --password-stdin', () => {
     expect(empty.stderr).toContain('standard input holds no password')
     const both = await portal([...args('both'), '--password-stdin', '--password', 'x'], {}, { input: 'y\n' })
     expect(both).toMatchObject({ code: 2 })
+    expect(both.stderr).toContain('pass either --password or --password-stdin, not both.')
 
     const argv = await portal([...args('argv'), '--password', 'On-the-line-1!'])
     expect(argv.code).toBe(0)

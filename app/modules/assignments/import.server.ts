@@ -8,6 +8,8 @@ import { neutraliseFormula } from '../access-log/export.server.ts'
 import { canManageContent, ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
+import type { ImportDelimiter } from '../users/import-schema.ts'
+import { sniffDelimiter } from '../users/import.server.ts'
 import {
   AssignmentImportOptionsSchema,
   AssignmentRowSchema,
@@ -26,7 +28,6 @@ export const BATCH_SIZE = 1000
 /** How much of the file is read to find the header line (and its delimiter) before giving up. */
 const HEADER_PEEK_BYTES = 64 * 1024
 
-type Delimiter = ',' | ';'
 type Field = 'user' | 'course' | 'program'
 type Action = 'assign' | 'unassign'
 
@@ -309,19 +310,13 @@ type CsvRecord = { line: number; cells: string[] }
 type CsvBreak = { line: number; reason: string }
 type CsvItem = CsvRecord | { broken: CsvBreak }
 
-/** The more frequent of `;` and `,` on the header line; a comma when neither appears. */
-function detectDelimiter(headerLine: string): Delimiter {
-  const count = (char: string) => headerLine.split(char).length - 1
-  return count(';') > count(',') ? ';' : ','
-}
-
 /**
  * The file's records, each with the line it starts on, then (when a line cannot be read as CSV) one
  * `broken` item naming that line. Records are taken from the parser as it makes them: read through a
  * stream, those parsed in the same chunk as a broken line were lost with the stream's error, and the
  * line was counted from the last one read.
  */
-async function* readCsv(source: Readable, delimiter?: Delimiter): AsyncGenerator<CsvItem> {
+async function* readCsv(source: Readable, delimiter?: ImportDelimiter): AsyncGenerator<CsvItem> {
   const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>
   try {
     const head: Buffer[] = []
@@ -341,7 +336,7 @@ async function* readCsv(source: Readable, delimiter?: Delimiter): AsyncGenerator
     const parsed: CsvRecord[] = []
     const parser = parse({
       bom: true,
-      delimiter: delimiter ?? detectDelimiter(peeked.split('\n')[0]),
+      delimiter: delimiter ?? sniffDelimiter(peeked.split('\n')[0]),
       skip_empty_lines: true,
       relax_column_count: true,
       on_record: (record: string[], context) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { IMPORT_DELIMITERS } from '../users/import-schema.ts'
 
 // Spec §5: "Course is a required field to assign" and, for programs, "Course is required field to assign".
 const id = (message: string) =>
@@ -18,12 +19,10 @@ export type AssignProgramInput = z.input<typeof AssignProgramSchema>
 
 // ——— Assignments in bulk: a CSV file, or one course or program for many learners ———
 
-export const DELIMITERS = [',', ';'] as const
-
 export const AssignmentImportOptionsSchema = z.object({
   dryRun: z.boolean().default(false),
   atomic: z.boolean().default(false),
-  delimiter: z.enum(DELIMITERS, { message: 'The delimiter is a comma or a semicolon.' }).optional(),
+  delimiter: z.enum(IMPORT_DELIMITERS, { message: 'The delimiter is a comma or a semicolon.' }).optional(),
 })
 export type AssignmentImportOptionsInput = z.input<typeof AssignmentImportOptionsSchema>
 

@@ -3,13 +3,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { db } from '#db/client.ts'
 import { writeFileAtomically } from '../access-log/export.server.ts'
-import { canManageContent, type Actor } from '../auth/roles.ts'
+import type { Actor } from '../auth/roles.ts'
 import { forbidden, invalid, isServiceError, notFound, ServiceError } from '../errors.ts'
 import { removeStoredFile, storeFile } from '../files/service.server.ts'
 import { storage } from '../files/storage.server.ts'
 import { FILE_FIELD, ImportConfirmSchema, ImportUploadSchema, type ImportChoices } from './import-schema.ts'
 import {
   importUsers,
+  requireImporter,
   type ImportError,
   type ImportOptions,
   type ImportResult,
@@ -22,6 +23,12 @@ import {
 // stored without being attached to anything, so whichever is left behind (an import never confirmed, an
 // error file never fetched) goes with the sweep of unattached files. The uploaded file may hold
 // passwords: it is never served back.
+
+/** The web's import steps: an importer with an account of their own, who owns the uploaded file. */
+export function requireUploader(actor: Actor) {
+  requireImporter(actor)
+  if (!actor.id) throw forbidden('Only admins can import users.')
+}
 
 /** A problem with one row as the page shows it: without the row's values. */
 export type ImportProblem = Pick<ImportError, 'row' | 'field' | 'message'>
@@ -52,10 +59,6 @@ export type ImportOutcome = {
   errorsKey: string | null
   /** why the file was read no further, when it broke off */
   stopped: string | null
-}
-
-const mayImport = (actor: Actor) => {
-  if (!canManageContent(actor.roleId) || !actor.id) throw forbidden('Only admins can import users.')
 }
 
 const optionsOf = (choices: ImportChoices): ImportOptions => ({
@@ -93,7 +96,7 @@ async function uploadOf(actor: Actor, key: string) {
  * header, a quote never closed) is refused beside the file field and removed, so nothing is left.
  */
 export async function previewUpload(actor: Actor, input: unknown): Promise<ImportPreview> {
-  mayImport(actor)
+  requireUploader(actor)
   const { file: key, ...rest } = ImportUploadSchema.parse(input)
   const choices: ImportChoices = { key, ...rest }
   // only a file of this admin's import is ever read, or removed
@@ -118,7 +121,7 @@ export async function previewUpload(actor: Actor, input: unknown): Promise<Impor
 
 /** Step 3 checked before it starts: the confirmed choices, and the upload they name (this admin's). */
 export async function checkConfirmed(actor: Actor, input: unknown) {
-  mayImport(actor)
+  requireUploader(actor)
   const choices = ImportConfirmSchema.parse(input)
   await uploadRowOf(actor, choices.key)
   return choices
@@ -133,7 +136,7 @@ export async function confirmImport(
   input: unknown,
   { onProgress }: Pick<ImportOptions, 'onProgress'> = {},
 ): Promise<ImportOutcome> {
-  mayImport(actor)
+  requireUploader(actor)
   const choices = ImportConfirmSchema.parse(input)
   const { file, body } = await uploadOf(actor, choices.key)
   const onInvite: ImportOptions['onInvite'] = choices.invite ? await invitations() : undefined
@@ -172,7 +175,7 @@ async function invitations(): Promise<ImportOptions['onInvite']> {
 
 /** The error CSV of an import this admin ran, to download. */
 export async function openImportErrors(actor: Actor, key: string) {
-  mayImport(actor)
+  requireUploader(actor)
   const { StoredFile } = await db()
   const file = await StoredFile.findByPk(key)
   if (!file || file.purpose !== 'import_errors' || file.uploadedBy !== actor.id)

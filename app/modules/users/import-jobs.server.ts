@@ -1,9 +1,9 @@
 import { QueryTypes } from 'sequelize'
 import { sequelize } from '#db/client.ts'
-import { canManageContent, type Actor } from '../auth/roles.ts'
-import { forbidden, isServiceError, notFound, ServiceError } from '../errors.ts'
+import type { Actor } from '../auth/roles.ts'
+import { isServiceError, notFound, ServiceError } from '../errors.ts'
 import { isUuid } from '../ids.ts'
-import { checkConfirmed, confirmImport } from './import-files.server.ts'
+import { checkConfirmed, confirmImport, requireUploader } from './import-files.server.ts'
 import { FILE_FIELD, type ImportChoices, type OnExisting } from './import-schema.ts'
 import type { ImportCounts, ImportProgress } from './import.server.ts'
 
@@ -65,10 +65,6 @@ const DIED =
 const BROKE =
   'The import stopped on an unexpected error. The rows counted here were imported; upload the file again to import the rest — nothing is created twice.'
 
-const mayImport = (actor: Actor) => {
-  if (!canManageContent(actor.roleId) || !actor.id) throw forbidden('Only admins can import users.')
-}
-
 async function select<T extends object>(text: string, bind: unknown[]) {
   const sql = await sequelize()
   return sql.query<T>(text, { bind, type: QueryTypes.SELECT })
@@ -115,7 +111,7 @@ async function failDeadJobs(where: string, bind: unknown[]) {
  * that job, so a second click imports nothing twice.
  */
 export async function startImportJob(actor: Actor, input: unknown): Promise<{ id: string }> {
-  mayImport(actor)
+  requireUploader(actor)
   const choices = await checkConfirmed(actor, input)
   // a job on this file whose process died no longer holds it
   await failDeadJobs('upload_key = $1', [choices.key])
@@ -142,7 +138,7 @@ export async function startImportJob(actor: Actor, input: unknown): Promise<{ id
 
 /** A job of this admin's as the page shows it; a job whose process died reads as failed. */
 export async function importJobStatus(actor: Actor, id: string): Promise<ImportJobView> {
-  mayImport(actor)
+  requireUploader(actor)
   if (!isUuid(id)) throw notFound(NO_SUCH_JOB)
   await failDeadJobs('id = $1 AND started_by = $2', [id, actor.id])
   const [row] = await select<JobRow>(

@@ -21,7 +21,7 @@ import {
   type ImportRow,
   type OnExisting,
 } from './import-schema.ts'
-import { DUPLICATE_EMAIL, DUPLICATE_USERNAME } from './service.server.ts'
+import { CREATE_ROLE_DENIED, DUPLICATE_EMAIL, DUPLICATE_USERNAME, mayCreateRole } from './service.server.ts'
 
 // The user import: a CSV file streamed through csv-parse a batch of rows at a time. Every row is
 // checked with the Create New User form's rules, against the rows before it in the file and against
@@ -114,13 +114,18 @@ const HEADER_LIMIT = 1024 * 1024
 
 export const ROW_LEVEL = ''
 
+/** Admins and the super admin (and the CLI's system actor) import users. */
+export function requireImporter(actor: Actor) {
+  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can import users.')
+}
+
 /**
  * Import users from a CSV stream. Admins and the super admin (and the CLI) may import; only the super
  * admin creates or changes admins. A header that cannot be read is thrown as a 400 before any row; a
  * file that breaks off later ends the import there (see `stopped`).
  */
 export async function importUsers(actor: Actor, source: Readable, options: ImportOptions = {}): Promise<ImportResult> {
-  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can import users.')
+  requireImporter(actor)
   try {
     return await runImport(actor, source, options)
   } finally {
@@ -611,8 +616,8 @@ class ImportRun {
       }
     }
     const roleId = parsed.success ? ROLE_BY_NAME[parsed.data.role] : undefined
-    if ((roleId === ROLE.admin || roleId === ROLE.superAdmin) && !isSuperAdmin(this.actor.roleId))
-      refuse({ field: 'role', message: 'You do not have permission to create this kind of account.' })
+    if (roleId !== undefined && !mayCreateRole(this.actor, roleId))
+      refuse({ field: 'role', message: CREATE_ROLE_DENIED })
     const courses = resolve(cell('courses'), this.targets.courses, 'course')
     const programs = resolve(cell('programs'), this.targets.programs, 'program')
     if ('error' in courses) problems.push({ field: 'courses', message: courses.error })

@@ -33,6 +33,12 @@ import {
 export const DUPLICATE_EMAIL = 'Email already exists.'
 export const DUPLICATE_USERNAME = 'UserName already exists.'
 
+export const CREATE_ROLE_DENIED = 'You do not have permission to create this kind of account.'
+
+/** Admins give accounts the learner and coach roles; only the super admin gives the admin roles. */
+export const mayCreateRole = (actor: Actor, roleId: RoleId) =>
+  roleId === ROLE.admin || roleId === ROLE.superAdmin ? isSuperAdmin(actor.roleId) : canManageContent(actor.roleId)
+
 /**
  * Create an account. Admins create learners and coaches; only the super admin creates admins
  * (DESIGN.md §4). A duplicate email or username is a 409 naming the field.
@@ -40,9 +46,7 @@ export const DUPLICATE_USERNAME = 'UserName already exists.'
 export async function createUser(actor: Actor, input: NewUserInput): Promise<SessionUser> {
   const data = NewUserSchema.parse(input)
   const roleId: RoleId = ROLE_BY_NAME[data.role]
-  const mayCreate =
-    roleId === ROLE.admin || roleId === ROLE.superAdmin ? isSuperAdmin(actor.roleId) : canManageContent(actor.roleId)
-  if (!mayCreate) throw forbidden('You do not have permission to create this kind of account.')
+  if (!mayCreateRole(actor, roleId)) throw forbidden(CREATE_ROLE_DENIED)
 
   return toSessionUser(await insertUser(data, roleId, await hashPassword(data.password)))
 }
