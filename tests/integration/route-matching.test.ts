@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { readConfig } from '@remix-run/dev/dist/config.js'
-import * as unpatched from '@remix-run/router/dist/router.js'
+import type * as Router from '@remix-run/router'
+import * as esmBuild from '@remix-run/router/dist/router.js'
 import { describe, expect, it } from 'vitest'
 
 // The server's copy of the router (the CommonJS build Node loads) keeps each route table's ranked
@@ -9,11 +10,12 @@ import { describe, expect, it } from 'vitest'
 // copy (the ES module build) is left as published. Both must match every URL to the same routes.
 
 const require = createRequire(import.meta.url)
-const serverRouter = require('@remix-run/router') as typeof unpatched
+const serverRouter = require('@remix-run/router') as typeof Router
+const unpatched = esmBuild as unknown as typeof Router
 
 type Node = { id: string; path?: string; index?: boolean; caseSensitive?: boolean; children?: Node[] }
 
-async function appRoutes(): Promise<{ tree: Node[]; paths: string[] }> {
+async function appRoutes(): Promise<{ tree: Router.AgnosticRouteObject[]; paths: string[] }> {
   const { routes } = await readConfig(process.cwd())
   const childrenOf = (parentId: string | undefined): Node[] =>
     Object.values(routes)
@@ -39,7 +41,7 @@ async function appRoutes(): Promise<{ tree: Node[]; paths: string[] }> {
     return [pattern.replace(/:\w+\??/g, '17').replace(/\*$/, 'a/b'), pattern.replace(/:\w+\??/g, 'x-y')]
   })
   paths.push('/', '/nothing/here', '/api/nothing', '/course', '/course/1/2/3/4', '/ADMIN/users', '/admin/users/')
-  return { tree: childrenOf(undefined), paths }
+  return { tree: childrenOf(undefined) as Router.AgnosticRouteObject[], paths }
 }
 
 const summary = (matches: ReturnType<typeof unpatched.matchRoutes>) =>
@@ -48,7 +50,7 @@ const summary = (matches: ReturnType<typeof unpatched.matchRoutes>) =>
 describe('route matching on the server', () => {
   it('runs the patched router: the ranked branches and compiled paths are kept', () => {
     const source = readFileSync(require.resolve('@remix-run/router'), 'utf8')
-    expect(source).toContain('function rankedBranchesOf(routes)')
+    expect(source).toContain('function keptTableOf(routes)')
     expect(source).toContain('const compiledPaths = new Map()')
   })
 
@@ -64,6 +66,19 @@ describe('route matching on the server', () => {
         if (expected) matched++
       }
     expect(matched).toBeGreaterThan(paths.length)
+  })
+
+  it('hands each caller matches of its own', async () => {
+    const { tree } = await appRoutes()
+    const first = serverRouter.matchRoutes(tree, '/course/5/9')
+    expect(first?.at(-1)?.params).toEqual({ courseId: '5', videoId: '9' })
+    ;(first!.at(-1)!.params as Record<string, string>).courseId = 'changed'
+    first!.pop()
+    const second = serverRouter.matchRoutes(tree, '/course/5/9')
+    expect(second?.at(-1)?.params).toEqual({ courseId: '5', videoId: '9' })
+    expect(second).toHaveLength(first!.length + 1)
+    // the matches of one path share one params object, as the published router's do
+    expect(new Set(second!.map((match) => match.params)).size).toBe(1)
   })
 
   it('sees routes patched into a table after it was first matched', () => {

@@ -1,5 +1,5 @@
 import { Op, QueryTypes } from 'sequelize'
-import { db, sequelize } from '#db/client.ts'
+import { db, query, sequelize, sql } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
 import { ServiceError, unauthorized } from '../errors.ts'
 import { verifyPassword } from './password.server.ts'
@@ -97,12 +97,12 @@ async function recordAttempt(account: string, address: string | undefined): Prom
 export async function userFromToken(token: string | null | undefined): Promise<SessionUser | undefined> {
   const claims = await readToken(token)
   if (!claims) return undefined
-  const { User } = await db()
-  // every /api call asks this: read the few columns it needs as a plain row, no model instance
-  const user = await User.findByPk(claims.sub, {
-    attributes: ['id', 'roleId', 'firstName', 'lastName', 'userName', 'email', 'tokenVersion'],
-    raw: true,
-  })
-  if (!user || user.tokenVersion !== claims.ver) return undefined
-  return toSessionUser(user)
+  // every /api call asks this: the few columns it needs, straight through pg
+  const [user] = await query<SessionUser>(TOKEN_USER, { id: claims.sub, version: claims.ver })
+  return user
 }
+
+const TOKEN_USER = sql(`
+  SELECT id, role_id AS "roleId", first_name AS "firstName", last_name AS "lastName", user_name AS "userName", email
+    FROM users
+   WHERE id = CAST(:id AS uuid) AND token_version = CAST(:version AS int)`)

@@ -17,15 +17,38 @@ export async function issueToken(user: { id: string; roleId: number; tokenVersio
     .sign(key())
 }
 
+/**
+ * Tokens whose signature this process has checked, with their claims: a player sends the same token
+ * with every heartbeat, so its signature is checked once and its expiry on every call. Whether it is
+ * still honoured (the user's token version) is for the caller to ask the database, every time.
+ */
+const verified = { secret: '', claims: new Map<string, TokenClaims>() }
+const VERIFIED_MAX = 10_000
+
 /** The claims of a valid token, or undefined for a missing, forged, expired or malformed one. */
 export async function readToken(token: string | null | undefined): Promise<TokenClaims | undefined> {
   if (!token) return undefined
+  const secret = getSecrets().jwtSecret
+  if (verified.secret !== secret) verified.claims.clear()
+  verified.secret = secret
+  const known = verified.claims.get(token)
+  if (known) {
+    if (known.exp * 1000 > Date.now()) return known
+    verified.claims.delete(token)
+    return undefined
+  }
   try {
     const { payload } = await jwtVerify(token, key(), { algorithms: ['HS256'] })
     if (typeof payload.sub !== 'string' || typeof payload.r_id !== 'number' || typeof payload.ver !== 'number') {
       return undefined
     }
-    return { sub: payload.sub, r_id: payload.r_id, ver: payload.ver, exp: payload.exp ?? 0 }
+    const claims = { sub: payload.sub, r_id: payload.r_id, ver: payload.ver, exp: payload.exp ?? 0 }
+    // jose refuses a token without an expiry only if asked: such a token is checked on every call
+    if (payload.exp) {
+      if (verified.claims.size >= VERIFIED_MAX) verified.claims.clear()
+      verified.claims.set(token, claims)
+    }
+    return claims
   } catch (error) {
     if (error instanceof joseErrors.JOSEError || error instanceof TypeError) return undefined
     throw error

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize'
-import { sequelize } from '#db/client.ts'
+import { query, sequelize, sql } from '#db/client.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
 import { ASSIGNED_COURSE_IDS, canOpenCourse } from '../courses/access.server.ts'
 import { lockMessage, UNFINISHED_PREREQUISITES_SQL } from './rules.server.ts'
@@ -39,26 +39,13 @@ function requireLearner(actor: Actor): string {
  * video ping asks it.
  */
 async function watchableVideo(userId: string, courseId: string, videoId: string) {
-  const [row] = await (
-    await sequelize()
-  ).query<{
+  const [row] = await query<{
     assigned: boolean
     found: boolean
     duration: number | null
     locked: string[] | null
     length: number | null
-  }>(
-    `SELECT EXISTS (SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId) AS assigned,
-            v.id IS NOT NULL AS found,
-            v.duration,
-            (SELECT array_agg(p.title ORDER BY p.order_id)
-               FROM ${UNFINISHED_PREREQUISITES_SQL} AND vp.video_id = :videoId) AS locked,
-            (SELECT length(watched) FROM video_progress WHERE user_id = :userId AND video_id = :videoId) AS length
-       FROM (SELECT 1) one
-       LEFT JOIN content_entries v
-         ON v.id = :videoId AND v.course_id = :courseId AND v.kind = 'video' AND v.visibility`,
-    { replacements: { userId, courseId, videoId }, type: QueryTypes.SELECT },
-  )
+  }>(WATCHABLE_VIDEO, { userId, courseId, videoId })
   if (!row.assigned) throw forbidden('This course is not assigned to you.')
   if (!row.found) throw notFound('Video not found in this course.')
   if (row.locked?.length) throw forbidden(lockMessage(row.locked))
@@ -67,6 +54,17 @@ async function watchableVideo(userId: string, courseId: string, videoId: string)
     recordedLength: row.length && row.length > 0 ? row.length : undefined,
   }
 }
+
+const WATCHABLE_VIDEO = sql(`
+  SELECT EXISTS (SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId) AS assigned,
+         v.id IS NOT NULL AS found,
+         v.duration,
+         (SELECT array_agg(p.title ORDER BY p.order_id)
+            FROM ${UNFINISHED_PREREQUISITES_SQL} AND vp.video_id = :videoId) AS locked,
+         (SELECT length(watched) FROM video_progress WHERE user_id = :userId AND video_id = :videoId) AS length
+    FROM (SELECT 1) one
+    LEFT JOIN content_entries v
+      ON v.id = :videoId AND v.course_id = :courseId AND v.kind = 'video' AND v.visibility`)
 
 export type ProgressAnswer = { watchedSeconds: number; completed: boolean; lastPosition: number; duration: number }
 
@@ -92,43 +90,19 @@ export async function recordProgress(actor: Actor, input: VideoProgressInput): P
 
   const bits = Array.from({ length }, () => '0')
   for (const [start, end] of data.watched) for (let second = start; second < end; second++) bits[second] = '1'
-  const merged = `CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched`
-  const available = `LEAST(:burst, p.credit + GREATEST(0, extract(epoch FROM now() - p.updated_at)) * :speed)`
-  const rows = await (
-    await sequelize()
-  ).query<{ watched_seconds: number; completed: boolean; last_position: number }>(
-    `INSERT INTO video_progress AS p
-            (user_id, video_id, course_id, watched, watched_seconds, last_position, completed, completed_at, credit)
-     SELECT :userId, :videoId, :courseId, n.bits, bit_count(n.bits), :position,
-            bit_count(n.bits) >= :needed, CASE WHEN bit_count(n.bits) >= :needed THEN now() END, :burst - :claimed
-       FROM (SELECT CAST(:bits AS varbit) AS bits) n
-     ON CONFLICT (user_id, video_id) DO UPDATE SET
-            watched = ${merged},
-            watched_seconds = bit_count(${merged}),
-            last_position = EXCLUDED.last_position,
-            completed = p.completed OR bit_count(${merged}) >= :needed,
-            completed_at = COALESCE(p.completed_at, CASE WHEN bit_count(${merged}) >= :needed THEN now() END),
-            credit = ${available} - :claimed,
-            updated_at = now()
-      WHERE :claimed <= ${available}
-     RETURNING watched_seconds, completed, last_position`,
-    {
-      replacements: {
-        userId,
-        videoId: data.videoId,
-        courseId: data.courseId,
-        bits: bits.join(''),
-        length,
-        claimed,
-        position: data.position,
-        // without a duration from the admin, completion cannot be judged
-        needed: video.duration ? Math.ceil(COMPLETION_SHARE * video.duration) : length + 1,
-        burst: BURST_SECONDS,
-        speed: MAX_SPEED,
-      },
-      type: QueryTypes.SELECT,
-    },
-  )
+  const rows = await query<{ watched_seconds: number; completed: boolean; last_position: number }>(HEARTBEAT, {
+    userId,
+    videoId: data.videoId,
+    courseId: data.courseId,
+    bits: bits.join(''),
+    length,
+    claimed,
+    position: data.position,
+    // without a duration from the admin, completion cannot be judged
+    needed: video.duration ? Math.ceil(COMPLETION_SHARE * video.duration) : length + 1,
+    burst: BURST_SECONDS,
+    speed: MAX_SPEED,
+  })
   const row = rows[0]
   if (!row) throw tooMuch()
   return {
@@ -138,6 +112,26 @@ export async function recordProgress(actor: Actor, input: VideoProgressInput): P
     duration: length,
   }
 }
+
+const merged = `CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched`
+const available = `LEAST(:burst, p.credit + GREATEST(0, extract(epoch FROM now() - p.updated_at)) * :speed)`
+const HEARTBEAT = sql(`
+  INSERT INTO video_progress AS p
+         (user_id, video_id, course_id, watched, watched_seconds, last_position, completed, completed_at, credit)
+  SELECT CAST(:userId AS uuid), CAST(:videoId AS uuid), CAST(:courseId AS uuid), n.bits, bit_count(n.bits),
+         CAST(:position AS int), bit_count(n.bits) >= :needed, CASE WHEN bit_count(n.bits) >= :needed THEN now() END,
+         CAST(:burst AS int) - CAST(:claimed AS int)
+    FROM (SELECT CAST(CAST(:bits AS text) AS varbit) AS bits) n
+  ON CONFLICT (user_id, video_id) DO UPDATE SET
+         watched = ${merged},
+         watched_seconds = bit_count(${merged}),
+         last_position = EXCLUDED.last_position,
+         completed = p.completed OR bit_count(${merged}) >= :needed,
+         completed_at = COALESCE(p.completed_at, CASE WHEN bit_count(${merged}) >= :needed THEN now() END),
+         credit = ${available} - :claimed,
+         updated_at = now()
+   WHERE :claimed <= ${available}
+  RETURNING watched_seconds, completed, last_position`)
 
 const tooMuch = () =>
   new ServiceError(
@@ -185,27 +179,24 @@ export async function recordVideoAudit(actor: Actor, input: VideoAuditInput) {
   if (video.duration && data.videoProgress > video.duration + 1)
     throw invalid('videoProgress reaches beyond the end of the video.')
   // the report shows the portal's duration, and no further than the learner's progress has really been
-  await (
-    await sequelize()
-  ).query(
-    `INSERT INTO video_audits AS a (user_id, video_id, course_id, video_duration, video_progress, last_viewed_at)
-     SELECT :userId, :videoId, :courseId, :duration, LEAST(:progress, COALESCE(MAX(p.last_position), 0)), now()
-       FROM (SELECT 1) one LEFT JOIN video_progress p ON p.user_id = :userId AND p.video_id = :videoId
-     ON CONFLICT (user_id, video_id) DO UPDATE SET
-       video_duration = EXCLUDED.video_duration,
-       video_progress = GREATEST(a.video_progress, EXCLUDED.video_progress),
-       last_viewed_at = now()`,
-    {
-      replacements: {
-        userId,
-        videoId: data.videoId,
-        courseId: data.courseId,
-        duration: video.duration ?? Math.round(data.videoDuration),
-        progress: Math.floor(data.videoProgress),
-      },
-    },
-  )
+  await query(VIDEO_AUDIT, {
+    userId,
+    videoId: data.videoId,
+    courseId: data.courseId,
+    duration: video.duration ?? Math.round(data.videoDuration),
+    progress: Math.floor(data.videoProgress),
+  })
 }
+
+const VIDEO_AUDIT = sql(`
+  INSERT INTO video_audits AS a (user_id, video_id, course_id, video_duration, video_progress, last_viewed_at)
+  SELECT CAST(:userId AS uuid), CAST(:videoId AS uuid), CAST(:courseId AS uuid), CAST(:duration AS int),
+         LEAST(CAST(:progress AS int), COALESCE(MAX(p.last_position), 0)), now()
+    FROM (SELECT 1) one LEFT JOIN video_progress p ON p.user_id = :userId AND p.video_id = :videoId
+  ON CONFLICT (user_id, video_id) DO UPDATE SET
+    video_duration = EXCLUDED.video_duration,
+    video_progress = GREATEST(a.video_progress, EXCLUDED.video_progress),
+    last_viewed_at = now()`)
 
 /**
  * POST /api/user/postAccessLog (spec §4): a learner's page is open and visible. One row per ping,
@@ -218,20 +209,20 @@ export async function recordAccessLogPing(actor: Actor, input: AccessLogPingInpu
   if (data.courseId && data.videoId) await watchableVideo(userId, data.courseId, data.videoId)
   else if (data.courseId && !(await canOpenCourse(actor, data.courseId)))
     throw forbidden('This course is not assigned to you.')
-  const rows = await (
-    await sequelize()
-  ).query(
-    `INSERT INTO access_log_pings (user_id, page_name, course_id, video_id)
-     SELECT :userId, :pageName, :courseId, :videoId
-      WHERE NOT EXISTS (
-        SELECT 1 FROM access_log_pings
-         WHERE user_id = :userId AND page_name = :pageName AND recorded_at > now() - interval '30 seconds'
-           AND course_id IS NOT DISTINCT FROM CAST(:courseId AS uuid) AND video_id IS NOT DISTINCT FROM CAST(:videoId AS uuid))
-     RETURNING id`,
-    {
-      replacements: { userId, pageName: data.pageName, courseId: data.courseId ?? null, videoId: data.videoId ?? null },
-      type: QueryTypes.SELECT,
-    },
-  )
+  const rows = await query(ACCESS_LOG_PING, {
+    userId,
+    pageName: data.pageName,
+    courseId: data.courseId ?? null,
+    videoId: data.videoId ?? null,
+  })
   return { recorded: rows.length > 0 }
 }
+
+const ACCESS_LOG_PING = sql(`
+  INSERT INTO access_log_pings (user_id, page_name, course_id, video_id)
+  SELECT CAST(:userId AS uuid), CAST(:pageName AS text), CAST(:courseId AS uuid), CAST(:videoId AS uuid)
+   WHERE NOT EXISTS (
+     SELECT 1 FROM access_log_pings
+      WHERE user_id = :userId AND page_name = :pageName AND recorded_at > now() - interval '30 seconds'
+        AND course_id IS NOT DISTINCT FROM CAST(:courseId AS uuid) AND video_id IS NOT DISTINCT FROM CAST(:videoId AS uuid))
+  RETURNING id`)
