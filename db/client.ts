@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { Transform, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
@@ -98,7 +99,7 @@ export async function withConnection<T>(work: (client: pg.ClientBase) => Promise
 }
 
 /** A statement written with `:name` placeholders, turned once into pg's positional `$1 …` (see `sql`). */
-export type NamedStatement = { text: string; names: string[] }
+export type NamedStatement = { text: string; names: string[]; name: string }
 
 /**
  * Compiles a statement with `:name` placeholders (as Sequelize's replacements are written; `::type` casts
@@ -113,7 +114,10 @@ export function sql(text: string): NamedStatement {
     names.push(name)
     return `$${names.length}`
   })
-  return { text: positional, names }
+  // prepared once per pooled connection under this name, then only bound and run: PostgreSQL parses
+  // and plans it once per connection instead of on every call
+  const name = `portal_${createHash('sha1').update(positional).digest('hex').slice(0, 16)}`
+  return { text: positional, names, name }
 }
 
 /**
@@ -127,7 +131,9 @@ export async function query<R>(statement: NamedStatement, values: Record<string,
     if (!(name in values)) throw new Error(`No value for :${name}.`)
     return values[name]
   })
-  const result = await withConnection((client) => client.query(statement.text, ordered))
+  const result = await withConnection((client) =>
+    client.query({ name: statement.name, text: statement.text, values: ordered }),
+  )
   const ms = performance.now() - started
   if (ms >= getEnv().SLOW_SQL_MS) logSlowQuery(statement.text, ms)
   return result.rows as R[]
