@@ -6,8 +6,9 @@ import * as esmBuild from '@remix-run/router/dist/router.js'
 import { describe, expect, it } from 'vitest'
 
 // The server's copy of the router (the CommonJS build Node loads) keeps each route table's ranked
-// branches and each compiled path between requests (patches/@remix-run+router+*.patch). The browser's
-// copy (the ES module build) is left as published. Both must match every URL to the same routes.
+// branches, the matches of recent paths and each compiled path between requests, and Remix's server
+// render reuses one routes array (patches/). The browser's copy (the ES module build) is left as
+// published. Both must match every URL to the same routes.
 
 const require = createRequire(import.meta.url)
 const serverRouter = require('@remix-run/router') as typeof Router
@@ -52,6 +53,13 @@ describe('route matching on the server', () => {
     const source = readFileSync(require.resolve('@remix-run/router'), 'utf8')
     expect(source).toContain('function keptTableOf(routes)')
     expect(source).toContain('const compiledPaths = new Map()')
+    // a page's render gets the same routes array on every request, so the kept matches serve it too
+    expect(readFileSync(require.resolve('@remix-run/react/dist/server.js'), 'utf8')).toContain(
+      'function serverRoutesOf(manifest, routeModules, future, isSpaMode)',
+    )
+    expect(readFileSync(require.resolve('react-router-dom/server.js'), 'utf8')).toContain(
+      'const keptDataRoutes = new WeakMap()',
+    )
   })
 
   it('matches every route of the app, and URLs of none, exactly as the published router does', async () => {
