@@ -11,7 +11,8 @@ import { ROLE } from '#app/modules/auth/roles.ts'
 import { listUsers } from '#app/modules/users/service.server.ts'
 import * as accessLogRoute from '#app/routes/api+/category.accessLog.ts'
 import * as learnersRoute from '#app/routes/api+/user.usersList.user.ts'
-import { JSON_CHUNK_CHARS } from '#app/utils/json-stream.server.ts'
+import { resetEnvCache } from '#app/utils/env.server.ts'
+import { JSON_CHUNK_CHARS, TOO_MANY_LIST_STREAMS } from '#app/utils/json-stream.server.ts'
 import { sequelize } from '#db/client.ts'
 import { makeAdmin } from '#tests/factories.ts'
 import remixConfig from '../../remix.config.js'
@@ -24,7 +25,10 @@ import { createApp } from '../../server/web-server.js'
 // small routes of its own, so the routes share this process's database pool and the test can watch it.
 //
 // A client slower than the database must pause the list's cursor, not have the answer pile up in the
-// server's memory.
+// server's memory; and no more than LIST_STREAMS_MAX lists stream at once.
+
+process.env.LIST_STREAMS_MAX = '2'
+resetEnvCache()
 
 const LEARNERS = 100_000
 
@@ -128,6 +132,8 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections()
   await new Promise((resolve) => server.close(resolve))
+  delete process.env.LIST_STREAMS_MAX
+  resetEnvCache()
 })
 
 /** How many pooled connections are lent out right now (the routes run in this process, on this pool). */
@@ -226,6 +232,35 @@ describe('a client that reads slowly', () => {
       .poll(() => logLines.find((line) => line.requestId === 'list-gone-away'))
       .toMatchObject({ route: 'routes/api+/user.usersList.user', status: 499 })
   })
+})
+
+describe('lists streamed at once', () => {
+  it(
+    'answer 429 JSON with Retry-After beyond LIST_STREAMS_MAX, and take one again once a list ends',
+    { timeout: 60_000 },
+    async () => {
+      const before = await connectionsInUse()
+      const held = [await open('/api/user/usersList/user'), await open('/api/user/usersList/user')]
+      for (const { response } of held) expect(response.statusCode).toBe(200)
+
+      const refused = await open('/api/user/usersList/user', { headers: { 'X-Request-Id': 'list-refused' } })
+      expect(refused.response.statusCode).toBe(429)
+      expect(refused.response.headers['retry-after']).toBe('5')
+      expect(refused.response.headers['content-type']).toMatch(/^application\/json/)
+      expect(JSON.parse(await refused.text())).toEqual({ message: TOO_MANY_LIST_STREAMS })
+      expect(await connectionsInUse()).toBe(before + 2)
+      await expect.poll(() => logLines.find((line) => line.requestId === 'list-refused')).toMatchObject({ status: 429 })
+
+      // one ends (its client goes away): the next list is taken
+      held[0].close()
+      await expect.poll(connectionsInUse).toBe(before + 1)
+      const next = await open('/api/user/usersList/user')
+      expect(next.response.statusCode).toBe(200)
+      expect(await next.text()).toBe(expected)
+      expect(await held[1].text()).toBe(expected)
+      await expect.poll(connectionsInUse).toBe(before)
+    },
+  )
 })
 
 describe('the Remix handler', () => {
