@@ -5,12 +5,12 @@ import { randomUUID } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import url from 'node:url'
-import { createRequestHandler } from '@remix-run/express'
 import { installGlobals } from '@remix-run/node'
 import { matchRoutes } from '@remix-run/router'
 import compression from 'compression'
 import express from 'express'
 import { pino } from 'pino'
+import { createRequestHandler } from './remix-handler.js'
 
 // The socket address of the client, for sign-in throttling (app/utils/client-address.server.ts). Set
 // on every request, overwriting whatever a client sent under this name.

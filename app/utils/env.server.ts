@@ -73,6 +73,9 @@ const schema = z.object({
     .transform((v) => v === '1' || v === 'true'),
   // Database connections per process; the web server divides them among its workers (server/app-server.js).
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  // Unpaged /api lists streamed at once per process, each on a pooled connection (listStreamsMax in
+  // json-stream.server.ts): unset, half the pool; never more than the pool less one.
+  LIST_STREAMS_MAX: z.coerce.number().int().min(1).max(1000).optional(),
   // A statement slower than this is logged (warn) with its duration and a hash of its normalized text.
   SLOW_SQL_MS: z.coerce.number().min(0).default(100),
   LOG_SQL: z

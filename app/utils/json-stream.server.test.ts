@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { RowStream } from '#db/client.ts'
-import { streamedJsonList } from './json-stream.server.ts'
+import { resetEnvCache } from './env.server.ts'
+import { listStreamsMax, streamedJsonList, TOO_MANY_LIST_STREAMS } from './json-stream.server.ts'
 import { logger } from './log.server.ts'
 
 /** Text that JSON escapes (quotes, a backslash), letters beyond ASCII, and a Date as JSON writes it. */
@@ -125,5 +126,66 @@ describe('streamedJsonList', () => {
     } finally {
       logged.mockRestore()
     }
+  })
+})
+
+describe('the cap on lists streamed at once', () => {
+  afterEach(() => {
+    delete process.env.LIST_STREAMS_MAX
+    delete process.env.DB_POOL_MAX
+    resetEnvCache()
+  })
+
+  const setEnv = (env: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(env))
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    resetEnvCache()
+  }
+
+  it('is half the pool unless set, and never the whole pool', () => {
+    const cases: [string | undefined, string | undefined, number][] = [
+      [undefined, undefined, 5],
+      [undefined, '2', 1],
+      [undefined, '1', 1],
+      ['3', undefined, 3],
+      ['8', '4', 3],
+    ]
+    for (const [max, pool, expected] of cases) {
+      setEnv({ LIST_STREAMS_MAX: max, DB_POOL_MAX: pool })
+      expect(listStreamsMax(), `LIST_STREAMS_MAX=${max} DB_POOL_MAX=${pool}`).toBe(expected)
+    }
+  })
+
+  it('answers 429 JSON with Retry-After beyond it, without starting the rows, and takes a list again once one ends', async () => {
+    setEnv({ LIST_STREAMS_MAX: '2' })
+    const held = [countedRows(100_000), countedRows(100_000)].map(({ stream }) =>
+      streamedJsonList('data', stream).body!.getReader(),
+    )
+    for (const reader of held) await reader.read()
+
+    let started = false
+    const refused = streamedJsonList('data', (sink, signal) => {
+      started = true
+      return countedRows(1).stream(sink, signal)
+    })
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('Retry-After')).toBe('5')
+    expect(refused.headers.get('Content-Type')).toMatch(/^application\/json/)
+    expect(await refused.json()).toEqual({ message: TOO_MANY_LIST_STREAMS })
+    expect(started).toBe(false)
+
+    // a cancelled list gives its place back, and so does one read to its end
+    const taken = () =>
+      vi.waitFor(() => {
+        const response = streamedJsonList('data', countedRows(3).stream)
+        if (response.status !== 200) throw new Error(`answered ${response.status}`)
+        return response
+      })
+    await held[0].cancel()
+    const next = await taken()
+    expect(await next.text()).toBe(JSON.stringify({ data: [row(0), row(1), row(2)] }))
+    await (await taken()).text()
+    await held[1].cancel()
   })
 })

@@ -1,5 +1,7 @@
 import { Readable, Transform } from 'node:stream'
+import { json } from '@remix-run/node'
 import type { RowStream } from '#db/client.ts'
+import { getEnv } from './env.server.ts'
 import { logger } from './log.server.ts'
 import { errorLine } from './redact.server.ts'
 
@@ -35,19 +37,45 @@ export function jsonListWriter(key: string): Transform {
 }
 
 /**
+ * How many lists this process streams at once. Each holds a pooled connection for as long as its
+ * client takes to read, so they never get the whole pool: LIST_STREAMS_MAX, else half of DB_POOL_MAX,
+ * and at most DB_POOL_MAX − 1 (at least 1).
+ */
+export function listStreamsMax(): number {
+  const { LIST_STREAMS_MAX, DB_POOL_MAX } = getEnv()
+  return Math.max(1, Math.min(LIST_STREAMS_MAX ?? Math.floor(DB_POOL_MAX / 2), DB_POOL_MAX - 1))
+}
+
+export const TOO_MANY_LIST_STREAMS = 'Too many list downloads are running; try again in a few seconds.'
+/** The Retry-After, in seconds, of that refusal. */
+export const LIST_STREAM_RETRY_SECONDS = 5
+
+let streaming = 0
+
+/**
  * A 200 JSON answer `{ [key]: [rows…] }` whose rows `rows` writes as they are read. Whatever may
- * refuse the call (who asks, the input) must have thrown before this is called: once it returns, the
- * answer has started. The rows are read only as fast as the answer is taken; a client that goes away
- * (`signal`) or a reader that cancels stops the query, and a failure part-way breaks the answer
- * rather than letting it look complete.
+ * refuse the call (who asks, the input) must have thrown before this is called: once it returns a 200,
+ * the answer has started. The rows are read only as fast as the answer is taken; a client that goes
+ * away (`signal`) or a reader that cancels stops the query, and a failure part-way breaks the answer
+ * rather than letting it look complete. With listStreamsMax() lists already streaming, it answers 429
+ * `{ message }` with Retry-After instead, and `rows` never starts.
  */
 export function streamedJsonList(key: string, rows: RowStream, signal?: AbortSignal): Response {
+  if (streaming >= listStreamsMax())
+    return json(
+      { message: TOO_MANY_LIST_STREAMS },
+      { status: 429, headers: { 'Retry-After': String(LIST_STREAM_RETRY_SECONDS) } },
+    )
+  streaming++
   const writer = jsonListWriter(key)
-  rows(writer, signal).catch((error: unknown) => {
-    if (!signal?.aborted && !isStopped(error))
-      logger().error({ list: key, error: errorLine(error) }, 'streaming a list failed')
-    writer.destroy(error instanceof Error ? error : new Error(String(error)))
-  })
+  // the slot is free again once the cursor is closed and its connection back in the pool
+  rows(writer, signal)
+    .finally(() => streaming--)
+    .catch((error: unknown) => {
+      if (!signal?.aborted && !isStopped(error))
+        logger().error({ list: key, error: errorLine(error) }, 'streaming a list failed')
+      writer.destroy(error instanceof Error ? error : new Error(String(error)))
+    })
   return new Response(Readable.toWeb(writer) as ReadableStream<Uint8Array>, {
     headers: { 'Content-Type': 'application/json; charset=utf-8' },
   })

@@ -83,7 +83,7 @@ const REFUSALS: Record<Status, string> = {
   409: 'It conflicts with what is stored.',
   413: 'The file or body is too large.',
   415: 'The file is not of an accepted type.',
-  429: 'Too many attempts or reports; wait and try again.',
+  429: 'Too many attempts, reports or whole-list downloads at once; wait (Retry-After seconds, when given) and try again.',
 }
 
 type Call = {
@@ -159,6 +159,24 @@ function requestBody(body: NonNullable<Call['body']>) {
   const fields = { [body.multipart]: body.also ? file.optional() : file }
   if (body.also) fields[body.also] = file.optional().openapi({ description: `another name for ${body.multipart}` })
   return { required: true, content: { 'multipart/form-data': { schema: z.object(fields) } } }
+}
+
+/**
+ * A list call that, without ?page=&size=, streams the whole list (ADR 020): refused with 429 and
+ * Retry-After while LIST_STREAMS_MAX of them are running in the process (json-stream.server.ts).
+ */
+function listCall(c: Call) {
+  call({
+    ...c,
+    description: [
+      c.description,
+      'Without `page` and `size`, the whole list, sent as it is read; while too many whole lists are being ' +
+        'sent, 429 with `Retry-After`.',
+    ]
+      .filter(Boolean)
+      .join(' '),
+    refusals: [...(c.refusals ?? []), 429],
+  })
 }
 
 const message = <T extends z.ZodRawShape>(shape: T) => z.object({ message: z.string(), ...shape }).strict()
@@ -272,7 +290,7 @@ for (const [kind, who] of [
   ['admin', 'admins and super admins'],
   ['user', 'learners'],
 ] as const) {
-  call({
+  listCall({
     method: 'get',
     path: `/api/user/usersList/${kind}`,
     summary: `The ${who}, newest first`,
@@ -284,7 +302,7 @@ for (const [kind, who] of [
 
 // ——— /api/category: courses and their contents ———
 
-call({
+listCall({
   method: 'get',
   path: '/api/category/courses',
   summary: 'The catalogue: every course with its image and duration',
@@ -292,7 +310,7 @@ call({
   query: SEARCHABLE_PAGE,
   ok: listOf('courses', CatalogueCourse),
 })
-call({
+listCall({
   method: 'get',
   path: '/api/category/coursesList',
   summary: 'Ids and titles of every course, for pickers',
@@ -499,7 +517,7 @@ call({
   ok: z.object({ data: z.array(VideoProgressRecord) }).strict(),
   refusals: [403],
 })
-call({
+listCall({
   method: 'post',
   path: '/api/category/accessLog',
   summary: 'The access log: per learner and video, how far and when, newest first',
@@ -509,7 +527,7 @@ call({
   body: AccessLogFilterSchema,
   ok: listOf('data', AccessLogEntry),
 })
-call({
+listCall({
   method: 'get',
   path: '/api/category/allusers',
   summary: 'The access log without a filter',
@@ -520,7 +538,7 @@ call({
 
 // ——— /api/program ———
 
-call({
+listCall({
   method: 'get',
   path: '/api/program/getPrograms',
   summary: 'Every program with its courses, by name',
@@ -561,7 +579,7 @@ call({
   ok: message({ data: Assessment }),
   refusals: [409],
 })
-call({
+listCall({
   method: 'get',
   path: '/api/assignmentDocuments/getAssignmentDocuments',
   summary: 'Every learner’s assessments, newest first',
