@@ -66,7 +66,7 @@ const schema = z.object({
   UPLOAD_MAX_ASSESSMENT_MB: z.coerce.number().positive().default(25),
   // The CSV file of a user import sent through the /admin/users/import page.
   UPLOAD_MAX_IMPORT_MB: z.coerce.number().positive().default(20),
-  // Behind a reverse proxy that sets X-Forwarded-For: trust its first address as the client's.
+  // Behind a reverse proxy that appends to X-Forwarded-For: its last entry is the client's address.
   TRUST_PROXY: z
     .enum(['0', '1', 'true', 'false'])
     .default('0')

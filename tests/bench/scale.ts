@@ -13,8 +13,11 @@ import {
   accessLogTotalStatement,
   type Statement,
 } from '#app/modules/access-log/service.server.ts'
-import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { ROLE, SYSTEM, type Actor } from '#app/modules/auth/roles.ts'
 import { dashboardFigures, dashboardStatements } from '#app/modules/dashboard/service.server.ts'
+import { isServiceError } from '#app/modules/errors.ts'
+import { recordAccessLogPing, recordProgress } from '#app/modules/progress/service.server.ts'
+import { resetEnvCache } from '#app/utils/env.server.ts'
 import { disconnect, sequelize } from '#db/client.ts'
 import { openEmbeddedDatabase } from '#db/embedded.ts'
 import { migrate } from '#db/migrate.ts'
@@ -25,11 +28,14 @@ import { freePort } from '#tests/setup/global.ts'
 // tallies computed by INSERT … SELECT and then checked against a recount on a sample), then each query
 // runs many times through the app's own pool. Printed: p50/p95/max in ms, a summary of EXPLAIN (ANALYZE,
 // BUFFERS), ratios to a floor measured in the same run (SELECT 1, a primary-key lookup), and an export
-// of about a million rows in a child process of its own (its peak memory is its own). Figures only.
+// of about a million rows in a child process of its own (its peak memory is its own). Last, the ingest on
+// the big tables: access-log pings and heartbeats through the progress service, one at a time and ten at
+// a time, beside the same calls on a small database of the same server (the ingest floor). Figures only.
 //
-//   BENCH_SCALE=0.1 npm run bench:scale     a tenth of everything, for a quick run (default 1)
-//   BENCH_ITERATIONS=50 npm run bench:scale  runs per query (default 200)
-//   BENCH_SHOW_PLANS=1 npm run bench:scale   every query's whole EXPLAIN (ANALYZE, BUFFERS) too
+//   BENCH_SCALE=0.1 npm run bench:scale          a tenth of everything, for a quick run (default 1)
+//   BENCH_ITERATIONS=50 npm run bench:scale       runs per query (default 200)
+//   BENCH_INGEST_CALLS=500 npm run bench:scale    calls per ingest row (default 1000)
+//   BENCH_SHOW_PLANS=1 npm run bench:scale        every query's whole EXPLAIN (ANALYZE, BUFFERS) too
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1)
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200)
@@ -41,11 +47,25 @@ const HISTORY_DAYS = 180
 /** Days of viewing an export covers: about a tenth of 180 days, so about a million rows at full scale. */
 const root = path.resolve(import.meta.dirname, '..', '..')
 const EXPORT_DAYS = 18
+const INGEST_CALLS = Number(process.env.BENCH_INGEST_CALLS ?? 1000)
+/** Calls in flight in the concurrent ingest rows: the app's pool (DB_POOL_MAX's default). */
+const INGEST_IN_FLIGHT = 10
+/** Learner × video pairs the heartbeats rotate over; each comes back every this many calls. */
+const HEARTBEAT_PAIRS = 200
+/** Pings sent, not measured, before the measured ones. */
+const PING_WARM_UP = 50
+/**
+ * The ingest floor's database: this many learners, one course of ten videos, no pings or progress before;
+ * enough learner × video pairs for every ping to have its own.
+ */
+const FLOOR_LEARNERS = Math.max(500, Math.ceil((PING_WARM_UP + 2 * INGEST_CALLS) / VIDEOS_PER_COURSE))
 
 type Figures = { p50: number; p95: number; max: number; runs: number }
 
 async function main() {
   if (!Number.isFinite(SCALE) || SCALE <= 0) throw new Error('BENCH_SCALE must be a positive number.')
+  if (!Number.isInteger(INGEST_CALLS) || INGEST_CALLS < 1)
+    throw new Error('BENCH_INGEST_CALLS must be a positive whole number.')
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'portal-bench-scale-'))
   await chmod(dataDir, 0o755)
   const password = 'bench-scale-password'
@@ -58,6 +78,8 @@ async function main() {
     fast: true,
   })
   process.env.DATABASE_URL = server.url
+  // the ingest rows' max says how slow the slowest call was; a log line per call over 100 ms would bury the tables
+  process.env.SLOW_SQL_MS ??= '1000'
   process.env.DATA_DIR = dataDir
   const admin = new pg.Client({ connectionString: server.url })
   try {
@@ -67,6 +89,7 @@ async function main() {
     await admin.query(`ALTER SYSTEM SET checkpoint_timeout = '30min'`)
     await admin.query('SELECT pg_reload_conf()')
     await migrate(await sequelize())
+    printMachine((await admin.query<{ v: string }>('SELECT current_setting($1) AS v', ['server_version'])).rows[0].v)
 
     console.log(
       `scale ${SCALE}: ${LEARNERS.toLocaleString('en-US')} learners, ${COURSES} courses × ${VIDEOS_PER_COURSE} videos, ` +
@@ -78,6 +101,8 @@ async function main() {
     console.log(`load total: ${seconds(performance.now() - loadStarted)} s\n`)
     await checkTallies(admin)
     await measure(admin, dataDir)
+    await measureIngest(admin, server.url)
+    console.log(`\nload average (1 min) at the end: ${os.loadavg()[0].toFixed(2)}`)
   } finally {
     await admin.end().catch(() => undefined)
     await disconnect()
@@ -474,6 +499,201 @@ async function time(work: () => Promise<unknown>): Promise<Figures> {
   times.sort((a, b) => a - b)
   const at = (share: number) => times[Math.min(times.length - 1, Math.ceil(share * times.length) - 1)]
   return { p50: at(0.5), p95: at(0.95), max: times[times.length - 1], runs: times.length }
+}
+
+// ——— the ingest ———
+
+type Pair = { userId: string; courseId: string; videoId: string }
+type IngestFigures = Figures & { perSecond: number; failed: Map<number, number> }
+type IngestRow = { name: string; inFlight: number; big: IngestFigures; floor: IngestFigures }
+
+/**
+ * The two calls a learner's open page and playing video make, through the progress service as POST
+ * /api/user/postAccessLog and POST /api/category/videoProgress run them, first on the big database and
+ * then on a small one of the same server: the floor, where the same statements find tables of a few
+ * thousand rows. Only the tables' size differs between the two.
+ */
+async function measureIngest(client: pg.Client, bigUrl: string) {
+  const pingsSize = await client.query<{ table: string; indexes: string }>(
+    `SELECT pg_size_pretty(pg_table_size('access_log_pings')) AS table,
+            pg_size_pretty(pg_indexes_size('access_log_pings')) AS indexes`,
+  )
+  const big = await ingestRuns()
+
+  await client.query('CREATE DATABASE portal_bench_floor')
+  const floorUrl = new URL(bigUrl)
+  floorUrl.pathname = '/portal_bench_floor'
+  await disconnect()
+  process.env.DATABASE_URL = floorUrl.toString()
+  resetEnvCache()
+  await migrate(await sequelize())
+  await loadIngestFloor()
+  const floor = await ingestRuns()
+
+  console.log(
+    `\ningest through the progress service, ${INGEST_CALLS} calls per row after a warm-up, one at a time and ` +
+      `${INGEST_IN_FLIGHT} at a time (the app's pool);\n` +
+      `big: access_log_pings ${pingsSize.rows[0].table} + ${pingsSize.rows[0].indexes} of indexes; ` +
+      `floor: the same calls on a second database of the same server with ${FLOOR_LEARNERS} learners, ` +
+      `one course of ${VIDEOS_PER_COURSE} videos, no pings or progress before the warm-up`,
+  )
+  const rows: IngestRow[] = [
+    { name: 'access-log ping (Video)', inFlight: 1, big: big.pings[0], floor: floor.pings[0] },
+    { name: 'access-log ping (Video)', inFlight: INGEST_IN_FLIGHT, big: big.pings[1], floor: floor.pings[1] },
+    { name: 'heartbeat (1 s watched)', inFlight: 1, big: big.heartbeats[0], floor: floor.heartbeats[0] },
+    { name: 'heartbeat (1 s watched)', inFlight: INGEST_IN_FLIGHT, big: big.heartbeats[1], floor: floor.heartbeats[1] },
+  ]
+  console.log(
+    `${'call (ms)'.padEnd(24)} ${'in flight'.padStart(9)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'max'.padStart(7)} ` +
+      `${'calls/s'.padStart(7)}  ${'floor p50'.padStart(9)} ${'p95'.padStart(7)} ${'max'.padStart(7)} ` +
+      `${'calls/s'.padStart(7)}  ${'p95 ×floor'.padStart(10)}`,
+  )
+  const f = (value: number) => value.toFixed(2).padStart(7)
+  for (const { name, inFlight, big: b, floor: l } of rows)
+    console.log(
+      `${name.padEnd(24)} ${String(inFlight).padStart(9)} ${f(b.p50)} ${f(b.p95)} ${f(b.max)} ` +
+        `${String(Math.round(b.perSecond)).padStart(7)}  ${f(l.p50).padStart(9)} ${f(l.p95)} ${f(l.max)} ` +
+        `${String(Math.round(l.perSecond)).padStart(7)}  ${(b.p95 / l.p95).toFixed(1).padStart(10)}`,
+    )
+  for (const [where, figures] of [
+    ['big', big],
+    ['floor', floor],
+  ] as const) {
+    const failed = [...figures.pings, ...figures.heartbeats].flatMap((r) => [...r.failed])
+    console.log(
+      `${where}: pings recorded ${figures.recorded} of ${2 * INGEST_CALLS}` +
+        (failed.length ? `; refused: ${failed.map(([status, n]) => `${n} × ${status}`).join(', ')}` : '; none refused'),
+    )
+  }
+}
+
+/** Pings on distinct learner × video pairs (so none is folded into an earlier one), then heartbeats. */
+async function ingestRuns() {
+  const pingPairs = await ingestPairs(PING_WARM_UP + 2 * INGEST_CALLS)
+  let recorded = 0
+  const ping = (pair: Pair) => async () => {
+    const answer = await recordAccessLogPing(learner(pair), {
+      pageName: 'Video',
+      recordedDate: new Date().toISOString(),
+      courseId: pair.courseId,
+      videoId: pair.videoId,
+    })
+    if (answer.recorded) recorded++
+  }
+  await timeCalls(pingPairs.slice(0, PING_WARM_UP).map(ping), 1)
+  recorded = 0
+  const pings = [
+    await timeCalls(pingPairs.slice(PING_WARM_UP, PING_WARM_UP + INGEST_CALLS).map(ping), 1),
+    await timeCalls(pingPairs.slice(PING_WARM_UP + INGEST_CALLS).map(ping), INGEST_IN_FLIGHT),
+  ]
+
+  // each pair reports second r of the video in round r: one second played since its last heartbeat, well
+  // within the credit (60 s, refilled at 2 s per second); round 0 is the warm-up, which on the floor makes
+  // the rows the measured heartbeats then update, as they update existing rows on the big database
+  const heartbeatPairs = await ingestPairs(HEARTBEAT_PAIRS)
+  const heartbeat = (call: number) => {
+    const pair = heartbeatPairs[call % HEARTBEAT_PAIRS]
+    const second = Math.floor(call / HEARTBEAT_PAIRS)
+    return () =>
+      recordProgress(learner(pair), {
+        courseId: pair.courseId,
+        videoId: pair.videoId,
+        watched: [[second, second + 1]],
+        position: second + 1,
+      })
+  }
+  const calls = (from: number, count: number) => Array.from({ length: count }, (_, i) => heartbeat(from + i))
+  await timeCalls(calls(0, HEARTBEAT_PAIRS), 1)
+  const heartbeats = [
+    await timeCalls(calls(HEARTBEAT_PAIRS, INGEST_CALLS), 1),
+    await timeCalls(calls(HEARTBEAT_PAIRS + INGEST_CALLS, INGEST_CALLS), INGEST_IN_FLIGHT),
+  ]
+  return { pings, heartbeats, recorded }
+}
+
+const learner = (pair: Pair): Actor => ({ id: pair.userId, roleId: ROLE.learner })
+
+/** Distinct learner × visible video pairs of a course assigned to the learner, drawn at random. */
+async function ingestPairs(count: number): Promise<Pair[]> {
+  const pairs = await (
+    await sequelize()
+  ).query<Pair>(
+    `SELECT a.user_id AS "userId", a.course_id AS "courseId", e.id AS "videoId"
+       FROM course_assignments a JOIN content_entries e ON e.course_id = a.course_id AND e.kind = 'video' AND e.visibility
+      ORDER BY random() LIMIT :count`,
+    { replacements: { count }, type: QueryTypes.SELECT },
+  )
+  if (pairs.length < count) throw new Error(`Only ${pairs.length} learner × video pairs for ${count} calls.`)
+  return pairs
+}
+
+/** The floor's data: learners with one course of ten videos each, as the big database's courses are. */
+async function loadIngestFloor() {
+  const sql = await sequelize()
+  await sql.query(
+    `INSERT INTO users (first_name, last_name, user_name, email, role_id)
+     SELECT 'Learner', 'No. ' || n, 'floor' || n, 'floor' || n || '@bench.example', :learner
+       FROM generate_series(1, :learners) n`,
+    { replacements: { learner: ROLE.learner, learners: FLOOR_LEARNERS } },
+  )
+  await sql.query(`INSERT INTO courses (title, description) VALUES ('Floor course', '')`)
+  await sql.query(
+    `INSERT INTO content_entries (course_id, kind, order_id, title, embed_url, duration, visibility)
+     SELECT c.id, 'video', v, 'Floor video ' || v, 'https://www.youtube-nocookie.com/embed/bench', 300 + 60 * v, true
+       FROM courses c CROSS JOIN generate_series(1, :videos) v`,
+    { replacements: { videos: VIDEOS_PER_COURSE } },
+  )
+  await sql.query(
+    `INSERT INTO course_assignments (user_id, course_id) SELECT u.id, c.id FROM users u CROSS JOIN courses c
+      WHERE u.role_id = :learner`,
+    { replacements: { learner: ROLE.learner } },
+  )
+  await sql.query('ANALYZE')
+}
+
+/**
+ * Run the calls `inFlight` at a time, each timed from its start to its answer. A call the service
+ * refuses (a ServiceError) is counted by status; anything else ends the bench.
+ */
+async function timeCalls(calls: (() => Promise<unknown>)[], inFlight: number): Promise<IngestFigures> {
+  const times: number[] = []
+  const failed = new Map<number, number>()
+  let next = 0
+  const started = performance.now()
+  const worker = async () => {
+    while (next < calls.length) {
+      const call = calls[next++]
+      const callStarted = performance.now()
+      try {
+        await call()
+      } catch (error) {
+        if (!isServiceError(error)) throw error
+        failed.set(error.status, (failed.get(error.status) ?? 0) + 1)
+      }
+      times.push(performance.now() - callStarted)
+    }
+  }
+  await Promise.all(Array.from({ length: inFlight }, worker))
+  const seconds = (performance.now() - started) / 1000
+  times.sort((a, b) => a - b)
+  const at = (share: number) => times[Math.min(times.length - 1, Math.ceil(share * times.length) - 1)]
+  return {
+    p50: at(0.5),
+    p95: at(0.95),
+    max: times[times.length - 1],
+    runs: times.length,
+    perSecond: times.length / seconds,
+    failed,
+  }
+}
+
+function printMachine(postgresVersion: string) {
+  const cpus = os.cpus()
+  console.log(
+    `machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ` +
+      `${(os.totalmem() / 1024 ** 3).toFixed(1)} GB memory, ${os.type()} ${os.release()}, ` +
+      `Node ${process.version}, PostgreSQL ${postgresVersion}; load average (1 min) ${os.loadavg()[0].toFixed(2)}`,
+  )
 }
 
 const ms = (value: number) => value.toFixed(2).padStart(8)

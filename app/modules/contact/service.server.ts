@@ -11,7 +11,10 @@ const WINDOW_MS = 15 * 60 * 1000
 const PER_WINDOW = 5
 const recent = new Map<string, number[]>()
 
-/** At most 5 messages per address in 15 minutes (kept in this process's memory). */
+/**
+ * At most 5 messages per address in 15 minutes, kept in this process's memory: each web worker of each
+ * instance counts apart (ADR 023).
+ */
 function throttle(ip: string) {
   const now = Date.now()
   const times = (recent.get(ip) ?? []).filter((t) => now - t < WINDOW_MS)
