@@ -34,37 +34,45 @@ function requireLearner(actor: Actor): string {
 
 /**
  * A video a learner may watch now: visible, in a course assigned to them, and with every prerequisite
- * completed (the rules of rules.server.ts). Answers its duration (null when the admin left it empty) and
- * the length of the learner's bitmap for it, if any. One statement, since every heartbeat, audit and
- * video ping asks it.
+ * completed (the rules of rules.server.ts), or the refusal. Answers its duration (null when the admin
+ * left it empty). Audits and video pings ask it; a heartbeat asks the same in its own statement.
  */
 async function watchableVideo(userId: string, courseId: string, videoId: string) {
-  const [row] = await query<{
-    assigned: boolean
-    found: boolean
-    duration: number | null
-    locked: string[] | null
-    length: number | null
-  }>(WATCHABLE_VIDEO, { userId, courseId, videoId })
+  const [row] = await query<Watchability & { duration: number | null; recorded: number | null }>(WATCHABLE_VIDEO, {
+    userId,
+    courseId,
+    videoId,
+  })
+  refuseUnwatchable(row)
+  return { duration: row.duration }
+}
+
+type Watchability = { assigned: boolean; found: boolean; locked: string[] | null }
+
+/** The refusal of a video the learner may not watch now, in the order the checks are made. */
+function refuseUnwatchable(row: Watchability) {
   if (!row.assigned) throw forbidden('This course is not assigned to you.')
   if (!row.found) throw notFound('Video not found in this course.')
   if (row.locked?.length) throw forbidden(lockMessage(row.locked))
-  return {
-    duration: row.duration && row.duration > 0 ? row.duration : null,
-    recordedLength: row.length && row.length > 0 ? row.length : undefined,
-  }
 }
 
-const WATCHABLE_VIDEO = sql(`
-  SELECT EXISTS (SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId) AS assigned,
-         v.id IS NOT NULL AS found,
-         v.duration,
-         (SELECT array_agg(p.title ORDER BY p.order_id)
-            FROM ${UNFINISHED_PREREQUISITES_SQL} AND vp.video_id = :videoId) AS locked,
-         (SELECT length(watched) FROM video_progress WHERE user_id = :userId AND video_id = :videoId) AS length
-    FROM (SELECT 1) one
-    LEFT JOIN content_entries v
-      ON v.id = :videoId AND v.course_id = :courseId AND v.kind = 'video' AND v.visibility`)
+/**
+ * Whether a learner may watch a video now, as columns: assigned, found, locked (the titles of the
+ * unfinished prerequisites), and its duration (null when the admin left it empty) and the length of the
+ * learner's bitmap for it (null when none). A statement that checks and then writes selects these.
+ */
+const WATCHABILITY = `
+  EXISTS (SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId) AS assigned,
+  v.id IS NOT NULL AS found,
+  CASE WHEN v.duration > 0 THEN v.duration END AS duration,
+  (SELECT array_agg(p.title ORDER BY p.order_id)
+     FROM ${UNFINISHED_PREREQUISITES_SQL} AND vp.video_id = :videoId) AS locked,
+  (SELECT NULLIF(length(watched), 0) FROM video_progress WHERE user_id = :userId AND video_id = :videoId) AS recorded
+  FROM (SELECT 1) one
+  LEFT JOIN content_entries v
+    ON v.id = :videoId AND v.course_id = :courseId AND v.kind = 'video' AND v.visibility`
+
+const WATCHABLE_VIDEO = sql(`SELECT ${WATCHABILITY}`)
 
 export type ProgressAnswer = { watchedSeconds: number; completed: boolean; lastPosition: number; duration: number }
 
@@ -81,57 +89,87 @@ export async function recordProgress(actor: Actor, input: VideoProgressInput): P
   const data = VideoProgressSchema.parse(input)
   const claimed = data.watched.reduce((sum, [start, end]) => sum + (end - start), 0)
   if (claimed > BURST_SECONDS) throw tooMuch()
-  const video = await watchableVideo(userId, data.courseId, data.videoId)
-  // a video without a duration keeps the length its first heartbeat gave, and never completes
-  const length = video.duration ?? video.recordedLength ?? data.duration
-  if (!length) throw invalid('This video has no duration yet; send the player’s duration with the heartbeat.')
-  if (data.position > length || data.watched.some(([, end]) => end > length))
-    throw invalid('The progress reaches beyond the end of the video.')
-
-  const bits = Array.from({ length }, () => '0')
+  // the seconds played, as bits up to the furthest one; the statement pads them to the video's length
+  const reach = Math.max(0, ...data.watched.map(([, end]) => end))
+  const bits = Array.from({ length: reach }, () => '0')
   for (const [start, end] of data.watched) for (let second = start; second < end; second++) bits[second] = '1'
-  const rows = await query<{ watched_seconds: number; completed: boolean; last_position: number }>(HEARTBEAT, {
+  const [row] = await query<
+    Watchability & {
+      length: number | null
+      watched_seconds: number | null
+      completed: boolean | null
+      last_position: number | null
+    }
+  >(HEARTBEAT, {
     userId,
     videoId: data.videoId,
     courseId: data.courseId,
     bits: bits.join(''),
-    length,
+    reach,
+    sentLength: data.duration ?? null,
     claimed,
     position: data.position,
-    // without a duration from the admin, completion cannot be judged
-    needed: video.duration ? Math.ceil(COMPLETION_SHARE * video.duration) : length + 1,
+    share: COMPLETION_SHARE,
     burst: BURST_SECONDS,
     speed: MAX_SPEED,
   })
-  const row = rows[0]
-  if (!row) throw tooMuch()
+  refuseUnwatchable(row)
+  const length = row.length
+  if (!length) throw invalid('This video has no duration yet; send the player’s duration with the heartbeat.')
+  if (data.position > length || reach > length) throw invalid('The progress reaches beyond the end of the video.')
+  // nothing was written: the claim is over the credit
+  if (row.watched_seconds === null) throw tooMuch()
   return {
     watchedSeconds: row.watched_seconds,
-    completed: row.completed,
-    lastPosition: row.last_position,
+    completed: Boolean(row.completed),
+    lastPosition: row.last_position ?? data.position,
     duration: length,
   }
 }
 
-const merged = `CAST(rpad(left(p.watched::text, :length), :length, '0') AS varbit) | EXCLUDED.watched`
+/**
+ * One statement per heartbeat: whether the video may be watched now (WATCHABILITY), its length (the
+ * admin's duration; without one, the length of the learner's bitmap, else the one the player sent: such
+ * a video never completes), then the upsert, only when every check passed and the claim is within the
+ * credit. The answer says which check refused, or what was recorded.
+ */
+const merged = `CAST(rpad(left(p.watched::text, length(EXCLUDED.watched)), length(EXCLUDED.watched), '0') AS varbit)
+                | EXCLUDED.watched`
 const available = `LEAST(:burst, p.credit + GREATEST(0, extract(epoch FROM now() - p.updated_at)) * :speed)`
 const HEARTBEAT = sql(`
-  INSERT INTO video_progress AS p
-         (user_id, video_id, course_id, watched, watched_seconds, last_position, completed, completed_at, credit)
-  SELECT CAST(:userId AS uuid), CAST(:videoId AS uuid), CAST(:courseId AS uuid), n.bits, bit_count(n.bits),
-         CAST(:position AS int), bit_count(n.bits) >= :needed, CASE WHEN bit_count(n.bits) >= :needed THEN now() END,
-         CAST(:burst AS int) - CAST(:claimed AS int)
-    FROM (SELECT CAST(CAST(:bits AS text) AS varbit) AS bits) n
-  ON CONFLICT (user_id, video_id) DO UPDATE SET
-         watched = ${merged},
-         watched_seconds = bit_count(${merged}),
-         last_position = EXCLUDED.last_position,
-         completed = p.completed OR bit_count(${merged}) >= :needed,
-         completed_at = COALESCE(p.completed_at, CASE WHEN bit_count(${merged}) >= :needed THEN now() END),
-         credit = ${available} - :claimed,
-         updated_at = now()
-   WHERE :claimed <= ${available}
-  RETURNING watched_seconds, completed, last_position`)
+  WITH checked AS (
+    SELECT w.*, COALESCE(w.duration, w.recorded, CAST(:sentLength AS int)) AS length
+      FROM (SELECT ${WATCHABILITY}) w
+  ), writable AS (
+    SELECT c.length,
+           CAST(rpad(CAST(:bits AS text), c.length, '0') AS varbit) AS bits,
+           -- without a duration from the admin, completion cannot be judged
+           CASE WHEN c.duration IS NOT NULL THEN ceil(CAST(:share AS numeric) * c.duration) ELSE c.length + 1 END AS needed
+      FROM checked c
+     WHERE c.assigned AND c.found AND c.locked IS NULL AND c.length IS NOT NULL
+       AND CAST(:position AS int) <= c.length AND CAST(:reach AS int) <= c.length
+  ), written AS (
+    INSERT INTO video_progress AS p
+           (user_id, video_id, course_id, watched, watched_seconds, last_position, completed, completed_at, credit)
+    SELECT CAST(:userId AS uuid), CAST(:videoId AS uuid), CAST(:courseId AS uuid), n.bits, bit_count(n.bits),
+           CAST(:position AS int), bit_count(n.bits) >= n.needed,
+           CASE WHEN bit_count(n.bits) >= n.needed THEN now() END,
+           CAST(:burst AS int) - CAST(:claimed AS int)
+      FROM writable n
+    ON CONFLICT (user_id, video_id) DO UPDATE SET
+           watched = ${merged},
+           watched_seconds = bit_count(${merged}),
+           last_position = EXCLUDED.last_position,
+           completed = p.completed OR bit_count(${merged}) >= (SELECT needed FROM writable),
+           completed_at = COALESCE(p.completed_at,
+                                   CASE WHEN bit_count(${merged}) >= (SELECT needed FROM writable) THEN now() END),
+           credit = ${available} - :claimed,
+           updated_at = now()
+     WHERE :claimed <= ${available}
+    RETURNING watched_seconds, completed, last_position
+  )
+  SELECT c.assigned, c.found, c.locked, c.length, w.watched_seconds, w.completed, w.last_position
+    FROM checked c LEFT JOIN written w ON true`)
 
 const tooMuch = () =>
   new ServiceError(
