@@ -140,3 +140,16 @@ test('search filters My Courses case-insensitively and says when nothing matches
   await page.goto('/courses?q=no-such-course')
   await expect(page.getByText('No courses match “no-such-course”')).toBeVisible()
 })
+
+test('without JavaScript, the assessment form answers with a message beside each field', async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false })
+  const page = await context.newPage()
+  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await startCourse(page, 'SQL Fundamentals')
+  await page.getByRole('link', { name: 'Upload Assessment' }).click()
+  await page.getByRole('button', { name: 'Submit' }).click()
+  await expect(page).toHaveURL(/\?assessment=new$/)
+  await expect(page.getByText('Please Upload a document')).toBeVisible()
+  await expect(page.getByText('Please choose a scenario')).toBeVisible()
+  await context.close()
+})
