@@ -9,6 +9,12 @@ test('a learner sees assigned courses with percentages, opens a course and a vid
   await expect(page).toHaveURL(/\/courses$/)
   const cards = page.getByTestId('course-card')
   await expect(cards).toHaveCount(3)
+  // the first card's picture, the page's largest paint on a phone, is fetched at once; the others wait
+  const pictures = cards.locator('img')
+  await expect(pictures.first()).toHaveAttribute('fetchpriority', 'high')
+  await expect(pictures.first()).not.toHaveAttribute('loading', 'lazy')
+  await expect(pictures.nth(1)).toHaveAttribute('loading', 'lazy')
+  await expect(pictures.nth(1)).not.toHaveAttribute('fetchpriority', 'high')
   const percentOf = (title: string) => cards.filter({ hasText: title }).getByRole('progressbar')
   await expect(percentOf('SQL Fundamentals')).toHaveAttribute('aria-valuenow', '20')
   await expect(percentOf('Data Modelling for Relational Databases')).toHaveAttribute('aria-valuenow', '23')
