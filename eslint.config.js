@@ -48,5 +48,24 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // the learner's course pages stay light (ADR 021): their forms are validated by the action, in
+    // a .server module, since a route that imports a schema ships zod even when only the action uses it
+    files: ['app/routes/_learner+/course*.tsx'], // My Courses, the course page, the video page
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // gitignore-style patterns: an unescaped leading # would make a comment of it
+              group: ['zod', '@conform-to/zod', '\\#app/modules/*/schema.ts'],
+              message: 'Validate in the action through a .server module: a schema here ships zod to the page.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 )

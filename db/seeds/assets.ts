@@ -1,3 +1,4 @@
+import { constants } from 'node:zlib'
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib'
 import { PNG } from 'pngjs'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -153,7 +154,9 @@ export function renderCoverPng(style: ImageStyle, width = 640, height = 360): Bu
       png.data[offset + 3] = 255
     }
   }
-  return PNG.sync.write(png)
+  // The same picture in a third of the bytes: zlib's default strategy (pngjs's own default, run-length
+  // only, compresses a gradient poorly) and no alpha channel, which would only carry 255s.
+  return PNG.sync.write(png, { colorType: 2, deflateStrategy: constants.Z_DEFAULT_STRATEGY })
 }
 
 /** 0..1: how much of the pixel at (x, y) the motif covers, with a one-pixel soft edge. */

@@ -146,6 +146,11 @@ test.describe('the learner journey', () => {
     const dialog = page.getByRole('dialog', { name: 'Upload Assessment' })
     await expect(dialog).toBeVisible()
     await expectAccessible(page, 'the assessment dialog')
+    // nothing chosen: the action's answer puts each message beside its field
+    await dialog.getByRole('button', { name: 'Submit' }).click()
+    await expect(dialog.getByText('Please Upload a document')).toBeVisible()
+    await expect(dialog.getByText('Please choose a scenario')).toBeVisible()
+    await expect(dialog.getByLabel('Scenario')).toHaveAttribute('aria-invalid', 'true')
     await dialog
       .getByLabel('Your document')
       .setInputFiles({ name: 'my-load-plan.pdf', mimeType: 'application/pdf', buffer: await pdfBytes('Load plan') })

@@ -1,3 +1,5 @@
+import { parseWithZod } from '@conform-to/zod'
+import { UploadAssessmentSchema } from '#app/modules/assessments/schema.ts'
 import { getCourseContents, getCourseVideo, VideoLocked } from '#app/modules/courses/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { requireUser } from '#app/utils/session.server.ts'
@@ -24,4 +26,12 @@ async function asPage<T>(courseId: string, load: () => Promise<T>): Promise<T> {
     if (isServiceError(error) && error.status === 403) throw await redirectWithError('/courses', error.message)
     throw error
   }
+}
+
+/**
+ * The assessment form, as the course page's action reads it. Here rather than in the route so the
+ * schema (and zod) stay out of the page's browser bundle: the form is validated by the action only.
+ */
+export function parseAssessmentForm(formData: FormData) {
+  return parseWithZod(formData, { schema: UploadAssessmentSchema })
 }

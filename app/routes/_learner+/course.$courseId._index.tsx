@@ -1,5 +1,4 @@
 import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { useState } from 'react'
@@ -10,14 +9,13 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { SelectField } from '#app/components/ui/field.tsx'
 import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
-import { UploadAssessmentSchema } from '#app/modules/assessments/schema.ts'
 import { listAssessments, uploadAssessment } from '#app/modules/assessments/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDate } from '#app/utils/format.ts'
 import { type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
 import { requireUser } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
-import { loadCourse } from './__course.server.ts'
+import { loadCourse, parseAssessmentForm } from './__course.server.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { uploadRules } from '#app/modules/files/types.server.ts'
@@ -42,7 +40,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const saved = await submitUploadForm(request, {
     upload: { kind: 'assessment', fileField: 'courseDocument', actor: user },
     field: 'document',
-    parse: (formData) => parseWithZod(formData, { schema: UploadAssessmentSchema }),
+    parse: parseAssessmentForm,
     fixed: { courseId },
     run: (value) => uploadAssessment(user, value),
   })
@@ -146,13 +144,9 @@ function AssessmentDialog({ scenarios, upload }: { scenarios: { id: string; name
   const actionData = useActionData<FormReply>()
   const navigation = useNavigation()
   const [uploading, setUploading] = useState(false)
-  const [form, fields] = useForm({
-    id: 'assessment',
-    lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: UploadAssessmentSchema.omit({ courseId: true }) }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
-  })
+  // Validated by the action only (its reply puts each message beside its field, with or without
+  // JavaScript): client-side validation would bring zod to every course page (ADR 021).
+  const [form, fields] = useForm({ id: 'assessment', lastResult: actionData?.result })
   const submitting = navigation.state === 'submitting'
   return (
     <Overlay title="Upload Assessment" description="Choose your file, then the scenario it answers." closeTo="?">

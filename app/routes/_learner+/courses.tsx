@@ -55,10 +55,11 @@ export default function MyCourses() {
         </div>
       ) : (
         <ul className="mt-6 grid gap-6 sm:grid-cols-2 lg:grid-cols-3" aria-label="Assigned courses">
-          {courses.map((course) => (
+          {courses.map((course, index) => (
             <li key={course.id} className="card flex flex-col overflow-hidden" data-testid="course-card">
               <Link to={`/course/${course.id}`} tabIndex={-1} aria-hidden>
-                <CourseImage src={course.imageUrl} title={course.title} />
+                {/* the first card's picture is the page's largest paint on a phone (one card a row) */}
+                <CourseImage src={course.imageUrl} title={course.title} priority={index === 0} />
               </Link>
               <div className="flex flex-1 flex-col gap-3 p-5">
                 <h2 className="text-lg font-semibold">
