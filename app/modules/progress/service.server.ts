@@ -32,21 +32,6 @@ function requireLearner(actor: Actor): string {
   return actor.id
 }
 
-/**
- * A video a learner may watch now: visible, in a course assigned to them, and with every prerequisite
- * completed (the rules of rules.server.ts), or the refusal. Answers its duration (null when the admin
- * left it empty). Audits and video pings ask it; a heartbeat asks the same in its own statement.
- */
-async function watchableVideo(userId: string, courseId: string, videoId: string) {
-  const [row] = await query<Watchability & { duration: number | null; recorded: number | null }>(WATCHABLE_VIDEO, {
-    userId,
-    courseId,
-    videoId,
-  })
-  refuseUnwatchable(row)
-  return { duration: row.duration }
-}
-
 type Watchability = { assigned: boolean; found: boolean; locked: string[] | null }
 
 /** The refusal of a video the learner may not watch now, in the order the checks are made. */
@@ -59,7 +44,8 @@ function refuseUnwatchable(row: Watchability) {
 /**
  * Whether a learner may watch a video now, as columns: assigned, found, locked (the titles of the
  * unfinished prerequisites), and its duration (null when the admin left it empty) and the length of the
- * learner's bitmap for it (null when none). A statement that checks and then writes selects these.
+ * learner's bitmap for it (null when none). Each statement that records viewing (heartbeat, audit, video
+ * ping) selects these, writes only when they pass, and its answer says which check refused.
  */
 const WATCHABILITY = `
   EXISTS (SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId) AS assigned,
@@ -71,8 +57,6 @@ const WATCHABILITY = `
   FROM (SELECT 1) one
   LEFT JOIN content_entries v
     ON v.id = :videoId AND v.course_id = :courseId AND v.kind = 'video' AND v.visibility`
-
-const WATCHABLE_VIDEO = sql(`SELECT ${WATCHABILITY}`)
 
 export type ProgressAnswer = { watchedSeconds: number; completed: boolean; lastPosition: number; duration: number }
 
@@ -213,28 +197,38 @@ export async function recordVideoAudit(actor: Actor, input: VideoAuditInput) {
   const data = VideoAuditSchema.parse(input)
   if (data.userId !== userId) throw forbidden('You can record only your own viewing.')
   if (data.videoProgress > data.videoDuration) throw invalid('videoProgress cannot be beyond videoDuration.')
-  const video = await watchableVideo(userId, data.courseId, data.videoId)
-  if (video.duration && data.videoProgress > video.duration + 1)
-    throw invalid('videoProgress reaches beyond the end of the video.')
   // the report shows the portal's duration, and no further than the learner's progress has really been
-  await query(VIDEO_AUDIT, {
+  const [row] = await query<Watchability & { duration: number | null }>(VIDEO_AUDIT, {
     userId,
     videoId: data.videoId,
     courseId: data.courseId,
-    duration: video.duration ?? Math.round(data.videoDuration),
+    sentDuration: Math.round(data.videoDuration),
+    sentProgress: data.videoProgress,
     progress: Math.floor(data.videoProgress),
   })
+  refuseUnwatchable(row)
+  if (row.duration && data.videoProgress > row.duration + 1)
+    throw invalid('videoProgress reaches beyond the end of the video.')
 }
 
+/** One statement per audit: the checks of WATCHABILITY, then the upsert when they pass. */
 const VIDEO_AUDIT = sql(`
-  INSERT INTO video_audits AS a (user_id, video_id, course_id, video_duration, video_progress, last_viewed_at)
-  SELECT CAST(:userId AS uuid), CAST(:videoId AS uuid), CAST(:courseId AS uuid), CAST(:duration AS int),
-         LEAST(CAST(:progress AS int), COALESCE(MAX(p.last_position), 0)), now()
-    FROM (SELECT 1) one LEFT JOIN video_progress p ON p.user_id = :userId AND p.video_id = :videoId
-  ON CONFLICT (user_id, video_id) DO UPDATE SET
-    video_duration = EXCLUDED.video_duration,
-    video_progress = GREATEST(a.video_progress, EXCLUDED.video_progress),
-    last_viewed_at = now()`)
+  WITH checked AS (SELECT ${WATCHABILITY}), written AS (
+    INSERT INTO video_audits AS a (user_id, video_id, course_id, video_duration, video_progress, last_viewed_at)
+    SELECT CAST(:userId AS uuid), CAST(:videoId AS uuid), CAST(:courseId AS uuid),
+           COALESCE(c.duration, CAST(:sentDuration AS int)),
+           LEAST(CAST(:progress AS int),
+                 COALESCE((SELECT last_position FROM video_progress WHERE user_id = :userId AND video_id = :videoId), 0)),
+           now()
+      FROM checked c
+     WHERE c.assigned AND c.found AND c.locked IS NULL
+       AND (c.duration IS NULL OR CAST(:sentProgress AS double precision) <= c.duration + 1)
+    ON CONFLICT (user_id, video_id) DO UPDATE SET
+      video_duration = EXCLUDED.video_duration,
+      video_progress = GREATEST(a.video_progress, EXCLUDED.video_progress),
+      last_viewed_at = now()
+  )
+  SELECT c.assigned, c.found, c.locked, c.duration FROM checked c`)
 
 /**
  * POST /api/user/postAccessLog (spec §4): a learner's page is open and visible. One row per ping,
@@ -244,8 +238,17 @@ export async function recordAccessLogPing(actor: Actor, input: AccessLogPingInpu
   const userId = requireLearner(actor)
   const data = AccessLogPingSchema.parse(input)
   if (data.videoId && !data.courseId) throw invalid('A video ping needs its courseId.')
-  if (data.courseId && data.videoId) await watchableVideo(userId, data.courseId, data.videoId)
-  else if (data.courseId && !(await canOpenCourse(actor, data.courseId)))
+  if (data.courseId && data.videoId) {
+    const [row] = await query<Watchability & { recorded: boolean }>(VIDEO_PING, {
+      userId,
+      pageName: data.pageName,
+      courseId: data.courseId,
+      videoId: data.videoId,
+    })
+    refuseUnwatchable(row)
+    return { recorded: row.recorded }
+  }
+  if (data.courseId && !(await canOpenCourse(actor, data.courseId)))
     throw forbidden('This course is not assigned to you.')
   const rows = await query(ACCESS_LOG_PING, {
     userId,
@@ -264,3 +267,18 @@ const ACCESS_LOG_PING = sql(`
       WHERE user_id = :userId AND page_name = :pageName AND recorded_at > now() - interval '30 seconds'
         AND course_id IS NOT DISTINCT FROM CAST(:courseId AS uuid) AND video_id IS NOT DISTINCT FROM CAST(:videoId AS uuid))
   RETURNING id`)
+
+/** A ping of a video page in one statement: the checks of WATCHABILITY, then the insert when they pass. */
+const VIDEO_PING = sql(`
+  WITH checked AS (SELECT ${WATCHABILITY}), written AS (
+    INSERT INTO access_log_pings (user_id, page_name, course_id, video_id)
+    SELECT CAST(:userId AS uuid), CAST(:pageName AS text), CAST(:courseId AS uuid), CAST(:videoId AS uuid)
+      FROM checked c
+     WHERE c.assigned AND c.found AND c.locked IS NULL
+       AND NOT EXISTS (
+         SELECT 1 FROM access_log_pings
+          WHERE user_id = :userId AND page_name = :pageName AND recorded_at > now() - interval '30 seconds'
+            AND course_id = :courseId AND video_id = :videoId)
+    RETURNING id
+  )
+  SELECT c.assigned, c.found, c.locked, EXISTS (SELECT 1 FROM written) AS recorded FROM checked c`)
