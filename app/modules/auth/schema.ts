@@ -26,6 +26,9 @@ export const ForgotPasswordFormSchema = z.object({ email: emailOrName.email('Ema
 
 export const WRONG_CREDENTIALS = 'Invalid Username/Email or Password.'
 
+/** The profile page's "Log out everywhere" button: `intent` set to this. */
+export const LOG_OUT_EVERYWHERE_INTENT = 'logout-everywhere'
+
 /** What forgotPassword answers, whether or not an account matches (DESIGN.md §5). */
 export const FORGOT_PASSWORD_ANSWER =
   'If an account matches, we have sent it a link to reset the password. Check your mail; the link works for one hour.'

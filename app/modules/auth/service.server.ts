@@ -1,7 +1,7 @@
 import { Op } from 'sequelize'
 import { db, query, sql } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
-import { ServiceError, unauthorized } from '../errors.ts'
+import { forbidden, ServiceError, unauthorized } from '../errors.ts'
 import { verifyPassword } from './password.server.ts'
 import type { Actor, RoleId } from './roles.ts'
 import { WRONG_CREDENTIALS, type LoginInput } from './schema.ts'
@@ -55,16 +55,41 @@ export async function login(
   return { user: toSessionUser(user), token: await issueToken(user) }
 }
 
-/** The user a token speaks for, if it is valid, unexpired and not revoked by a password change. */
+/** The user a token speaks for, if it is valid, unexpired, not logged out and not revoked by a newer token version. */
 export async function userFromToken(token: string | null | undefined): Promise<SessionUser | undefined> {
   const claims = await readToken(token)
   if (!claims) return undefined
   // every /api call asks this: the few columns it needs, straight through pg
-  const [user] = await query<SessionUser>(TOKEN_USER, { id: claims.sub, version: claims.ver })
+  const [user] = await query<SessionUser>(TOKEN_USER, { id: claims.sub, version: claims.ver, session: claims.sid })
   return user
 }
 
 const TOKEN_USER = sql(`
   SELECT id, role_id AS "roleId", first_name AS "firstName", last_name AS "lastName", user_name AS "userName", email
     FROM users
-   WHERE id = CAST(:id AS uuid) AND token_version = CAST(:version AS int)`)
+   WHERE id = CAST(:id AS uuid) AND token_version = CAST(:version AS int)
+     AND NOT EXISTS (SELECT 1 FROM ended_sessions WHERE session_id = :session)`)
+
+/**
+ * Logout: the token's session ends on the server, so a copy of the cookie (or the token) opens nothing
+ * any more. Kept until the token would have expired anyway. A token that is not valid has nothing to end.
+ */
+export async function endSession(token: string | null | undefined) {
+  const claims = await readToken(token)
+  if (!claims) return
+  await query(END_SESSION, { session: claims.sid, exp: claims.exp })
+  if (Math.random() < 0.05) await query(FORGET_ENDED_SESSIONS, {})
+}
+
+const END_SESSION = sql(`
+  INSERT INTO ended_sessions (session_id, expires_at) VALUES (:session, to_timestamp(CAST(:exp AS bigint)))
+  ON CONFLICT (session_id) DO NOTHING`)
+const FORGET_ENDED_SESSIONS = sql('DELETE FROM ended_sessions WHERE expires_at < now()')
+
+/** "Log out everywhere": a new token version, so every session and API token of the user stops working at once. */
+export async function signOutEverywhere(actor: Actor) {
+  if (!actor.id) throw forbidden('Only a signed-in user can log out everywhere.')
+  await query(NEXT_TOKEN_VERSION, { id: actor.id })
+}
+
+const NEXT_TOKEN_VERSION = sql('UPDATE users SET token_version = token_version + 1 WHERE id = CAST(:id AS uuid)')
