@@ -1,5 +1,7 @@
 import { parseWithZod } from '@conform-to/zod'
 import { json } from '@remix-run/node'
+import { LOG_OUT_EVERYWHERE_INTENT } from '#app/modules/auth/schema.ts'
+import { signOutEverywhere, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { PasswordChangeSchema, ProfileSchema } from '#app/modules/users/schema.ts'
 import { changePassword, editProfile, getProfile } from '#app/modules/users/service.server.ts'
 import { invalidForm, readForm, submitToService } from './forms.server.ts'
@@ -24,7 +26,9 @@ export async function profileLoader(request: Request) {
 
 export async function profileAction(request: Request) {
   const user = await requireUser(request)
-  const submission = parseWithZod(await readForm(request), { schema: ProfileSchema })
+  const form = await readForm(request)
+  if (form.get('intent') === LOG_OUT_EVERYWHERE_INTENT) return logOutEverywhere(request, user)
+  const submission = parseWithZod(form, { schema: ProfileSchema })
   if (submission.status !== 'success') return invalidForm(submission)
   const saved = await submitToService(submission, () => editProfile(user, user.id, submission.value))
   if (!saved.ok) return saved.response
@@ -45,4 +49,16 @@ export async function passwordAction(request: Request) {
   return redirectWithSuccess('/sign-in', 'Password changed. Please sign in with your new password.', {
     headers: { 'Set-Cookie': await destroySessionCookie(request) },
   })
+}
+
+/** Every session and API token of the user ends, this one too: straight to /sign-in. */
+async function logOutEverywhere(request: Request, user: SessionUser) {
+  await signOutEverywhere(user)
+  return redirectWithSuccess(
+    '/sign-in',
+    'You are logged out everywhere: every device and every API token. Sign in again to go on.',
+    {
+      headers: { 'Set-Cookie': await destroySessionCookie(request) },
+    },
+  )
 }

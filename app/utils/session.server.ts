@@ -3,7 +3,7 @@ import { Authenticator } from 'remix-auth'
 import { FormStrategy } from 'remix-auth-form'
 import { canManageContent, isAdminSide } from '#app/modules/auth/roles.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
-import { login, userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
+import { endSession, login, userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { TOKEN_LIFETIME_SECONDS } from '#app/modules/auth/token.server.ts'
 import { clientAddress } from './client-address.server.ts'
 import { getEnv, getSecrets } from './env.server.ts'
@@ -131,6 +131,12 @@ export async function commitToken(request: Request, token: string) {
   const session = await sessionStorage().getSession(request.headers.get('Cookie'))
   session.set('token', token)
   return sessionStorage().commitSession(session)
+}
+
+/** Logout: the session ends on the server (a kept copy of the cookie opens nothing) and the cookie goes. */
+export async function endPageSession(request: Request) {
+  await endSession(await tokenOf(request))
+  return destroySessionCookie(request)
 }
 
 export async function destroySessionCookie(request: Request) {

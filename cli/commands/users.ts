@@ -2,10 +2,12 @@ import { text } from 'node:stream/consumers'
 import { input, password as passwordPrompt, select } from '@inquirer/prompts'
 import type { Command } from 'commander'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { SIGN_IN_OUTCOMES } from '#app/modules/auth/schema.ts'
+import { listSignInEvents } from '#app/modules/auth/sign-ins.server.ts'
 import { ROLE_NAMES_INPUT } from '#app/modules/users/schema.ts'
 import { createUser } from '#app/modules/users/service.server.ts'
 import { disconnect } from '#db/client.ts'
-import { UsageError } from '../output.ts'
+import { textTable, UsageError } from '../output.ts'
 import { registerUsersImport } from './users-import.ts'
 
 type CreateOptions = {
@@ -62,6 +64,32 @@ export function registerUsers(program: Command) {
       } finally {
         await disconnect()
       }
+    })
+
+  users
+    .command('sign-ins')
+    .description('the record of sign-in attempts, newest first: when, outcome, account, address')
+    .option('--user <email-or-username>', 'only this account (or, for no account, what was typed)')
+    .option('--address <address>', 'only attempts from this client address')
+    .option('--outcome <outcome>', `only this outcome: ${SIGN_IN_OUTCOMES.join(', ')}`)
+    .option('--limit <n>', 'how many to list (1 to 1000)', '50')
+    .option('--json', 'print an array of { id, at, account, userId, userName, address, outcome }')
+    .action(async (options: { user?: string; address?: string; outcome?: string; limit: string; json?: boolean }) => {
+      const { json, ...filter } = options
+      let events
+      try {
+        events = await listSignInEvents(SYSTEM, filter)
+      } finally {
+        await disconnect()
+      }
+      if (json) return console.log(JSON.stringify(events, null, 2))
+      if (!events.length) return console.error('No sign-in attempts recorded for this.')
+      console.log(
+        textTable([
+          ['AT', 'OUTCOME', 'ACCOUNT', 'ADDRESS'],
+          ...events.map((e) => [e.at, e.outcome, e.account, e.address ?? 'unknown']),
+        ]),
+      )
     })
 
   registerUsersImport(users)

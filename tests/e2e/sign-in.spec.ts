@@ -68,13 +68,21 @@ test('an off-site redirectTo is ignored after login', async ({ page }) => {
   await expect(page).toHaveURL(/127\.0\.0\.1:\d+\/courses$/)
 })
 
-test('logout from the user menu ends the session', async ({ page }) => {
+test('logout from the user menu ends the session, on the server too', async ({ page, browser }) => {
   await signIn(page, 'learner1', DEMO_PASSWORD)
+  const kept = await page.context().cookies()
   await page.getByRole('button', { name: 'User menu' }).click()
   await page.getByRole('menuitem', { name: 'Logout' }).click()
   await expect(page).toHaveURL(/\/$/)
   await page.goto('/courses')
   await expect(page).toHaveURL(/\/sign-in/)
+  // a copy of the cookie taken before the logout opens nothing either
+  const replay = await browser.newContext()
+  await replay.addCookies(kept)
+  const replayed = await replay.newPage()
+  await replayed.goto('/courses')
+  await expect(replayed).toHaveURL(/\/sign-in/)
+  await replay.close()
 })
 
 test('the user menu works from the keyboard: arrows, Home/End, a first letter, Escape back to the button', async ({

@@ -18,7 +18,8 @@ export function ProfileForm({ profile, lastResult }: { profile: Profile; lastRes
     shouldValidate: 'onBlur',
     shouldRevalidate: 'onInput',
   })
-  const saving = navigation.state === 'submitting'
+  // the page's other form (Log out everywhere) is not a save
+  const saving = navigation.state === 'submitting' && !navigation.formData?.has('intent')
   return (
     <div className="max-w-xl">
       <h1 className="text-2xl font-bold">Edit Profile</h1>

@@ -188,8 +188,10 @@ call({
   path: '/api/user/login',
   summary: 'Sign in: a token for the other calls',
   description:
-    '`email` takes an email or a username. After ten failures for one account within 15 minutes, sign-in ' +
-    'answers 429 until the window moves on.',
+    '`email` takes an email or a username. Only wrong passwords count against sign-in, by client address: ' +
+    'ten for one account (three while the account is under attack from many addresses) or a hundred for any ' +
+    'accounts within 15 minutes, and that address answers 429 until the window moves on. An address that has ' +
+    'not been failing is never refused.',
   who: 'anyone',
   body: LoginSchema,
   ok: z.object({ token: z.string() }).strict(),

@@ -9,6 +9,7 @@ import { passwordLinkMessage } from '../mail/templates.ts'
 import { NewPasswordSchema, parsePasswordInput } from '../users/schema.ts'
 import { FORGOT_PASSWORD_ANSWER, TOKEN_EXPIRED } from './schema.ts'
 import { hashPassword } from './password.server.ts'
+import { recordPasswordChange } from './sign-ins.server.ts'
 
 // Reset and invitation links (DESIGN.md §5, §8): 256 random bits, only their SHA-256 kept, single
 // use, 1 hour for a reset and 7 days for an invitation; a newer link cancels the older ones, and
@@ -61,12 +62,14 @@ export async function mailPasswordLink(
 /**
  * Stores a new password hash, inside the caller's transaction: the token version moves on, which
  * signs out every session and token (DESIGN.md §5), and every reset or invitation link sent before
- * stops working. A reset and a password change both end here.
+ * stops working; earlier wrong passwords for the account no longer count against sign-in. A reset and a
+ * password change both end here.
  */
 export async function replacePassword(user: User, passwordHash: string, transaction: Transaction) {
   const { PasswordResetToken } = await db()
   await user.update({ passwordHash, tokenVersion: user.tokenVersion + 1 }, { transaction })
   await PasswordResetToken.update({ usedAt: new Date() }, { where: { userId: user.id, usedAt: null }, transaction })
+  await recordPasswordChange(user.id, transaction)
 }
 
 /**
@@ -135,12 +138,6 @@ export async function resetPassword(token: string, input: unknown): Promise<{ us
     const user = await User.findByPk(used.user_id, { transaction, lock: transaction.LOCK.UPDATE })
     if (!user) throw invalid(TOKEN_EXPIRED)
     await replacePassword(user, passwordHash, transaction)
-    await (
-      await sequelize()
-    ).query('DELETE FROM login_failures WHERE account = :account', {
-      replacements: { account: `user:${user.id}` },
-      transaction,
-    })
     return { userName: user.userName }
   })
 }

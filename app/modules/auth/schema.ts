@@ -26,8 +26,28 @@ export const ForgotPasswordFormSchema = z.object({ email: emailOrName.email('Ema
 
 export const WRONG_CREDENTIALS = 'Invalid Username/Email or Password.'
 
+/** The profile page's "Log out everywhere" button: `intent` set to this. */
+export const LOG_OUT_EVERYWHERE_INTENT = 'logout-everywhere'
+
 /** What forgotPassword answers, whether or not an account matches (DESIGN.md §5). */
 export const FORGOT_PASSWORD_ANSWER =
   'If an account matches, we have sent it a link to reset the password. Check your mail; the link works for one hour.'
 /** spec §8: an unusable reset link */
 export const TOKEN_EXPIRED = 'Token Expired, Please enter your email id to verify again.'
+
+/** What came of a sign-in attempt, as the record of sign-ins keeps it ('checking' while its password is checked). */
+export const SIGN_IN_OUTCOMES = ['checking', 'success', 'wrong_password', 'throttled', 'password_changed'] as const
+export type SignInOutcome = (typeof SIGN_IN_OUTCOMES)[number]
+
+/** `portal users sign-ins`: which sign-ins to list. */
+export const SignInEventsQuerySchema = z.object({
+  user: z.string().trim().min(1, 'name an email or a username.').max(254).optional(),
+  address: z.string().trim().min(1, 'name an address.').max(100).optional(),
+  outcome: z.enum(SIGN_IN_OUTCOMES, { message: `one of ${SIGN_IN_OUTCOMES.join(', ')}.` }).optional(),
+  limit: z.coerce
+    .number({ message: 'a whole number from 1 to 1000.' })
+    .int('a whole number from 1 to 1000.')
+    .min(1, 'a whole number from 1 to 1000.')
+    .max(1000, 'a whole number from 1 to 1000.')
+    .default(50),
+})

@@ -1,10 +1,11 @@
-import { Op, QueryTypes } from 'sequelize'
-import { db, query, sequelize, sql } from '#db/client.ts'
+import { Op } from 'sequelize'
+import { db, query, sql } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
-import { ServiceError, unauthorized } from '../errors.ts'
+import { forbidden, ServiceError, unauthorized } from '../errors.ts'
 import { verifyPassword } from './password.server.ts'
 import type { Actor, RoleId } from './roles.ts'
 import { WRONG_CREDENTIALS, type LoginInput } from './schema.ts'
+import { beginAttempt, finishAttempt, mayCheckPassword, TOO_MANY_ATTEMPTS } from './sign-ins.server.ts'
 import { issueToken, readToken } from './token.server.ts'
 
 /** What pages and /api know of the signed-in user. */
@@ -27,17 +28,11 @@ export function toSessionUser(user: User): SessionUser {
   }
 }
 
-/** Sign-in throttling (DESIGN.md §8): failures counted per account and per client address. */
-export const LOGIN_WINDOW_MINUTES = 15
-export const ACCOUNT_FAILURE_LIMIT = 10
-export const ADDRESS_FAILURE_LIMIT = 100
-export const TOO_MANY_ATTEMPTS = 'Too many failed sign-in attempts. Please wait 15 minutes and try again.'
-
 /**
  * Check an email-or-username and password; the same answer (401) whether the account is missing or
- * the password is wrong, and about the same time spent. Ten failures for one account, or a hundred
- * from one address, within 15 minutes answer 429 until the window moves on; a success is not
- * counted and clears the account's failures.
+ * the password is wrong, and about the same time spent. Throttled by the wrong passwords before it
+ * (sign-ins.server.ts, ADR 027): 429 for an address that has been failing, never for the owner at an
+ * address that has not. Every attempt is recorded with its account, address and outcome.
  */
 export async function login(
   input: LoginInput,
@@ -49,60 +44,52 @@ export async function login(
     where: { [Op.or]: [{ email: identifier }, { userName: identifier }] },
   })
   const account = user ? `user:${user.id}` : `name:${identifier.toLowerCase()}`
-  // the attempt is counted before the password is checked, so attempts sent all at once are counted too
-  const attempt = await recordAttempt(account, from.address)
-  if (await isThrottled(account, from.address)) throw new ServiceError(429, TOO_MANY_ATTEMPTS)
-  const ok = await verifyPassword(user?.passwordHash ?? null, input.password)
-  const sql = await sequelize()
+  const attempt = await beginAttempt(account, user?.id ?? null, from.address)
+  if (!(await mayCheckPassword(attempt))) {
+    await finishAttempt(attempt, 'throttled')
+    throw new ServiceError(429, TOO_MANY_ATTEMPTS)
+  }
+  const ok = (await verifyPassword(user?.passwordHash ?? null, input.password)) && user !== null
+  await finishAttempt(attempt, ok ? 'success' : 'wrong_password')
   if (!user || !ok) throw unauthorized(WRONG_CREDENTIALS)
-  // a success is not a failure, and clears the account's earlier ones
-  await sql.query('DELETE FROM login_failures WHERE account = :account OR id = :attempt', {
-    replacements: { account, attempt },
-  })
   return { user: toSessionUser(user), token: await issueToken(user) }
 }
 
-async function isThrottled(account: string, address: string | undefined) {
-  const [counts] = await (
-    await sequelize()
-  ).query<{ account_failures: string; address_failures: string }>(
-    `SELECT
-       (SELECT count(*) FROM login_failures
-         WHERE account = :account AND failed_at > now() - make_interval(mins => :minutes)) AS account_failures,
-       (SELECT count(*) FROM login_failures
-         WHERE address = :address AND failed_at > now() - make_interval(mins => :minutes)) AS address_failures`,
-    {
-      replacements: { account, address: address ?? null, minutes: LOGIN_WINDOW_MINUTES },
-      type: QueryTypes.SELECT,
-    },
-  )
-  return (
-    // this attempt is among the rows: the limit-th failure is still answered, the next ones are not
-    Number(counts.account_failures) > ACCOUNT_FAILURE_LIMIT || Number(counts.address_failures) > ADDRESS_FAILURE_LIMIT
-  )
-}
-
-async function recordAttempt(account: string, address: string | undefined): Promise<number> {
-  const sql = await sequelize()
-  const [row] = await sql.query<{ id: string }>(
-    'INSERT INTO login_failures (account, address) VALUES (:account, :address) RETURNING id',
-    { replacements: { account, address: address ?? null }, type: QueryTypes.SELECT },
-  )
-  // now and then, forget failures nobody counts any more
-  if (Math.random() < 0.01) await sql.query("DELETE FROM login_failures WHERE failed_at < now() - interval '1 day'")
-  return Number(row.id)
-}
-
-/** The user a token speaks for, if it is valid, unexpired and not revoked by a password change. */
+/** The user a token speaks for, if it is valid, unexpired, not logged out and not revoked by a newer token version. */
 export async function userFromToken(token: string | null | undefined): Promise<SessionUser | undefined> {
   const claims = await readToken(token)
   if (!claims) return undefined
   // every /api call asks this: the few columns it needs, straight through pg
-  const [user] = await query<SessionUser>(TOKEN_USER, { id: claims.sub, version: claims.ver })
+  const [user] = await query<SessionUser>(TOKEN_USER, { id: claims.sub, version: claims.ver, session: claims.sid })
   return user
 }
 
 const TOKEN_USER = sql(`
   SELECT id, role_id AS "roleId", first_name AS "firstName", last_name AS "lastName", user_name AS "userName", email
     FROM users
-   WHERE id = CAST(:id AS uuid) AND token_version = CAST(:version AS int)`)
+   WHERE id = CAST(:id AS uuid) AND token_version = CAST(:version AS int)
+     AND NOT EXISTS (SELECT 1 FROM ended_sessions WHERE session_id = :session)`)
+
+/**
+ * Logout: the token's session ends on the server, so a copy of the cookie (or the token) opens nothing
+ * any more. Kept until the token would have expired anyway. A token that is not valid has nothing to end.
+ */
+export async function endSession(token: string | null | undefined) {
+  const claims = await readToken(token)
+  if (!claims) return
+  await query(END_SESSION, { session: claims.sid, exp: claims.exp })
+  if (Math.random() < 0.05) await query(FORGET_ENDED_SESSIONS, {})
+}
+
+const END_SESSION = sql(`
+  INSERT INTO ended_sessions (session_id, expires_at) VALUES (:session, to_timestamp(CAST(:exp AS bigint)))
+  ON CONFLICT (session_id) DO NOTHING`)
+const FORGET_ENDED_SESSIONS = sql('DELETE FROM ended_sessions WHERE expires_at < now()')
+
+/** "Log out everywhere": a new token version, so every session and API token of the user stops working at once. */
+export async function signOutEverywhere(actor: Actor) {
+  if (!actor.id) throw forbidden('Only a signed-in user can log out everywhere.')
+  await query(NEXT_TOKEN_VERSION, { id: actor.id })
+}
+
+const NEXT_TOKEN_VERSION = sql('UPDATE users SET token_version = token_version + 1 WHERE id = CAST(:id AS uuid)')

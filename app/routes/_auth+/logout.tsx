@@ -1,11 +1,11 @@
 import { redirect, type ActionFunctionArgs } from '@remix-run/node'
-import { destroySessionCookie, isSameSiteRequest } from '#app/utils/session.server.ts'
+import { endPageSession, isSameSiteRequest } from '#app/utils/session.server.ts'
 
-// Logout removes the session and goes to / (spec §4). Only POST logs out, so a link cannot.
+// Logout ends the session, on the server too, and goes to / (spec §4). Only POST logs out, so a link cannot.
 export async function action({ request }: ActionFunctionArgs) {
   // another site may not sign a visitor out
   if (!isSameSiteRequest(request)) return redirect('/')
-  return redirect('/', { headers: { 'Set-Cookie': await destroySessionCookie(request) } })
+  return redirect('/', { headers: { 'Set-Cookie': await endPageSession(request) } })
 }
 
 export async function loader() {

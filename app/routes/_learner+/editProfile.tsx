@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
 import { useActionData, useLoaderData } from '@remix-run/react'
+import { LogOutEverywhere } from '#app/components/account/log-out-everywhere.tsx'
 import { ProfileForm } from '#app/components/account/profile-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { profileAction, profileLoader } from '#app/utils/account.server.ts'
@@ -14,7 +15,12 @@ export const action = ({ request }: ActionFunctionArgs) => profileAction(request
 export default function EditProfile() {
   const { profile } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
-  return <ProfileForm profile={profile} lastResult={actionData?.result} />
+  return (
+    <>
+      <ProfileForm profile={profile} lastResult={actionData?.result} />
+      <LogOutEverywhere />
+    </>
+  )
 }
 
 export function ErrorBoundary() {
