@@ -52,6 +52,9 @@ export default defineConfig({
       url: `${process.env.E2E_BASE_URL}/healthcheck`,
       reuseExistingServer: false,
       timeout: 120_000,
+      // stopped as an operator stops it (the drain, then the database): the embedded PostgreSQL runs in a
+      // process group of its own and would outlive the SIGKILL that Playwright sends otherwise
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 30_000 },
       stdout: 'ignore',
       stderr: 'pipe',
       env: {

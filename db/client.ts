@@ -40,6 +40,8 @@ async function open({ mode = 'share', log }: ConnectOptions): Promise<Connection
       port: env.EMBEDDED_PG_PORT,
       password: getSecrets().databasePassword,
       mode,
+      // the app server's owner stops the database itself, after the web server has drained
+      stoppedBy: mode === 'own' ? 'caller' : 'signal',
       log,
     })
     url = embedded.url
@@ -76,6 +78,32 @@ function reportPoolUsage(sequelize: Sequelize, max: number) {
     waiting: pool.waiting,
     max,
   })
+}
+
+/**
+ * Does the database answer a statement within `timeoutMs`? For readiness (/readyz) and for telling a
+ * database outage from a fault (server/web-server.js). A dead pooled connection is no answer: the pool
+ * drops it (Sequelize marks a connection that errs invalid) and the next call opens a new one.
+ */
+export async function databaseAnswers(timeoutMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))
+  try {
+    return await Promise.race([query(SELECT_ONE, {}).then(() => true as const), late])
+  } catch {
+    return false
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const SELECT_ONE = sql('SELECT 1')
+
+// The web server runs outside the app's bundle and reaches the database through this global, as it reads
+// the pool's usage: whether it answers, and closing the pool when the server stops. Defining it opens nothing.
+;(globalThis as Record<symbol, unknown>)[Symbol.for('portal.database')] = {
+  answers: databaseAnswers,
+  close: () => disconnect(),
 }
 
 /** The models, connecting on first use. */

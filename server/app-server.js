@@ -4,11 +4,12 @@
 //
 // WEB_CONCURRENCY workers (default: one per core; 1: no cluster) share the port through node:cluster.
 // The primary restarts a worker that dies, after a short wait that grows while they keep dying, and
-// stops them all when it is told to stop. Each worker gets its share of DB_POOL_MAX connections.
+// stops them all when it is told to stop, giving each DRAIN_SECONDS to finish its requests (ADR 026).
+// Each worker gets its share of DB_POOL_MAX connections.
 import cluster from 'node:cluster'
 import os from 'node:os'
 import { createMetrics, serveClusterMetrics } from './metrics.js'
-import { createApp, createLogger, listen, loadBuild } from './web-server.js'
+import { createApp, createLifecycle, createLogger, drainSeconds, listen, loadBuild } from './web-server.js'
 
 const buildPath = process.argv[2] ?? 'build/index.js'
 const workers = Number.parseInt(process.env.WEB_CONCURRENCY ?? '', 10) || os.availableParallelism()
@@ -22,7 +23,8 @@ async function serveHere() {
   const logger = createLogger()
   try {
     const build = await loadBuild(buildPath)
-    await listen(createApp({ build, logger, metrics: createMetrics() }), { logger })
+    const lifecycle = createLifecycle()
+    await listen(createApp({ build, logger, metrics: createMetrics(), lifecycle }), { logger, lifecycle })
   } catch (error) {
     logger.fatal({ err: error }, 'the web server could not start')
     process.exit(1)
@@ -74,7 +76,8 @@ function primary(count) {
     const running = Object.values(cluster.workers ?? {})
     if (running.length === 0) process.exit(0)
     for (const worker of running) worker?.process.kill('SIGTERM')
-    setTimeout(() => process.exit(0), 10_000).unref()
+    // the workers drain for at most DRAIN_SECONDS; a worker stuck past that is left behind
+    setTimeout(() => process.exit(0), (drainSeconds() + 5) * 1000).unref()
   }
   process.on('SIGTERM', stop)
   process.on('SIGINT', stop)

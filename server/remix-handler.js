@@ -8,15 +8,24 @@ import { createReadableStreamFromReadable, createRequestHandler as createRemixHa
 
 /**
  * An Express handler that answers with the Remix `build`. `getLoadContext(req, res)` gives the
- * loaders' and actions' `context`.
+ * loaders' and actions' `context`. `replaceServerError(req)`, when given, is asked about every 500
+ * the app answers, and what it resolves with (a Response) is sent instead; undefined keeps the 500.
  */
-export function createRequestHandler({ build, getLoadContext, mode = process.env.NODE_ENV }) {
+export function createRequestHandler({ build, getLoadContext, replaceServerError, mode = process.env.NODE_ENV }) {
   const handleRequest = createRemixHandler(build, mode)
   return async (req, res, next) => {
     try {
       const request = createRemixRequest(req, res)
       const loadContext = await getLoadContext?.(req, res)
-      await sendRemixResponse(res, await handleRequest(request, loadContext))
+      let response = await handleRequest(request, loadContext)
+      if (response.status === 500 && replaceServerError) {
+        const instead = await replaceServerError(req)
+        if (instead) {
+          await response.body?.cancel().catch(() => undefined)
+          response = instead
+        }
+      }
+      await sendRemixResponse(res, response)
     } catch (error) {
       // Express 4 does not catch a rejected promise: hand the error on
       next(error)

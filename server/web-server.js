@@ -1,8 +1,10 @@
 // The portal's web server (one process, or one cluster worker): express with compression, the built
-// assets and public/ as static files, a JSON log line per request, /metrics, and the Remix app.
+// assets and public/ as static files, a JSON log line per request, /metrics, /livez and /readyz, and the
+// Remix app; on SIGTERM or SIGINT it drains (ADR 026).
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import url from 'node:url'
 import { installGlobals } from '@remix-run/node'
@@ -86,13 +88,128 @@ export function routeMatcher(routes) {
 const sane = /^[\w.:@/+=-]{1,100}$/
 
 /**
- * The express app. `metrics` (server/metrics.js) answers /metrics and times requests; `build` is the
- * Remix server build.
+ * What the server knows of its own life: whether it is draining, the responses it is working on, and
+ * whether the database answers (asked through the global that the app's db/client.ts sets; an app without
+ * one has no database to wait for).
  */
-export function createApp({ build, logger, metrics }) {
+export function createLifecycle() {
+  let draining = false
+  let asking
+  // the database's last outage as seen by the questions asked: still on, or when it was seen over
+  let down = false
+  let recoveredAt = -Infinity
+  const inFlight = new Set()
+  const ask = (answers) => {
+    const since = performance.now()
+    const question = answers()
+      .catch(() => false)
+      .then((answered) => {
+        if (!answered) down = true
+        else if (down) {
+          down = false
+          recoveredAt = since
+        }
+        if (asking === question) asking = undefined
+        return answered
+      })
+    return Object.assign(question, { since })
+  }
+  return {
+    get draining() {
+      return draining
+    },
+    inFlight,
+    /** From now on /readyz answers 503 and every response not yet begun closes its connection after it. */
+    startDraining() {
+      draining = true
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close')
+    },
+    /**
+     * Does the database answer? Callers at the same moment share one question, but one asked before
+     * `after` (a performance.now() time) is not shared.
+     */
+    databaseAnswers(after = 0) {
+      const answers = globalThis[Symbol.for('portal.database')]?.answers
+      if (!answers) return Promise.resolve(true)
+      if (!asking || asking.since < after) asking = ask(answers)
+      return asking
+    },
+    /**
+     * Was the database away at some time since `since` (a performance.now() time)? Asks it now, and counts
+     * an outage seen over after `since`: a request that failed as the database came back failed for it.
+     */
+    async databaseAwaySince(since) {
+      const answered = await this.databaseAnswers(performance.now())
+      return !answered || recoveredAt > since
+    },
+  }
+}
+
+const OUTAGE_MESSAGE = 'The service is briefly unavailable; please try again in a moment.'
+const OUTAGE_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>The service is briefly unavailable</title>
+<style>body{font-family:system-ui,sans-serif;color:#0f172a;margin:0}main{max-width:36rem;margin:20vh auto 0;padding:0 1.5rem;text-align:center}p{color:#475569}a{color:#1d4ed8}</style>
+</head>
+<body>
+<main>
+<p>Error 503</p>
+<h1>The service is briefly unavailable</h1>
+<p>The portal cannot reach its database just now; this usually lasts only seconds. What you saved before is kept; anything you were sending just now was not saved, so please send it again in a moment.</p>
+<p><a href="">Try again</a></p>
+</main>
+</body>
+</html>
+`
+
+/** The answer to a request that failed while the database does not answer: 503, a page or /api's JSON. */
+function outageResponse(req) {
+  const api = req.path.startsWith('/api/')
+  return new Response(api ? JSON.stringify({ message: OUTAGE_MESSAGE }) : OUTAGE_PAGE, {
+    status: 503,
+    headers: {
+      'Content-Type': api ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8',
+      'Retry-After': '5',
+      'Cache-Control': 'no-store',
+    },
+  })
+}
+
+/**
+ * The express app. `metrics` (server/metrics.js) answers /metrics and times requests; `build` is the
+ * Remix server build; `lifecycle` (createLifecycle) answers /readyz and is what `drain` stops.
+ */
+export function createApp({ build, logger, metrics, lifecycle = createLifecycle() }) {
   const routeOf = routeMatcher(build.routes)
   const app = express()
   app.disable('x-powered-by')
+  app.use((req, res, next) => {
+    req.receivedAt = performance.now()
+    lifecycle.inFlight.add(res)
+    res.once('close', () => lifecycle.inFlight.delete(res))
+    if (lifecycle.draining) res.setHeader('Connection', 'close')
+    next()
+  })
+  // probes every few seconds: answered first, unlogged, and /livez without touching anything
+  app.get('/livez', (req, res) => {
+    res.set('Cache-Control', 'no-store').json({ live: true })
+  })
+  app.get('/readyz', (req, res, next) => {
+    res.set('Cache-Control', 'no-store')
+    if (lifecycle.draining) return void res.status(503).json({ ready: false, message: 'The server is stopping.' })
+    lifecycle
+      .databaseAnswers()
+      .then(
+        (answers) =>
+          answers
+            ? res.json({ ready: true })
+            : res.status(503).json({ ready: false, message: 'The database does not answer.' }),
+        next,
+      )
+  })
   app.use(compression())
   app.use(build.publicPath, express.static(build.assetsBuildDirectory, { immutable: true, maxAge: '1y' }))
   // public/ holds a few fixed files: only a path under one of its names is looked for on disk, so a
@@ -133,26 +250,74 @@ export function createApp({ build, logger, metrics }) {
       build,
       mode: process.env.NODE_ENV,
       getLoadContext: (req) => ({ request: req.portalRecord }),
+      // a failure while the database was away is an outage, not a fault: say so, and when to retry
+      replaceServerError: async (req) =>
+        (await lifecycle.databaseAwaySince(req.receivedAt)) ? outageResponse(req) : undefined,
     }),
   )
   return app
 }
 
+/** DRAIN_SECONDS: how long a stop waits for the requests in flight (10 s unless set). */
+export function drainSeconds(value = process.env.DRAIN_SECONDS) {
+  const seconds = Number.parseFloat(value ?? '')
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : 10
+}
+
 /**
- * Listens on PORT (and HOST when set) and resolves with the http.Server. SIGTERM/SIGINT close it:
- * requests in flight finish, idle keep-alive connections are dropped, then the process exits.
+ * Stops `server` gracefully: it accepts no more connections and /readyz answers 503; every request
+ * already received, or arriving on a connection already open, is answered with `Connection: close`, so
+ * its connection closes after it; connections left idle are closed once nothing is in flight. What still
+ * runs after `seconds` is cut. Resolves with the number of requests cut.
  */
-export function listen(app, { logger, port = Number(process.env.PORT) || 3000, host = process.env.HOST }) {
+export function drain(server, { lifecycle, logger, seconds = drainSeconds() }) {
+  lifecycle.startDraining()
+  return new Promise((resolve) => {
+    let cut = 0
+    // Idle keep-alive connections are not closed at once, as http.Server's close() would: one closed as its
+    // client sends the next request loses that request. Under load they carry one more request each, answered
+    // with Connection: close; those still idle when nothing is in flight are closed then.
+    const sweep = setInterval(() => lifecycle.inFlight.size === 0 && server.closeIdleConnections(), 50)
+    const deadline = setTimeout(() => {
+      cut = lifecycle.inFlight.size
+      logger.warn({ cut, drainSeconds: seconds }, 'the drain ran out of time: requests still running were cut')
+      server.closeAllConnections()
+    }, seconds * 1000)
+    net.Server.prototype.close.call(server, () => {
+      clearInterval(sweep)
+      clearTimeout(deadline)
+      resolve(cut)
+    })
+  })
+}
+
+/**
+ * Listens on PORT (and HOST when set) and resolves with the http.Server. SIGTERM or SIGINT (once or
+ * many times: a process group's signal and the primary's both arrive) drain it (`drain`), then the app's
+ * database pool is closed and the process exits 0.
+ */
+export function listen(app, { logger, lifecycle, port = Number(process.env.PORT) || 3000, host = process.env.HOST }) {
   return new Promise((resolve, reject) => {
     const server = host ? app.listen(port, host) : app.listen(port)
     server.once('error', reject)
     server.once('listening', () => {
-      for (const signal of ['SIGTERM', 'SIGINT'])
-        process.once(signal, () => {
-          server.close(() => process.exit(0))
-          server.closeIdleConnections()
-          setTimeout(() => process.exit(0), 5_000).unref()
-        })
+      let stopping = false
+      const stop = (signal) => {
+        if (stopping) return
+        stopping = true
+        logger.info(
+          { signal, inFlight: lifecycle.inFlight.size },
+          'draining: no new connections, finishing the requests in flight',
+        )
+        drain(server, { lifecycle, logger })
+          .then(() => globalThis[Symbol.for('portal.database')]?.close())
+          .catch((error) => logger.error({ err: error }, 'closing the database pool failed'))
+          .finally(() => {
+            logger.info('stopped')
+            logger.flush(() => process.exit(0))
+          })
+      }
+      for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, stop)
       logger.debug({ port, host }, 'listening')
       resolve(server)
     })

