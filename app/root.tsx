@@ -6,6 +6,7 @@ import { PRODUCT_NAME } from './utils/brand.ts'
 import { GeneralErrorBoundary } from './components/error-boundary.tsx'
 import stylesheet from './tailwind.css'
 import { getEnv } from './utils/env.server.ts'
+import { useNonce } from './utils/nonce.ts'
 import { getSessionUser } from './utils/session.server.ts'
 import { getToast } from './utils/toast.server.ts'
 
@@ -35,6 +36,8 @@ export function useOptionalUser() {
 }
 
 export function Layout({ children }: { children: React.ReactNode }) {
+  // the page's Content-Security-Policy runs Remix's inline scripts by this nonce only
+  const nonce = useNonce()
   return (
     <html lang="en" className="h-full">
       <head>
@@ -47,8 +50,8 @@ export function Layout({ children }: { children: React.ReactNode }) {
         {children}
         {/* spec §8: at most 3 notifications, 3 s each, bottom right */}
         <Toaster position="bottom-right" visibleToasts={3} duration={3000} closeButton />
-        <ScrollRestoration />
-        <Scripts />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
       </body>
     </html>
   )

@@ -13,6 +13,7 @@ import compression from 'compression'
 import express from 'express'
 import { pino } from 'pino'
 import { createRequestHandler } from './remix-handler.js'
+import { securityHeaders } from './security-headers.js'
 
 // The socket address of the client, for sign-in throttling (app/utils/client-address.server.ts). Set
 // on every request, overwriting whatever a client sent under this name.
@@ -211,6 +212,7 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
       )
   })
   app.use(compression())
+  app.use(securityHeaders())
   app.use(build.publicPath, express.static(build.assetsBuildDirectory, { immutable: true, maxAge: '1y' }))
   // public/ holds a few fixed files: only a path under one of its names is looked for on disk, so a
   // page or /api request does not cost a file-system lookup first

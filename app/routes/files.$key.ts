@@ -3,6 +3,7 @@ import type { LoaderFunctionArgs } from '@remix-run/node'
 import contentDisposition from 'content-disposition'
 import { openFile } from '#app/modules/files/service.server.ts'
 import { errorResponse, requireApiUser } from '#app/utils/api.server.ts'
+import { FRAMED_BY_THIS_SITE } from '#app/utils/security-headers.server.ts'
 
 // GET /files/{key}: permission first (cookie session or Bearer token), then the bytes.
 export async function loader({ request, params }: LoaderFunctionArgs) {
@@ -15,6 +16,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
         'Content-Length': String(file.size),
         'Content-Disposition': contentDisposition(file.name, { type: file.inline ? 'inline' : 'attachment' }),
         'X-Content-Type-Options': 'nosniff',
+        // the document and assessment viewers show PDFs and pictures in a frame of the app's
+        ...FRAMED_BY_THIS_SITE,
         // images may be kept a little; documents are checked again every time (a hidden one must go)
         'Cache-Control': file.contentType.startsWith('image/') ? 'private, max-age=300' : 'private, no-cache',
       },

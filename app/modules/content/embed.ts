@@ -1,5 +1,5 @@
 import { parseFragment } from 'parse5'
-import { PRIVACY_ENHANCED_HOST, VIMEO_HOSTS, VIMEO_PLAYER_HOST, YOUTUBE_HOSTS } from './video-hosts.ts'
+import { LOOPBACK_HOSTS, PRIVACY_ENHANCED_HOST, VIMEO_HOSTS, VIMEO_PLAYER_HOST, YOUTUBE_HOSTS } from './video-hosts.ts'
 
 // Video embeds (DESIGN.md §6): an admin pastes a video address or an <iframe> embed code; we keep
 // only a normalised, allow-listed address and never render what was typed as HTML.
@@ -9,7 +9,6 @@ export const EMBED_INVALID = 'Embeded code must be a YouTube or Vimeo video addr
 export type EmbedResult = { ok: true; embedUrl: string } | { ok: false; message: string }
 
 const YOUTUBE_ID = /^[A-Za-z0-9_-]{11}$/
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 /**
  * The embed address to store for what an admin pasted, or why it is refused. YouTube becomes its
@@ -35,7 +34,7 @@ export function normalizeEmbed(input: string, extraHosts: readonly string[] = []
   if (YOUTUBE_HOSTS.has(host)) return youtube(url)
   if (VIMEO_HOSTS.has(host)) return vimeo(url)
   if (extraHosts.includes(url.host.toLowerCase())) {
-    const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(host))
+    const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(host))
     if (!secure) return { ok: false, message: 'Video addresses must use https.' }
     return { ok: true, embedUrl: `${url.origin}${url.pathname}${url.search}` }
   }

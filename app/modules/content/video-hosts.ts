@@ -17,3 +17,6 @@ export const PRIVACY_ENHANCED_HOST = 'www.youtube-nocookie.com'
 
 /** Where Vimeo embeds are stored and played. */
 export const VIMEO_PLAYER_HOST = 'player.vimeo.com'
+
+/** Hosts that may serve a VIDEO_HOSTS embed over plain http: this machine only. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])

@@ -1,0 +1,56 @@
+import { PassThrough } from 'node:stream'
+import { createReadableStreamFromReadable, type EntryContext } from '@remix-run/node'
+import { RemixServer } from '@remix-run/react'
+import { isbot } from 'isbot'
+import { renderToPipeableStream } from 'react-dom/server'
+import { getEnv } from './utils/env.server.ts'
+import { NonceProvider } from './utils/nonce.ts'
+import { createNonce, pagePolicy } from './utils/security-headers.server.ts'
+
+// Remix's default server entry (@remix-run/dev's entry.server.node.tsx), plus the page's
+// Content-Security-Policy: a nonce per page, on every script Remix and React write into it (ADR 028).
+
+const ABORT_DELAY = 5_000
+
+export default function handleRequest(
+  request: Request,
+  responseStatusCode: number,
+  responseHeaders: Headers,
+  remixContext: EntryContext,
+) {
+  const nonce = createNonce()
+  responseHeaders.set('Content-Security-Policy', pagePolicy({ nonce, videoHosts: getEnv().VIDEO_HOSTS }))
+  // a crawler gets the whole page at once; a browser gets the shell first and the rest as it is ready
+  const whole = isbot(request.headers.get('user-agent') ?? '') || remixContext.isSpaMode
+
+  return new Promise<Response>((resolve, reject) => {
+    let shellRendered = false
+    const ready = () => {
+      shellRendered = true
+      const body = new PassThrough()
+      responseHeaders.set('Content-Type', 'text/html')
+      resolve(
+        new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }),
+      )
+      pipe(body)
+    }
+    const { pipe, abort } = renderToPipeableStream(
+      <NonceProvider value={nonce}>
+        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+      </NonceProvider>,
+      {
+        nonce,
+        ...(whole ? { onAllReady: ready } : { onShellReady: ready }),
+        onShellError(error: unknown) {
+          reject(error)
+        },
+        onError(error: unknown) {
+          responseStatusCode = 500
+          // errors of the shell reject and are logged by Remix; these came while streaming the rest
+          if (shellRendered) console.error(error)
+        },
+      },
+    )
+    setTimeout(abort, ABORT_DELAY)
+  })
+}

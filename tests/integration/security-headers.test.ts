@@ -1,0 +1,249 @@
+import type http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Writable } from 'node:stream'
+import { installGlobals } from '@remix-run/node'
+import { pino } from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as entryServer from '#app/entry.server.tsx'
+import * as root from '#app/root.tsx'
+import * as authLayout from '#app/routes/_auth+/_layout.tsx'
+import * as signInPage from '#app/routes/_auth+/sign-in.tsx'
+import * as notFoundPage from '#app/routes/$.tsx'
+import * as fileRoute from '#app/routes/files.$key.ts'
+import * as referenceRoute from '#app/routes/api+/docs.ts'
+import { REFERENCE_PAGE_POLICY } from '#app/modules/api-docs/reference-page.server.ts'
+import { resetEnvCache } from '#app/utils/env.server.ts'
+import { makeAdmin, makeStoredFile } from '#tests/factories.ts'
+import { sessionCookieFor } from '#tests/sessions.ts'
+import remixConfig from '../../remix.config.js'
+import { createApp } from '../../server/web-server.js'
+
+// The response headers of the web server (server/web-server.js) in front of the real entry, root and
+// pages: the page's Content-Security-Policy with a fresh nonce on every script the page carries, the
+// headers every answer gets, and HSTS only when PUBLIC_URL is https. The route table is written here
+// (as web-server-lists.test.ts does) so no `remix build` is needed.
+
+type Route = { id: string; parentId?: string; path?: string; module: Record<string, unknown> }
+
+const routes: Record<string, Route> = {
+  root: { id: 'root', path: '', module: root },
+  'routes/_auth+/_layout': { id: 'routes/_auth+/_layout', parentId: 'root', module: authLayout },
+  'routes/_auth+/sign-in': {
+    id: 'routes/_auth+/sign-in',
+    parentId: 'routes/_auth+/_layout',
+    path: 'sign-in',
+    module: signInPage,
+  },
+  'routes/files.$key': { id: 'routes/files.$key', parentId: 'root', path: 'files/:key', module: fileRoute },
+  'routes/api+/docs': { id: 'routes/api+/docs', parentId: 'root', path: 'api/docs', module: referenceRoute },
+  'routes/$': { id: 'routes/$', parentId: 'root', path: '*', module: notFoundPage },
+}
+
+function build() {
+  const future = remixConfig.future ?? {}
+  installGlobals({ nativeFetch: future.v3_singleFetch })
+  const manifestRoutes = Object.fromEntries(
+    Object.values(routes).map((route) => [
+      route.id,
+      {
+        id: route.id,
+        parentId: route.parentId,
+        path: route.path,
+        module: `/build/${route.id}.js`,
+        imports: [],
+        hasAction: 'action' in route.module,
+        hasLoader: 'loader' in route.module,
+        hasClientAction: false,
+        hasClientLoader: false,
+        hasErrorBoundary: 'ErrorBoundary' in route.module,
+      },
+    ]),
+  )
+  return {
+    routes,
+    entry: { module: entryServer },
+    future,
+    publicPath: '/build/',
+    assetsBuildDirectory: 'public/build',
+    assets: {
+      entry: { module: '/build/entry.client.js', imports: [] },
+      routes: manifestRoutes,
+      url: '/build/manifest.js',
+      version: 'test',
+    },
+    isSpaMode: false,
+  }
+}
+
+const servers: http.Server[] = []
+
+/** The web server as `portal serve` runs it, created with the environment as it is now. */
+async function startServer(): Promise<string> {
+  resetEnvCache()
+  const logger = pino({ level: 'silent' }, new Writable({ write: (_line, _encoding, done) => done() }))
+  const server = createApp({ build: build(), logger, metrics: undefined }).listen(0, '127.0.0.1')
+  servers.push(server)
+  await new Promise((resolve) => server.once('listening', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+const saved = { PUBLIC_URL: process.env.PUBLIC_URL, VIDEO_HOSTS: process.env.VIDEO_HOSTS }
+let base: string
+let storedPdf: { key: string; cookie: string }
+
+beforeAll(async () => {
+  // before the server installs Remix's globals (Headers without getSetCookie)
+  const admin = await makeAdmin()
+  const file = await makeStoredFile('document', { uploadedBy: admin.id })
+  storedPdf = { key: file.key, cookie: await sessionCookieFor(admin.userName) }
+  process.env.VIDEO_HOSTS = 'videos.example.com, 127.0.0.1:3999,bad host;script-src *'
+  base = await startServer()
+})
+
+afterAll(async () => {
+  for (const server of servers) {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  }
+  process.env.PUBLIC_URL = saved.PUBLIC_URL
+  if (saved.VIDEO_HOSTS === undefined) delete process.env.VIDEO_HOSTS
+  else process.env.VIDEO_HOSTS = saved.VIDEO_HOSTS
+  resetEnvCache()
+})
+
+/** The policy's directives by name: `{ 'script-src': ["'self'", "'nonce-…'"], … }`. */
+function directives(policy: string | null): Record<string, string[]> {
+  expect(policy, 'a Content-Security-Policy header').toBeTruthy()
+  return Object.fromEntries(
+    policy!
+      .split(';')
+      .map((part) => part.trim().split(/\s+/))
+      .filter(([name]) => name)
+      .map(([name, ...values]) => [name, values]),
+  )
+}
+
+/** Every <script> start tag of a page. */
+const scriptTags = (html: string) => html.match(/<script\b[^>]*>/g) ?? []
+
+const nonceOf = (policy: Record<string, string[]>) => {
+  const sources = policy['script-src'].filter((source) => source.startsWith("'nonce-"))
+  expect(sources).toHaveLength(1)
+  return sources[0].slice("'nonce-".length, -1)
+}
+
+describe('a page', () => {
+  it('carries a policy whose nonce is on every script of the page, a new one each time', async () => {
+    const first = await fetch(`${base}/sign-in`)
+    expect(first.status).toBe(200)
+    const html = await first.text()
+    const policy = directives(first.headers.get('Content-Security-Policy'))
+    expect(policy['default-src']).toEqual(["'self'"])
+    expect(policy['script-src']).toContain("'self'")
+    expect(policy['script-src']).not.toContain("'unsafe-inline'")
+    expect(policy['script-src']).not.toContain("'unsafe-eval'")
+    expect(policy['object-src']).toEqual(["'none'"])
+    expect(policy['base-uri']).toEqual(["'none'"])
+    expect(policy['frame-ancestors']).toEqual(["'none'"])
+    expect(policy['form-action']).toEqual(["'self'"])
+
+    const nonce = nonceOf(policy)
+    expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/)
+    // Remix's own inline scripts (the context, the module loader, scroll restoration), all with the nonce
+    const tags = scriptTags(html)
+    expect(tags.length).toBeGreaterThanOrEqual(3)
+    for (const tag of tags) expect(tag).toContain(` nonce="${nonce}"`)
+
+    const second = await fetch(`${base}/sign-in`)
+    const again = nonceOf(directives(second.headers.get('Content-Security-Policy')))
+    expect(again).not.toBe(nonce)
+    for (const tag of scriptTags(await second.text())) expect(tag).toContain(` nonce="${again}"`)
+  })
+
+  it('lets frames and media come from this site and the video hosts only, VIDEO_HOSTS included', async () => {
+    const response = await fetch(`${base}/sign-in`)
+    const policy = directives(response.headers.get('Content-Security-Policy'))
+    expect(policy['frame-src']).toEqual([
+      "'self'",
+      'https://www.youtube-nocookie.com',
+      'https://player.vimeo.com',
+      'https://videos.example.com',
+      'https://127.0.0.1:3999',
+      // a stand-in on this machine may speak plain http, as embeds allow
+      'http://127.0.0.1:3999',
+    ])
+    expect(policy['media-src']).toEqual([
+      "'self'",
+      'https://videos.example.com',
+      'https://127.0.0.1:3999',
+      'http://127.0.0.1:3999',
+    ])
+    // a VIDEO_HOSTS entry that is no host[:port] never reaches the policy
+    expect(response.headers.get('Content-Security-Policy')).not.toContain('bad')
+    expect(policy['script-src']).not.toContain('*')
+  })
+
+  it('carries the framing, referrer, sniffing and feature headers, and no HSTS over http', async () => {
+    for (const path of ['/sign-in', '/no-such-page']) {
+      const response = await fetch(`${base}${path}`)
+      expect(response.headers.get('X-Frame-Options'), path).toBe('DENY')
+      expect(response.headers.get('Referrer-Policy'), path).toBe('strict-origin-when-cross-origin')
+      expect(response.headers.get('X-Content-Type-Options'), path).toBe('nosniff')
+      const features = response.headers.get('Permissions-Policy') ?? ''
+      for (const feature of ['camera', 'microphone', 'geolocation', 'payment', 'usb'])
+        expect(features, path).toContain(`${feature}=()`)
+      // the players' frames are granted these by their allow attribute; the page must not forbid them
+      for (const feature of ['autoplay', 'fullscreen', 'encrypted-media', 'picture-in-picture'])
+        expect(features, path).not.toContain(feature)
+      expect(response.headers.get('Strict-Transport-Security'), path).toBeNull()
+    }
+    // the error page (404) has the nonce on its scripts too
+    const missing = await fetch(`${base}/no-such-page`)
+    expect(missing.status).toBe(404)
+    const nonce = nonceOf(directives(missing.headers.get('Content-Security-Policy')))
+    for (const tag of scriptTags(await missing.text())) expect(tag).toContain(` nonce="${nonce}"`)
+  })
+})
+
+describe('answers that are not pages', () => {
+  it('carry a policy that allows nothing, unless they set their own', async () => {
+    const missingFile = await fetch(`${base}/files/nothing-here`)
+    expect(missingFile.status).toBe(404)
+    expect(directives(missingFile.headers.get('Content-Security-Policy'))).toEqual({
+      'default-src': ["'none'"],
+      'frame-ancestors': ["'none'"],
+    })
+    expect(missingFile.headers.get('X-Frame-Options')).toBe('DENY')
+    expect(missingFile.headers.get('X-Content-Type-Options')).toBe('nosniff')
+    expect(missingFile.headers.get('Referrer-Policy')).toBe('strict-origin-when-cross-origin')
+
+    // the API reference keeps its own policy (Swagger UI), with the other headers beside it
+    const reference = await fetch(`${base}/api/docs`)
+    expect(reference.headers.get('Content-Security-Policy')).toBe(REFERENCE_PAGE_POLICY)
+    expect(reference.headers.get('X-Frame-Options')).toBe('DENY')
+  })
+
+  it('let the app frame a stored PDF in its own viewers, and no other site', async () => {
+    const response = await fetch(`${base}/files/${storedPdf.key}`, { headers: { Cookie: storedPdf.cookie } })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('Content-Type')).toBe('application/pdf')
+    expect(response.headers.get('X-Frame-Options')).toBe('SAMEORIGIN')
+    const policy = directives(response.headers.get('Content-Security-Policy'))
+    expect(policy['frame-ancestors']).toEqual(["'self'"])
+    expect(policy['default-src']).toEqual(["'none'"])
+  })
+})
+
+describe('HSTS', () => {
+  it('is sent on every answer when PUBLIC_URL is https, and only then', async () => {
+    process.env.PUBLIC_URL = 'https://learn.example.com'
+    const secure = await startServer()
+    for (const path of ['/sign-in', '/files/nothing-here', '/api/docs']) {
+      const response = await fetch(`${secure}${path}`)
+      expect(response.headers.get('Strict-Transport-Security'), path).toBe('max-age=31536000; includeSubDomains')
+    }
+    process.env.PUBLIC_URL = 'http://learn.example.com'
+    const plain = await startServer()
+    expect((await fetch(`${plain}/sign-in`)).headers.get('Strict-Transport-Security')).toBeNull()
+  })
+})
