@@ -157,6 +157,55 @@ describe('receiveUpload', () => {
     expect(await readdir(tmpDir)).toEqual([])
   })
 
+  test('any file name is accepted and kept as sent: `=`, `;`, quotes, non-ASCII, a path', async () => {
+    const pdf = await pdfBytes()
+    const names = {
+      'Q1; report.pdf': 'Q1; report.pdf',
+      'a=b; c=d.pdf': 'a=b; c=d.pdf',
+      'budget "final".pdf': 'budget "final".pdf',
+      "l'été à Zürich — 第1章.pdf": "l'été à Zürich — 第1章.pdf",
+      'C:\\Users\\me\\notes.pdf': 'notes.pdf',
+      'two\nlines.pdf': 'two lines.pdf',
+      'emoji 📊 100%.pdf': 'emoji 📊 100%.pdf',
+      'invoice\u202efdp.exe.pdf': 'invoicefdp.exe.pdf',
+    }
+    for (const [sent, kept] of Object.entries(names)) {
+      const { file: info } = await receiveUpload(formRequest({ courseDocument: file(pdf, sent) }), {
+        kind: 'document',
+        fileFields: ['courseDocument'],
+        actor: admin,
+      })
+      expect(info.name, sent).toBe(kept)
+      const { StoredFile } = await db()
+      expect((await StoredFile.findByPk(info.key))?.name, sent).toBe(kept)
+      expect(info.key, sent).toMatch(/^[0-9a-f-]{36}\.pdf$/)
+    }
+  })
+
+  test('a file name given as RFC 5987 filename* (UTF-8) is read as such', async () => {
+    const pdf = await pdfBytes()
+    const boundary = 'rfc5987'
+    const body = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="courseDocument"; filename="fallback.pdf"; ` +
+          `filename*=UTF-8''Q1%3B%20r%C3%A9sum%C3%A9.pdf\r\nContent-Type: application/pdf\r\n\r\n`,
+      ),
+      pdf,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ])
+    const request = new Request(URL, {
+      method: 'POST',
+      headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    })
+    const { file: info } = await receiveUpload(request, {
+      kind: 'document',
+      fileFields: ['courseDocument'],
+      actor: admin,
+    })
+    expect(info.name).toBe('Q1; résumé.pdf')
+  })
+
   test('the type stored is the one the content shows, not the one the browser claimed', async () => {
     const pdf = await pdfBytes()
     const { file: info } = await receiveUpload(formRequest({ courseDocument: file(pdf, 'notes.pdf', 'image/png') }), {
@@ -492,6 +541,29 @@ describe('sweepUnattachedFiles', () => {
     await age(fresh.key, 30)
     expect(await sweepUnattachedFiles({ olderThanMs: 24 * 3600_000 })).toBe(1)
     expect(await StoredFile.findByPk(fresh.key)).toBeNull()
+  })
+})
+
+describe('storeFile', () => {
+  test('keeps any name safely: no NUL or control character, no folder, at most 255 characters', async () => {
+    const { StoredFile } = await db()
+    const long = `${'ä'.repeat(300)}.pdf`
+    const names = {
+      'nul\u0000byte.pdf': 'nul byte.pdf',
+      '../../etc/passwd': 'passwd',
+      '..': 'file',
+      [long]: `${'ä'.repeat(251)}.pdf`,
+    }
+    for (const [sent, kept] of Object.entries(names)) {
+      const info = await storeFile({
+        purpose: 'document',
+        name: sent,
+        contentType: 'application/pdf',
+        body: Buffer.from('%PDF-1.4'),
+        uploadedBy: admin.id,
+      })
+      expect((await StoredFile.findByPk(info.key))?.name, sent).toBe(kept)
+    }
   })
 })
 

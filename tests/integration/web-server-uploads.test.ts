@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import contentDisposition from 'content-disposition'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { installGlobals } from '@remix-run/node'
@@ -8,6 +9,7 @@ import * as addCourseDocument from '#app/routes/api+/category.addCourseDocument.
 import * as addCourseImage from '#app/routes/api+/category.addCourseImage.ts'
 import * as editProfile from '#app/routes/api+/user.editProfile.ts'
 import * as newCourse from '#app/routes/admin+/newCourse.tsx'
+import * as fileRoute from '#app/routes/files.$key.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
 import { makeAdmin, makeCoach } from '#tests/factories.ts'
 import { pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
@@ -54,6 +56,7 @@ beforeAll(async () => {
       ),
       'routes/api+/user.editProfile': route('routes/api+/user.editProfile', 'api/user/editProfile', editProfile),
       'routes/admin+/newCourse': route('routes/admin+/newCourse', 'admin/newCourse', newCourse),
+      'routes/files.$key': route('routes/files.$key', 'files/:key', fileRoute),
     },
     entry: { module: {} },
     future,
@@ -297,6 +300,35 @@ describe('a refused body larger than DISCARD_BODY_MAX_MB', () => {
     // what the client did read of the answer, if anything, was the refusal
     if (sent.status !== undefined) expect(sent.status).toBe(415)
     expect(sent.headers?.connection ?? 'close').toBe('close')
+  })
+})
+
+describe('a file name with `;`, `=`, quotes and non-ASCII', () => {
+  it('is accepted, and served back under the same name', async () => {
+    const name = 'Q1; report=final "v2" été 第1章.pdf'
+    const pdf = await pdfBytes()
+    // as a browser writes it (HTML's multipart/form-data encoding): UTF-8, `"` as %22
+    const sent = await send(
+      '/api/category/addCourseDocument',
+      multipart({}, { field: 'courseDocument', name: name.replaceAll('"', '%22'), bytes: pdf }),
+      { headers: { ...multipartType, Authorization: `Bearer ${admin.token}` } },
+    )
+    expect(sent.status).toBe(200)
+    const { fileInfo } = JSON.parse(sent.text) as { fileInfo: { key: string; link: string; name: string } }
+    expect(fileInfo.name).toBe(name)
+
+    const served = await fetch(`http://127.0.0.1:${port}${fileInfo.link}`, {
+      headers: { Authorization: `Bearer ${admin.token}` },
+    })
+    expect(served.status).toBe(200)
+    expect(Buffer.from(await served.arrayBuffer()).equals(pdf)).toBe(true)
+    const disposition = served.headers.get('Content-Disposition') ?? ''
+    // RFC 6266: a quoted ASCII fallback and the exact name as RFC 5987 UTF-8
+    expect(disposition).toContain(`filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, escape)}`)
+    expect(contentDisposition.parse(disposition)).toEqual({
+      type: 'inline',
+      parameters: { filename: name },
+    })
   })
 })
 

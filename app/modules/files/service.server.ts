@@ -33,7 +33,7 @@ export async function storeFile(input: {
     .replace(/[^a-z0-9.]/g, '')
     .slice(0, 10)
   const key = `${randomUUID()}${extension}`
-  const name = path.basename(input.name).slice(0, 255)
+  const name = storedFileName(input.name)
   await storage().put(key, input.body, input.contentType)
   try {
     await StoredFile.create({
@@ -49,6 +49,30 @@ export async function storeFile(input: {
     throw error
   }
   return { key, link: fileLink(key), name }
+}
+
+/** The longest name kept, in characters (the extension is kept whole). */
+const MAX_NAME_CHARACTERS = 255
+
+/**
+ * A file's name as it is kept and served back: any name is accepted, without its folder (either
+ * separator), control characters (NUL, line breaks) turned into spaces, and the characters that
+ * reorder text removed (U+202E could make a name ending in `fdp.exe` read as `exe.pdf`); at most
+ * 255 characters, the extension kept.
+ */
+export function storedFileName(sent: string): string {
+  const cleaned = sent
+    // a lone surrogate (half a character) cannot be stored as UTF-8
+    .replace(/\p{Cs}/gu, '\ufffd')
+    .replace(/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g, '')
+    .replace(/\p{Cc}+/gu, ' ')
+    .split(/[/\\]/)
+    .at(-1)!
+    .trim()
+  const characters = [...(cleaned === '' || cleaned === '.' || cleaned === '..' ? 'file' : cleaned)]
+  if (characters.length <= MAX_NAME_CHARACTERS) return characters.join('')
+  const extension = [...path.extname(cleaned)].slice(0, 16)
+  return [...characters.slice(0, MAX_NAME_CHARACTERS - extension.length), ...extension].join('')
 }
 
 /**

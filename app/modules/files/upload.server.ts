@@ -4,10 +4,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { unstable_parseMultipartFormData, type UploadHandler } from '@remix-run/node'
 import type { StoredFile } from '#db/models/index.ts'
 import { canManageContent, ROLE, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid, isServiceError, ServiceError } from '../errors.ts'
+import { readMultipart, type FilePart } from './multipart.server.ts'
 import { storeFile, type FileInfo } from './service.server.ts'
 import {
   confirmFileType,
@@ -105,18 +105,14 @@ async function receive(
   let tempDir: string | undefined
   let received: Received | undefined
   let empty = false
-  const fieldsRead: Record<string, string> = {}
+  const fields: Record<string, string> = {}
 
-  const handler: UploadHandler = async ({ name, filename, data }) => {
-    if (typeof filename !== 'string') {
-      const text = await readText(data)
-      fieldsRead[name] ??= text
-      return text
-    }
-    // a browser sends an empty part for a file input left blank; other file fields are not ours
-    if (received || empty || !fileFields.includes(name) || filename === '') return drain(data)
+  const onFile = async ({ field, filename, data }: FilePart) => {
+    // a browser sends an empty part with no name for a file input left blank; other file fields are not ours
+    if (received || empty || !fileFields.includes(field) || !filename) return drain(data)
+    const name = fromFormEscapes(filename)
 
-    const chunks = data[Symbol.asyncIterator]()
+    const chunks = data[Symbol.asyncIterator]() as AsyncIterator<Buffer>
     const head: Uint8Array[] = []
     let size = 0
     let ended = false
@@ -132,10 +128,10 @@ async function receive(
     }
     if (size === 0) {
       empty = true
-      return undefined
+      return
     }
     const sample = Buffer.concat(head)
-    const type = await sniffFileType(kind, filename, sample, { complete: ended })
+    const type = await sniffFileType(kind, name, sample, { complete: ended })
 
     tempDir = await mkdtemp(path.join(os.tmpdir(), 'portal-upload-'))
     const tempFile = path.join(tempDir, 'body')
@@ -149,32 +145,30 @@ async function receive(
       }
     }
     await pipeline(Readable.from(body()), createWriteStream(tempFile, { flags: 'wx', mode: 0o600 }))
-    const confirmed = type.needsWholeFile ? await confirmFileType(kind, filename, tempFile) : type
-    received = { tempFile, size, name: filename, contentType: confirmed.contentType }
-    return undefined
+    const confirmed = type.needsWholeFile ? await confirmFileType(kind, name, tempFile) : type
+    received = { tempFile, size, name, contentType: confirmed.contentType }
   }
 
   try {
-    let form: FormData
     try {
-      // Node's fetch needs `duplex` for a streamed body; the DOM typings do not know it yet
-      const init = { method: 'POST', headers: request.headers, body: counted, duplex: 'half' }
-      form = await unstable_parseMultipartFormData(new Request(request.url, init as RequestInit), handler)
+      await readMultipart(counted, contentType, {
+        onField: (field, value) => void (fields[field] ??= value),
+        onFile,
+        maxFieldBytes: limit + FORM_OVERHEAD_BYTES,
+      })
     } catch (error) {
       const refusal = isServiceError(error) ? error : invalid('The upload could not be read; please try again.')
       const message = refusal.errors?.[fileFields[0]] ?? refusal.message
       throw new UploadRefused(
         new ServiceError(refusal.status, refusal.message, { ...refusal.errors, [fileFields[0]]: message }),
-        fieldsRead,
+        fields,
       )
     }
 
     if (empty) {
       const message = 'The file is empty.'
-      throw new UploadRefused(invalid(message, { [fileFields[0]]: message }), fieldsRead)
+      throw new UploadRefused(invalid(message, { [fileFields[0]]: message }), fields)
     }
-    const fields: Record<string, string> = {}
-    for (const [field, value] of form.entries()) if (typeof value === 'string') fields[field] ??= value
     if (!received) {
       if (optional) return { file: undefined, fields }
       const message = missingFileMessage(kind)
@@ -219,14 +213,15 @@ function countedBody(
   })
 }
 
-async function readText(data: AsyncIterable<Uint8Array>): Promise<string> {
-  const chunks: Uint8Array[] = []
-  for await (const chunk of data) chunks.push(chunk)
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-async function drain(data: AsyncIterable<Uint8Array>): Promise<undefined> {
+async function drain(data: AsyncIterable<Uint8Array>): Promise<void> {
   // read and dropped; countedBody still counts it against the limit
   for await (const _ of data);
-  return undefined
+}
+
+/**
+ * A file name as a browser wrote it into the form (HTML's multipart/form-data encoding): `"`, CR and
+ * LF come as %22, %0D and %0A. storeFile then makes any name safe to keep.
+ */
+export function fromFormEscapes(filename: string): string {
+  return filename.replace(/%22|%0D|%0A/g, (escape) => ({ '%22': '"', '%0D': '\r', '%0A': '\n' })[escape] ?? escape)
 }
