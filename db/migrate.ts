@@ -13,6 +13,7 @@ import * as mailQueue from './migrations/0010-mail-queue.ts'
 import * as importFiles from './migrations/0011-import-files.ts'
 import * as importJobs from './migrations/0012-import-jobs.ts'
 import * as completionThroughPrograms from './migrations/0013-completion-through-programs.ts'
+import * as uploadQuota from './migrations/0016-upload-quota.ts'
 
 /** A migration gets a function that runs SQL inside the one transaction of the migration run. */
 export type SqlRunner = (sql: string) => Promise<unknown>
@@ -33,6 +34,7 @@ const migrations = [
   { name: '0011-import-files', ...importFiles },
   { name: '0012-import-jobs', ...importJobs },
   { name: '0013-completion-through-programs', ...completionThroughPrograms },
+  { name: '0016-upload-quota', ...uploadQuota },
 ]
 
 // Any number: it only has to be the same for every process that migrates this database.

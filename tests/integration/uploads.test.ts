@@ -443,6 +443,106 @@ describe('receiveUpload', () => {
   })
 })
 
+describe('the quota of unattached uploads (UPLOAD_UNATTACHED_MAX_MB)', () => {
+  const saved = process.env.UPLOAD_UNATTACHED_MAX_MB
+  beforeAll(() => {
+    process.env.UPLOAD_UNATTACHED_MAX_MB = '0.1' // 104,857 bytes
+    resetEnvCache()
+  })
+  afterAll(() => {
+    if (saved === undefined) delete process.env.UPLOAD_UNATTACHED_MAX_MB
+    else process.env.UPLOAD_UNATTACHED_MAX_MB = saved
+    resetEnvCache()
+  })
+
+  /** A real PDF of about `size` bytes (padding after its end, as some writers leave). */
+  const paddedPdf = async (size: number) => {
+    const pdf = await pdfBytes()
+    return Buffer.concat([pdf, Buffer.alloc(size - pdf.length, 0x20)])
+  }
+  const assessment = (actor: Actor): ReceiveUploadOptions => ({ kind: 'assessment', fileFields: ['doc'], actor })
+  const QUOTA_MESSAGE =
+    'Your uploads that are not used anywhere yet would come to more than 0.1 MB. ' +
+    'Use them first (save the form they are for), or try again tomorrow: unused uploads are removed after a day.'
+
+  test('an upload past it is refused with 429, leaving nothing; using an upload makes room again', async () => {
+    const owner = await makeLearner()
+    const first = await receiveUpload(formRequest({ doc: file(await paddedPdf(40_000), 'a.pdf') }), assessment(owner))
+    await receiveUpload(formRequest({ doc: file(await paddedPdf(40_000), 'b.pdf') }), assessment(owner))
+
+    const before = await leftovers()
+    const error = await refusal(
+      receiveUpload(formRequest({ doc: file(await paddedPdf(40_000), 'c.pdf') }), assessment(owner)),
+    )
+    expect(error.status).toBe(429)
+    expect(error.message).toBe(QUOTA_MESSAGE)
+    expect(error.errors).toEqual({ doc: QUOTA_MESSAGE })
+    await expectNothingStored(before)
+
+    // someone else's allowance is their own
+    await receiveUpload(formRequest({ doc: file(await paddedPdf(40_000), 'd.pdf') }), assessment(await makeLearner()))
+
+    // handed in, the first one no longer counts
+    const course = await makeCourse()
+    const scenario = await attachEntry(course.id, (await store('document')).key, { kind: 'scenario' })
+    const { AssessmentUpload } = await db()
+    await AssessmentUpload.create({
+      userId: owner.id,
+      courseId: course.id,
+      scenarioId: scenario.id,
+      fileKey: first.file.key,
+    })
+    await receiveUpload(formRequest({ doc: file(await paddedPdf(40_000), 'c.pdf') }), assessment(owner))
+  })
+
+  test('two uploads at once that fit only one at a time: one is stored, the other refused', async () => {
+    const owner = await makeLearner()
+    const before = await leftovers()
+    const results = await Promise.allSettled([
+      receiveUpload(formRequest({ doc: file(await paddedPdf(60_000), 'one.pdf') }), assessment(owner)),
+      receiveUpload(formRequest({ doc: file(await paddedPdf(60_000), 'two.pdf') }), assessment(owner)),
+    ])
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected'])
+    const rejected = results.find((r) => r.status === 'rejected')!
+    expect((rejected.reason as ServiceError).status).toBe(429)
+    const after = await leftovers()
+    expect(after.rows).toBe(before.rows + 1)
+    expect(after.bodies).toBe(before.bodies + 1)
+    expect(after.temporary).toEqual([])
+  })
+
+  test('a user at the quota is refused before the body is read', async () => {
+    const owner = await makeLearner()
+    await receiveUpload(
+      formRequest({ doc: file(await paddedPdf(Math.floor(0.1 * 1024 * 1024)), 'full.pdf') }),
+      assessment(owner),
+    )
+    const { request, counter } = counting(
+      formRequest({ doc: file(Buffer.concat([await pdfBytes(), Buffer.alloc(2 * 1024 * 1024)]), 'more.pdf') }),
+    )
+    const error = await refusal(receiveUpload(request, assessment(owner)))
+    expect(error.status).toBe(429)
+    expect(counter.bytes).toBeLessThanOrEqual(16 * 1024)
+  })
+
+  test('the error file of an import, which the portal writes, does not count', async () => {
+    const owner = await makeAdmin()
+    await storeFile({
+      purpose: 'import_errors',
+      name: 'import-errors.csv',
+      contentType: 'text/csv',
+      body: Buffer.alloc(200_000, 0x41),
+      uploadedBy: owner.id,
+    })
+    const { file: info } = await receiveUpload(formRequest({ courseImage: file(pngBytes(), 'cover.png') }), {
+      kind: 'courseImage',
+      fileFields: ['courseImage'],
+      actor: owner,
+    })
+    expect(info.name).toBe('cover.png')
+  })
+})
+
 describe('uploads to S3', () => {
   const running = useS3rver()
 

@@ -8,7 +8,13 @@ import type { StoredFile } from '#db/models/index.ts'
 import { canManageContent, ROLE, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid, isServiceError, ServiceError } from '../errors.ts'
 import { readMultipart, type FilePart } from './multipart.server.ts'
-import { storeFile, type FileInfo } from './service.server.ts'
+import {
+  storeFile,
+  unattachedBytesOf,
+  unattachedQuota,
+  unattachedQuotaExceeded,
+  type FileInfo,
+} from './service.server.ts'
 import {
   confirmFileType,
   fileTooLarge,
@@ -98,6 +104,9 @@ async function receive(
   const contentType = request.headers.get('Content-Type') ?? ''
   if (!/^multipart\/form-data\s*;.*boundary=/i.test(contentType) || !request.body)
     throw invalid('Send the file as multipart/form-data.')
+  // what the user may still upload before using what they uploaded (storeFile checks it again, under a lock)
+  const room = actor.id ? unattachedQuota().bytes - (await unattachedBytesOf(actor.id)) : Infinity
+  if (room <= 0 && !optional) throw unattachedQuotaExceeded()
 
   // A missing or lying Content-Length is caught here: the whole body is counted as it is read.
   const source = request.body.getReader()
@@ -106,6 +115,13 @@ async function receive(
   let received: Received | undefined
   let empty = false
   const fields: Record<string, string> = {}
+
+  /** A refusal shown beside the file's field, with the text fields read so far. */
+  const refused = (refusal: ServiceError) => {
+    const message = refusal.errors?.[fileFields[0]] ?? refusal.message
+    const errors = { ...refusal.errors, [fileFields[0]]: message }
+    return new UploadRefused(new ServiceError(refusal.status, refusal.message, errors), fields)
+  }
 
   const onFile = async ({ field, filename, data }: FilePart) => {
     // a browser sends an empty part with no name for a file input left blank; other file fields are not ours
@@ -124,6 +140,7 @@ async function receive(
       }
       size += next.value.byteLength
       if (size > limit) throw fileTooLarge(kind)
+      if (size > room) throw unattachedQuotaExceeded()
       head.push(next.value)
     }
     if (size === 0) {
@@ -141,6 +158,7 @@ async function receive(
       for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
         size += next.value.byteLength
         if (size > limit) throw fileTooLarge(kind)
+        if (size > room) throw unattachedQuotaExceeded()
         yield next.value
       }
     }
@@ -157,12 +175,7 @@ async function receive(
         maxFieldBytes: limit + FORM_OVERHEAD_BYTES,
       })
     } catch (error) {
-      const refusal = isServiceError(error) ? error : invalid('The upload could not be read; please try again.')
-      const message = refusal.errors?.[fileFields[0]] ?? refusal.message
-      throw new UploadRefused(
-        new ServiceError(refusal.status, refusal.message, { ...refusal.errors, [fileFields[0]]: message }),
-        fields,
-      )
+      throw refused(isServiceError(error) ? error : invalid('The upload could not be read; please try again.'))
     }
 
     if (empty) {
@@ -181,6 +194,9 @@ async function receive(
       contentType: received.contentType,
       body: { file: received.tempFile, size: received.size },
       uploadedBy: actor.id,
+      withinQuota: true,
+    }).catch((error: unknown) => {
+      throw isServiceError(error) ? refused(error) : error
     })
     return { file, fields }
   } finally {
