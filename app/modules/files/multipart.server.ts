@@ -23,6 +23,7 @@ export function readMultipart(
   body: ReadableStream<Uint8Array>,
   contentType: string,
   handlers: {
+    /** may throw to refuse the form */
     onField: (field: string, value: string) => void
     onFile: (part: FilePart) => Promise<void>
     /** a text field longer than this fails the form (the caller's limit on the whole body comes first) */
@@ -54,8 +55,13 @@ export function readMultipart(
       void files.finally(() => reject(error))
     }
     parser.on('field', (field, value, info) => {
-      if (info.valueTruncated) fail(new Error(`The form field ${field} is too long.`))
-      else if (!failure) handlers.onField(field, value)
+      if (failure) return
+      if (info.valueTruncated) return fail(new Error(`The form field ${field} is too long.`))
+      try {
+        handlers.onField(field, value)
+      } catch (error) {
+        fail(error)
+      }
     })
     parser.on('file', (field, data, info) => {
       files = files

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { StoredFile } from '#db/models/index.ts'
+import { NUL_MESSAGE, nulFormErrors } from '#app/utils/text-input.server.ts'
 import { canManageContent, ROLE, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid, isServiceError, ServiceError } from '../errors.ts'
 import { readMultipart, type FilePart } from './multipart.server.ts'
@@ -115,11 +116,14 @@ async function receive(
   let received: Received | undefined
   let empty = false
   const fields: Record<string, string> = {}
+  /** text fields refused for what they hold */
+  const refusedText: Record<string, string> = {}
 
-  /** A refusal shown beside the file's field, with the text fields read so far. */
+  /** A refusal shown beside the file's field (or the text field it names), with the text fields read so far. */
   const refused = (refusal: ServiceError) => {
+    const textField = Object.keys(refusal.errors ?? {}).some((field) => !fileFields.includes(field))
     const message = refusal.errors?.[fileFields[0]] ?? refusal.message
-    const errors = { ...refusal.errors, [fileFields[0]]: message }
+    const errors = textField ? refusal.errors : { ...refusal.errors, [fileFields[0]]: message }
     return new UploadRefused(new ServiceError(refusal.status, refusal.message, errors), fields)
   }
 
@@ -170,7 +174,12 @@ async function receive(
   try {
     try {
       await readMultipart(counted, contentType, {
-        onField: (field, value) => void (fields[field] ??= value),
+        onField: (field, value) => {
+          const nul = nulFormErrors([[field, value]])
+          // refused once the form is read, so what else was typed can be shown again
+          if (Object.keys(nul).length > 0) Object.assign(refusedText, nul)
+          else fields[field] ??= value
+        },
         onFile,
         maxFieldBytes: limit + FORM_OVERHEAD_BYTES,
       })
@@ -178,6 +187,7 @@ async function receive(
       throw refused(isServiceError(error) ? error : invalid('The upload could not be read; please try again.'))
     }
 
+    if (Object.keys(refusedText).length > 0) throw refused(invalid(NUL_MESSAGE, refusedText))
     if (empty) {
       const message = 'The file is empty.'
       throw new UploadRefused(invalid(message, { [fileFields[0]]: message }), fields)
