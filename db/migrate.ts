@@ -14,6 +14,7 @@ import * as importFiles from './migrations/0011-import-files.ts'
 import * as importJobs from './migrations/0012-import-jobs.ts'
 import * as completionThroughPrograms from './migrations/0013-completion-through-programs.ts'
 import * as signInEventsAndEndedSessions from './migrations/0014-sign-in-events-and-ended-sessions.ts'
+import * as uploadQuota from './migrations/0015-upload-quota.ts'
 
 /** A migration gets a function that runs SQL inside the one transaction of the migration run. */
 export type SqlRunner = (sql: string) => Promise<unknown>
@@ -35,6 +36,7 @@ const migrations = [
   { name: '0012-import-jobs', ...importJobs },
   { name: '0013-completion-through-programs', ...completionThroughPrograms },
   { name: '0014-sign-in-events-and-ended-sessions', ...signInEventsAndEndedSessions },
+  { name: '0015-upload-quota', ...uploadQuota },
 ]
 
 // Any number: it only has to be the same for every process that migrates this database.

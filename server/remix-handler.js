@@ -4,18 +4,34 @@
 // @remix-run/express writes every chunk without waiting for the socket to drain, so a client slower
 // than the database had a streamed list (ADR 020) pile up in memory while the cursor read on; here a
 // full socket pauses the body, and through it the cursor. Built on @remix-run/node's public API only.
-import { createReadableStreamFromReadable, createRequestHandler as createRemixHandler } from '@remix-run/node'
+//
+// And the answer leaves only once the client has sent its body: a request refused before its body is
+// read (a wrong file type, a file too large, a caller not signed in) has the rest of its body read and
+// dropped, up to DISCARD_BODY_MAX_MB, so that a browser, which sends the whole body before it reads
+// the answer, gets the refusal rather than a reset connection ("Failed to fetch").
+import { createRequestHandler as createRemixHandler } from '@remix-run/node'
+
+/** How much of a body the app left unread the server still reads and drops so that the client gets its answer. */
+export const DEFAULT_DISCARD_BODY_MAX_MB = 256
 
 /**
  * An Express handler that answers with the Remix `build`. `getLoadContext(req, res)` gives the
  * loaders' and actions' `context`. `replaceServerError(req)`, when given, is asked about every 500
  * the app answers, and what it resolves with (a Response) is sent instead; undefined keeps the 500.
+ * `discardLimit`: the bytes of an unread body dropped before the connection is given up
+ * (DISCARD_BODY_MAX_MB by default).
  */
-export function createRequestHandler({ build, getLoadContext, replaceServerError, mode = process.env.NODE_ENV }) {
+export function createRequestHandler({
+  build,
+  getLoadContext,
+  replaceServerError,
+  mode = process.env.NODE_ENV,
+  discardLimit = discardLimitFromEnv(),
+}) {
   const handleRequest = createRemixHandler(build, mode)
   return async (req, res, next) => {
     try {
-      const request = createRemixRequest(req, res)
+      const request = createRemixRequest(req, res, { discardLimit })
       const loadContext = await getLoadContext?.(req, res)
       let response = await handleRequest(request, loadContext)
       if (response.status === 500 && replaceServerError) {
@@ -25,6 +41,10 @@ export function createRequestHandler({ build, getLoadContext, replaceServerError
           response = instead
         }
       }
+      // Node closes the connection when an answer ends before its request did, and a client still
+      // sending then sees a reset instead of the answer: the rest of the body goes first. Past the
+      // limit the client gets the answer if it reads while sending, and the connection is closed.
+      if (!(await dropRest(req, discardLimit))) res.setHeader('Connection', 'close')
       await sendRemixResponse(res, response)
     } catch (error) {
       // Express 4 does not catch a rejected promise: hand the error on
@@ -33,8 +53,17 @@ export function createRequestHandler({ build, getLoadContext, replaceServerError
   }
 }
 
-/** The web Request for an Express request; its signal aborts when the client goes away before the answer is sent. */
-export function createRemixRequest(req, res) {
+function discardLimitFromEnv() {
+  const mb = Number(process.env.DISCARD_BODY_MAX_MB || DEFAULT_DISCARD_BODY_MAX_MB)
+  return Math.floor((Number.isFinite(mb) && mb >= 0 ? mb : DEFAULT_DISCARD_BODY_MAX_MB) * 1024 * 1024)
+}
+
+/**
+ * The web Request for an Express request; its signal aborts when the client goes away before the
+ * answer is sent. Its body, cancelled by the app (a refused upload), is not torn down with the
+ * connection: the rest is read and dropped, at most `discardLimit` bytes.
+ */
+export function createRemixRequest(req, res, { discardLimit = discardLimitFromEnv() } = {}) {
   // req.hostname has no port: take it from X-Forwarded-Host or Host; req.hostname and req.protocol
   // follow Express's "trust proxy"
   const [, forwardedPort] = req.get('X-Forwarded-Host')?.split(':') ?? []
@@ -44,7 +73,7 @@ export function createRemixRequest(req, res) {
   const controller = new AbortController()
   const init = { method: req.method, headers: createRemixHeaders(req.headers), signal: controller.signal }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    init.body = createReadableStreamFromReadable(req)
+    init.body = createRequestBody(req, discardLimit)
     init.duplex = 'half'
   }
   // 'close' without 'finish' first: the answer can no longer be sent, so the loader or action, and a
@@ -53,6 +82,65 @@ export function createRemixRequest(req, res) {
   res.on('finish', () => (sent = true))
   res.on('close', () => !sent && controller.abort())
   return new Request(url.href, init)
+}
+
+/** The bytes of a body read as they are asked for: a full queue pauses the socket. */
+const BODY_HIGH_WATER_MARK = 64 * 1024
+
+/** Requests whose rest is being dropped: whether all of it was (false: the limit was passed). */
+const dropping = new WeakMap()
+
+/** The request's body as a web stream. Cancelling it drops the rest instead of destroying the socket. */
+function createRequestBody(req, discardLimit) {
+  let controller
+  const stream = new ReadableStream(
+    {
+      start: (c) => void (controller = c),
+      pull: () => void req.resume(),
+      cancel: () => void dropRest(req, discardLimit),
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: BODY_HIGH_WATER_MARK }),
+  )
+  const streaming = () => !dropping.has(req)
+  req.on('data', (chunk) => {
+    if (!streaming()) return
+    controller.enqueue(chunk)
+    if (controller.desiredSize <= 0) req.pause()
+  })
+  req.once('end', () => streaming() && controller.close())
+  req.once('error', (error) => streaming() && controller.error(error))
+  return stream
+}
+
+/**
+ * Reads and drops what is left of the request's body. Resolves true once the client has sent all of
+ * it (or gone away), false when more than `limit` bytes were left: reading stops there.
+ */
+export function dropRest(req, limit) {
+  const dropped = dropping.get(req)
+  if (dropped) return dropped
+  if (req.complete || req.destroyed) return Promise.resolve(true)
+  let resolve
+  const done = new Promise((r) => (resolve = r))
+  // set first: from here on the body's stream takes no more chunks
+  dropping.set(req, done)
+  let bytes = 0
+  const count = (chunk) => {
+    bytes += chunk.length
+    if (bytes <= limit) return
+    req.pause()
+    finish(false)
+  }
+  const finish = (whole) => {
+    req.off('data', count)
+    resolve(whole)
+  }
+  req.on('data', count)
+  req.once('end', () => finish(true))
+  req.once('close', () => finish(true))
+  req.once('error', () => finish(true))
+  req.resume()
+  return done
 }
 
 /** Node's request headers as web Headers, repeated ones (Cookie sent twice …) kept. */

@@ -11,6 +11,9 @@ const TEXTS: Record<number, { title: string; body: string }> = {
 export function GeneralErrorBoundary() {
   const error = useRouteError()
   const status = isRouteErrorResponse(error) ? error.status : 500
+  // a refusal that says why (text a form cannot take) is shown in its own words
+  const reason =
+    isRouteErrorResponse(error) && status === 400 ? (error.data as { message?: unknown })?.message : undefined
   const text = TEXTS[status] ?? {
     title: 'Something went wrong',
     body: 'We could not load this page. Try again in a moment; if it keeps happening, tell your administrator.',
@@ -20,7 +23,7 @@ export function GeneralErrorBoundary() {
     <main className="mx-auto flex min-h-[60vh] max-w-xl flex-col items-center justify-center gap-4 px-6 text-center">
       <p className="text-sm font-semibold text-brand-600">Error {status}</p>
       <h1 className="text-2xl font-bold">{text.title}</h1>
-      <p className="text-slate-600">{text.body}</p>
+      <p className="text-slate-600">{typeof reason === 'string' && reason ? reason : text.body}</p>
       <div className="flex gap-3">
         <Link to="/" className="btn-primary" reloadDocument>
           Go to the home page

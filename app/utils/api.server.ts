@@ -5,6 +5,7 @@ import { canManageContent, ROLE } from '#app/modules/auth/roles.ts'
 import { forbidden, invalid, isServiceError, ServiceError, unauthorized } from '#app/modules/errors.ts'
 import { getSessionUser, isSameSiteRequest } from './session.server.ts'
 import { noteActingUser } from './request-record.server.ts'
+import { NUL_MESSAGE, nulFieldErrors, urlHasNul } from './text-input.server.ts'
 
 // The /api contract (DESIGN.md §8): JSON `{ message }` with the right status, plus `errors`
 // (field → text) for validation. Errors become responses here and nowhere else.
@@ -14,6 +15,7 @@ export type ApiArgs = LoaderFunctionArgs | ActionFunctionArgs
 export function apiRoute<A extends ApiArgs>(handler: (args: A) => Promise<Response | object>) {
   return async (args: A): Promise<Response> => {
     try {
+      if (urlHasNul(args.request.url, args.params)) throw invalid(NUL_MESSAGE)
       const result = await handler(args)
       return result instanceof Response ? result : json(result)
     } catch (error) {
@@ -80,11 +82,15 @@ export async function readJsonValue(request: Request): Promise<unknown> {
     }
     text += decoder.decode()
   }
+  let body: unknown
   try {
-    return JSON.parse(text)
+    body = JSON.parse(text)
   } catch {
     throw invalid('The request body is not valid JSON.')
   }
+  const nul = nulFieldErrors(body)
+  if (Object.keys(nul).length > 0) throw invalid(NUL_MESSAGE, nul)
+  return body
 }
 
 const tooLarge = () => new ServiceError(413, 'The request body is too large.')

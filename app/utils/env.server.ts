@@ -66,6 +66,8 @@ const schema = z.object({
   UPLOAD_MAX_ASSESSMENT_MB: z.coerce.number().positive().default(25),
   // The CSV file of a user import sent through the /admin/users/import page.
   UPLOAD_MAX_IMPORT_MB: z.coerce.number().positive().default(20),
+  // What one user may have uploaded that nothing uses yet (swept after a day), in megabytes.
+  UPLOAD_UNATTACHED_MAX_MB: z.coerce.number().positive().default(200),
   // Behind a reverse proxy that appends to X-Forwarded-For: its last entry is the client's address.
   TRUST_PROXY: z
     .enum(['0', '1', 'true', 'false'])

@@ -5,6 +5,7 @@ import { isServiceError, ServiceError } from '#app/modules/errors.ts'
 import { removeStoredFile, type FileInfo } from '#app/modules/files/service.server.ts'
 import type { UploadKind } from '#app/modules/files/types.server.ts'
 import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
+import { NUL_MESSAGE, nulFormErrors } from './text-input.server.ts'
 
 // Page actions: a service's refusal becomes the form's errors (beside their fields when the service
 // names them, above the form otherwise) with what was typed kept, never a thrown error page.
@@ -70,13 +71,19 @@ export function invalidForm(submission: Replyable, options?: Hidden) {
   return json<FormReply>({ result: submission.reply(options) }, { status: 400 })
 }
 
-/** The posted form, or an empty one when the body is not a form at all (its validation then says what is missing). */
+/**
+ * The posted form, or an empty one when the body is not a form at all (its validation then says what is
+ * missing). Text with a NUL in it is refused here for every form, with a 400 that says so.
+ */
 export async function readForm(request: Request): Promise<FormData> {
+  let form: FormData
   try {
-    return await request.formData()
+    form = await request.formData()
   } catch {
     return new FormData()
   }
+  if (Object.keys(nulFormErrors(form.entries())).length > 0) throw json({ message: NUL_MESSAGE }, { status: 400 })
+  return form
 }
 
 /** A conform submission as parseWithZod gives it: its value when it succeeded. */

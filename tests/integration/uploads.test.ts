@@ -157,6 +157,55 @@ describe('receiveUpload', () => {
     expect(await readdir(tmpDir)).toEqual([])
   })
 
+  test('any file name is accepted and kept as sent: `=`, `;`, quotes, non-ASCII, a path', async () => {
+    const pdf = await pdfBytes()
+    const names = {
+      'Q1; report.pdf': 'Q1; report.pdf',
+      'a=b; c=d.pdf': 'a=b; c=d.pdf',
+      'budget "final".pdf': 'budget "final".pdf',
+      "l'été à Zürich — 第1章.pdf": "l'été à Zürich — 第1章.pdf",
+      'C:\\Users\\me\\notes.pdf': 'notes.pdf',
+      'two\nlines.pdf': 'two lines.pdf',
+      'emoji 📊 100%.pdf': 'emoji 📊 100%.pdf',
+      'invoice\u202efdp.exe.pdf': 'invoicefdp.exe.pdf',
+    }
+    for (const [sent, kept] of Object.entries(names)) {
+      const { file: info } = await receiveUpload(formRequest({ courseDocument: file(pdf, sent) }), {
+        kind: 'document',
+        fileFields: ['courseDocument'],
+        actor: admin,
+      })
+      expect(info.name, sent).toBe(kept)
+      const { StoredFile } = await db()
+      expect((await StoredFile.findByPk(info.key))?.name, sent).toBe(kept)
+      expect(info.key, sent).toMatch(/^[0-9a-f-]{36}\.pdf$/)
+    }
+  })
+
+  test('a file name given as RFC 5987 filename* (UTF-8) is read as such', async () => {
+    const pdf = await pdfBytes()
+    const boundary = 'rfc5987'
+    const body = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="courseDocument"; filename="fallback.pdf"; ` +
+          `filename*=UTF-8''Q1%3B%20r%C3%A9sum%C3%A9.pdf\r\nContent-Type: application/pdf\r\n\r\n`,
+      ),
+      pdf,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ])
+    const request = new Request(URL, {
+      method: 'POST',
+      headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    })
+    const { file: info } = await receiveUpload(request, {
+      kind: 'document',
+      fileFields: ['courseDocument'],
+      actor: admin,
+    })
+    expect(info.name).toBe('Q1; résumé.pdf')
+  })
+
   test('the type stored is the one the content shows, not the one the browser claimed', async () => {
     const pdf = await pdfBytes()
     const { file: info } = await receiveUpload(formRequest({ courseDocument: file(pdf, 'notes.pdf', 'image/png') }), {
@@ -394,6 +443,106 @@ describe('receiveUpload', () => {
   })
 })
 
+describe('the quota of unattached uploads (UPLOAD_UNATTACHED_MAX_MB)', () => {
+  const saved = process.env.UPLOAD_UNATTACHED_MAX_MB
+  beforeAll(() => {
+    process.env.UPLOAD_UNATTACHED_MAX_MB = '0.1' // 104,857 bytes
+    resetEnvCache()
+  })
+  afterAll(() => {
+    if (saved === undefined) delete process.env.UPLOAD_UNATTACHED_MAX_MB
+    else process.env.UPLOAD_UNATTACHED_MAX_MB = saved
+    resetEnvCache()
+  })
+
+  /** A real PDF of about `size` bytes (padding after its end, as some writers leave). */
+  const paddedPdf = async (size: number) => {
+    const pdf = await pdfBytes()
+    return Buffer.concat([pdf, Buffer.alloc(size - pdf.length, 0x20)])
+  }
+  const assessment = (actor: Actor): ReceiveUploadOptions => ({ kind: 'assessment', fileFields: ['doc'], actor })
+  const QUOTA_MESSAGE =
+    'Your uploads that are not used anywhere yet would come to more than 0.1 MB. ' +
+    'Use them first (save the form they are for), or try again tomorrow: unused uploads are removed after a day.'
+
+  test('an upload past it is refused with 429, leaving nothing; using an upload makes room again', async () => {
+    const owner = await makeLearner()
+    const first = await receiveUpload(formRequest({ doc: file(await paddedPdf(40_000), 'a.pdf') }), assessment(owner))
+    await receiveUpload(formRequest({ doc: file(await paddedPdf(40_000), 'b.pdf') }), assessment(owner))
+
+    const before = await leftovers()
+    const error = await refusal(
+      receiveUpload(formRequest({ doc: file(await paddedPdf(40_000), 'c.pdf') }), assessment(owner)),
+    )
+    expect(error.status).toBe(429)
+    expect(error.message).toBe(QUOTA_MESSAGE)
+    expect(error.errors).toEqual({ doc: QUOTA_MESSAGE })
+    await expectNothingStored(before)
+
+    // someone else's allowance is their own
+    await receiveUpload(formRequest({ doc: file(await paddedPdf(40_000), 'd.pdf') }), assessment(await makeLearner()))
+
+    // handed in, the first one no longer counts
+    const course = await makeCourse()
+    const scenario = await attachEntry(course.id, (await store('document')).key, { kind: 'scenario' })
+    const { AssessmentUpload } = await db()
+    await AssessmentUpload.create({
+      userId: owner.id,
+      courseId: course.id,
+      scenarioId: scenario.id,
+      fileKey: first.file.key,
+    })
+    await receiveUpload(formRequest({ doc: file(await paddedPdf(40_000), 'c.pdf') }), assessment(owner))
+  })
+
+  test('two uploads at once that fit only one at a time: one is stored, the other refused', async () => {
+    const owner = await makeLearner()
+    const before = await leftovers()
+    const results = await Promise.allSettled([
+      receiveUpload(formRequest({ doc: file(await paddedPdf(60_000), 'one.pdf') }), assessment(owner)),
+      receiveUpload(formRequest({ doc: file(await paddedPdf(60_000), 'two.pdf') }), assessment(owner)),
+    ])
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected'])
+    const rejected = results.find((r) => r.status === 'rejected')!
+    expect((rejected.reason as ServiceError).status).toBe(429)
+    const after = await leftovers()
+    expect(after.rows).toBe(before.rows + 1)
+    expect(after.bodies).toBe(before.bodies + 1)
+    expect(after.temporary).toEqual([])
+  })
+
+  test('a user at the quota is refused before the body is read', async () => {
+    const owner = await makeLearner()
+    await receiveUpload(
+      formRequest({ doc: file(await paddedPdf(Math.floor(0.1 * 1024 * 1024)), 'full.pdf') }),
+      assessment(owner),
+    )
+    const { request, counter } = counting(
+      formRequest({ doc: file(Buffer.concat([await pdfBytes(), Buffer.alloc(2 * 1024 * 1024)]), 'more.pdf') }),
+    )
+    const error = await refusal(receiveUpload(request, assessment(owner)))
+    expect(error.status).toBe(429)
+    expect(counter.bytes).toBeLessThanOrEqual(16 * 1024)
+  })
+
+  test('the error file of an import, which the portal writes, does not count', async () => {
+    const owner = await makeAdmin()
+    await storeFile({
+      purpose: 'import_errors',
+      name: 'import-errors.csv',
+      contentType: 'text/csv',
+      body: Buffer.alloc(200_000, 0x41),
+      uploadedBy: owner.id,
+    })
+    const { file: info } = await receiveUpload(formRequest({ courseImage: file(pngBytes(), 'cover.png') }), {
+      kind: 'courseImage',
+      fileFields: ['courseImage'],
+      actor: owner,
+    })
+    expect(info.name).toBe('cover.png')
+  })
+})
+
 describe('uploads to S3', () => {
   const running = useS3rver()
 
@@ -492,6 +641,29 @@ describe('sweepUnattachedFiles', () => {
     await age(fresh.key, 30)
     expect(await sweepUnattachedFiles({ olderThanMs: 24 * 3600_000 })).toBe(1)
     expect(await StoredFile.findByPk(fresh.key)).toBeNull()
+  })
+})
+
+describe('storeFile', () => {
+  test('keeps any name safely: no NUL or control character, no folder, at most 255 characters', async () => {
+    const { StoredFile } = await db()
+    const long = `${'ä'.repeat(300)}.pdf`
+    const names = {
+      'nul\u0000byte.pdf': 'nul byte.pdf',
+      '../../etc/passwd': 'passwd',
+      '..': 'file',
+      [long]: `${'ä'.repeat(251)}.pdf`,
+    }
+    for (const [sent, kept] of Object.entries(names)) {
+      const info = await storeFile({
+        purpose: 'document',
+        name: sent,
+        contentType: 'application/pdf',
+        body: Buffer.from('%PDF-1.4'),
+        uploadedBy: admin.id,
+      })
+      expect((await StoredFile.findByPk(info.key))?.name, sent).toBe(kept)
+    }
   })
 })
 

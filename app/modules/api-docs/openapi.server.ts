@@ -83,7 +83,7 @@ const REFUSALS: Record<Status, string> = {
   409: 'It conflicts with what is stored.',
   413: 'The file or body is too large.',
   415: 'The file is not of an accepted type.',
-  429: 'Too many attempts, reports or whole-list downloads at once; wait (Retry-After seconds, when given) and try again.',
+  429: 'Too many attempts, reports, whole-list downloads at once or uploads not yet used; wait (Retry-After seconds, when given) and try again.',
 }
 
 type Call = {
@@ -103,6 +103,10 @@ type Call = {
   /** a 400 answer with more than `{ message, errors }` */
   invalidAnswer?: ZodTypeAny
 }
+
+const UNATTACHED_QUOTA =
+  'Uploads that nothing uses yet count against the caller’s allowance (UPLOAD_UNATTACHED_MAX_MB, 200 MB by ' +
+  'default): past it the upload answers 429. Any file name is accepted.'
 
 const uuid = z.string().uuid()
 const ids = <K extends string>(...names: K[]) =>
@@ -381,11 +385,11 @@ call({
   method: 'post',
   path: '/api/category/addCourseImage',
   summary: 'Upload an image for a course or program',
-  description: 'png, gif or jpeg, checked by content. Attach it with a later call by its `key`.',
+  description: 'png, gif or jpeg, checked by content. Attach it with a later call by its `key`. ' + UNATTACHED_QUOTA,
   who: 'admins',
   body: { multipart: 'courseImage', also: 'courseDocument' },
   ok: message({ fileInfo: FileInfo }),
-  refusals: [415],
+  refusals: [415, 429],
 })
 call({
   method: 'post',
@@ -393,11 +397,12 @@ call({
   summary: 'Upload a document, a scenario or an assessment',
   description:
     'An admin’s file becomes a course document or scenario (attach it with addDocument); a learner’s is their ' +
-    'assessment (register it with uploadAssignmentDocument). csv, pdf, docx, ppt or pptx, checked by content.',
+    'assessment (register it with uploadAssignmentDocument). csv, pdf, docx, ppt or pptx, checked by content. ' +
+    UNATTACHED_QUOTA,
   who: 'uploaders',
   body: { multipart: 'courseDocument' },
   ok: message({ fileInfo: FileInfo }),
-  refusals: [415],
+  refusals: [415, 429],
 })
 call({
   method: 'post',

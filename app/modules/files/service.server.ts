@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
-import { QueryTypes } from 'sequelize'
+import { QueryTypes, type Transaction } from 'sequelize'
 import { db, sequelize } from '#db/client.ts'
 import type { StoredFile } from '#db/models/index.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
-import { notFound } from '../errors.ts'
+import { getEnv } from '#app/utils/env.server.ts'
+import { notFound, ServiceError } from '../errors.ts'
 import { fileLink, isInlineType } from './links.ts'
 import { bodySize, storage, type StorageBody } from './storage.server.ts'
 
@@ -18,6 +19,9 @@ type Purpose = StoredFile['purpose']
  * Keep a file: the body goes to storage under a random key, its metadata to the files table.
  * If the row cannot be written the body is removed again, so nothing is left orphaned.
  * `body` is the bytes, or a local file and its size (a streamed upload; see upload.server.ts).
+ * `withinQuota`: an upload of `uploadedBy`'s, refused (429) when it would take their unattached
+ * uploads past UPLOAD_UNATTACHED_MAX_MB; checked again under a lock of theirs as the row is written,
+ * so two uploads at once, in any process, cannot both pass.
  */
 export async function storeFile(input: {
   purpose: Purpose
@@ -25,6 +29,7 @@ export async function storeFile(input: {
   contentType: string
   body: StorageBody
   uploadedBy: string | null
+  withinQuota?: boolean
 }): Promise<FileInfo> {
   const { StoredFile } = await db()
   const extension = path
@@ -33,22 +38,92 @@ export async function storeFile(input: {
     .replace(/[^a-z0-9.]/g, '')
     .slice(0, 10)
   const key = `${randomUUID()}${extension}`
-  const name = path.basename(input.name).slice(0, 255)
+  const name = storedFileName(input.name)
+  const size = bodySize(input.body)
+  const quotaOf = input.withinQuota && input.uploadedBy ? input.uploadedBy : undefined
+  // refused before the body is stored, when it is clear already
+  if (quotaOf) await checkUnattachedQuota(quotaOf, size)
   await storage().put(key, input.body, input.contentType)
+  const row = { key, name, contentType: input.contentType, size, purpose: input.purpose, uploadedBy: input.uploadedBy }
   try {
-    await StoredFile.create({
-      key,
-      name,
-      contentType: input.contentType,
-      size: bodySize(input.body),
-      purpose: input.purpose,
-      uploadedBy: input.uploadedBy,
-    })
+    if (!quotaOf) await StoredFile.create(row)
+    else {
+      const connection = await sequelize()
+      await connection.transaction(async (transaction) => {
+        await connection.query('SELECT pg_advisory_xact_lock(:space, hashtext(:userId))', {
+          replacements: { space: UPLOAD_QUOTA_LOCKS, userId: quotaOf },
+          type: QueryTypes.SELECT,
+          transaction,
+        })
+        await checkUnattachedQuota(quotaOf, size, transaction)
+        await StoredFile.create(row, { transaction })
+      })
+    }
   } catch (error) {
     await removeBody(key)
     throw error
   }
   return { key, link: fileLink(key), name }
+}
+
+/** The advisory locks, one per user, that the quota is checked and an upload's row written under. */
+const UPLOAD_QUOTA_LOCKS = 7_305_016
+
+/** What one user may have uploaded that nothing uses yet (UPLOAD_UNATTACHED_MAX_MB). */
+export function unattachedQuota(): { bytes: number; megabytes: number } {
+  const megabytes = getEnv().UPLOAD_UNATTACHED_MAX_MB
+  return { bytes: Math.floor(megabytes * 1024 * 1024), megabytes }
+}
+
+export const unattachedQuotaExceeded = () =>
+  new ServiceError(
+    429,
+    `Your uploads that are not used anywhere yet would come to more than ${unattachedQuota().megabytes} MB. ` +
+      'Use them first (save the form they are for), or try again tomorrow: unused uploads are removed after a day.',
+  )
+
+/**
+ * The bytes of a user's uploads that nothing uses yet (the error files of their imports, which the
+ * portal writes, aside).
+ */
+export async function unattachedBytesOf(userId: string, transaction?: Transaction): Promise<number> {
+  const [{ bytes }] = await (
+    await sequelize()
+  ).query<{ bytes: string }>(
+    `SELECT coalesce(sum(f.size), 0) AS bytes FROM files f
+      WHERE f.uploaded_by = :userId AND f.purpose <> 'import_errors' AND ${UNATTACHED}`,
+    { replacements: { userId }, type: QueryTypes.SELECT, transaction },
+  )
+  return Number(bytes)
+}
+
+/** Refuses (429) when `size` more bytes would take the user's unattached uploads past the quota. */
+export async function checkUnattachedQuota(userId: string, size: number, transaction?: Transaction) {
+  if ((await unattachedBytesOf(userId, transaction)) + size > unattachedQuota().bytes) throw unattachedQuotaExceeded()
+}
+
+/** The longest name kept, in characters (the extension is kept whole). */
+const MAX_NAME_CHARACTERS = 255
+
+/**
+ * A file's name as it is kept and served back: any name is accepted, without its folder (either
+ * separator), control characters (NUL, line breaks) turned into spaces, and the characters that
+ * reorder text removed (U+202E could make a name ending in `fdp.exe` read as `exe.pdf`); at most
+ * 255 characters, the extension kept.
+ */
+export function storedFileName(sent: string): string {
+  const cleaned = sent
+    // a lone surrogate (half a character) cannot be stored as UTF-8
+    .replace(/\p{Cs}/gu, '\ufffd')
+    .replace(/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g, '')
+    .replace(/\p{Cc}+/gu, ' ')
+    .split(/[/\\]/)
+    .at(-1)!
+    .trim()
+  const characters = [...(cleaned === '' || cleaned === '.' || cleaned === '..' ? 'file' : cleaned)]
+  if (characters.length <= MAX_NAME_CHARACTERS) return characters.join('')
+  const extension = [...path.extname(cleaned)].slice(0, 16)
+  return [...characters.slice(0, MAX_NAME_CHARACTERS - extension.length), ...extension].join('')
 }
 
 /**

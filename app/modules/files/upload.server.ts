@@ -4,11 +4,18 @@ import os from 'node:os'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { unstable_parseMultipartFormData, type UploadHandler } from '@remix-run/node'
 import type { StoredFile } from '#db/models/index.ts'
+import { NUL_MESSAGE, nulFormErrors } from '#app/utils/text-input.server.ts'
 import { canManageContent, ROLE, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid, isServiceError, ServiceError } from '../errors.ts'
-import { storeFile, type FileInfo } from './service.server.ts'
+import { readMultipart, type FilePart } from './multipart.server.ts'
+import {
+  storeFile,
+  unattachedBytesOf,
+  unattachedQuota,
+  unattachedQuotaExceeded,
+  type FileInfo,
+} from './service.server.ts'
 import {
   confirmFileType,
   fileTooLarge,
@@ -98,6 +105,9 @@ async function receive(
   const contentType = request.headers.get('Content-Type') ?? ''
   if (!/^multipart\/form-data\s*;.*boundary=/i.test(contentType) || !request.body)
     throw invalid('Send the file as multipart/form-data.')
+  // what the user may still upload before using what they uploaded (storeFile checks it again, under a lock)
+  const room = actor.id ? unattachedQuota().bytes - (await unattachedBytesOf(actor.id)) : Infinity
+  if (room <= 0 && !optional) throw unattachedQuotaExceeded()
 
   // A missing or lying Content-Length is caught here: the whole body is counted as it is read.
   const source = request.body.getReader()
@@ -105,18 +115,24 @@ async function receive(
   let tempDir: string | undefined
   let received: Received | undefined
   let empty = false
-  const fieldsRead: Record<string, string> = {}
+  const fields: Record<string, string> = {}
+  /** text fields refused for what they hold */
+  const refusedText: Record<string, string> = {}
 
-  const handler: UploadHandler = async ({ name, filename, data }) => {
-    if (typeof filename !== 'string') {
-      const text = await readText(data)
-      fieldsRead[name] ??= text
-      return text
-    }
-    // a browser sends an empty part for a file input left blank; other file fields are not ours
-    if (received || empty || !fileFields.includes(name) || filename === '') return drain(data)
+  /** A refusal shown beside the file's field (or the text field it names), with the text fields read so far. */
+  const refused = (refusal: ServiceError) => {
+    const textField = Object.keys(refusal.errors ?? {}).some((field) => !fileFields.includes(field))
+    const message = refusal.errors?.[fileFields[0]] ?? refusal.message
+    const errors = textField ? refusal.errors : { ...refusal.errors, [fileFields[0]]: message }
+    return new UploadRefused(new ServiceError(refusal.status, refusal.message, errors), fields)
+  }
 
-    const chunks = data[Symbol.asyncIterator]()
+  const onFile = async ({ field, filename, data }: FilePart) => {
+    // a browser sends an empty part with no name for a file input left blank; other file fields are not ours
+    if (received || empty || !fileFields.includes(field) || !filename) return drain(data)
+    const name = fromFormEscapes(filename)
+
+    const chunks = data[Symbol.asyncIterator]() as AsyncIterator<Buffer>
     const head: Uint8Array[] = []
     let size = 0
     let ended = false
@@ -128,14 +144,15 @@ async function receive(
       }
       size += next.value.byteLength
       if (size > limit) throw fileTooLarge(kind)
+      if (size > room) throw unattachedQuotaExceeded()
       head.push(next.value)
     }
     if (size === 0) {
       empty = true
-      return undefined
+      return
     }
     const sample = Buffer.concat(head)
-    const type = await sniffFileType(kind, filename, sample, { complete: ended })
+    const type = await sniffFileType(kind, name, sample, { complete: ended })
 
     tempDir = await mkdtemp(path.join(os.tmpdir(), 'portal-upload-'))
     const tempFile = path.join(tempDir, 'body')
@@ -145,36 +162,36 @@ async function receive(
       for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
         size += next.value.byteLength
         if (size > limit) throw fileTooLarge(kind)
+        if (size > room) throw unattachedQuotaExceeded()
         yield next.value
       }
     }
     await pipeline(Readable.from(body()), createWriteStream(tempFile, { flags: 'wx', mode: 0o600 }))
-    const confirmed = type.needsWholeFile ? await confirmFileType(kind, filename, tempFile) : type
-    received = { tempFile, size, name: filename, contentType: confirmed.contentType }
-    return undefined
+    const confirmed = type.needsWholeFile ? await confirmFileType(kind, name, tempFile) : type
+    received = { tempFile, size, name, contentType: confirmed.contentType }
   }
 
   try {
-    let form: FormData
     try {
-      // Node's fetch needs `duplex` for a streamed body; the DOM typings do not know it yet
-      const init = { method: 'POST', headers: request.headers, body: counted, duplex: 'half' }
-      form = await unstable_parseMultipartFormData(new Request(request.url, init as RequestInit), handler)
+      await readMultipart(counted, contentType, {
+        onField: (field, value) => {
+          const nul = nulFormErrors([[field, value]])
+          // refused once the form is read, so what else was typed can be shown again
+          if (Object.keys(nul).length > 0) Object.assign(refusedText, nul)
+          else fields[field] ??= value
+        },
+        onFile,
+        maxFieldBytes: limit + FORM_OVERHEAD_BYTES,
+      })
     } catch (error) {
-      const refusal = isServiceError(error) ? error : invalid('The upload could not be read; please try again.')
-      const message = refusal.errors?.[fileFields[0]] ?? refusal.message
-      throw new UploadRefused(
-        new ServiceError(refusal.status, refusal.message, { ...refusal.errors, [fileFields[0]]: message }),
-        fieldsRead,
-      )
+      throw refused(isServiceError(error) ? error : invalid('The upload could not be read; please try again.'))
     }
 
+    if (Object.keys(refusedText).length > 0) throw refused(invalid(NUL_MESSAGE, refusedText))
     if (empty) {
       const message = 'The file is empty.'
-      throw new UploadRefused(invalid(message, { [fileFields[0]]: message }), fieldsRead)
+      throw new UploadRefused(invalid(message, { [fileFields[0]]: message }), fields)
     }
-    const fields: Record<string, string> = {}
-    for (const [field, value] of form.entries()) if (typeof value === 'string') fields[field] ??= value
     if (!received) {
       if (optional) return { file: undefined, fields }
       const message = missingFileMessage(kind)
@@ -187,6 +204,9 @@ async function receive(
       contentType: received.contentType,
       body: { file: received.tempFile, size: received.size },
       uploadedBy: actor.id,
+      withinQuota: true,
+    }).catch((error: unknown) => {
+      throw isServiceError(error) ? refused(error) : error
     })
     return { file, fields }
   } finally {
@@ -219,14 +239,15 @@ function countedBody(
   })
 }
 
-async function readText(data: AsyncIterable<Uint8Array>): Promise<string> {
-  const chunks: Uint8Array[] = []
-  for await (const chunk of data) chunks.push(chunk)
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-async function drain(data: AsyncIterable<Uint8Array>): Promise<undefined> {
+async function drain(data: AsyncIterable<Uint8Array>): Promise<void> {
   // read and dropped; countedBody still counts it against the limit
   for await (const _ of data);
-  return undefined
+}
+
+/**
+ * A file name as a browser wrote it into the form (HTML's multipart/form-data encoding): `"`, CR and
+ * LF come as %22, %0D and %0A. storeFile then makes any name safe to keep.
+ */
+export function fromFormEscapes(filename: string): string {
+  return filename.replace(/%22|%0D|%0A/g, (escape) => ({ '%22': '"', '%0D': '\r', '%0A': '\n' })[escape] ?? escape)
 }
