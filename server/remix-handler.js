@@ -31,6 +31,11 @@ export function createRequestHandler({
   const handleRequest = createRemixHandler(build, mode)
   return async (req, res, next) => {
     try {
+      const refusal = crossSiteFormRefusal(req)
+      if (refusal) {
+        if (!(await dropRest(req, discardLimit))) res.setHeader('Connection', 'close')
+        return await sendRemixResponse(res, refusal)
+      }
       const request = createRemixRequest(req, res, { discardLimit })
       const loadContext = await getLoadContext?.(req, res)
       let response = await handleRequest(request, loadContext)
@@ -51,6 +56,49 @@ export function createRequestHandler({
       next(error)
     }
   }
+}
+
+const CROSS_SITE_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sent from another site</title>
+<style>body{font-family:system-ui,sans-serif;color:#0f172a;margin:0}main{max-width:36rem;margin:20vh auto 0;padding:0 1.5rem;text-align:center}p{color:#475569}a{color:#1d4ed8}</style>
+</head>
+<body>
+<main>
+<p>Error 403</p>
+<h1>This form was sent from another site</h1>
+<p>The portal accepts its forms only from its own pages, so nothing was changed. If you meant to do this, open the portal and send the form from there.</p>
+<p><a href="/">Go to the portal</a></p>
+</main>
+</body>
+</html>
+`
+
+/**
+ * A page form (anything but GET, HEAD and OPTIONS outside /api) whose Origin is another site's is
+ * refused with 403 and a page saying why. Remix refuses the same requests, by the same rule (the
+ * Origin's host against X-Forwarded-Host, else Host), but by throwing, which answered an empty 500.
+ * The /api answers cross-site calls itself: a Bearer token may come from anywhere, a cookie may not.
+ */
+export function crossSiteFormRefusal(req) {
+  if (['GET', 'HEAD', 'OPTIONS'].includes(req.method) || req.path.startsWith('/api/')) return undefined
+  const origin = req.get('Origin')
+  if (origin === undefined) return undefined
+  let originHost
+  try {
+    originHost = origin === 'null' ? 'null' : new URL(origin).host
+  } catch {
+    originHost = 'unreadable'
+  }
+  const host = req.get('X-Forwarded-Host')?.split(',')[0]?.trim() || req.get('Host')
+  if (host && originHost === host) return undefined
+  return new Response(CROSS_SITE_PAGE, {
+    status: 403,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' },
+  })
 }
 
 function discardLimitFromEnv() {

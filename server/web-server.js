@@ -257,6 +257,22 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
         (await lifecycle.databaseAwaySince(req.receivedAt)) ? outageResponse(req) : undefined,
     }),
   )
+  // what Express refuses before the app sees it (a path whose %-escapes cannot be decoded), or an error
+  // handed on: the /api answers its JSON, a page a line of text; never a stack trace
+  app.use((error, req, res, next) => {
+    if (res.headersSent) return next(error)
+    const status = Number(error?.status ?? error?.statusCode)
+    const refused = status >= 400 && status < 500
+    const message = !refused
+      ? 'Something went wrong on our side; please try again.'
+      : error instanceof URIError
+        ? 'The address could not be read: it has a malformed %-escape.'
+        : 'The request could not be read.'
+    if (!refused) logger.error({ err: error, requestId: req.portalRecord?.requestId }, 'request failed')
+    res.status(refused ? status : 500)
+    if (req.path.startsWith('/api/')) res.json({ message })
+    else res.type('text/plain').send(message)
+  })
   return app
 }
 

@@ -112,6 +112,17 @@ export async function readInput<T>(request: Request, fromPath: Record<string, un
   return { ...(await readJsonObject(request)), ...fromPath } as T
 }
 
+/**
+ * The `userId` the old client sends with calls on its own account: the caller's own when left out. Any
+ * other id reaches the service, which refuses someone else's; what is not an id at all is a 400.
+ */
+export function ownAccountId(body: Record<string, unknown>, actor: { id: string }): string {
+  const { userId } = body
+  if (userId === undefined || userId === null) return actor.id
+  if (typeof userId === 'string' || typeof userId === 'number') return String(userId)
+  throw invalid('userId must be a user id.')
+}
+
 /** ?page=&size= on a list call: that page only (DESIGN.md §8); without them, the whole list. */
 export function pageQuery(url: URL) {
   if (!url.searchParams.has('page') && !url.searchParams.has('size')) return undefined

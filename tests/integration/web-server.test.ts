@@ -138,6 +138,39 @@ describe('static files', () => {
   })
 })
 
+describe('refusals the app does not see', () => {
+  it('answers a malformed %-escape with 400: JSON on the /api, a line of text on a page', async () => {
+    const api = await fetch(`${base}/api/category/course/%E0%A4%A`)
+    expect(api.status).toBe(400)
+    expect(await api.json()).toEqual({ message: 'The address could not be read: it has a malformed %-escape.' })
+    const page = await fetch(`${base}/course/%E0%A4%A`)
+    expect(page.status).toBe(400)
+    expect(await page.text()).toBe('The address could not be read: it has a malformed %-escape.')
+  })
+
+  it('refuses a page form sent from another site with 403 and a page that says why', async () => {
+    for (const origin of ['https://elsewhere.example', 'null']) {
+      const response = await fetch(`${base}/sign-in`, {
+        method: 'POST',
+        headers: { Origin: origin, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'email=learner1&password=wrong',
+        redirect: 'manual',
+      })
+      expect(response.status, origin).toBe(403)
+      expect(await response.text()).toContain('This form was sent from another site')
+    }
+    // the portal's own origin is still welcome
+    const own = await fetch(`${base}/sign-in`, {
+      method: 'POST',
+      headers: { Origin: base, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'email=learner1&password=wrong',
+      redirect: 'manual',
+    })
+    expect(own.status).not.toBe(403)
+    expect(own.status).toBeLessThan(500)
+  })
+})
+
 describe('/metrics', () => {
   it('shows request durations by route, the database pool and event-loop lag of both workers, to loopback', async () => {
     await fetch(`${base}/healthcheck`)

@@ -96,9 +96,11 @@ const orderId = (message: string) =>
     (value) =>
       value === undefined || value === null || value === ''
         ? undefined
-        : typeof value === 'string' && !/^\s*-?\d+\s*$/.test(value)
-          ? Number.NaN
-          : Number(value),
+        : typeof value === 'string'
+          ? /^\s*-?\d+\s*$/.test(value)
+            ? Number(value)
+            : Number.NaN
+          : value,
     z
       .number({ required_error: message, invalid_type_error: message })
       .int('Order Id must be a whole number.')
