@@ -56,22 +56,25 @@ export async function loadBuild(buildPath) {
   return build
 }
 
+/** A build's route manifest (`{ id: { id, parentId, path, index, caseSensitive } }`) as the nested table `matchRoutes` takes. */
+export function routeTree(routes, parentId = undefined) {
+  return Object.values(routes)
+    .filter((route) => route.parentId === parentId)
+    .map((route) => {
+      const children = routeTree(routes, route.id)
+      return {
+        id: route.id,
+        path: route.path,
+        index: route.index,
+        caseSensitive: route.caseSensitive,
+        ...(children.length ? { children } : {}),
+      }
+    })
+}
+
 /** The route id a path belongs to (a pattern such as `routes/api+/user.resetPassword.$token`, never the path). */
 export function routeMatcher(routes) {
-  const childrenOf = (parentId) =>
-    Object.values(routes)
-      .filter((route) => route.parentId === parentId)
-      .map((route) => {
-        const children = childrenOf(route.id)
-        return {
-          id: route.id,
-          path: route.path,
-          index: route.index,
-          caseSensitive: route.caseSensitive,
-          ...(children.length ? { children } : {}),
-        }
-      })
-  const tree = childrenOf(undefined)
+  const tree = routeTree(routes)
   // matchRoutes flattens and ranks the whole route table on every call: remember the answers for the
   // paths seen (a heartbeat's path is the same every time), and start again when too many pile up
   const known = new Map()

@@ -4,6 +4,7 @@ import { readConfig } from '@remix-run/dev/dist/config.js'
 import type * as Router from '@remix-run/router'
 import * as esmBuild from '@remix-run/router/dist/router.js'
 import { describe, expect, it } from 'vitest'
+import { routeTree } from '../../server/web-server.js'
 
 // The server's copy of the router (the CommonJS build Node loads) keeps each route table's ranked
 // branches, the matches of recent paths and each compiled path between requests, and Remix's server
@@ -14,23 +15,8 @@ const require = createRequire(import.meta.url)
 const serverRouter = require('@remix-run/router') as typeof Router
 const unpatched = esmBuild as unknown as typeof Router
 
-type Node = { id: string; path?: string; index?: boolean; caseSensitive?: boolean; children?: Node[] }
-
 async function appRoutes(): Promise<{ tree: Router.AgnosticRouteObject[]; paths: string[] }> {
   const { routes } = await readConfig(process.cwd())
-  const childrenOf = (parentId: string | undefined): Node[] =>
-    Object.values(routes)
-      .filter((route) => route.parentId === parentId)
-      .map((route) => {
-        const children = childrenOf(route.id)
-        return {
-          id: route.id,
-          path: route.path,
-          index: route.index,
-          caseSensitive: route.caseSensitive,
-          ...(children.length ? { children } : {}),
-        }
-      })
   const fullPath = (id: string): string => {
     const route = routes[id]
     const own = route.path ?? ''
@@ -42,7 +28,7 @@ async function appRoutes(): Promise<{ tree: Router.AgnosticRouteObject[]; paths:
     return [pattern.replace(/:\w+\??/g, '17').replace(/\*$/, 'a/b'), pattern.replace(/:\w+\??/g, 'x-y')]
   })
   paths.push('/', '/nothing/here', '/api/nothing', '/course', '/course/1/2/3/4', '/ADMIN/users', '/admin/users/')
-  return { tree: childrenOf(undefined) as Router.AgnosticRouteObject[], paths }
+  return { tree: routeTree(routes) as Router.AgnosticRouteObject[], paths }
 }
 
 const summary = (matches: ReturnType<typeof unpatched.matchRoutes>) =>
