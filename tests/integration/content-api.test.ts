@@ -922,6 +922,31 @@ describe('hardening', () => {
     expect(hex.status).toBe(400)
   })
 
+  it('answers 400, not 500, to an orderId that is an object, a list or a boolean, and changes nothing', async () => {
+    const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B' }] })
+    const document = await makeDocument(course.id)
+    const video = { courseId: course.id, title: 'B', description: 'D', embedUrl: 'https://youtu.be/dQw4w9WgXcQ' }
+    // an object whose toString is not a function: String() and Number() throw on it
+    for (const orderId of [{ toString: 1 }, [0], true]) {
+      const edits = [
+        await send(editVideoRoute, 'PUT', '/x', { ...video, orderId }, as.admin.token, {
+          videoId: course.videos[1].id,
+        }),
+        await send(editDocumentRoute, 'PUT', '/x', { courseId: course.id, orderId }, as.admin.token, {
+          documentId: document.id,
+        }),
+      ]
+      for (const edited of edits) {
+        expect(edited.status, JSON.stringify(orderId)).toBe(400)
+        expect(await body(edited)).toMatchObject({ errors: { orderId: 'Order Id must be a whole number.' } })
+      }
+    }
+    expect(await videoOrder(course.id)).toEqual([
+      ['A', 0],
+      ['B', 1],
+    ])
+  })
+
   it('refuses a learner before reading the body, and refuses JSON bodies over 1 MB', async () => {
     const refused = await send(editVideoRoute, 'PUT', '/x', {}, as.learner.token, { videoId: 'x' })
     expect(refused.status).toBe(403)

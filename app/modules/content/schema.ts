@@ -91,14 +91,17 @@ const idList = (message: string) =>
     z.array(z.string().uuid(message)).max(200),
   )
 
+/** A place in a list: a whole number, or its digits; zod refuses anything else (Number() would throw on some). */
 const orderId = (message: string) =>
   z.preprocess(
     (value) =>
       value === undefined || value === null || value === ''
         ? undefined
-        : typeof value === 'string' && !/^\s*-?\d+\s*$/.test(value)
-          ? Number.NaN
-          : Number(value),
+        : typeof value === 'string'
+          ? /^\s*-?\d+\s*$/.test(value)
+            ? Number(value)
+            : Number.NaN
+          : value,
     z
       .number({ required_error: message, invalid_type_error: message })
       .int('Order Id must be a whole number.')
