@@ -1,4 +1,4 @@
-import type { PasswordChangeInput } from '#app/modules/users/schema.ts'
+import { AccountIdSchema, type PasswordChangeInput } from '#app/modules/users/schema.ts'
 import { changePassword } from '#app/modules/users/service.server.ts'
 import { apiAction, methodNotAllowed, readJsonObject } from '#app/utils/api.server.ts'
 
@@ -6,7 +6,8 @@ import { apiAction, methodNotAllowed, readJsonObject } from '#app/utils/api.serv
 // Every token and session of the account stops working: the caller signs in again.
 export const action = apiAction('PUT', async ({ request, actor }) => {
   const body = await readJsonObject(request)
-  await changePassword(actor, String(body.userId ?? actor.id), body as PasswordChangeInput)
+  const { userId } = AccountIdSchema.parse(body)
+  await changePassword(actor, userId ?? actor.id, body as PasswordChangeInput)
   return { message: 'Password changed. Please sign in again.' }
 })
 export const loader = () => methodNotAllowed(['PUT'])
