@@ -80,11 +80,30 @@ export async function readJsonValue(request: Request): Promise<unknown> {
     }
     text += decoder.decode()
   }
+  let value: unknown
   try {
-    return JSON.parse(text)
+    value = JSON.parse(text)
   } catch {
     throw invalid('The request body is not valid JSON.')
   }
+  // PostgreSQL cannot store NUL in text: a NUL was a 500 on some calls and stored as "\0" on others.
+  // JSON can carry one only as \u0000, so most bodies are never walked.
+  const nul = text.includes('\\u0000') ? nulAt(value) : undefined
+  if (nul) throw invalid(NUL_MESSAGE, { [nul.join('.') || 'body']: NUL_MESSAGE })
+  return value
+}
+
+const NUL_MESSAGE = 'Text cannot contain the NUL character (\\u0000).'
+
+/** The path of the first text (or name) in a JSON value that holds a NUL character. */
+function nulAt(value: unknown, path: string[] = []): string[] | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? path : undefined
+  if (value === null || typeof value !== 'object') return undefined
+  for (const [key, item] of Object.entries(value)) {
+    const found = key.includes('\0') ? [...path, key] : nulAt(item, [...path, key])
+    if (found) return found
+  }
+  return undefined
 }
 
 const tooLarge = () => new ServiceError(413, 'The request body is too large.')

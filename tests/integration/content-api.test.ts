@@ -947,6 +947,29 @@ describe('hardening', () => {
     ])
   })
 
+  it('refuses a NUL character anywhere in a JSON body, naming the field, and stores nothing', async () => {
+    const { Course } = await db()
+    const before = await Course.count()
+    const image = await makeStoredFile('course_image')
+    const NUL = 'Text cannot contain the NUL character (\\u0000).'
+    const course = { title: 'Joins', description: 'Inner\u0000and outer', courseImage: image.key }
+    const refused = await send(createCourseRoute, 'POST', '/api/category/course', course, as.admin.token)
+    expect(refused.status).toBe(400)
+    expect(await body(refused)).toEqual({ message: NUL, errors: { description: NUL } })
+    const inList = await send(createProgramRoute, 'POST', '/x', { courses: ['a', '\u0000'] }, as.admin.token)
+    expect(await body(inList)).toMatchObject({ errors: { 'courses.1': NUL } })
+    // a backslash followed by u0000 is only text
+    const text = await send(
+      createCourseRoute,
+      'POST',
+      '/api/category/course',
+      { ...course, description: 'Write \\u0000 in JSON' },
+      as.admin.token,
+    )
+    expect(text.status).toBe(200)
+    expect(await Course.count()).toBe(before + 1)
+  })
+
   it('refuses a learner before reading the body, and refuses JSON bodies over 1 MB', async () => {
     const refused = await send(editVideoRoute, 'PUT', '/x', {}, as.learner.token, { videoId: 'x' })
     expect(refused.status).toBe(403)
