@@ -1011,6 +1011,16 @@ describe('hardening', () => {
       expect((await get(coursesRoute, `/api/category/courses?${query}`, as.admin.token)).status, query).toBe(400)
   })
 
+  it('searches with a NUL character in ?q= as without it, paged and whole', async () => {
+    const course = await makeCourse({ title: 'Nulls in SQL' })
+    for (const query of ['q=Nulls%00', 'q=Nulls%00&page=1&size=10']) {
+      const response = await get(coursesRoute, `/api/category/courses?${query}`, as.admin.token)
+      expect(response.status, query).toBe(200)
+      const { courses } = await body<{ courses: { _id: string }[] }>(response)
+      expect(courses.map((c) => c._id)).toContain(course.id)
+    }
+  })
+
   it('does not tell a learner about hidden prerequisites', async () => {
     const learner = await makeLearner()
     const course = await makeCourse({
