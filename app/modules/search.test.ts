@@ -11,4 +11,8 @@ describe('searchPattern', () => {
   it('keeps at most 100 characters of a search', () => {
     expect(searchPattern('x'.repeat(500)).search).toHaveLength(100)
   })
+
+  it('drops NUL characters, which PostgreSQL cannot take in text', () => {
+    expect(searchPattern('da\u0000ta\u0000')).toEqual({ search: 'data', pattern: '%data%' })
+  })
 })

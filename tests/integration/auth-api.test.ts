@@ -62,6 +62,18 @@ describe('POST /api/user/login', () => {
     expect(await body(form)).toHaveProperty('message')
   })
 
+  it('answers 400, not 500, to a NUL character in a field', async () => {
+    const learner = await makeLearner()
+    for (const json of [
+      { email: `${learner.userName}\u0000`, password: PASSWORD },
+      { email: learner.userName, password: `${PASSWORD}\u0000` },
+    ]) {
+      const response = await login(json)
+      expect(response.status).toBe(400)
+      expect(await body(response)).toMatchObject({ message: 'Text cannot contain NUL characters.' })
+    }
+  })
+
   it('answers 405 to another method', async () => {
     const response = await call(loginAction, '/api/user/login', { method: 'PUT', json: {} })
     expect(response.status).toBe(405)

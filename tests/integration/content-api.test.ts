@@ -922,6 +922,54 @@ describe('hardening', () => {
     expect(hex.status).toBe(400)
   })
 
+  it('answers 400, not 500, to an orderId that is an object, a list or a boolean, and changes nothing', async () => {
+    const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B' }] })
+    const document = await makeDocument(course.id)
+    const video = { courseId: course.id, title: 'B', description: 'D', embedUrl: 'https://youtu.be/dQw4w9WgXcQ' }
+    // an object whose toString is not a function: String() and Number() throw on it
+    for (const orderId of [{ toString: 1 }, [0], true]) {
+      const edits = [
+        await send(editVideoRoute, 'PUT', '/x', { ...video, orderId }, as.admin.token, {
+          videoId: course.videos[1].id,
+        }),
+        await send(editDocumentRoute, 'PUT', '/x', { courseId: course.id, orderId }, as.admin.token, {
+          documentId: document.id,
+        }),
+      ]
+      for (const edited of edits) {
+        expect(edited.status, JSON.stringify(orderId)).toBe(400)
+        expect(await body(edited)).toMatchObject({ errors: { orderId: 'Order Id must be a whole number.' } })
+      }
+    }
+    expect(await videoOrder(course.id)).toEqual([
+      ['A', 0],
+      ['B', 1],
+    ])
+  })
+
+  it('refuses a NUL character anywhere in a JSON body, naming the field, and stores nothing', async () => {
+    const { Course } = await db()
+    const before = await Course.count()
+    const image = await makeStoredFile('course_image')
+    const NUL = 'Text cannot contain NUL characters.'
+    const course = { title: 'Joins', description: 'Inner\u0000and outer', courseImage: image.key }
+    const refused = await send(createCourseRoute, 'POST', '/api/category/course', course, as.admin.token)
+    expect(refused.status).toBe(400)
+    expect(await body(refused)).toEqual({ message: NUL, errors: { description: NUL } })
+    const inList = await send(createProgramRoute, 'POST', '/x', { courses: ['a', '\u0000'] }, as.admin.token)
+    expect(await body(inList)).toMatchObject({ errors: { 'courses.1': NUL } })
+    // a backslash followed by u0000 is only text
+    const text = await send(
+      createCourseRoute,
+      'POST',
+      '/api/category/course',
+      { ...course, description: 'Write \\u0000 in JSON' },
+      as.admin.token,
+    )
+    expect(text.status).toBe(200)
+    expect(await Course.count()).toBe(before + 1)
+  })
+
   it('refuses a learner before reading the body, and refuses JSON bodies over 1 MB', async () => {
     const refused = await send(editVideoRoute, 'PUT', '/x', {}, as.learner.token, { videoId: 'x' })
     expect(refused.status).toBe(403)
@@ -961,6 +1009,14 @@ describe('hardening', () => {
   it('answers 400, not 500, to out-of-range paging', async () => {
     for (const query of ['page=1e20&size=5', 'page=1&size=0x10', 'page=-1&size=7'])
       expect((await get(coursesRoute, `/api/category/courses?${query}`, as.admin.token)).status, query).toBe(400)
+  })
+
+  it('refuses a NUL character in ?q= with the one NUL message, paged and whole', async () => {
+    for (const query of ['q=Nulls%00', 'q=Nulls%00&page=1&size=10']) {
+      const response = await get(coursesRoute, `/api/category/courses?${query}`, as.admin.token)
+      expect(response.status, query).toBe(400)
+      expect(await body(response)).toMatchObject({ message: 'Text cannot contain NUL characters.' })
+    }
   })
 
   it('does not tell a learner about hidden prerequisites', async () => {

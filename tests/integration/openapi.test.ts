@@ -1,8 +1,7 @@
-/// <reference types="vite/client" />
-import { readConfig } from '@remix-run/dev/dist/config.js'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { documentedAnswer, documentedCalls, openApiDocument } from '#app/modules/api-docs/openapi.server.ts'
 import { REFERENCE_PAGE_POLICY } from '#app/modules/api-docs/reference-page.server.ts'
+import { apiRoutes, routeModule } from '#tests/api-routes.ts'
 import {
   assignCourse,
   makeAdmin,
@@ -18,35 +17,12 @@ import { call } from '#tests/requests.ts'
 // The OpenAPI document against the code: every /api route and method has its entry and no entry is
 // without its route, and real answers of a sample of calls match the documented schemas.
 
-type RouteModule = { loader: (args: never) => unknown; action: (args: never) => unknown }
-const modules = import.meta.glob<RouteModule>('../../app/routes/api+/*.ts', { eager: true })
-const moduleOf = (file: string) => {
-  const module = modules[`../../app/${file}`]
-  if (!module) throw new Error(`No module for ${file}`)
-  return module
-}
-
 /** Not calls of the API: the catch-all 404 and the reference page with its files. */
 const NOT_CALLS = ['routes/api+/$.ts', 'routes/api+/docs.ts', 'routes/api+/docs_.$file.ts']
 
-let routeList: Promise<{ file: string; path: string }[]> | undefined
-/** Every /api route file with its URL path as remix-flat-routes makes it, `{name}` for a path value. */
-const apiRoutes = () => (routeList ??= readApiRoutes())
-async function readApiRoutes() {
-  const { routes } = await readConfig(process.cwd())
-  const fullPath = (id: string): string => {
-    const route = routes[id]
-    const own = route.path ?? ''
-    return route.parentId && route.parentId !== 'root' ? `${fullPath(route.parentId)}/${own}` : own
-  }
-  return Object.values(routes)
-    .filter((route) => route.file.startsWith('routes/api+/'))
-    .map((route) => ({ file: route.file, path: `/${fullPath(route.id).replace(/:(\w+)/g, '{$1}')}` }))
-}
-
 /** The methods a route answers, as its own 405 names them: no route handles PATCH, so each refuses it. */
 async function methodsOf(file: string): Promise<string[]> {
-  const response = await call(moduleOf(file).action, '/x', { method: 'PATCH' })
+  const response = await call(routeModule(file).action, '/x', { method: 'PATCH' })
   if (response.status !== 405) throw new Error(`${file} answered PATCH with ${response.status}, not 405`)
   return (response.headers.get('Allow') ?? '').split(/,\s*/).filter(Boolean)
 }
@@ -93,14 +69,14 @@ describe('the OpenAPI document and the /api routes', () => {
   })
 
   it('serves the document at /api/openapi.json', async () => {
-    const response = await call(moduleOf('routes/api+/openapi[.]json.ts').loader, '/api/openapi.json')
+    const response = await call(routeModule('routes/api+/openapi[.]json.ts').loader, '/api/openapi.json')
     expect(response.status).toBe(200)
     expect(response.headers.get('Content-Type')).toMatch(/^application\/json/)
     expect(await response.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument())))
   })
 
   it('serves a reference page at /api/docs whose every file comes from this server', async () => {
-    const page = await call(moduleOf('routes/api+/docs.ts').loader, '/api/docs')
+    const page = await call(routeModule('routes/api+/docs.ts').loader, '/api/docs')
     expect(page.status).toBe(200)
     expect(page.headers.get('Content-Security-Policy')).toBe(REFERENCE_PAGE_POLICY)
     const html = await page.text()
@@ -108,7 +84,7 @@ describe('the OpenAPI document and the /api routes', () => {
     expect(urls.filter((url) => !url.startsWith('/'))).toEqual([])
     const files = urls.filter((url) => url.startsWith('/api/docs/'))
     expect(files).toEqual(['/api/docs/swagger-ui.css', '/api/docs/swagger-ui-bundle.js', '/api/docs/reference.js'])
-    const fileRoute = moduleOf('routes/api+/docs_.$file.ts')
+    const fileRoute = routeModule('routes/api+/docs_.$file.ts')
     for (const url of files) {
       const response = await call(fileRoute.loader, url, { params: { file: url.split('/').at(-1) ?? '' } })
       expect(response.status, url).toBe(200)
@@ -149,7 +125,7 @@ describe('real answers match the documented schemas', () => {
   ) {
     const route = (await apiRoutes()).find((r) => r.path === path)
     if (!route) throw new Error(`No route for ${path}`)
-    const module = moduleOf(route.file)
+    const module = routeModule(route.file)
     const response = await call(method === 'GET' ? module.loader : module.action, `${path}${options.query ?? ''}`, {
       method,
       token: options.token,

@@ -55,6 +55,30 @@ describe('PUT /api/user/editProfile', () => {
   })
 })
 
+describe('the account an /api call names', () => {
+  it('is a 400, not a 500, when userId is not a user id, and nothing changes', async () => {
+    const learner = await makeLearner()
+    const profile = { firstName: 'Renamed', userName: 'renamed.again' }
+    const passwords = { currentPassword: PASSWORD, newPassword: 'Fresh-pass2@', confirmPassword: 'Fresh-pass2@' }
+    // an object whose toString is not a function: String() throws on it
+    for (const userId of [{ toString: 1 }, 7, 'someone', [learner.id]]) {
+      for (const [route, fields] of [
+        [editProfileRoute, profile],
+        [passwordRoute, passwords],
+      ] as const) {
+        const refused = await put(route, learner.token, { ...fields, userId })
+        expect(refused.status, JSON.stringify(userId)).toBe(400)
+        expect(await body(refused)).toMatchObject({ errors: { userId: 'userId must be a user id.' } })
+      }
+    }
+    expect(await body(await call(profileRoute.loader as never, '/x', { token: learner.token }))).toMatchObject({
+      user: { userName: learner.userName },
+    })
+    // left out or null: the caller's own
+    expect((await put(editProfileRoute, learner.token, { ...profile, userId: null })).status).toBe(200)
+  })
+})
+
 describe('PUT /api/user/profilePassword', () => {
   it('changes the password after checking the current one, and signs every session out', async () => {
     const learner = await makeLearner()

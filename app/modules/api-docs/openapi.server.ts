@@ -28,6 +28,7 @@ import {
   VideosProgressQuerySchema,
 } from '../progress/schema.ts'
 import {
+  AccountIdSchema,
   NewCoachSchema,
   NewPasswordSchema,
   PasswordChangeSchema,
@@ -267,7 +268,7 @@ call({
   summary: 'Change names and username',
   description: '`userId` defaults to the caller. The email cannot change; if sent it must be the account’s own.',
   who: 'signedIn',
-  body: ProfileSchema.extend({ userId: uuid.optional() }),
+  body: ProfileSchema.merge(AccountIdSchema),
   ok: message({ user: Account }),
   refusals: [403, 404, 409],
 })
@@ -279,7 +280,7 @@ call({
     'Every token and session of the account stops working: sign in again. `newPassword` is accepted for ' +
     '`password`; `userId` defaults to the caller.',
   who: 'signedIn',
-  body: z.intersection(PasswordChangeSchema, z.object({ userId: uuid.optional() })),
+  body: z.intersection(PasswordChangeSchema, AccountIdSchema),
   ok: Message,
   refusals: [403],
 })

@@ -91,6 +91,7 @@ const idList = (message: string) =>
     z.array(z.string().uuid(message)).max(200),
   )
 
+/** A place in a list: a whole number, or its digits; zod refuses anything else (Number() would throw on some). */
 const orderId = (message: string) =>
   z.preprocess(
     (value) =>

@@ -90,6 +90,11 @@ export const ProfileSchema = z.object({
 })
 export type ProfileInput = z.input<typeof ProfileSchema>
 
+/** The account an /api call about one's own account names (the old client sends it); left out, the caller's. */
+export const AccountIdSchema = z.object({
+  userId: z.string({ invalid_type_error: 'userId must be a user id.' }).uuid('userId must be a user id.').nullish(),
+})
+
 /** One password policy everywhere (DESIGN.md §8), with the reset and change forms' messages. */
 export const newPassword = z
   .string({ required_error: 'Password field is required field.' })
