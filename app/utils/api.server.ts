@@ -61,9 +61,9 @@ export const MAX_JSON_BYTES = 1024 * 1024
 
 /** Any JSON body (a list, for the reorder calls); malformed JSON or a wrong content type is a 400. */
 export async function readJsonValue(request: Request): Promise<unknown> {
-  const type = request.headers.get('Content-Type') ?? ''
-  if (!type.includes('application/json'))
-    throw invalid('Send the request body as JSON (Content-Type: application/json).')
+  // the media type before any parameters (`; charset=utf-8`), in any case
+  const type = (request.headers.get('Content-Type') ?? '').split(';')[0].trim().toLowerCase()
+  if (type !== 'application/json') throw invalid('Send the request body as JSON (Content-Type: application/json).')
   const declared = Number(request.headers.get('Content-Length') ?? NaN)
   if (declared > MAX_JSON_BYTES) throw tooLarge()
   let text = ''

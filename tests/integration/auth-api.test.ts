@@ -62,6 +62,30 @@ describe('POST /api/user/login', () => {
     expect(await body(form)).toHaveProperty('message')
   })
 
+  it('reads JSON by its media type, in any case and with parameters, and nothing that only looks like it', async () => {
+    const learner = await makeLearner()
+    const json = JSON.stringify({ email: learner.email, password: PASSWORD })
+    for (const type of ['application/json', 'APPLICATION/JSON', 'application/json; charset=utf-8']) {
+      const response = await call(loginAction, '/api/user/login', {
+        method: 'POST',
+        headers: { 'Content-Type': type },
+        body: json,
+      })
+      expect(response.status, type).toBe(200)
+    }
+    for (const type of ['application/jsonx', 'text/plain; application/json']) {
+      const response = await call(loginAction, '/api/user/login', {
+        method: 'POST',
+        headers: { 'Content-Type': type },
+        body: json,
+      })
+      expect(response.status, type).toBe(400)
+      expect(await body(response)).toEqual({
+        message: 'Send the request body as JSON (Content-Type: application/json).',
+      })
+    }
+  })
+
   it('answers 400, not 500, to a NUL character in a field', async () => {
     const learner = await makeLearner()
     for (const json of [
