@@ -75,18 +75,8 @@ export function routeTree(routes, parentId = undefined) {
 /** The route id a path belongs to (a pattern such as `routes/api+/user.resetPassword.$token`, never the path). */
 export function routeMatcher(routes) {
   const tree = routeTree(routes)
-  // matchRoutes flattens and ranks the whole route table on every call: remember the answers for the
-  // paths seen (a heartbeat's path is the same every time), and start again when too many pile up
-  const known = new Map()
-  return (pathname) => {
-    let id = known.get(pathname)
-    if (id === undefined) {
-      if (known.size >= 5_000) known.clear()
-      id = matchRoutes(tree, pathname)?.at(-1)?.route.id ?? 'unmatched'
-      known.set(pathname, id)
-    }
-    return id
-  }
+  // the server's router keeps this table's matches between calls (patches/, ADR 024)
+  return (pathname) => matchRoutes(tree, pathname)?.at(-1)?.route.id ?? 'unmatched'
 }
 
 const sane = /^[\w.:@/+=-]{1,100}$/

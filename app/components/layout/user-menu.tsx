@@ -5,7 +5,7 @@ import { isAdminSide } from '#app/modules/auth/roles.ts'
 type MenuUser = { firstName: string; lastName: string; roleId: number }
 
 /**
- * EditProfile, ResetPassword and Logout (spec §2); the admin side has its own profile pages.
+ * EditProfile, ResetPassword and Logout; the admin side has its own profile pages.
  * A menu button as the WAI-ARIA pattern has it, in a few lines of our own rather than Headless UI's
  * (which brought floating-ui and react-aria to every page): Enter, Space or the arrows open it on an
  * item, the arrows, Home, End and a first letter move, Escape closes it back to the button, Tab or a

@@ -9,7 +9,7 @@ export type TokenClaims = { sub: string; r_id: number; ver: number; exp: number;
 
 const key = () => new TextEncoder().encode(getSecrets().jwtSecret)
 
-/** One JWT serves the cookie session and the /api Bearer header (DESIGN.md §5); each sign-in is a session of its own. */
+/** One JWT serves the cookie session and the /api Bearer header (ADR 003); each sign-in is a session of its own. */
 export async function issueToken(user: { id: string; roleId: number; tokenVersion: number }) {
   return new SignJWT({ r_id: user.roleId, ver: user.tokenVersion })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })

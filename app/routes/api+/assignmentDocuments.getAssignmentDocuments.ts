@@ -7,7 +7,7 @@ import { apiLoader, pageQuery, methodNotAllowed } from '#app/utils/api.server.ts
 import { streamedJsonList } from '#app/utils/json-stream.server.ts'
 
 // GET /api/assignmentDocuments/getAssignmentDocuments → { data }: every learner upload, newest first,
-// expanded as spec §3 says; one page with ?page=&size=, else all of them streamed as they are read;
+// with its learner, course and reviewer expanded; one page with ?page=&size=, else all of them streamed as they are read;
 // searched with ?q=. The admin side only.
 export const loader = apiLoader(async ({ request, actor }) => {
   const url = new URL(request.url)

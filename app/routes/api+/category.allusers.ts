@@ -2,7 +2,7 @@ import { accessLogReport, accessLogStream } from '#app/modules/access-log/servic
 import { apiLoader, pageQuery, methodNotAllowed } from '#app/utils/api.server.ts'
 import { streamedJsonList } from '#app/utils/json-stream.server.ts'
 
-// GET /api/category/allusers → { data } (spec §7): the access log without a filter; one page with
+// GET /api/category/allusers → { data }: the access log without a filter; one page with
 // ?page=&size=, else every row, streamed as it is read.
 export const loader = apiLoader(async ({ request, actor }) => {
   const paging = pageQuery(new URL(request.url))
