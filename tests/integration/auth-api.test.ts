@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { action as loginAction } from '#app/routes/api+/user.login.ts'
 import { loader as profileLoader } from '#app/routes/api+/user.profile.ts'
 import { action as unknownApi } from '#app/routes/api+/$.ts'
@@ -167,6 +167,18 @@ describe('GET /api/user/profile', () => {
     // and the same user with a fresh token is fine
     const fresh = await issueToken({ id: learner.id, roleId: 2, tokenVersion: 0 })
     expect((await call(profileLoader, '/api/user/profile', { token: fresh })).status).toBe(200)
+  })
+
+  it('refuses a token once it expires, though its signature was checked while it was valid', async () => {
+    const learner = await makeLearner()
+    const token = await issueToken({ id: learner.id, roleId: 2, tokenVersion: 0 })
+    expect((await call(profileLoader, '/api/user/profile', { token })).status).toBe(200)
+    vi.useFakeTimers({ now: Date.now() + 25 * 60 * 60 * 1000, toFake: ['Date'] })
+    try {
+      expect((await call(profileLoader, '/api/user/profile', { token })).status).toBe(401)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
 
