@@ -9,7 +9,15 @@
 import cluster from 'node:cluster'
 import os from 'node:os'
 import { createMetrics, serveClusterMetrics } from './metrics.js'
-import { createApp, createLifecycle, createLogger, drainSeconds, listen, loadBuild } from './web-server.js'
+import {
+  createApp,
+  createLifecycle,
+  createLogger,
+  drainDelaySeconds,
+  drainSeconds,
+  listen,
+  loadBuild,
+} from './web-server.js'
 
 const buildPath = process.argv[2] ?? 'build/index.js'
 const workers = Number.parseInt(process.env.WEB_CONCURRENCY ?? '', 10) || os.availableParallelism()
@@ -76,8 +84,9 @@ function primary(count) {
     const running = Object.values(cluster.workers ?? {})
     if (running.length === 0) process.exit(0)
     for (const worker of running) worker?.process.kill('SIGTERM')
-    // the workers drain for at most DRAIN_SECONDS; a worker stuck past that is left behind
-    setTimeout(() => process.exit(0), (drainSeconds() + 5) * 1000).unref()
+    // the workers take connections for DRAIN_DELAY_SECONDS, then drain for at most DRAIN_SECONDS; a worker
+    // stuck past that is left behind
+    setTimeout(() => process.exit(0), (drainDelaySeconds() + drainSeconds() + 5) * 1000).unref()
   }
   process.on('SIGTERM', stop)
   process.on('SIGINT', stop)

@@ -276,30 +276,45 @@ export function drainSeconds(value = process.env.DRAIN_SECONDS) {
 }
 
 /**
- * Stops `server` gracefully: it accepts no more connections and /readyz answers 503; every request
- * already received, or arriving on a connection already open, is answered with `Connection: close`, so
- * its connection closes after it; connections left idle are closed once nothing is in flight. What still
- * runs after `seconds` is cut. Resolves with the number of requests cut.
+ * DRAIN_DELAY_SECONDS: how long a stop keeps accepting connections, with /readyz already 503, before it
+ * closes the listener (0 unless set): the time a load balancer needs to see /readyz and stop sending.
  */
-export function drain(server, { lifecycle, logger, seconds = drainSeconds() }) {
+export function drainDelaySeconds(value = process.env.DRAIN_DELAY_SECONDS) {
+  const seconds = Number.parseFloat(value ?? '')
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : 0
+}
+
+/**
+ * Stops `server` gracefully: /readyz answers 503 at once and every response not yet begun closes its
+ * connection after it; for `delay` seconds the server still accepts connections and answers them the same
+ * way (a load balancer that watches /readyz has stopped sending by then); then it accepts no more
+ * connections, answers every request already received or arriving on a connection already open, and closes
+ * connections left idle once nothing is in flight. What still runs `seconds` after the listener closed is
+ * cut. Resolves with the number of requests cut.
+ */
+export function drain(server, { lifecycle, logger, seconds = drainSeconds(), delay = drainDelaySeconds() }) {
   lifecycle.startDraining()
-  return new Promise((resolve) => {
-    let cut = 0
-    // Idle keep-alive connections are not closed at once, as http.Server's close() would: one closed as its
-    // client sends the next request loses that request. Under load they carry one more request each, answered
-    // with Connection: close; those still idle when nothing is in flight are closed then.
-    const sweep = setInterval(() => lifecycle.inFlight.size === 0 && server.closeIdleConnections(), 50)
-    const deadline = setTimeout(() => {
-      cut = lifecycle.inFlight.size
-      logger.warn({ cut, drainSeconds: seconds }, 'the drain ran out of time: requests still running were cut')
-      server.closeAllConnections()
-    }, seconds * 1000)
-    net.Server.prototype.close.call(server, () => {
-      clearInterval(sweep)
-      clearTimeout(deadline)
-      resolve(cut)
-    })
-  })
+  const closing = delay > 0 ? new Promise((resolve) => setTimeout(resolve, delay * 1000)) : Promise.resolve()
+  return closing.then(
+    () =>
+      new Promise((resolve) => {
+        let cut = 0
+        // Idle keep-alive connections are not closed at once, as http.Server's close() would: one closed as
+        // its client sends the next request loses that request. Under load they carry one more request each,
+        // answered with Connection: close; those still idle when nothing is in flight are closed then.
+        const sweep = setInterval(() => lifecycle.inFlight.size === 0 && server.closeIdleConnections(), 50)
+        const deadline = setTimeout(() => {
+          cut = lifecycle.inFlight.size
+          logger.warn({ cut, drainSeconds: seconds }, 'the drain ran out of time: requests still running were cut')
+          server.closeAllConnections()
+        }, seconds * 1000)
+        net.Server.prototype.close.call(server, () => {
+          clearInterval(sweep)
+          clearTimeout(deadline)
+          resolve(cut)
+        })
+      }),
+  )
 }
 
 /**
@@ -316,11 +331,14 @@ export function listen(app, { logger, lifecycle, port = Number(process.env.PORT)
       const stop = (signal) => {
         if (stopping) return
         stopping = true
+        const delay = drainDelaySeconds()
         logger.info(
-          { signal, inFlight: lifecycle.inFlight.size },
-          'draining: no new connections, finishing the requests in flight',
+          { signal, inFlight: lifecycle.inFlight.size, drainDelaySeconds: delay },
+          delay > 0
+            ? 'draining: /readyz says 503; new connections are taken until the delay ends'
+            : 'draining: no new connections, finishing the requests in flight',
         )
-        drain(server, { lifecycle, logger })
+        drain(server, { lifecycle, logger, delay })
           .then(() => globalThis[Symbol.for('portal.database')]?.close())
           .catch((error) => logger.error({ err: error }, 'closing the database pool failed'))
           .finally(() => {

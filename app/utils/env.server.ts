@@ -75,6 +75,9 @@ const schema = z.object({
     .transform((v) => v === '1' || v === 'true'),
   // On SIGTERM or SIGINT the web server finishes the requests in flight for at most this many seconds (ADR 026).
   DRAIN_SECONDS: z.coerce.number().min(0).max(3600).default(10),
+  // Before that, for this many seconds it still takes new connections while /readyz already answers 503, so a
+  // load balancer that watches /readyz stops sending before the listener closes (ADR 026).
+  DRAIN_DELAY_SECONDS: z.coerce.number().min(0).max(3600).default(0),
   // Database connections per process; the web server divides them among its workers (server/app-server.js).
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   // Unpaged /api lists streamed at once per process, each on a pooled connection (listStreamsMax in

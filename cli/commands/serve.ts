@@ -86,14 +86,15 @@ async function serve(options: ServeOptions) {
   const stop = async (code: number) => {
     if (stopping) return
     stopping = true
+    const delay = env.DRAIN_DELAY_SECONDS > 0 ? `takes connections for ${env.DRAIN_DELAY_SECONDS} s more, then ` : ''
     console.log(
-      `Stopping: the web server finishes the requests in flight (at most ${env.DRAIN_SECONDS} s), then the database stops.`,
+      `Stopping: the web server ${delay}finishes the requests in flight (at most ${env.DRAIN_SECONDS} s), then the database stops.`,
     )
     clearInterval(sweeper)
     // an export still running is stopped and recorded while the database is still there
     await exportScheduler?.stop()
     await mailSender?.stop()
-    await stopChild(server, (env.DRAIN_SECONDS + 10) * 1000)
+    await stopChild(server, (env.DRAIN_DELAY_SECONDS + env.DRAIN_SECONDS + 10) * 1000)
     await disconnect()
     process.exit(code)
   }

@@ -218,7 +218,8 @@ describe('the web server alone, on DATABASE_URL', () => {
       [path.join(root, 'server', 'app-server.js'), path.join(root, 'build', 'index.js')],
       {
         cwd: root,
-        env: { ...env, DATABASE_URL: url, PORT: String(port), WEB_CONCURRENCY: '1' },
+        // a second of "lame duck" time on SIGTERM: new connections are still taken while /readyz says 503
+        env: { ...env, DATABASE_URL: url, PORT: String(port), WEB_CONCURRENCY: '1', DRAIN_DELAY_SECONDS: '1' },
         stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       },
     )
@@ -255,14 +256,23 @@ describe('the web server alone, on DATABASE_URL', () => {
     expect(JSON.stringify(await profile.json())).toContain('Drained')
   })
 
-  it('drains on SIGTERM: every request in flight is answered, then it exits 0', { timeout: 120_000 }, async () => {
-    const requests = await editsInFlight(serverBase, 20)
-    server.kill('SIGTERM')
-    const done = await requests.finish()
-    expect(done.map((a) => a.status)).toEqual(done.map(() => 200))
-    expect(done.map((a) => a.connection)).toEqual(done.map(() => 'close'))
-    expect(await serverExited).toBe(0)
-  })
+  it(
+    'drains on SIGTERM: takes connections for DRAIN_DELAY_SECONDS, answers every request in flight, exits 0',
+    { timeout: 120_000 },
+    async () => {
+      const requests = await editsInFlight(serverBase, 20)
+      server.kill('SIGTERM')
+      // DRAIN_DELAY_SECONDS: /readyz turns 503 at once, yet a new connection is still taken and answered
+      await until(async () => ((await status('/readyz', serverBase)) === 503 ? true : undefined))
+      const late = await fetch(`${serverBase}/livez`)
+      expect(late.status).toBe(200)
+      expect(late.headers.get('connection')).toBe('close')
+      const done = await requests.finish()
+      expect(done.map((a) => a.status)).toEqual(done.map(() => 200))
+      expect(done.map((a) => a.connection)).toEqual(done.map(() => 'close'))
+      expect(await serverExited).toBe(0)
+    },
+  )
 })
 
 type Answer = { status: number; connection: string | undefined; body: string }

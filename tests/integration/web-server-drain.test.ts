@@ -116,6 +116,31 @@ describe('the drain', () => {
     agent.destroy()
   })
 
+  it('with DRAIN_DELAY_SECONDS, still takes new connections while /readyz says 503, then closes', async () => {
+    const held = heldRoute()
+    const { lifecycle, server, base } = await start(held.loader)
+    const agent = new http.Agent({ keepAlive: true })
+    let closed = false
+    const drained = drain(server, { lifecycle, logger, seconds: 60, delay: 0.4 }).then((cut) => {
+      closed = true
+      return cut
+    })
+
+    // during the delay a new connection is taken: /readyz says the server is stopping, a request is answered
+    // and its connection closed after it
+    expect(await get(`${base}/readyz`, agent)).toMatchObject({ status: 503, connection: 'close' })
+    const answer = get(`${base}/held`, agent)
+    await held.arrived
+    held.release()
+    expect(await answer).toEqual({ status: 200, connection: 'close', body: '{"done":true}' })
+    expect(closed).toBe(false)
+
+    // once the delay is over the listener is closed
+    expect(await drained).toBe(0)
+    await expect(fetch(`${base}/livez`)).rejects.toThrow(/ECONNREFUSED/)
+    agent.destroy()
+  })
+
   it('cuts what still runs after DRAIN_SECONDS, and says how many it cut', async () => {
     const held = heldRoute()
     const { lifecycle, server, base } = await start(held.loader)
