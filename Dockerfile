@@ -23,5 +23,7 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/healthcheck').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# liveness: a database outage is not a reason to replace the container (the portal recovers by itself and
+# /readyz says 503 meanwhile, for a load balancer)
+HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "cli/bin.js", "serve", "--no-build", "--no-demo"]
