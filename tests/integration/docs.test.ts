@@ -20,6 +20,7 @@ const OUTSIDE_NOTES = [
   /§/, // a section of a document the repository does not hold
   /\b(?:DESIGN|STYLE)\.md\b/,
   /portal-spec/,
+  /design card/i,
   /\.\.\/shared\b/,
   /\b(?:the|product) spec\b/i,
   /\bspec['’]s\b/i,
