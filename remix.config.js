@@ -2,7 +2,7 @@ import { flatRoutes } from 'remix-flat-routes'
 
 /** @type {import('@remix-run/dev').AppConfig} */
 export default {
-  // Routes come from remix-flat-routes' folders (`_auth+/`, `admin+/`, `api+/` …), see STYLE.md.
+  // Routes come from remix-flat-routes' folders (`_auth+/`, `admin+/`, `api+/` …), see ADR 001.
   ignoredRouteFiles: ['**/*'],
   routes: async (defineRoutes) =>
     flatRoutes('routes', defineRoutes, {

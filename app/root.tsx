@@ -48,7 +48,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
       </head>
       <body className="min-h-full">
         {children}
-        {/* spec §8: at most 3 notifications, 3 s each, bottom right */}
+        {/* at most 3 notifications, 3 s each, bottom right */}
         <Toaster position="bottom-right" visibleToasts={3} duration={3000} closeButton />
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />

@@ -1,5 +1,5 @@
 /**
- * A search box's text as an ILIKE pattern that matches it anywhere, case-insensitively (spec §5):
+ * A search box's text as an ILIKE pattern that matches it anywhere, case-insensitively:
  * trimmed, at most 100 characters, with LIKE's own wildcards (% _ \) taken literally, and without NUL
  * characters, which PostgreSQL cannot take in text (the query failed).
  */

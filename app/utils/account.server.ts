@@ -8,7 +8,7 @@ import { invalidForm, readForm, submitToService } from './forms.server.ts'
 import { destroySessionCookie, requireUser } from './session.server.ts'
 import { redirectWithSuccess } from './toast.server.ts'
 
-// The profile and password pages exist twice (learner and admin menus, spec §2); one loader and
+// The profile and password pages exist twice (learner and admin menus); one loader and
 // one action each serve both.
 
 export async function profileLoader(request: Request) {
@@ -37,7 +37,7 @@ export async function profileAction(request: Request) {
 
 const PASSWORD_FIELDS = ['currentPassword', 'password', 'confirmPassword']
 
-/** A changed password signs every session out (DESIGN.md §5): this one too, straight to /sign-in. */
+/** A changed password signs every session out (ADR 003): this one too, straight to /sign-in. */
 export async function passwordAction(request: Request) {
   const user = await requireUser(request)
   const submission = parseWithZod(await readForm(request), { schema: PasswordChangeSchema })

@@ -7,7 +7,7 @@ import { getSessionUser, isSameSiteRequest } from './session.server.ts'
 import { noteActingUser } from './request-record.server.ts'
 import { NUL_MESSAGE, nulFieldErrors, urlHasNul } from './text-input.server.ts'
 
-// The /api contract (DESIGN.md §8): JSON `{ message }` with the right status, plus `errors`
+// The /api contract (docs/product.md#the-api): JSON `{ message }` with the right status, plus `errors`
 // (field → text) for validation. Errors become responses here and nowhere else.
 
 export type ApiArgs = LoaderFunctionArgs | ActionFunctionArgs
@@ -107,13 +107,13 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
 /**
  * A JSON object body, with any values from the path over it, handed to a service as its input.
  * Not validated here on purpose: the service parses it with its schema, the one place its rules
- * live (DESIGN.md §2), so each call is checked once and the CLI gets the same checks.
+ * live (ADR 011), so each call is checked once and the CLI gets the same checks.
  */
 export async function readInput<T>(request: Request, fromPath: Record<string, unknown> = {}): Promise<T> {
   return { ...(await readJsonObject(request)), ...fromPath } as T
 }
 
-/** ?page=&size= on a list call: that page only (DESIGN.md §8); without them, the whole list. */
+/** ?page=&size= on a list call: that page only; without them, the whole list. */
 export function pageQuery(url: URL) {
   if (!url.searchParams.has('page') && !url.searchParams.has('size')) return undefined
   const [rawPage, rawSize] = [url.searchParams.get('page') ?? '', url.searchParams.get('size') ?? '']

@@ -60,7 +60,7 @@ const schema = z.object({
   MAIL_FROM: z.string().min(3).default('DataPath Academy <no-reply@datapath.example>'),
   // Queued mail (invitations of an import): at most this many sent per minute, across every process.
   MAIL_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
-  // Upload size limits in megabytes (DESIGN.md §7).
+  // Upload size limits in megabytes.
   UPLOAD_MAX_IMAGE_MB: z.coerce.number().positive().default(5),
   UPLOAD_MAX_DOCUMENT_MB: z.coerce.number().positive().default(50),
   UPLOAD_MAX_ASSESSMENT_MB: z.coerce.number().positive().default(25),

@@ -1,5 +1,5 @@
 /**
- * A duration as hh:mm:ss, dropping a leading 00 hour (spec §9): 125 → "02:05", 3725 → "01:02:05".
+ * A duration as hh:mm:ss, dropping a leading 00 hour: 125 → "02:05", 3725 → "01:02:05".
  * This is arithmetic on a count of seconds, not date formatting.
  */
 export function formatDuration(seconds: number | null | undefined): string {
@@ -14,7 +14,7 @@ export function formatDuration(seconds: number | null | undefined): string {
 
 export const NO_DURATION = 'Course Duration not available'
 
-/** A course's duration, or the spec's "Course Duration not available" when it has none (§8). */
+/** A course's duration, or "Course Duration not available" when it has none. */
 export const formatCourseDuration = (seconds: number | null | undefined) =>
   seconds ? formatDuration(seconds) : NO_DURATION
 
@@ -29,7 +29,7 @@ const REPORT_DATE = new Intl.DateTimeFormat('en-US', {
   timeZone: 'UTC',
 })
 
-/** The portal's dates, MM/dd/yyyy as the access log shows them (spec §9), as UTC days so server and browser agree. */
+/** The portal's dates, MM/dd/yyyy as the access log shows them, as UTC days so server and browser agree. */
 export function formatDate(iso: string): string {
   return REPORT_DATE.format(new Date(iso))
 }

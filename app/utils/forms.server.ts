@@ -90,7 +90,7 @@ export async function readForm(request: Request): Promise<FormData> {
 type ParsedForm<V> = Replyable & ({ status: 'success'; value: V } | { status: 'error' | undefined })
 
 /**
- * A page form that carries one file (DESIGN.md §7). The file comes with the form (no JavaScript:
+ * A page form that carries one file. The file comes with the form (no JavaScript:
  * the multipart field `fileField`) or was uploaded before, its `{ key, link, name }` JSON in
  * `field`. A refused file is shown beside `field` with what was typed kept, and a form its schema
  * or its service refuses leaves no stored file behind.

@@ -6,9 +6,9 @@ import { NewPasswordSchema } from '#app/modules/users/schema.ts'
 import { invalidForm, readForm } from './forms.server.ts'
 import { redirectWithError, redirectWithSuccess } from './toast.server.ts'
 
-// Both readings of the reset page (DESIGN.md §8): /reset-Password/{token} and /reset-password?token=…
+// Both spellings of the reset page: /reset-Password/{token} and /reset-password?token=…
 
-/** A link that cannot be used sends the visitor to /forgot-Password with the spec's message. */
+/** A link that cannot be used sends the visitor to /forgot-Password with the old client's message. */
 export async function resetPageLoader(token: string) {
   if (!(await passwordLinkIsValid(token))) throw await redirectWithError('/forgot-Password', TOKEN_EXPIRED)
   return json(null)

@@ -1,6 +1,6 @@
 import type { MigrationFn } from '#db/migrate.ts'
 
-// The whole data model of the spec (§3) and DESIGN.md in one first migration, written as SQL so
+// The whole first data model in one migration, written as SQL so
 // that every constraint and index is visible in one place. Later changes get their own files.
 export const up: MigrationFn = async ({ context: sql }) => {
   await sql(`
@@ -58,7 +58,7 @@ export const up: MigrationFn = async ({ context: sql }) => {
     );
     CREATE INDEX courses_title_idx ON courses (lower(title));
 
-    -- A content entry is a video (embedUrl) or a file (document or scenario), as in the spec.
+    -- A content entry is a video (embedUrl) or a file (document or scenario).
     CREATE TABLE content_entries (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
       course_id uuid NOT NULL REFERENCES courses (id) ON DELETE CASCADE,
@@ -111,7 +111,7 @@ export const up: MigrationFn = async ({ context: sql }) => {
     );
     CREATE INDEX video_progress_course_idx ON video_progress (user_id, course_id);
 
-    -- The player heartbeat of spec §7 (videoAudit): furthest progress and last view per user and video.
+    -- The old client's player heartbeat (videoAudit): furthest progress and last view per user and video.
     CREATE TABLE video_audits (
       user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
       video_id uuid NOT NULL,

@@ -1,6 +1,6 @@
 import type { MigrationFn } from '#db/migrate.ts'
 
-// Failed sign-ins, for throttling per account and per address (DESIGN.md §8): kept in the database
+// Failed sign-ins, for throttling per account and per address: kept in the database
 // so every app process and a restart see the same counts. Rows older than a day are dropped.
 export const up: MigrationFn = async ({ context: sql }) => {
   await sql(`

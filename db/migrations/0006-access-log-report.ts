@@ -1,6 +1,6 @@
 import type { MigrationFn } from '#db/migrate.ts'
 
-// The access-log report reads viewing by date, for all courses or some (spec §2 /admin/accesslog).
+// The access-log report reads viewing by date, for all courses or some (/admin/accesslog).
 export const up: MigrationFn = async ({ context: sql }) => {
   await sql(`
     CREATE INDEX video_progress_updated_idx ON video_progress (updated_at);

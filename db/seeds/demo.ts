@@ -8,7 +8,7 @@ import { db, sequelize } from '#db/client.ts'
 import { renderCoverPng, renderPdf } from './assets.ts'
 import { DEMO_ACCOUNTS, DEMO_COURSES, DEMO_PASSWORD, DEMO_PROGRAM, embedUrl, type DemoCourse } from './demo-content.ts'
 
-// Demo content for a fresh installation (DESIGN.md §3): courses, a program, one account per role
+// Demo content for a fresh installation: courses, a program, one account per role
 // and some progress, so every screen has something to show on first start.
 
 export { DEMO_ACCOUNTS, DEMO_PASSWORD } from './demo-content.ts'
@@ -25,7 +25,7 @@ const PROGRAM_LEARNERS = ['learner1']
 
 /**
  * Learner 1's viewing, so My Courses shows different percentages and a prerequisite lock:
- * [course, video index, seconds watched]. Watching at least 90 % completes a video (DESIGN.md §6).
+ * [course, video index, seconds watched]. Watching at least 90 % completes a video.
  */
 const PROGRESS: [CourseSlug, number, number][] = [
   ['sql', 0, 143],
@@ -249,7 +249,7 @@ async function insertDemo({
     const completed = watched >= 0.9 * video.duration
     // spread over the last days, oldest first, so "last viewed" in the reports looks like real use
     const daysAgo = PROGRESS.length - index
-    // one bit per second of the video, the first `watched` of them played (DESIGN.md §6)
+    // one bit per second of the video, the first `watched` of them played (ADR 004)
     await sql.query(
       `INSERT INTO video_progress
          (user_id, video_id, course_id, watched, watched_seconds, last_position, completed, completed_at, created_at, updated_at)

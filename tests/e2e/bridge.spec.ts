@@ -5,7 +5,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { SignJWT } from 'jose'
 import { expectAccessible } from './helpers.ts'
 
-// The external bridge (DESIGN.md §8) in Chromium: a partner system signs a 5-minute, single-use token
+// The external bridge (docs/product.md#bridge-links) in Chromium: a partner system signs a 5-minute, single-use token
 // with the app's BRIDGE_SECRET, and its link signs the seeded learner into the course once.
 
 const LEARNER_EMAIL = 'learner1@example.com'

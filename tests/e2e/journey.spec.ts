@@ -97,7 +97,7 @@ test.describe('the learner journey', () => {
     await expect(page.getByRole('heading', { name: COURSE, level: 1 })).toBeVisible()
     await expectAccessible(page, 'the course page')
 
-    // the locked video answers with the spec's toast
+    // the locked video answers with the lock toast
     await page.getByRole('link', { name: new RegExp(`^\\d+\\. ${LOCKED}`) }).click()
     await expect(page.getByText(`You have to finish ${PREREQUISITE} videos to unlock this video`)).toBeVisible()
 

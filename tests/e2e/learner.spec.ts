@@ -58,7 +58,7 @@ test('the video page tabs switch from the keyboard, with one tab stop', async ({
   await expect(page.getByRole('tabpanel', { name: 'Contents' })).toBeVisible()
 })
 
-test('the first video has Previous disabled, and a locked video answers with the spec toast', async ({ page }) => {
+test('the first video has Previous disabled, and a locked video answers with the lock toast', async ({ page }) => {
   await signIn(page, 'learner1', DEMO_PASSWORD)
   await startCourse(page, 'Data Modelling')
   const links = page.getByRole('region', { name: 'Contents' }).getByRole('link')

@@ -77,7 +77,7 @@ test('an admin adds a learner who recovers a password by mail and arrives throug
   await expect(tab.getByText('Your password is set. Sign in with it now.')).toBeVisible()
   await signIn(tab, LEARNER.userName, 'Learner-own2!')
   await expect(tab.getByTestId('course-card')).toHaveCount(3)
-  // the same link again is refused with the spec's message
+  // the same link again is refused with the old client's message
   await tab.goto(link as string)
   await expect(tab).toHaveURL(/\/forgot-Password$/)
   await expect(tab.getByText('Token Expired, Please enter your email id to verify again.')).toBeVisible()

@@ -33,7 +33,7 @@ test('wrong credentials show the same toast for a known and an unknown account',
   }
 })
 
-test('empty fields show the spec messages, and the password toggle reveals the text', async ({ page }) => {
+test('empty fields show the old client’s messages, and the password toggle reveals the text', async ({ page }) => {
   await page.goto('/sign-In')
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible()
   await page.getByRole('button', { name: 'Sign In' }).click()
@@ -47,7 +47,7 @@ test('empty fields show the spec messages, and the password toggle reveals the t
   await expect(page.getByRole('link', { name: 'Forgot Password?' })).toHaveAttribute('href', '/forgot-Password')
 })
 
-test('the form works without JavaScript and answers with the spec messages', async ({ browser }) => {
+test('the form works without JavaScript and answers with the old client’s messages', async ({ browser }) => {
   const context = await browser.newContext({ javaScriptEnabled: false })
   const page = await context.newPage()
   await page.goto('/sign-in')

@@ -53,7 +53,7 @@ describe('POST /api/category/accessLog and GET /api/category/allusers', () => {
       }),
     ])
     const march = await body<{ data: Entry[] }>(
-      // the spec's MM/dd/yyyy (§9) and the date inputs' yyyy-MM-dd both name a day
+      // the report's MM/dd/yyyy and the date inputs' yyyy-MM-dd both name a day
       await report({ startDate: '03/03/2026', endDate: '2026-03-03', courses: [sql.id, etl.id] }, admin.token),
     )
     expect(march.data.map((e) => e.chapter)).toEqual(['Select'])
@@ -136,7 +136,7 @@ describe('POST /api/category/accessLog and GET /api/category/allusers', () => {
 })
 
 describe('the Access Log page', () => {
-  it('filters with a GET form and shows the spec’s columns, or what is wrong with the filter', async () => {
+  it('filters with a GET form and shows the report’s columns, or what is wrong with the filter', async () => {
     const { sql } = await viewing()
     const cookie = await sessionCookieFor((await makeCoach()).userName)
     const page = (await (

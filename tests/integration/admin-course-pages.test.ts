@@ -240,7 +240,7 @@ async function renderPage(page: PageModule, pattern: string, path: string, cooki
   return renderToString(createElement(StaticRouterProvider, { router, context, hydrate: false }))
 }
 
-describe('the course page’s buttons and empty tabs (spec §2)', () => {
+describe('the course page’s buttons and empty tabs', () => {
   const render = (courseId: string, tab: string, cookie?: string) =>
     renderPage(coursePage as PageModule, '/admin/course/:courseId', `/admin/course/${courseId}?tab=${tab}`, cookie)
   /** The link with this text, if the page shows it. */
@@ -287,7 +287,7 @@ describe('the course page’s buttons and empty tabs (spec §2)', () => {
     }
   })
 
-  it('open a document by its name in a viewer that shows a PDF and offers it for download (spec §2)', async () => {
+  it('open a document by its name in a viewer that shows a PDF and offers it for download', async () => {
     const course = await makeCourse()
     const document = await makeDocument(course.id, { name: 'handbook.pdf' })
     const link = `/files/${encodeURIComponent(document.fileKey)}`

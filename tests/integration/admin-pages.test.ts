@@ -288,7 +288,7 @@ describe('Add Documents and Add Scenarios', () => {
     ])
   })
 
-  it('answer a form with neither course nor file with both spec messages', async () => {
+  it('answer a form with neither course nor file with both of the old client’s messages', async () => {
     const before = await storedFileCount()
     const response = await post(addDocuments, '/admin/addDocuments', [
       ['documentType', 'Document'],
@@ -453,7 +453,7 @@ describe('Add New Program', () => {
     expect(html.lastIndexOf('type="checkbox"')).toBeLessThan(html.indexOf('type="file"'))
   })
 
-  it('shows the spec messages beside their fields and keeps what was typed and ticked, without JavaScript', async () => {
+  it('shows the old client’s messages beside their fields and keeps what was typed and ticked, without JavaScript', async () => {
     const html = await renderPage(newProgram as PageModule, '/admin/newProgram', {
       form: [
         ...programFields('Kept Program Title').filter(([name]) => name !== 'price'),
@@ -541,7 +541,7 @@ describe('Add New Program', () => {
     })
   })
 
-  it('answers an empty form with every spec message and deletes the image it brought', async () => {
+  it('answers an empty form with every one of the old client’s messages and deletes the image it brought', async () => {
     const before = await storedFileCount()
     const response = await post(newProgram, '/admin/newProgram', [
       ['title', ''],

@@ -23,8 +23,8 @@ import {
 import { sessionCookieFor } from '#tests/sessions.ts'
 import { BASE, body, call } from '#tests/requests.ts'
 
-// Reviewing learners' assessment uploads on the admin side: the two /api calls of spec §7 with the
-// expanded shape of spec §3, and the User Assignment Documents list and viewer pages.
+// Reviewing learners' assessment uploads on the admin side: the two /api calls with the old client's
+// expanded shape (learner, course and scenario as objects), and the User Assignment Documents list and viewer pages.
 
 type Expanded = {
   _id: string
@@ -119,7 +119,7 @@ beforeAll(async () => {
 })
 
 describe('GET /api/assignmentDocuments/getAssignmentDocuments', () => {
-  it('gives the admin side every upload, newest first, expanded as spec §3 says', async () => {
+  it('gives the admin side every upload, newest first, expanded as the old client reads it', async () => {
     const older = await makeAssessment({
       firstName: 'Olga',
       lastName: 'Older',

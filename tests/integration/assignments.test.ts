@@ -23,7 +23,7 @@ describe('assignCourse and assignProgram', () => {
     expect((await listAssignedCourses(learner)).map((c) => c.title)).toEqual(['P one', 'P two'])
   })
 
-  it('answer the spec messages, refuse coaches and learners, and assign only to learners', async () => {
+  it('answer the old client’s messages, refuse coaches and learners, and assign only to learners', async () => {
     const [admin, learner, coach] = [await makeAdmin(), await makeLearner(), await makeCoach()]
     await expect(assignCourse(admin, { userId: learner.id, courseId: '' })).rejects.toThrow(
       'Course is a required field to assign',

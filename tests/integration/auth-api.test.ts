@@ -34,7 +34,7 @@ describe('POST /api/user/login', () => {
     expect(b).toEqual(a)
   })
 
-  it('answers 400 with { message, errors } for missing fields, with the spec messages', async () => {
+  it('answers 400 with { message, errors } for missing fields, with the old client’s messages', async () => {
     const response = await login({})
     expect(response.status).toBe(400)
     expect(await body(response)).toEqual({

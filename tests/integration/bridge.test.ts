@@ -34,7 +34,7 @@ import { portal } from '#tests/cli.ts'
 import { body, call } from '#tests/requests.ts'
 import { toastOf } from '#tests/sessions.ts'
 
-// The external bridge (DESIGN.md §8): a partner signs a 5-minute, single-use HS256 token naming the
+// The external bridge (docs/product.md#bridge-links): a partner signs a 5-minute, single-use HS256 token naming the
 // learner; the link signs them in and opens the course, or refuses and signs nobody in.
 
 const now = () => Math.floor(Date.now() / 1000)
@@ -162,7 +162,7 @@ describe('the /ibridge/program/{token} and /ibridge/admin/{token} links', () => 
     expect(await toastOf(response)).toBeUndefined()
     const cookie = sessionCookie(response)
     expect((await call(coursesLoader, '/courses', { headers: { Cookie: cookie! } })).status).toBe(200)
-    // a token with no course after it opens My Courses too (spec §4: "no courseId, to /courses")
+    // a token with no course after it opens My Courses too
     const bare = await open(`/ibridge/${await partnerToken(learner.email)}`)
     expect(bare.headers.get('Location')).toBe('/courses')
     expect(sessionCookie(bare)).toBeDefined()

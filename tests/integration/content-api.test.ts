@@ -33,7 +33,7 @@ import {
 import { pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
 import { body, call } from '#tests/requests.ts'
 
-// Every course-content call of spec §7: success, each validation failure, and each role.
+// Every course-content call of the /api: success, each validation failure, and each role.
 
 type Actors = Record<'learner' | 'coach' | 'admin' | 'superadmin', { id: string; token: string }>
 let as: Actors
@@ -204,7 +204,7 @@ describe('POST /api/category/course and PUT editCourseDetails', () => {
     expect(course).toMatchObject({ title: 'Window Functions', courseImage: image, duration: null, videos: [] })
   })
 
-  it('answer each missing field with the spec message and write nothing', async () => {
+  it('answer each missing field with the old client’s message and write nothing', async () => {
     const { Course } = await db()
     const before = await Course.count()
     const response = await send(createCourseRoute, 'POST', '/api/category/course', {}, as.admin.token)
@@ -388,7 +388,7 @@ describe('PUT /api/category/editVideo/{videoId}', () => {
     expect(await body(response)).toMatchObject({ video: { title: 'Hidden revised', visibility: false, preview: true } })
   })
 
-  it('refuses a prerequisite on itself or through a cycle, and the spec messages for empty fields', async () => {
+  it('refuses a prerequisite on itself or through a cycle, and the old client’s messages for empty fields', async () => {
     const course = await makeCourse({ videos: [{ title: 'A' }, { title: 'B', after: [0] }] })
     const [a, b] = course.videos
     const edit = (videoId: string, json: Record<string, unknown>) =>
@@ -546,7 +546,7 @@ describe('documents and scenarios', () => {
     expect(again.status).toBe(409)
   })
 
-  it('POST addDocument answers the spec messages and refuses files that are not course documents', async () => {
+  it('POST addDocument answers the old client’s messages and refuses files that are not course documents', async () => {
     const empty = await send(addDocumentRoute, 'POST', '/x', {}, as.admin.token)
     expect(await body(empty)).toMatchObject({
       errors: { courseId: 'Please select a course', document: 'Please Upload a document' },
@@ -582,7 +582,7 @@ describe('documents and scenarios', () => {
     await expectAdminsOnly((token) =>
       send(editDocumentRoute, 'PUT', '/x', { courseId: course.id, orderId: 3 }, token, { documentId: document.id }),
     )
-    // the spec's payload (§7) carries no orderId: the document keeps its place
+    // the old client's payload carries no orderId: the document keeps its place
     const second = await makeDocument(course.id, { name: 'second.pdf', orderId: 1 })
     const kept = await edit({ visibility: true }, as.admin.token)
     expect(kept.status).toBe(200)

@@ -5,7 +5,7 @@ import { courseProgress } from '#app/modules/progress/rules.server.ts'
 import { makeCourse, makeLearner } from '#tests/factories.ts'
 
 // A course's duration is worked out in SQL for lists (the catalogue, My Courses) and in code for one
-// course's page (courseDto). Both must give the same answer in every case (spec §8).
+// course's page (courseDto). Both must give the same answer in every case.
 
 const CASES = [
   { name: 'no videos', videos: [], duration: null },

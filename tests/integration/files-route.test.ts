@@ -14,7 +14,7 @@ import {
 import { sessionCookieFor } from '#tests/sessions.ts'
 import { call } from '#tests/requests.ts'
 
-// GET /files/{key} (DESIGN.md §7, §8): who may fetch a stored file, by cookie session or Bearer
+// GET /files/{key} (docs/product.md#uploads-and-assessments): who may fetch a stored file, by cookie session or Bearer
 // token, and the headers it is served with.
 
 type Learner = Awaited<ReturnType<typeof makeLearner>>

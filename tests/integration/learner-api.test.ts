@@ -35,7 +35,7 @@ describe('GET /api/category/assignedCourses/{userId}', () => {
             duration: 200,
             courseProgress: 50,
             percentage: 25,
-            // the spec's courseImage { link, key, name } (§3)
+            // the old client's courseImage { link, key, name }
             courseImage: { key: image.key, link: `/files/${image.key}`, name: 'warehouse.png' },
           }),
         ],
@@ -88,7 +88,7 @@ describe('assessments', () => {
     expect((await body<{ data: unknown[] }>(await list((await makeCoach()).token, learner.id))).data).toHaveLength(1)
   })
 
-  it('answers the spec messages and refuses files that are not the learner’s own assessment', async () => {
+  it('answers the old client’s messages and refuses files that are not the learner’s own assessment', async () => {
     const { learner, course, scenario, file } = await setup()
     expect(await body(await upload(learner.token, { courseId: course.id }))).toMatchObject({
       errors: { relatedScenarioId: 'Please choose a scenario', document: 'Please Upload a document' },

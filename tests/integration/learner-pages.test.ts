@@ -43,7 +43,7 @@ describe('the public catalogue', () => {
     expect(text).not.toContain('embed')
   })
 
-  it('plays a free preview and refuses any other video with the spec message', async () => {
+  it('plays a free preview and refuses any other video with the old client’s message', async () => {
     const course = await makeCourse({ videos: [{ title: 'Teaser', preview: true }, { title: 'Paid lesson' }] })
     const [teaser, paid] = course.videos
     const open = (videoId: string) =>

@@ -54,7 +54,7 @@ describe('the sign-in page', () => {
     expect(response.headers.get('Location')).toBe('/admin/dashboard')
   })
 
-  it('answers wrong credentials with 401, the spec message as a toast, and no session', async () => {
+  it('answers wrong credentials with 401, the old client’s message as a toast, and no session', async () => {
     const learner = await makeLearner()
     for (const login of [learner.userName, 'nobody-here']) {
       const { response } = await signIn(login, 'Wrong-pass1!')
@@ -84,7 +84,7 @@ describe('the sign-in page', () => {
     expect(crossSite.headers.get('Set-Cookie')).toBeNull()
   })
 
-  it('answers empty fields with the spec messages', async () => {
+  it('answers empty fields with the old client’s messages', async () => {
     const response = await call(signInAction, '/sign-in', { method: 'POST', body: new URLSearchParams({}) })
     expect(response.status).toBe(400)
     const data = (await response.json()) as { result: { error: Record<string, string[]> } }
@@ -163,7 +163,7 @@ describe('the course and video pages', () => {
     expect(await toastOf(response)).toMatchObject({ type: 'error', message: 'This course is not assigned to you.' })
   })
 
-  it('give the neighbours of a video and refuse a locked one with the spec message', async () => {
+  it('give the neighbours of a video and refuse a locked one with the lock toast', async () => {
     const learner = await makeLearner()
     const course = await makeCourse({
       videos: [{ title: 'One' }, { title: 'Two' }, { title: 'Three', after: [1] }],

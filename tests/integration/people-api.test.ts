@@ -99,7 +99,7 @@ describe('POST /api/user/register', () => {
     expect(mail.text).toContain(`http://portal.test/reset-Password/${token}`)
     const { User } = await db()
     const invited = await User.findOne({ where: { userName: data.userName } })
-    // an invitation lasts 7 days (DESIGN.md §8)
+    // an invitation lasts 7 days
     expect(await linkLifetimeSeconds(invited?.id ?? '', 'invite')).toBeCloseTo(7 * 24 * 60 * 60, 0)
     const reset = await post(
       resetRoute,
@@ -113,7 +113,7 @@ describe('POST /api/user/register', () => {
     expect((await login({ email: data.userName, password: 'Chosen-pass9!' })).user.email).toBe(data.email)
   })
 
-  it('answers duplicates with 409 and the spec’s email / userName fields, and invalid input with firstName', async () => {
+  it('answers duplicates with 409 and the old client’s email / userName fields, and invalid input with firstName', async () => {
     const admin = await makeAdmin()
     const first = person()
     await post(registerRoute, first, admin.token)
@@ -200,7 +200,7 @@ describe('password recovery', () => {
     })
     expect(row.token_hash).toBe(createHash('sha256').update(token).digest('hex'))
     expect(row.token_hash).not.toContain(token)
-    // a reset link lasts one hour (DESIGN.md §5)
+    // a reset link lasts one hour
     expect(await linkLifetimeSeconds(learner.id, 'reset')).toBeCloseTo(60 * 60, 0)
 
     const reset = (json: unknown) => post(resetRoute, json, undefined, { token })
@@ -287,7 +287,7 @@ describe('POST /api/user/coach', () => {
 })
 
 describe('assigning courses and programs through /api', () => {
-  it('assigns for admins only, twice harmlessly, with the spec messages', async () => {
+  it('assigns for admins only, twice harmlessly, with the old client’s messages', async () => {
     const [admin, learner] = [await makeAdmin(), await makeLearner()]
     const course = await makeCourse()
     const assign = (json: unknown, token?: string) => post(assignCourseRoute, json, token, { userId: learner.id })

@@ -242,7 +242,7 @@ describe('the password recovery pages', () => {
     expect((await login({ email: learner.email, password: 'Query-link1!' })).user.id).toBe(learner.id)
   })
 
-  it('answer the spec messages on both forms', async () => {
+  it('answer the old client’s messages on both forms', async () => {
     const empty = await call(forgotPage.action as never, '/forgot-Password', {
       method: 'POST',
       body: new URLSearchParams({}),

@@ -10,7 +10,7 @@ const put = (route: { action: unknown }, token: string, json: unknown) =>
   call(route.action as never, '/x', { method: 'PUT', token, json })
 
 describe('PUT /api/user/editProfile', () => {
-  it('changes one’s own names, never the email, and answers the spec messages', async () => {
+  it('changes one’s own names, never the email, and answers the old client’s messages', async () => {
     const learner = await makeLearner()
     const ok = await put(editProfileRoute, learner.token, {
       userId: learner.id,
@@ -102,7 +102,7 @@ describe('PUT /api/user/profilePassword', () => {
     expect((await login({ email: learner.userName, password: 'Fresh-pass2@' })).user.id).toBe(learner.id)
   })
 
-  it('answers the spec messages', async () => {
+  it('answers the old client’s messages', async () => {
     const learner = await makeLearner()
     const empty = await put(passwordRoute, learner.token, { userId: learner.id })
     expect(await body(empty)).toMatchObject({
@@ -118,7 +118,7 @@ describe('PUT /api/user/profilePassword', () => {
       newPassword: 'weakpass',
       confirmPassword: 'other',
     })
-    // named as the spec's client sent it; a client that says password hears password
+    // named as the old client sent it; a client that says password hears password
     expect(await body(weak)).toEqual({
       message: 'min 8 char with 1 lower, upper, number & symbol',
       errors: {

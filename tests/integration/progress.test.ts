@@ -10,7 +10,7 @@ import { db, sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
 
-// The progress rules of DESIGN.md §6: unique seconds, skipping ahead, two tabs, the 90 % threshold,
+// The progress rules (docs/product.md#progress): unique seconds, skipping ahead, two tabs, the 90 % threshold,
 // resume, prerequisites, visibility and the percent cap.
 
 async function setup(videos: NonNullable<Parameters<typeof makeCourse>[0]>['videos'] = [{ duration: 100 }]) {

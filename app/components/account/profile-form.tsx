@@ -7,7 +7,7 @@ import { ProfileSchema } from '#app/modules/users/schema.ts'
 
 type Profile = { firstName: string; lastName: string; userName: string; email: string }
 
-/** Edit Profile (spec §2, §5): names and username; the email is shown but cannot change. */
+/** Edit Profile: names and username; the email is shown but cannot change. */
 export function ProfileForm({ profile, lastResult }: { profile: Profile; lastResult?: SubmissionResult<string[]> }) {
   const navigation = useNavigation()
   const [form, fields] = useForm({

@@ -270,7 +270,7 @@ export function DeleteEntryDialog({
   )
 }
 
-/** About 1000 px wide (spec §9): what /files serves inline (PDFs, images) shown, other types by download. */
+/** About 1000 px wide: what /files serves inline (PDFs, images) shown, other types by download. */
 export function ViewDocumentDialog({ document, closeTo }: { document: DocumentDto; closeTo: string }) {
   const name = document.document.name
   const inline = isInlineType(document.contentType)

@@ -5,7 +5,7 @@ import { SortableList, type SortableItem } from '#app/components/ui/sortable-lis
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 
 /**
- * The rearrange pages (spec §2): drag, keyboard or Move up/down, then Save posts the ids in their
+ * The rearrange pages: drag, keyboard or Move up/down, then Save posts the ids in their
  * new order; the server gives each its zero-based position and returns to the course. Before (or
  * without) JavaScript, each item has a position number instead.
  */

@@ -1,4 +1,4 @@
-/** A progress bar with its percent; the value is capped at 100 (spec §9). */
+/** A progress bar with its percent; the value is capped at 100. */
 export function ProgressBar({ percent, label }: { percent: number; label: string }) {
   const value = Math.max(0, Math.min(100, Math.round(percent)))
   return (

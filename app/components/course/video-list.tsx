@@ -5,7 +5,7 @@ import { formatDuration } from '#app/utils/format.ts'
 /**
  * The numbered list of a course's videos: a green check on completed ones; a locked one (its
  * prerequisites unfinished) in red. Locked links still go to the video, whose page answers with
- * the spec's toast, so the rule lives in one place on the server.
+ * the lock toast, so the rule lives in one place on the server.
  */
 export function VideoList({
   courseId,

@@ -13,7 +13,7 @@ const ITEMS: { to: string; label: string; end?: boolean; adminOnly?: boolean }[]
   { to: '/admin/exports', label: 'Scheduled exports' },
 ]
 
-/** The admin area's side menu (spec §2); admins and the super admin see their own pages too. */
+/** The admin area's side menu; admins and the super admin see their own pages too. */
 export function AdminSideMenu({ isAdmin }: { isAdmin: boolean }) {
   return (
     <nav aria-label="Admin" className="flex flex-col gap-1 p-3">

@@ -18,8 +18,8 @@ export type PingHost = {
 }
 
 /**
- * The access-log ping of spec §4: once when the page shows, then every 60 s while it is visible
- * (Page Visibility API), and again when the tab comes back. Failures are only logged (spec §8).
+ * The access-log ping (docs/product.md#access-log): once when the page shows, then every 60 s while it is visible
+ * (Page Visibility API), and again when the tab comes back. Failures are only logged.
  * Answers the function that stops the pings.
  */
 export function startAccessLogPings({ pageName, courseId, videoId }: AccessLogPing, host: PingHost): () => void {

@@ -6,7 +6,7 @@ import { NewCoachSchema, RegisterSchema } from '#app/modules/users/schema.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 
 /**
- * The registration popup (Create New User, Create New Admin: spec §5's rules) and the Create New
+ * The registration popup (Create New User, Create New Admin: the registration rules) and the Create New
  * Coach popup (no password: the coach chooses one from the invitation mail).
  */
 export function PersonForm({

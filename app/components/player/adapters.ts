@@ -1,7 +1,7 @@
 import type { VideoProvider } from './provider.ts'
 
 // Player adapters: one small object per player protocol, all reporting the playhead the same way,
-// so the tracker and the heartbeats never know which player is on the page (DESIGN.md §6).
+// so the tracker and the heartbeats never know which player is on the page.
 
 export type PlayerState = 'playing' | 'paused' | 'ended' | 'buffering'
 export type TimeListener = (time: number, state: PlayerState) => void

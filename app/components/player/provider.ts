@@ -1,6 +1,6 @@
 import { PRIVACY_ENHANCED_HOST, VIMEO_PLAYER_HOST, YOUTUBE_HOSTS } from '#app/modules/content/video-hosts.ts'
 
-// Which player protocol an embed address speaks (DESIGN.md §6): the progress logic talks to the
+// Which player protocol an embed address speaks: the progress logic talks to the
 // player through an adapter, so a local stand-in that speaks YouTube's protocol works in tests.
 
 export type VideoProvider = 'youtube' | 'vimeo' | 'html5' | 'none'
@@ -32,7 +32,7 @@ export function videoProvider(embedUrl: string): VideoProvider {
   return 'none'
 }
 
-/** The privacy-enhanced YouTube host: the only one whose views are audited (spec §4 "Video audit"). */
+/** The privacy-enhanced YouTube host: the only one whose views are audited (docs/product.md#progress). */
 export function isPrivacyEnhanced(embedUrl: string): boolean {
   return parse(embedUrl)?.hostname.toLowerCase() === PRIVACY_ENHANCED_HOST
 }

@@ -10,7 +10,7 @@ export type { ProgressAnswer } from './reporter.ts'
 export type PlayerVideo = {
   id: string
   title: string
-  /** Stored normalised and allow-listed by the server (DESIGN.md §6). */
+  /** Stored normalised and allow-listed by the server (app/modules/content/embed.ts). */
   embedUrl: string
   /** Seconds, when the portal knows it. */
   duration: number | null

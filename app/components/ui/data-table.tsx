@@ -49,7 +49,7 @@ export type DataTableProps<Row> = {
 const INTERACTIVE = 'a, button, input, select, textarea, label, summary, [role="button"], [role="link"]'
 
 /**
- * A server-paged admin table (DESIGN.md §8): paging, sorting, page size and search are plain GET
+ * A server-paged admin table (docs/product.md#admin-pages): paging, sorting, page size and search are plain GET
  * links and forms on the current URL, so they work without JavaScript, can be bookmarked, and keep
  * any other query parameter (a filter) as they are. Read the query back with `parseTableQuery`.
  */

@@ -4,7 +4,7 @@ import { Spinner } from './spinner.tsx'
 
 const WIDTHS = {
   md: 'max-w-lg',
-  // the document viewer (spec §9: about 1000 px wide)
+  // the document viewer, about 1000 px wide
   xl: 'max-w-[1000px]',
 } as const
 

@@ -1,6 +1,6 @@
 import { type ReactNode } from 'react'
 
-/** What a list or table shows when it has nothing, e.g. "No Data Found" (spec §8), with an optional way on. */
+/** What a list or table shows when it has nothing, e.g. "No Data Found", with an optional way on. */
 export function EmptyState({
   title,
   text,

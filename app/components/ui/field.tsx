@@ -12,7 +12,7 @@ type ControlProps = { id: string; 'aria-describedby'?: string; 'aria-invalid'?: 
 
 /**
  * A label, the control, and its error text below; the error line keeps its room so buttons below do
- * not move as errors come and go (DESIGN.md §9). conform's props carry a `key`, which React wants on
+ * not move as errors come and go (a real click could miss them). conform's props carry a `key`, which React wants on
  * the element itself rather than spread.
  */
 function FieldFrame({

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type ChangeEvent, type ReactNode } from 'react'
 import { Spinner } from './spinner.tsx'
 
-/** What the upload calls answer and what a form stores (DESIGN.md §7). */
+/** What the upload calls answer and what a form stores (docs/product.md#uploads-and-assessments). */
 export type FileInfo = { key: string; link: string; name: string }
 
 export type FileUploadProps = {

@@ -1,4 +1,4 @@
-/** Rows per page an admin table offers (spec §9); the first is the default. */
+/** Rows per page an admin table offers; the first is the default. */
 export const PAGE_SIZES = [7, 14, 21] as const
 export type PageSize = (typeof PAGE_SIZES)[number]
 export const DEFAULT_PAGE_SIZE: PageSize = 7

@@ -10,7 +10,7 @@ export type ToggleProps = {
   checked?: boolean
   defaultChecked?: boolean
   onChange?: (checked: boolean) => void
-  /** The word shown for true: "Unhide" for Visibility, "Yes" for Preview (spec §4). */
+  /** The word shown for true: "Unhide" for Visibility, "Yes" for Preview. */
   onLabel?: string
   /** The word shown for false: "Hide", "No". */
   offLabel?: string

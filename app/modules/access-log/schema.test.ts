@@ -4,7 +4,7 @@ import { AccessLogFilterSchema } from './schema.ts'
 const parse = (filter: Record<string, unknown>) => AccessLogFilterSchema.safeParse(filter)
 
 describe('the access-log filter dates', () => {
-  it('take the spec’s MM/dd/yyyy and the date inputs’ yyyy-MM-dd as the same day', () => {
+  it('take the report’s MM/dd/yyyy and the date inputs’ yyyy-MM-dd as the same day', () => {
     expect(parse({ startDate: '03/15/2026', endDate: '2026-03-16' })).toMatchObject({
       success: true,
       data: { startDate: '2026-03-15', endDate: '2026-03-16', courses: [] },

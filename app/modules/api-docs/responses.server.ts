@@ -12,7 +12,7 @@ extendZodWithOpenApi(z)
 
 const id = z.string().uuid()
 const timestamp = z.string().datetime()
-/** Seconds of video; null where a video's length is unknown (spec §8). */
+/** Seconds of video; null where a video's length is unknown. */
 const seconds = z.number().nullable()
 
 export const ApiError = z
@@ -185,7 +185,7 @@ export const Assessment = z
   .strict()
   .openapi('Assessment')
 
-/** An upload as the admin side reads it, with the learner, course and scenario expanded (spec §3). */
+/** An upload as the admin side reads it, with the learner, course and scenario expanded. */
 export const ExpandedAssessment = z
   .object({
     _id: id,

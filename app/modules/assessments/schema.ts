@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { fileRef } from '../content/schema.ts'
 
-// A learner's assessment: an uploaded file registered against one of the course's scenarios (spec §4, §5).
+// A learner's assessment: an uploaded file registered against one of the course's scenarios.
 
 export const UploadAssessmentSchema = z.object({
   courseId: z.string({ required_error: 'Course is required.' }).uuid('Course is required.'),

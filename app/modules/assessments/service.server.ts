@@ -89,7 +89,7 @@ export async function listAssessments(
   })
 }
 
-// ——— Reviewing uploads on the admin side (spec §2 assignmentDocumentList / assignmentDocumentViewer) ———
+// ——— Reviewing uploads on the admin side (assignmentDocumentList / assignmentDocumentViewer) ———
 
 /** One learner upload as the admin side reviews it: who, for which course and scenario, which file. */
 export type AssessmentReviewRow = {
@@ -256,7 +256,7 @@ export async function getAssessment(actor: Actor, id: string): Promise<Assessmen
   return { ...reviewRow(record), contentType: record.content_type }
 }
 
-/** An upload as spec §3 says the admin list expands it (userId, courseId and relatedScenarioId as objects). */
+/** An upload as the admin list expands it for the old client (userId, courseId and relatedScenarioId as objects). */
 export function expandedAssessment(row: AssessmentReviewRow) {
   return {
     _id: row._id,

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { IMPORT_DELIMITERS } from '../users/import-schema.ts'
 
-// Spec §5: "Course is a required field to assign" and, for programs, "Course is required field to assign".
+// The old client's messages: "Course is a required field to assign" and, for programs, "Course is required field to assign".
 const id = (message: string) =>
   z.string({ required_error: message, invalid_type_error: message }).trim().min(1, message).uuid(message)
 

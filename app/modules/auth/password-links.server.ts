@@ -11,7 +11,7 @@ import { FORGOT_PASSWORD_ANSWER, TOKEN_EXPIRED } from './schema.ts'
 import { hashPassword } from './password.server.ts'
 import { recordPasswordChange } from './sign-ins.server.ts'
 
-// Reset and invitation links (DESIGN.md §5, §8): 256 random bits, only their SHA-256 kept, single
+// Reset and invitation links (docs/product.md#sign-in-and-sessions): 256 random bits, only their SHA-256 kept, single
 // use, 1 hour for a reset and 7 days for an invitation; a newer link cancels the older ones, and
 // using one signs every session out. Links are built from PUBLIC_URL, never from the Host header.
 
@@ -61,7 +61,7 @@ export async function mailPasswordLink(
 
 /**
  * Stores a new password hash, inside the caller's transaction: the token version moves on, which
- * signs out every session and token (DESIGN.md §5), and every reset or invitation link sent before
+ * signs out every session and token (ADR 003), and every reset or invitation link sent before
  * stops working; earlier wrong passwords for the account no longer count against sign-in. A reset and a
  * password change both end here.
  */

@@ -1,4 +1,4 @@
-// role.r_id as the spec numbers them (DESIGN.md §4).
+// role.r_id as the /api and the old client number them (docs/product.md#roles).
 export const ROLE = { superAdmin: 1, learner: 2, admin: 3, coach: 4 } as const
 export type RoleId = (typeof ROLE)[keyof typeof ROLE]
 
@@ -24,7 +24,7 @@ export const ROLE_BY_NAME = {
 export type Actor = { id: string | null; roleId: RoleId }
 export const SYSTEM: Actor = { id: null, roleId: ROLE.superAdmin }
 
-/** Ids 1, 3 and 4 land on the admin side (spec §2, §6). */
+/** Ids 1, 3 and 4 are the admin side, and land on its dashboard. */
 export const isAdminSide = (roleId: number) =>
   roleId === ROLE.superAdmin || roleId === ROLE.admin || roleId === ROLE.coach
 /** Coaches read the admin side; only admins and the super admin change things. */

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-// The spec's messages (§5), shared by the sign-in form and POST /api/user/login.
+// The old client's messages, shared by the sign-in form and POST /api/user/login.
 export const LoginSchema = z.object({
   email: z
     .string({ required_error: 'Username / Email is required field.' })
@@ -14,14 +14,14 @@ export const LoginSchema = z.object({
 })
 export type LoginInput = z.infer<typeof LoginSchema>
 
-/** POST /api/user/forgotPassword: an email or a username (DESIGN.md §8), with the spec's messages (§5). */
+/** POST /api/user/forgotPassword: an email or a username, with the old client's messages. */
 const emailOrName = z
   .string({ required_error: 'Email is required field.' })
   .trim()
   .min(1, 'Email is required field.')
   .max(254, 'Email is invalid.')
 export const ForgotPasswordSchema = z.object({ userNameOrEmail: emailOrName })
-/** The Forgot Password page asks for the email, as spec §5 says. */
+/** The Forgot Password page asks for the email, as the old client did. */
 export const ForgotPasswordFormSchema = z.object({ email: emailOrName.email('Email is invalid.') })
 
 export const WRONG_CREDENTIALS = 'Invalid Username/Email or Password.'
@@ -29,10 +29,10 @@ export const WRONG_CREDENTIALS = 'Invalid Username/Email or Password.'
 /** The profile page's "Log out everywhere" button: `intent` set to this. */
 export const LOG_OUT_EVERYWHERE_INTENT = 'logout-everywhere'
 
-/** What forgotPassword answers, whether or not an account matches (DESIGN.md §5). */
+/** What forgotPassword answers, whether or not an account matches, so it tells nobody which accounts exist. */
 export const FORGOT_PASSWORD_ANSWER =
   'If an account matches, we have sent it a link to reset the password. Check your mail; the link works for one hour.'
-/** spec §8: an unusable reset link */
+/** The old client's words for an unusable reset link. */
 export const TOKEN_EXPIRED = 'Token Expired, Please enter your email id to verify again.'
 
 /** What came of a sign-in attempt, as the record of sign-ins keeps it ('checking' while its password is checked). */

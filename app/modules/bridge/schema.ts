@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-// The external bridge (DESIGN.md §8): what a partner system's sign-in link may say, and what we
+// The external bridge (docs/product.md#bridge-links): what a partner system's sign-in link may say, and what we
 // answer when it cannot be used. Shared by the /ibridge page, the /api/ibridge calls and the CLI.
 
 /** A bridge token lives at most this long (exp − iat), and may be used once. */
@@ -20,7 +20,7 @@ export const BRIDGE_HEADING = 'This sign-in link cannot be used'
 export const BRIDGE_ADVICE =
   'Ask for a new link from the system you came from, or sign in with your username and password.'
 
-/** The toast when the link's course is not the learner's (spec §4 leaves it open; DESIGN.md §8). */
+/** The toast when the link's course is not the learner's; they land on My Courses. */
 export const COURSE_NOT_ASSIGNED = 'This course is not assigned to you.'
 
 const text = (label: string, max: number) =>

@@ -20,7 +20,7 @@ import {
   type CheckBridgeCourseInput,
 } from './schema.ts'
 
-// The external bridge (DESIGN.md §8): a partner system signs a short-lived HS256 JWT with
+// The external bridge (docs/product.md#bridge-links): a partner system signs a short-lived HS256 JWT with
 // BRIDGE_SECRET naming the learner (`sub` = email or external id); we accept it once, sign that
 // user in with our own session token, and say where they go. Pages, /api and the CLI all come here.
 

@@ -3,7 +3,7 @@ import { fileLink } from '../files/links.ts'
 import { locksItsVideo } from '../progress/prerequisites.ts'
 import type { DocumentType } from './schema.ts'
 
-// The shapes of spec §3 as the /api speaks them (`_id`, `documentType`, `{ key, link, name }`).
+// The shapes the old client reads, as the /api speaks them (`_id`, `documentType`, `{ key, link, name }`).
 
 export type FileInfoDto = { key: string; link: string; name: string }
 
@@ -40,7 +40,7 @@ export type CourseDto = {
   title: string
   description: string
   courseImage: FileInfoDto | null
-  /** seconds of visible video; null when a visible video has no duration (spec §8) */
+  /** seconds of visible video; null when a visible video has no duration */
   duration: number | null
   createdAt: string
   updatedAt: string

@@ -1,7 +1,7 @@
 import { parseFragment } from 'parse5'
 import { LOOPBACK_HOSTS, PRIVACY_ENHANCED_HOST, VIMEO_HOSTS, VIMEO_PLAYER_HOST, YOUTUBE_HOSTS } from './video-hosts.ts'
 
-// Video embeds (DESIGN.md §6): an admin pastes a video address or an <iframe> embed code; we keep
+// Video embeds: an admin pastes a video address or an <iframe> embed code; we keep
 // only a normalised, allow-listed address and never render what was typed as HTML.
 
 export const EMBED_INVALID = 'Embeded code must be a YouTube or Vimeo video address, or its <iframe> embed code.'

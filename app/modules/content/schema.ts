@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-// The spec's messages (§5) for courses, videos, documents and scenarios, shared by the admin
+// The old client's messages for courses, videos, documents and scenarios, shared by the admin
 // forms, the /api calls and the CLI. Form values arrive as strings; the /api sends JSON.
 
 const TITLE_CHARACTERS = /^[\p{L}\p{N}\s.,:;!?'"()[\]{}&@#%+\-_/*=<>|~`$^’‘“”–—]+$/u
@@ -164,7 +164,7 @@ export const AddDocumentSchema = z.object({
 export type AddDocumentInput = z.input<typeof AddDocumentSchema>
 
 /**
- * PUT editDocumentOrder/{documentId}: the spec's payload (§7) has no orderId; without one the place is kept,
+ * PUT editDocumentOrder/{documentId}: the old client's payload has no orderId; without one the place is kept,
  * and without a visibility the document stays shown or hidden as it was.
  */
 export const EditDocumentSchema = z.object({
@@ -175,10 +175,10 @@ export const EditDocumentSchema = z.object({
   orderId: orderId('Order Id must be a whole number.').optional(),
 })
 export type EditDocumentInput = z.input<typeof EditDocumentSchema>
-/** The Edit dialog asks for the position (spec §5). */
+/** The Edit dialog asks for the position. */
 export const EditDocumentFormSchema = EditDocumentSchema.extend({ orderId: orderId('Order Id is required field.') })
 
-/** A new order: every item of the list with its zero-based position (spec §4). */
+/** A new order: every item of the list with its zero-based position. */
 export const ReorderSchema = z
   .array(
     z.object({

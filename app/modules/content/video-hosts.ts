@@ -1,4 +1,4 @@
-// The video hosts the portal knows (DESIGN.md §6), for the server that normalises embeds and for the
+// The video hosts the portal knows (YouTube, Vimeo and VIDEO_HOSTS), for the server that normalises embeds and for the
 // player that picks a protocol for them.
 
 export const YOUTUBE_HOSTS: ReadonlySet<string> = new Set([
@@ -12,7 +12,7 @@ export const YOUTUBE_HOSTS: ReadonlySet<string> = new Set([
 
 export const VIMEO_HOSTS: ReadonlySet<string> = new Set(['vimeo.com', 'www.vimeo.com', 'player.vimeo.com'])
 
-/** Where YouTube embeds are stored (privacy-enhanced), and the only host whose views are audited (spec §4). */
+/** Where YouTube embeds are stored (privacy-enhanced), and the only host whose views are audited. */
 export const PRIVACY_ENHANCED_HOST = 'www.youtube-nocookie.com'
 
 /** Where Vimeo embeds are stored and played. */

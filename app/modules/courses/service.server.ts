@@ -36,20 +36,20 @@ export type CourseCard = {
   title: string
   description: string
   imageUrl: string | null
-  /** the spec's courseImage { key, link, name } (§3) */
+  /** the old client's courseImage { key, link, name } */
   image: FileInfoDto | null
   /** seconds of visible video; null when a visible video has no duration */
   duration: number | null
   videoCount: number
   /** unique seconds watched of the visible videos */
   watched: number
-  /** capped at 100 (spec §9) */
+  /** capped at 100 */
   percent: number
 }
 
 /**
  * My Courses: the courses assigned to the user with their progress. Percent is the unique seconds
- * watched of visible videos over their total duration (DESIGN.md §6), capped at 100.
+ * watched of visible videos over their total duration (docs/product.md#progress), capped at 100.
  */
 export async function listAssignedCourses(
   actor: Actor,
@@ -193,7 +193,7 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
   }
 }
 
-/** A video of a course whose prerequisites are not finished yet: 403 with the spec's toast (§4). */
+/** A video of a course whose prerequisites are not finished yet: 403 with the lock toast. */
 export class VideoLocked extends ServiceError {
   constructor(titles: string[]) {
     super(403, lockMessage(titles))
@@ -227,7 +227,7 @@ export async function dashboardCounts(actor: Actor) {
 
 export { canOpenCourse }
 
-// ——— The catalogue and course administration (spec §2 admin routes, §7 category calls) ———
+// ——— The catalogue and course administration (the admin pages and the /api/category calls) ———
 
 export type CatalogueQuery = {
   q?: string
@@ -465,7 +465,7 @@ function sequelizeWhereTitle(title: string) {
   return where(fn('lower', col('title')), title.toLowerCase())
 }
 
-// ——— The public catalogue: Explore Courses, the course overview and free previews (spec §2) ———
+// ——— The public catalogue: Explore Courses, the course overview and free previews ———
 
 /** Every course, for visitors too: catalogue fields only, never a video address. */
 export async function listPublicCatalogue(query: { q?: string } = {}) {

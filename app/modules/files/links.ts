@@ -1,4 +1,4 @@
-/** Every stored file is reached through the app, which checks permission first (DESIGN.md §7). */
+/** Every stored file is reached through the app, which checks permission first. */
 export const fileLink = (key: string) => `/files/${encodeURIComponent(key)}`
 
 const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'application/pdf'])

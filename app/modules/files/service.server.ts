@@ -201,7 +201,7 @@ export async function sweepUnattachedFiles({ olderThanMs }: { olderThanMs: numbe
 export type OpenedFile = { body: Readable; size: number; name: string; contentType: string; inline: boolean }
 
 /**
- * A stored file, if this caller may read it (DESIGN.md §7): course and program images are public;
+ * A stored file, if this caller may read it: course and program images are public;
  * documents and scenarios are for the admin side, and for a learner when the entry is visible and the
  * course is assigned to them (an upload not yet attached to an entry is the admin side's only);
  * assessment uploads are for their owner and the admin side. Anything else looks like a missing file,

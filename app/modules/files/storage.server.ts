@@ -14,7 +14,7 @@ export type StorageBody = Buffer | { file: string; size: number }
 
 /**
  * Where file bodies live. The disk driver is the default; the S3 driver joins it behind the same
- * interface (DESIGN.md §7). Keys are random and never come from a user's file name.
+ * interface (ADR 006). Keys are random and never come from a user's file name.
  */
 export interface StorageDriver {
   put(key: string, body: StorageBody, contentType: string): Promise<void>

@@ -5,7 +5,7 @@ import { getEnv, type Env } from '#app/utils/env.server.ts'
 import { ServiceError } from '../errors.ts'
 
 // What each upload accepts, checked by content (magic bytes) and by extension together
-// (DESIGN.md §7): a PNG renamed .pdf is refused, and so is a PDF renamed .png.
+// (docs/product.md#uploads-and-assessments): a PNG renamed .pdf is refused, and so is a PDF renamed .png.
 
 const FORMATS = {
   png: { extensions: ['png'], contentType: 'image/png' },
@@ -33,11 +33,11 @@ type KindRule = {
     'UPLOAD_MAX_IMAGE_MB' | 'UPLOAD_MAX_DOCUMENT_MB' | 'UPLOAD_MAX_ASSESSMENT_MB' | 'UPLOAD_MAX_IMPORT_MB'
   >
   purpose: StoredFile['purpose']
-  /** the spec's words for a refused type */
+  /** the old client's words for a refused type */
   refusal: string
   /** what a .csv that is not text is told, when the kind has words of its own for it */
   notText?: string
-  /** the spec's words for a form sent without its file */
+  /** the old client's words for a form sent without its file */
   missing: string
 }
 
@@ -57,7 +57,7 @@ const KINDS = {
     refusal: IMAGE_REFUSAL,
     missing: MISSING_IMAGE,
   },
-  // "ppt" in the spec; pptx too (DESIGN.md §8)
+  // the old client took "ppt"; pptx too, its successor
   document: {
     formats: ['csv', 'pdf', 'docx', 'ppt', 'pptx'],
     limit: 'UPLOAD_MAX_DOCUMENT_MB',
@@ -107,7 +107,7 @@ export function uploadLimit(kind: UploadKind): { bytes: number; megabytes: numbe
 }
 
 /**
- * What a file picker of this kind offers and tells (DESIGN.md §7), from the same rules the server
+ * What a file picker of this kind offers and tells, from the same rules the server
  * checks and the configured limit: accept=".png,.gif,.jpg,.jpeg", "png, gif or jpeg, up to 5 MB".
  */
 export function uploadRules(kind: UploadKind): { accept: string; hint: string } {

@@ -53,7 +53,7 @@ export class UploadRefused extends ServiceError {
 }
 
 /**
- * What a file sent to POST /api/category/addCourseDocument becomes (DESIGN.md §8): an admin's is a
+ * What a file sent to POST /api/category/addCourseDocument becomes: an admin's is a
  * course document or scenario, a learner's is their assessment, private to them and the admin side.
  */
 export const courseDocumentKind = (actor: Actor): UploadKind =>
@@ -62,7 +62,7 @@ export const courseDocumentKind = (actor: Actor): UploadKind =>
 type Received = { tempFile: string; size: number; name: string; contentType: string }
 
 /**
- * Take one uploaded file from a multipart request and keep it (DESIGN.md §7): the type is checked
+ * Take one uploaded file from a multipart request and keep it (ADR 006): the type is checked
  * from the first bytes before the rest is read, the size is counted as it arrives, and the body is
  * streamed to a temporary file, never held in memory, then stored with its known size. Text fields
  * sent with it come back in `fields`.
@@ -95,7 +95,7 @@ async function receive(
 ): Promise<{ file: FileInfo | undefined; fields: Record<string, string> }> {
   if (purpose !== uploadPurpose(kind)) throw new Error(`An upload of kind ${kind} is not stored as ${purpose}.`)
   if (fileFields.length === 0) throw new Error('receiveUpload needs at least one file field.')
-  // assessments are a learner's own work; everything else is content, for admins (DESIGN.md §4)
+  // assessments are a learner's own work; everything else is content, for admins
   if (kind === 'assessment' ? actor.roleId !== ROLE.learner || !actor.id : !canManageContent(actor.roleId))
     throw forbidden('You do not have permission to upload this file.')
 

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { fileRef } from '../content/schema.ts'
 
-// The new-program form (spec §5, with DESIGN.md §8's coherent messages). The old client named the
+// The new-program form, with one message per field ("Price is required field."). The old client named the
 // title `name` and the course `relatedCourse`; both spellings are accepted.
 
 const required = (label: string, max = 2000) =>

@@ -9,7 +9,7 @@ import { forbidden, invalid } from '../errors.ts'
 import { searchPattern } from '../search.ts'
 import { NewProgramSchema, type NewProgramInput } from './schema.ts'
 
-// Programs are bundles of ordered courses (DESIGN.md §8): assigning one gives all its courses.
+// Programs are bundles of ordered courses: assigning one gives all its courses.
 
 export type ProgramDto = {
   _id: string

@@ -5,7 +5,7 @@ import { LOCKING_PREREQUISITE_SQL } from './prerequisites.ts'
 // The progress rules, written once, for the course pages, My Courses and the heartbeat alike:
 // which videos are locked, and how far along a course is.
 
-/** The spec's toast for a video whose prerequisites are not finished (§4). */
+/** The toast for a video whose prerequisites are not finished, in the old client's words. */
 export const lockMessage = (titles: string[]) => `You have to finish ${titles.join(', ')} videos to unlock this video`
 
 /**
@@ -34,16 +34,16 @@ export const UNFINISHED_PREREQUISITES_SQL = `video_prerequisites vp
       WHERE vp.course_id = :courseId AND NOT COALESCE(pr.completed, false)`
 
 export type CourseProgress = {
-  /** seconds of visible video; null when a visible video has no duration (spec §8) */
+  /** seconds of visible video; null when a visible video has no duration */
   duration: number | null
   /** unique seconds watched of the visible videos, each video counted up to its duration */
   watched: number
   videoCount: number
-  /** capped at 100 (spec §9) */
+  /** capped at 100 */
   percent: number
 }
 
-/** Course percent (DESIGN.md §6): min(100, round(100 × watched / duration)) over visible videos. */
+/** Course percent (docs/product.md#progress): min(100, round(100 × watched / duration)) over visible videos. */
 export function coursePercent(watched: number, duration: number) {
   if (duration <= 0) return 0
   return Math.min(100, Math.round((100 * watched) / duration))

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-// The player's heartbeats (DESIGN.md §6) and the spec's video audit and access-log ping (§7).
+// The player's heartbeats, and the old client's video audit and access-log ping (docs/product.md#progress).
 
 const id = (message: string) => z.string({ required_error: message, invalid_type_error: message }).uuid(message)
 const seconds = z
@@ -48,7 +48,7 @@ export const PAGE_NAMES = ['My Courses', 'Explore Courses', 'Video'] as const
 
 export const AccessLogPingSchema = z.object({
   pageName: z.enum(PAGE_NAMES, { message: `pageName must be one of ${PAGE_NAMES.join(', ')}.` }),
-  /** the client's clock (spec §7): accepted and ignored, the server's time is what is recorded */
+  /** the client's clock: accepted and ignored, the server's time is what is recorded */
   recordedDate: z.union([z.string().max(40), z.number()]).optional(),
   courseId: id('courseId must be a course id.').optional(),
   videoId: id('videoId must be a video id.').optional(),

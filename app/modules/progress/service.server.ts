@@ -14,7 +14,7 @@ import {
   type VideoProgressInput,
 } from './schema.ts'
 
-// What a learner really watched (DESIGN.md §6, ADR 004). Each video's progress is one bit per second;
+// What a learner really watched (docs/product.md#progress, ADR 004). Each video's progress is one bit per second;
 // a heartbeat ORs in the seconds played since the last one, in a single INSERT … ON CONFLICT, so two
 // tabs playing at once never lose each other's seconds and seeking ahead adds nothing.
 
@@ -163,7 +163,7 @@ const tooMuch = () =>
 
 /**
  * POST /api/category/getVideosProgress: a learner's own records for a course, of the videos they can
- * see (DESIGN.md §4); the admin side reads anyone's, hidden videos included.
+ * see; the admin side reads anyone's, hidden videos included.
  */
 export async function listVideosProgress(actor: Actor, input: { userId: unknown; courseId: unknown }) {
   const { userId, courseId } = VideosProgressQuerySchema.parse(input)
@@ -189,7 +189,7 @@ export async function listVideosProgress(actor: Actor, input: { userId: unknown;
 }
 
 /**
- * POST /api/category/videoAudit (spec §7): the player's audit heartbeat; per learner and video it
+ * POST /api/category/videoAudit: the player's audit heartbeat; per learner and video it
  * keeps the furthest progress and when it was last viewed, for the admin access-log report.
  */
 export async function recordVideoAudit(actor: Actor, input: VideoAuditInput) {
@@ -231,7 +231,7 @@ const VIDEO_AUDIT = sql(`
   SELECT c.assigned, c.found, c.locked, c.duration FROM checked c`)
 
 /**
- * POST /api/user/postAccessLog (spec §4): a learner's page is open and visible. One row per ping,
+ * POST /api/user/postAccessLog: a learner's page is open and visible. One row per ping,
  * at the server's time; pings closer than 30 s for the same page are folded into the previous one.
  */
 export async function recordAccessLogPing(actor: Actor, input: AccessLogPingInput): Promise<{ recorded: boolean }> {

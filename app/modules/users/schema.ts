@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-// Registration rules of spec §5, with the one password policy of DESIGN.md §8.
+// Registration rules, in the old client's words, with one password policy (docs/product.md#sign-in-and-sessions).
 const NAME = /^[A-Za-z\s]+$/
 export const PASSWORD_RULE = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[^A-Za-z0-9]).{8,128}$/
 /** PASSWORD_RULE in words, shown above the forms that choose a password. */
@@ -19,7 +19,7 @@ export const lastName = z
   .min(1, 'Last Name is required field.')
   .max(60, 'Last Name must be at most 60 characters.')
   .regex(NAME, 'Last Name can only contain letters and spaces.')
-/** One username rule everywhere (DESIGN.md §8); only the required message differs between forms. */
+/** One username rule everywhere (at least 4 characters); only the required message differs between forms. */
 const userNameWith = (required: string) =>
   z
     .string({ required_error: required })
@@ -60,7 +60,7 @@ export type NewUserInput = z.input<typeof NewUserSchema>
 
 /**
  * The registration form and POST /api/user/register add a confirmation, and register learners or
- * admins only (DESIGN.md §8): coaches have their own call, super admins come from the CLI.
+ * admins only: coaches have their own call, super admins come from the CLI.
  */
 export const RegisterSchema = NewUserSchema.extend({
   role: z.enum(['learner', 'admin'], { message: 'Role must be learner or admin.' }).default('learner'),
@@ -70,7 +70,7 @@ export const RegisterSchema = NewUserSchema.extend({
 }).refine((v) => v.password === v.confirmPassword, { path: ['confirmPassword'], message: 'Passwords must match' })
 export type RegisterInput = z.input<typeof RegisterSchema>
 
-/** The profile form (spec §5, with DESIGN.md §8's 4-character username). The email cannot change. */
+/** The profile form, with the same 4-character username as registration. The email cannot change. */
 export const ProfileSchema = z.object({
   firstName: z
     .string({ required_error: 'Firstname field is required' })
@@ -95,7 +95,7 @@ export const AccountIdSchema = z.object({
   userId: z.string({ invalid_type_error: 'userId must be a user id.' }).uuid('userId must be a user id.').nullish(),
 })
 
-/** One password policy everywhere (DESIGN.md §8), with the reset and change forms' messages. */
+/** One password policy everywhere (PASSWORD_RULE), with the reset and change forms' messages. */
 export const newPassword = z
   .string({ required_error: 'Password field is required field.' })
   .min(1, 'Password field is required field.')
@@ -105,7 +105,7 @@ const confirmation = z
   .string({ required_error: 'Confirm Password field is required field.' })
   .min(1, 'Confirm Password field is required field.')
 
-/** The old client calls the new password newPassword (spec §7); the forms call it password. */
+/** The old client calls the new password newPassword; the forms call it password. */
 const acceptingNewPasswordName = <T extends z.ZodTypeAny>(schema: T) =>
   z.preprocess(
     (value) =>
@@ -116,8 +116,8 @@ const acceptingNewPasswordName = <T extends z.ZodTypeAny>(schema: T) =>
   )
 
 /**
- * Parses a new-password payload for a service. The spec's /api calls name the field newPassword
- * (§7) while the forms say password: when the caller did not send `password`, the errors about it
+ * Parses a new-password payload for a service. The old client's /api calls name the field newPassword
+ * while the forms say password: when the caller did not send `password`, the errors about it
  * are reported as `newPassword`, the name that caller knows.
  */
 export function parsePasswordInput<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, input: unknown): T {

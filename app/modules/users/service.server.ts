@@ -41,7 +41,7 @@ export const mayCreateRole = (actor: Actor, roleId: RoleId) =>
 
 /**
  * Create an account. Admins create learners and coaches; only the super admin creates admins
- * (DESIGN.md §4). A duplicate email or username is a 409 naming the field.
+ * (docs/product.md#roles). A duplicate email or username is a 409 naming the field.
  */
 export async function createUser(actor: Actor, input: NewUserInput): Promise<SessionUser> {
   const data = NewUserSchema.parse(input)
@@ -51,7 +51,7 @@ export async function createUser(actor: Actor, input: NewUserInput): Promise<Ses
   return toSessionUser(await insertUser(data, roleId, await hashPassword(data.password)))
 }
 
-/** A new account row: a taken email or username answers 409 with the spec's field. */
+/** A new account row: a taken email or username answers 409 naming the field the old client reads. */
 async function insertUser(data: NewCoachInput, roleId: RoleId, passwordHash: string | null) {
   const { User } = await db()
   await assertUnique(data.email, data.userName)
@@ -84,7 +84,7 @@ function duplicate(field: 'email' | 'userName') {
   return conflict(message, { [field]: message })
 }
 
-/** A user as the spec's lists read one (§7 usersList). */
+/** A user as the old client's lists (usersList) read one. */
 export type UserRow = {
   _id: string
   firstName: string
@@ -107,7 +107,7 @@ function userRow(user: User): UserRow {
   }
 }
 
-/** The profile the spec's old client reads: the user with role and assignments. */
+/** The profile the old client reads: the user with role and assignments. */
 export type Profile = UserRow & { assignedCourses: string[]; assignedPrograms: string[]; programsEnrolled: string[] }
 
 /** A learner reads only their own profile; the admin side reads anyone's. */
@@ -166,7 +166,7 @@ export async function editProfile(actor: Actor, userId: string, input: ProfileIn
 
 /**
  * PUT /api/user/profilePassword and the password pages: checks the current password, then stores the
- * new one and bumps the token version, which signs out every session and token (DESIGN.md §5).
+ * new one and bumps the token version, which signs out every session and token (ADR 003).
  */
 export async function changePassword(actor: Actor, userId: string, input: PasswordChangeInput) {
   if (!actor.id || actor.id !== userId) throw forbidden('You can change only your own password.')
@@ -319,7 +319,7 @@ async function inviteByMail(user: SessionUser) {
   }
 }
 
-/** Only the super admin removes admins (DESIGN.md §4); not themselves, and never a super admin. */
+/** Only the super admin removes admins; not themselves, and never a super admin. */
 export async function removeAdmin(actor: Actor, userId: string) {
   if (!isSuperAdmin(actor.roleId)) throw forbidden('Only the super admin can remove admins.')
   if (!isUuid(userId)) throw notFound('User not found.')

@@ -9,7 +9,7 @@ import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { commitToken } from '#app/utils/session.server.ts'
 import { redirectWithError } from '#app/utils/toast.server.ts'
 
-// The external-bridge link (spec §2, §4; DESIGN.md §8): /ibridge/{token}/{courseId},
+// The external-bridge link (docs/product.md#bridge-links): /ibridge/{token}/{courseId},
 // /ibridge/program/{token}, /ibridge/admin/{token}. The loader does the work, so the link signs in
 // and redirects without JavaScript; a link it cannot use gets an error page, and nobody is signed in.
 

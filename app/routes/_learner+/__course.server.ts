@@ -6,13 +6,13 @@ import { requireUser } from '#app/utils/session.server.ts'
 import { redirectWithError } from '#app/utils/toast.server.ts'
 import { orPageNotFound } from '#app/utils/pages.server.ts'
 
-/** The course for a learner page: not assigned → back to /courses with a toast (spec §4). */
+/** The course for a learner page: not assigned → back to /courses with a toast. */
 export async function loadCourse(request: Request, courseId: string) {
   const user = await requireUser(request)
   return { user, course: await asPage(courseId, () => getCourseContents(user, courseId)) }
 }
 
-/** A video page: as loadCourse, and a locked video → back to the course page with the spec's toast. */
+/** A video page: as loadCourse, and a locked video → back to the course page with the lock toast. */
 export async function loadCourseVideo(request: Request, courseId: string, videoId: string) {
   const user = await requireUser(request)
   return { user, ...(await asPage(courseId, () => getCourseVideo(user, courseId, videoId))) }

@@ -93,7 +93,7 @@ export default function VideoPage() {
   )
 }
 
-/** Previous/next: a link, or a disabled button at either end of the course (spec §4). */
+/** Previous/next: a link, or a disabled button at either end of the course. */
 function StepLink({ to, label }: { to: string | null; label: string }) {
   if (!to)
     return (

@@ -31,7 +31,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 /**
- * My Assessment (spec §4): the file comes with the form (no JavaScript) or was uploaded the moment
+ * My Assessment: the file comes with the form (no JavaScript) or was uploaded the moment
  * it was chosen; Submit registers it against a scenario, then the dialog closes and the list shows it.
  */
 export async function action({ request, params }: ActionFunctionArgs) {

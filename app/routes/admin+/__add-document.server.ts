@@ -11,7 +11,7 @@ import { submitUploadForm } from '#app/utils/forms.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
-// Add Documents and Add Scenarios (spec §2, DESIGN.md §8): one form, one action; the page decides
+// Add Documents and Add Scenarios: one form, one action; the page decides
 // the type, so a document can never be filed as a scenario by editing the hidden field.
 
 /** The courses to choose from, and the one named by `?courseId=` when it is one of them. */
@@ -28,7 +28,7 @@ const parse = (formData: FormData) => parseWithZod(formData, { schema: AddDocume
 /**
  * The file comes with the form (no JavaScript, multipart field `courseDocument`) or was uploaded
  * before through /api/category/addCourseDocument (its `{ key, link, name }` JSON in `document`).
- * Success goes to the course's documents or scenarios tab (spec §4).
+ * Success goes to the course's documents or scenarios tab.
  */
 export async function addDocumentAction(request: Request, documentType: DocumentType) {
   const user = await requireContentManager(request)

@@ -19,7 +19,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json({ ...(await loadPeople(user, request, 'admin')), superAdmin: isSuperAdmin(user.roleId), me: user.id })
 }
 
-/** Create New Admin and Remove; the services let only the super admin do either (DESIGN.md §4). */
+/** Create New Admin and Remove; the services let only the super admin do either. */
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireAdminSide(request)
   if (new URL(request.url).searchParams.get('remove')) {

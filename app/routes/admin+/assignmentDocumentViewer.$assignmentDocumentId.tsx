@@ -20,7 +20,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   },
 ]
 
-// Assessments are csv, pdf, docx or ppt/pptx (spec §5): what /files serves inline (a PDF) is
+// Assessments are csv, pdf, docx or ppt/pptx: what /files serves inline (a PDF) is
 // shown here, the others download.
 
 const SUBMITTED = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
@@ -73,7 +73,7 @@ export default function AssignmentDocumentViewer() {
 }
 
 /**
- * The file inline, about 1000 px wide (spec §9), with "Loading…" over it until it has loaded.
+ * The file inline, about 1000 px wide, with "Loading…" over it until it has loaded.
  * Without JavaScript the frame simply shows: the overlay needs the `load` event to go away again,
  * so it only appears once React runs.
  */

@@ -249,7 +249,7 @@ function VideosTab({
           <Link to={`/admin/newVideo?courseId=${course._id}`} className="btn-primary">
             Add New Video
           </Link>
-          {/* spec §2: shown when the course has more than one video */}
+          {/* shown when the course has more than one video */}
           {course.videos.length > 1 ? (
             <>
               <Link to={`/admin/rearrangeCourse/${course._id}`} className="btn-secondary">

@@ -59,7 +59,7 @@ export default function ProgramList() {
               cell: (row) => (
                 <>
                   <span className="font-medium">{row.title}</span>
-                  {/* there is no program page (spec §2): say here what the bundle holds */}
+                  {/* there is no program page: say here what the bundle holds */}
                   <span className="mt-1 block text-xs text-slate-500">
                     {row.courses.length === 1 ? '1 course' : `${row.courses.length} courses`}
                     {row.courses.length ? `: ${row.courses.join(' · ')}` : ''}

@@ -2,7 +2,7 @@ import { expandedAssessment, getAssessment } from '#app/modules/assessments/serv
 import { apiLoader, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // GET /api/assignmentDocuments/getIndividualAssignmentDocument/{id} → { data: [upload] }: a list whose
-// first item the old client uses (spec §7); for the admin side or the learner who sent it.
+// first item the old client uses; for the admin side or the learner who sent it.
 export const loader = apiLoader(async ({ params, actor }) => ({
   data: [expandedAssessment(await getAssessment(actor, params.id ?? ''))],
 }))

@@ -3,7 +3,7 @@ import { apiAction, methodNotAllowed, pageQuery, readJsonObject } from '#app/uti
 import { streamedJsonList } from '#app/utils/json-stream.server.ts'
 import { isAdminSide } from '#app/modules/auth/roles.ts'
 
-// POST /api/category/accessLog { startDate, endDate, courses } → { data } (spec §7): the admin report,
+// POST /api/category/accessLog { startDate, endDate, courses } → { data }: the admin report,
 // one page with ?page=&size=, else whole, streamed as it is read.
 export const action = apiAction(
   'POST',

@@ -3,7 +3,7 @@ import { courseDocumentKind, receiveUpload } from '#app/modules/files/upload.ser
 import { apiAction, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // POST /api/category/addCourseDocument (multipart, courseDocument) → { message, fileInfo }. An
-// admin uploads a course document or scenario; a learner their assessment (DESIGN.md §8), which
+// admin uploads a course document or scenario; a learner their assessment, which
 // stays private to them and the admin side.
 export const action = apiAction(
   'POST',

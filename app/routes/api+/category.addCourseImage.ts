@@ -2,7 +2,7 @@ import { receiveUpload } from '#app/modules/files/upload.server.ts'
 import { apiAction, CONTENT_MANAGERS, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // POST /api/category/addCourseImage (multipart; the file under courseImage or courseDocument, the
-// two readings of spec §7) → { message, fileInfo }. The image is attached by a later call.
+// old client used both) → { message, fileInfo }. The image is attached by a later call.
 export const action = apiAction(
   'POST',
   async ({ request, actor }) => {

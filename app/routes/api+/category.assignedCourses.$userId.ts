@@ -1,7 +1,7 @@
 import { listAssignedCourses } from '#app/modules/courses/service.server.ts'
 import { apiLoader, methodNotAllowed } from '#app/utils/api.server.ts'
 
-// GET /api/category/assignedCourses/{userId} → { message: { assignedCourses } } (spec §7): the
+// GET /api/category/assignedCourses/{userId} → { message: { assignedCourses } }: the
 // learner's own courses with their progress; the admin side may read anyone's.
 export const loader = apiLoader(async ({ params, actor }) => {
   const courses = await listAssignedCourses(actor, { userId: params.userId ?? '' })

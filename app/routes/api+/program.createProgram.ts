@@ -3,7 +3,7 @@ import type { NewProgramInput } from '#app/modules/programs/schema.ts'
 import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // POST /api/program/createProgram { title, description, path, learningPath, duration, price, courses, programImage? }
-// → { message, program } (DESIGN.md §8).
+// → { message, program }.
 export const action = apiAction(
   'POST',
   async ({ request, actor }) => {

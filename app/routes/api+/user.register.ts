@@ -7,7 +7,7 @@ import { apiAction, invalidInput, methodNotAllowed, PEOPLE_MANAGERS, readJsonObj
 
 // POST /api/user/register { firstName, lastName, userName, email, password, confirmPassword, role? }
 // → { message, user }. No role means a learner; role "admin" needs the super admin. The old client
-// reads errors from the response's email, userName and firstName fields (spec §8), so field errors
+// reads errors from the response's email, userName and firstName fields, so field errors
 // are given there too.
 export const action = apiAction(
   'POST',
