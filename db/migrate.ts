@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize'
-import { Umzug, type MigrationParams, type UmzugStorage } from 'umzug'
+import { Umzug, type UmzugStorage } from 'umzug'
+import type { SqlRunner } from './migration.ts'
 import * as initial from './migrations/0001-initial.ts'
 import * as fileAttachments from './migrations/0002-file-attachments.ts'
 import * as keepSubmittedWork from './migrations/0003-keep-submitted-work.ts'
@@ -15,10 +16,6 @@ import * as importJobs from './migrations/0012-import-jobs.ts'
 import * as completionThroughPrograms from './migrations/0013-completion-through-programs.ts'
 import * as signInEventsAndEndedSessions from './migrations/0014-sign-in-events-and-ended-sessions.ts'
 import * as uploadQuota from './migrations/0015-upload-quota.ts'
-
-/** A migration gets a function that runs SQL inside the one transaction of the migration run. */
-export type SqlRunner = (sql: string) => Promise<unknown>
-export type MigrationFn = (params: MigrationParams<SqlRunner>) => Promise<void>
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
 const migrations = [

@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // The whole first data model in one migration, written as SQL so
 // that every constraint and index is visible in one place. Later changes get their own files.

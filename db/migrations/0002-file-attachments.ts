@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // A stored file belongs to at most one content entry (deleting the entry deletes the file), and
 // uploads that were never attached to anything can be found by age and swept away.

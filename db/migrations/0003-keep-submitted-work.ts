@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // A scenario that learners submitted assessments against cannot be deleted with their work: the
 // database refuses, whatever race the service's own check loses (ADR 007).

@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // Failed sign-ins, for throttling per account and per address: kept in the database
 // so every app process and a restart see the same counts. Rows older than a day are dropped.

@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // Heartbeats spend a per-video credit of seconds that refills with wall-clock time at 2× speed and
 // holds at most a minute (ADR 008): many small heartbeats can no longer add up faster than viewing.

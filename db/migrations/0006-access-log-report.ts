@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // The access-log report reads viewing by date, for all courses or some (/admin/accesslog).
 export const up: MigrationFn = async ({ context: sql }) => {

@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // Figures kept current for the dashboard and the access log instead of counted per request (ADR 014).
 //

@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // Mail that is sent later, by whichever process sends the queue (`portal serve`, `portal mail send-due`).
 //

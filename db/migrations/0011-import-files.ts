@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // Two more kinds of stored file, both for the Import users page: the CSV an admin uploads (kept between
 // the dry run and the confirmed import) and the error CSV of an import. Neither is ever attached to

@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // The confirmed imports of the Import users page, run in the background by the web process and watched
 // from the page.

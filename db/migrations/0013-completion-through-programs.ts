@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // Completion per course counts every learner the course is assigned to, as My Courses lists it: directly
 // (course_assignments) or through a program (program_assignments × program_courses), each learner once

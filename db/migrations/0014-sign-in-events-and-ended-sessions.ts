@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // Sign-in events replace login_failures (ADR 027): one row per attempt, with what came of it, both the
 // record admins read and what throttling counts. A row is 'checking' from the moment the attempt takes

@@ -1,4 +1,4 @@
-import type { MigrationFn } from '#db/migrate.ts'
+import type { MigrationFn } from '#db/migration.ts'
 
 // The quota of unattached uploads sums a user's files that nothing refers to on every upload: their
 // files by uploader, and the images' references (content entries and assessments have theirs).

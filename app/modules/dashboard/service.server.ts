@@ -1,6 +1,5 @@
 import { QueryTypes } from 'sequelize'
-import { sequelize } from '#db/client.ts'
-import type { Statement } from '#db/client.ts'
+import { sequelize, type Statement } from '#db/client.ts'
 import { isAdminSide, type Actor } from '../auth/roles.ts'
 import { forbidden } from '../errors.ts'
 import { DASHBOARD_DAYS, DashboardQuerySchema, TOP_VIDEOS } from './schema.ts'

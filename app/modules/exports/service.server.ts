@@ -13,11 +13,11 @@ import {
   exportAccessLog,
   type ExportDestination,
   type ExportProgress,
+  requireWritableFolder,
 } from '../access-log/export.server.ts'
 import { canManageContent, isAdminSide, SYSTEM, type Actor } from '../auth/roles.ts'
 import { conflict, forbidden, invalid, isServiceError, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
-import { requireWritableFolder } from '../access-log/export.server.ts'
 import { rangeDays, type DayRange } from '../access-log/ranges.ts'
 import { CRON_OPTIONS, HistorySchema, ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
 

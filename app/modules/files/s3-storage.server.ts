@@ -7,7 +7,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3'
-import { assertKey, bodySize, type StorageDriver } from './storage.server.ts'
+import { assertKey, bodySize, type StorageDriver } from './storage-driver.ts'
 
 export type S3StorageOptions = {
   bucket: string

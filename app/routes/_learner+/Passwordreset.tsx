@@ -1,5 +1,4 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
-import { json } from '@remix-run/node'
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, json } from '@remix-run/node'
 import { useActionData } from '@remix-run/react'
 import { PasswordForm } from '#app/components/account/password-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
