@@ -2,21 +2,19 @@ import {
   DataTypes,
   Model,
   type CreationOptional,
-  type ForeignKey,
   type InferAttributes,
   type InferCreationAttributes,
   type NonAttribute,
   type Sequelize,
 } from 'sequelize'
 import { common, timestamp, uuid } from './columns.ts'
-import type { Course } from './course.ts'
 import type { StoredFile } from './stored-file.ts'
 
 export type ContentKind = 'video' | 'document' | 'scenario'
 
 export class ContentEntry extends Model<InferAttributes<ContentEntry>, InferCreationAttributes<ContentEntry>> {
   declare id: CreationOptional<string>
-  declare courseId: ForeignKey<Course['id']>
+  declare courseId: string
   declare kind: ContentKind
   declare orderId: CreationOptional<number>
   declare title: CreationOptional<string>
@@ -36,6 +34,7 @@ export function initContentEntry(sequelize: Sequelize) {
   ContentEntry.init(
     {
       id: uuid(),
+      courseId: { type: DataTypes.UUID, allowNull: false },
       kind: { type: DataTypes.TEXT, allowNull: false },
       orderId: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       title: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },

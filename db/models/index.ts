@@ -18,7 +18,9 @@ import { VideoPrerequisite, initVideoPrerequisite } from './video-prerequisite.t
 import { VideoProgress, initVideoProgress } from './video-progress.ts'
 
 // Models mirror db/migrations (the schema's source of truth); they are never synced. One file per
-// model holds its class and its attributes; here they are initialised and associated.
+// model holds its class and its attributes; tests/integration/models-schema.test.ts compares every
+// model with a freshly migrated database, so a migration that changes a modelled table changes its
+// model too.
 
 export type { ContentKind } from './content-entry.ts'
 export {

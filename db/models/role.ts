@@ -8,7 +8,10 @@ export class Role extends Model<InferAttributes<Role>, InferCreationAttributes<R
 
 export function initRole(sequelize: Sequelize) {
   Role.init(
-    { rId: { type: DataTypes.SMALLINT, primaryKey: true, field: 'r_id' }, name: DataTypes.TEXT },
+    {
+      rId: { type: DataTypes.SMALLINT, primaryKey: true, field: 'r_id' },
+      name: { type: DataTypes.TEXT, allowNull: false },
+    },
     { sequelize, tableName: 'roles', timestamps: false, ...common },
   )
 }
