@@ -1,0 +1,42 @@
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize'
+import { common, timestamp, uuid } from './columns.ts'
+
+export class User extends Model<InferAttributes<User>, InferCreationAttributes<User>> {
+  declare id: CreationOptional<string>
+  declare firstName: string
+  declare lastName: CreationOptional<string>
+  declare userName: string
+  declare email: string
+  declare passwordHash: string | null
+  declare roleId: CreationOptional<number>
+  declare tokenVersion: CreationOptional<number>
+  declare externalId: CreationOptional<string | null>
+  declare createdAt: CreationOptional<Date>
+  declare updatedAt: CreationOptional<Date>
+}
+
+export function initUser(sequelize: Sequelize) {
+  User.init(
+    {
+      id: uuid(),
+      firstName: { type: DataTypes.TEXT, allowNull: false },
+      lastName: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
+      userName: { type: DataTypes.CITEXT, allowNull: false },
+      email: { type: DataTypes.CITEXT, allowNull: false },
+      passwordHash: DataTypes.TEXT,
+      roleId: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 2 },
+      tokenVersion: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      externalId: DataTypes.TEXT,
+      createdAt: timestamp(),
+      updatedAt: timestamp(),
+    },
+    { sequelize, tableName: 'users', ...common },
+  )
+}
