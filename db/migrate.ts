@@ -16,6 +16,7 @@ import * as importJobs from './migrations/0012-import-jobs.ts'
 import * as completionThroughPrograms from './migrations/0013-completion-through-programs.ts'
 import * as signInEventsAndEndedSessions from './migrations/0014-sign-in-events-and-ended-sessions.ts'
 import * as uploadQuota from './migrations/0015-upload-quota.ts'
+import * as rateLimits from './migrations/0016-rate-limits.ts'
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
 const migrations = [
@@ -34,6 +35,7 @@ const migrations = [
   { name: '0013-completion-through-programs', ...completionThroughPrograms },
   { name: '0014-sign-in-events-and-ended-sessions', ...signInEventsAndEndedSessions },
   { name: '0015-upload-quota', ...uploadQuota },
+  { name: '0016-rate-limits', ...rateLimits },
 ]
 
 // Any number: it only has to be the same for every process that migrates this database.

@@ -5,7 +5,7 @@ import { storeFile } from '#app/modules/files/service.server.ts'
 import { storage } from '#app/modules/files/storage.server.ts'
 import { NewUserSchema } from '#app/modules/users/schema.ts'
 import { db, sequelize } from '#db/client.ts'
-import { renderCoverPng, renderPdf } from './assets.ts'
+import { demoFile } from './assets.ts'
 import { DEMO_ACCOUNTS, DEMO_COURSES, DEMO_PASSWORD, DEMO_PROGRAM, embedUrl, type DemoCourse } from './demo-content.ts'
 
 // Demo content for a fresh installation: courses, a program, one account per role
@@ -42,11 +42,11 @@ const PROGRESS: [CourseSlug, number, number][] = [
  */
 export async function seedDemoOnce(log: (line: string) => void = () => {}): Promise<{ seeded: boolean }> {
   const { Setting } = await db()
-  // the common case on every start after the first: no lock, no hashing, no drawing
+  // the common case on every start after the first: no lock, no hashing, no reading of files
   if (await Setting.findByPk(DEMO_FLAG)) return { seeded: false }
 
   const accounts = await prepareAccounts()
-  const assets = await drawAssets()
+  const assets = await readAssets()
 
   const written: string[] = []
   try {
@@ -98,16 +98,14 @@ type Assets = {
   files: Map<string, Buffer>
 }
 
-async function drawAssets(): Promise<Assets> {
+async function readAssets(): Promise<Assets> {
   const files = new Map<string, Buffer>()
   for (const course of DEMO_COURSES) {
-    for (const file of course.files) files.set(file.fileName, await renderPdf(file))
+    for (const file of course.files) files.set(file.fileName, await demoFile(file.fileName))
   }
-  return {
-    courseImages: new Map(DEMO_COURSES.map((c) => [c.slug, renderCoverPng(c.image)])),
-    programImage: renderCoverPng(DEMO_PROGRAM.image),
-    files,
-  }
+  const courseImages = new Map<CourseSlug, Buffer>()
+  for (const course of DEMO_COURSES) courseImages.set(course.slug, await demoFile(`${course.slug}.png`))
+  return { courseImages, programImage: await demoFile(`${DEMO_PROGRAM.path}.png`), files }
 }
 
 async function holdsData(transaction: Transaction) {
@@ -194,7 +192,7 @@ async function insertDemo({
     const nextOrder = { document: 0, scenario: 0 }
     for (const file of demo.files) {
       const body = assets.files.get(file.fileName)
-      if (!body) throw new Error(`Demo file "${file.fileName}" was not drawn`)
+      if (!body) throw new Error(`Demo file "${file.fileName}" was not read`)
       const fileKey = await store('document', file.fileName, 'application/pdf', body)
       await ContentEntry.create(
         { courseId: course.id, kind: file.kind, orderId: nextOrder[file.kind]++, title: file.fileName, fileKey },

@@ -53,10 +53,11 @@ const SEED =
 
 /**
  * Tables a refused call may write, and why. Everything else must be exactly as before a refusal.
- * - sign_in_events: a refused sign-in is recorded (wrong password, throttled): throttling counts those
- *   rows and admins read them.
+ * - sign_in_events: a refused sign-in is recorded (wrong password, throttled) for admins to read.
+ * - rate_limits: a wrong password counts against its address and account, and a refused contact
+ *   message still counts against its address.
  */
-const WRITTEN_WHEN_REFUSED = new Set(['sign_in_events'])
+const WRITTEN_WHEN_REFUSED = new Set(['sign_in_events', 'rate_limits'])
 
 // upload limits of 1 MB, so that a file over every limit is cheap to make and send
 for (const kind of ['IMAGE', 'DOCUMENT', 'ASSESSMENT']) process.env[`UPLOAD_MAX_${kind}_MB`] = '1'

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { simpleParser } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { resetContactThrottle, sendContactMessage } from '#app/modules/contact/service.server.ts'
+import { sendContactMessage } from '#app/modules/contact/service.server.ts'
 import { resetMailTransport, sendMail } from '#app/modules/mail/service.server.ts'
 import { getEnv, resetEnvCache } from '#app/utils/env.server.ts'
 import { makeAdmin, makeSuperAdmin } from '#tests/factories.ts'
@@ -45,7 +45,6 @@ afterAll(async () => {
 })
 
 beforeEach(() => {
-  resetContactThrottle()
   received.length = 0
 })
 

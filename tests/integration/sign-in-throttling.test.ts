@@ -6,6 +6,7 @@ import {
   listSignInEvents,
   PAIR_FAILURE_LIMIT,
   PAIR_FAILURE_LIMIT_UNDER_ATTACK,
+  signInLimits,
   TOO_MANY_ATTEMPTS,
 } from '#app/modules/auth/sign-ins.server.ts'
 import * as loginRoute from '#app/routes/api+/user.login.ts'
@@ -35,7 +36,7 @@ async function fail(email: string, address: string, times: number) {
 }
 
 beforeEach(async () => {
-  await (await sequelize()).query('DELETE FROM sign_in_events')
+  await (await sequelize()).query('DELETE FROM sign_in_events; DELETE FROM rate_limits')
 })
 
 describe('sign-in throttling', () => {
@@ -64,7 +65,10 @@ describe('sign-in throttling', () => {
     // the same for an account that does not exist, so the answer reveals nothing
     await fail('ghost-account', STRANGER, PAIR_FAILURE_LIMIT)
     expect((await attempt('ghost-account', WRONG, STRANGER)).status).toBe(429)
-    await (await sequelize()).query("UPDATE sign_in_events SET at = now() - interval '16 minutes'")
+    // every count's window (and the refusal it holds) ended a minute ago; expire is in epoch milliseconds
+    await (
+      await sequelize()
+    ).query("UPDATE rate_limits SET expire = CAST(extract(epoch FROM now() - interval '1 minute') * 1000 AS bigint)")
     expect((await attempt(learner.userName, PASSWORD, STRANGER)).status).toBe(200)
   })
 
@@ -85,14 +89,9 @@ describe('sign-in throttling', () => {
 
   it('refuses an address that failed a hundred times across accounts, for every account, and no other address', async () => {
     const learner = await makeLearner()
-    // a hundred different accounts guessed from one address: recorded as the real attempts would be
-    await (
-      await sequelize()
-    ).query(
-      `INSERT INTO sign_in_events (account, address, outcome)
-       SELECT 'name:bot' || g, :address, 'wrong_password' FROM generate_series(1, :n) g`,
-      { replacements: { n: ADDRESS_FAILURE_LIMIT, address: STRANGER } },
-    )
+    // a hundred different accounts guessed from one address: counted as the real attempts would be
+    const { failures } = await signInLimits()
+    for (let bot = 1; bot <= ADDRESS_FAILURE_LIMIT; bot++) await failures.address.penalty(STRANGER)
     expect((await attempt(learner.userName, PASSWORD, STRANGER)).status).toBe(429)
     expect((await attempt(learner.userName, PASSWORD, OWNER)).status).toBe(200)
   })

@@ -1,12 +1,14 @@
 import { setTimeout as pause } from 'node:timers/promises'
 import { Op, QueryTypes, type Transaction } from 'sequelize'
 import { db, query, sequelize, sql } from '#db/client.ts'
+import { rateLimiter } from '#db/rate-limits.ts'
 import { forbidden } from '../errors.ts'
 import { canManageContent, type Actor } from './roles.ts'
 import { SignInEventsQuerySchema, type SignInOutcome } from './schema.ts'
 
-// Sign-in throttling and the record of sign-ins (ADR 027). Every attempt is a row of sign_in_events,
-// counted in the database so that every process and every instance sees the same numbers. Only wrong
+// Sign-in throttling and the record of sign-ins (ADR 027). The throttle counts wrong passwords with
+// rate-limiter-flexible in PostgreSQL (db/rate-limits.ts), so that every process and every instance sees
+// the same numbers; every attempt is also a row of sign_in_events, the record admins read. Only wrong
 // passwords count, and mostly by address: a stranger's failures hold back the stranger, not the owner.
 
 export const SIGN_IN_WINDOW_MINUTES = 15
@@ -20,47 +22,64 @@ export const ACCOUNT_UNDER_ATTACK_FAILURES = 30
 export const PAIR_FAILURE_LIMIT_UNDER_ATTACK = 3
 export const TOO_MANY_ATTEMPTS = 'Too many failed sign-in attempts. Please wait 15 minutes and try again.'
 
-/** An attempt still 'checking' after this long belongs to a process that died: it counts as a failure. */
+/** A place among the attempts being checked is given up after this long (its process died). */
 const CHECKING_GIVEN_UP_SECONDS = 30
 /** The longest an attempt waits for earlier ones to be checked before it is refused. */
 const WAIT_AT_MOST_MS = 10_000
 export const SIGN_IN_EVENTS_KEPT_DAYS = 90
+/** The record is swept of rows older than SIGN_IN_EVENTS_KEPT_DAYS this often, this many rows at a time. */
+const SWEEP_EVERY_MS = 60 * 60 * 1000
+const SWEEP_AT_MOST = 10_000
 
-// two advisory lock spaces, one per kind of key, always taken in this order (no deadlock)
-const ACCOUNT_LOCKS = 7_305_027
-const ADDRESS_LOCKS = 7_305_028
+/** What the failures are counted by: the account from the address, the address, the account. */
+type Kind = 'pair' | 'address' | 'account'
+const KINDS: Kind[] = ['pair', 'address', 'account']
+type Counts = Record<Kind, number>
 
-export type Attempt = { id: string; account: string; address: string }
+const FAILURE_LIMITS: Counts = {
+  pair: PAIR_FAILURE_LIMIT,
+  address: ADDRESS_FAILURE_LIMIT,
+  account: ACCOUNT_UNDER_ATTACK_FAILURES,
+}
 
 /**
- * The attempt's place in line: its row, 'checking'. The locks make the inserts of one account, and of one
- * address, take their ids in the order they commit, so an attempt sees every earlier one it is counted with.
+ * The counters: wrong passwords by pair, address and account in the window, and the attempts being checked
+ * now. A count that reaches its limit is held there for a whole window from the failure that reached it,
+ * so the end of a window never lets a burst of guesses through.
  */
+export async function signInLimits() {
+  const failures = async (kind: Kind) =>
+    rateLimiter({
+      keyPrefix: `sign-in-failures-${kind}`,
+      points: FAILURE_LIMITS[kind],
+      duration: SIGN_IN_WINDOW_MINUTES * 60,
+    })
+  return {
+    failures: { pair: await failures('pair'), address: await failures('address'), account: await failures('account') },
+    checking: await rateLimiter({
+      keyPrefix: 'sign-in-checking',
+      points: Number.MAX_SAFE_INTEGER,
+      duration: CHECKING_GIVEN_UP_SECONDS,
+    }),
+  }
+}
+
+export type Attempt = { id: string; account: string; address: string; keys: Record<Kind, string>; checking: boolean }
+
+/** The attempt's row in the record, 'checking' until its outcome is known. */
 export async function beginAttempt(account: string, userId: string | null, address: string | undefined) {
+  sweepOldEvents()
   const [row] = await query<{ id: string }>(BEGIN_ATTEMPT, { account, userId, address: address ?? null })
-  if (Math.random() < 0.01) void forgetOldEvents()
-  return { id: row.id, account, address: address ?? '' } satisfies Attempt
+  const from = address ?? ''
+  const keys = { pair: `${account}\n${from}`, address: from, account }
+  return { id: row.id, account, address: from, keys, checking: false } satisfies Attempt
 }
 
 const BEGIN_ATTEMPT = sql(`
-  WITH locked AS (
-    SELECT pg_advisory_xact_lock(${ACCOUNT_LOCKS}, hashtext(:account)),
-           pg_advisory_xact_lock(${ADDRESS_LOCKS}, hashtext(coalesce(CAST(:address AS text), '')))
-  )
-  INSERT INTO sign_in_events (account, user_id, address)
-  SELECT :account, CAST(:userId AS uuid), CAST(:address AS text) FROM locked
+  INSERT INTO sign_in_events (account, user_id, address) VALUES (:account, CAST(:userId AS uuid), CAST(:address AS text))
   RETURNING id`)
 
-export async function finishAttempt(attempt: Attempt, outcome: Exclude<SignInOutcome, 'checking'>) {
-  await query(FINISH_ATTEMPT, { id: attempt.id, outcome })
-}
-
-const FINISH_ATTEMPT = sql(`UPDATE sign_in_events SET outcome = :outcome WHERE id = CAST(:id AS bigint)`)
-
-type Counts = { failures: number; checking: number }
-type EarlierAttempts = { pair: Counts; address: Counts; account: Counts }
-
-function refused({ pair, address, account }: Record<keyof EarlierAttempts, number>) {
+function refused({ pair, address, account }: Counts) {
   return (
     address >= ADDRESS_FAILURE_LIMIT ||
     pair >= PAIR_FAILURE_LIMIT ||
@@ -68,92 +87,107 @@ function refused({ pair, address, account }: Record<keyof EarlierAttempts, numbe
   )
 }
 
+const byKind = async (count: (kind: Kind) => Promise<number>): Promise<Counts> => {
+  const [pair, address, account] = await Promise.all(KINDS.map(count))
+  return { pair, address, account }
+}
+
 /**
- * Whether this attempt may have its password checked, from the attempts before it. Attempts still being
- * checked may yet fail: if counting them as failures would refuse this one (and counting them as nothing
- * would not), it waits until they are done, so a burst checks no more passwords than the limits allow and
- * a burst of right passwords is not refused for being many.
+ * Whether this attempt may have its password checked. It takes a place among the attempts of its pair,
+ * address and account being checked now, then reads the failures (after: an attempt that gave its place
+ * back has already counted its failure). Refused if the failures alone refuse it; checked if they would
+ * not refuse it even were every attempt ahead of it to fail; otherwise it gives its place back, waits and
+ * asks again, so a burst checks no more passwords than the limits allow and a burst of right passwords is
+ * not refused for being many. An attempt that may be checked keeps its place until `finishAttempt`.
  */
 export async function mayCheckPassword(attempt: Attempt): Promise<boolean> {
+  const { failures, checking } = await signInLimits()
   const deadline = Date.now() + WAIT_AT_MOST_MS
   for (let wait = 10; ; wait = Math.min(wait * 2, 200)) {
-    const [earlier] = await query<EarlierAttempts>(EARLIER_ATTEMPTS, {
-      id: attempt.id,
-      account: attempt.account,
-      address: attempt.address,
-      minutes: SIGN_IN_WINDOW_MINUTES,
-      givenUp: CHECKING_GIVEN_UP_SECONDS,
-    })
-    const failures = {
-      pair: earlier.pair.failures,
-      address: earlier.address.failures,
-      account: earlier.account.failures,
+    const ahead = await byKind(async (kind) => (await checking.penalty(checkingKey(attempt, kind))).consumedPoints - 1)
+    attempt.checking = true
+    const failed = await byKind(async (kind) => (await failures[kind].get(attempt.keys[kind]))?.consumedPoints ?? 0)
+    if (!refused(failed)) {
+      const atWorst = {
+        pair: failed.pair + ahead.pair,
+        address: failed.address + ahead.address,
+        account: failed.account + ahead.account,
+      }
+      if (!refused(atWorst)) return true
     }
-    if (refused(failures)) return false
-    const atWorst = {
-      pair: failures.pair + earlier.pair.checking,
-      address: failures.address + earlier.address.checking,
-      account: failures.account + earlier.account.checking,
-    }
-    if (!refused(atWorst)) return true
-    if (Date.now() > deadline) return false
+    await giveUpPlace(attempt)
+    if (refused(failed) || Date.now() > deadline) return false
     await pause(wait)
   }
 }
 
-// The window's attempts before this one, of its account or its address. A success of the same account
-// and address forgets that pair's failures; a password change forgets all of the account's.
-const EARLIER_ATTEMPTS = sql(`
-  WITH seen AS (
-    SELECT id, account, coalesce(address, '') AS address,
-           CASE WHEN outcome = 'checking' AND at < now() - make_interval(secs => :givenUp) THEN 'wrong_password'
-                ELSE outcome END AS outcome
-      FROM sign_in_events
-     WHERE id < CAST(:id AS bigint)
-       AND at > now() - make_interval(mins => :minutes)
-       AND (account = :account OR coalesce(address, '') = :address)
-  ), forgotten AS (
-    SELECT coalesce(max(id) FILTER (WHERE account = :account AND outcome = 'password_changed'), 0) AS account,
-           coalesce(max(id) FILTER (WHERE account = :account AND address = :address
-                                      AND outcome IN ('success', 'password_changed')), 0) AS pair
-      FROM seen
-  ), counted AS (
-    SELECT s.outcome,
-           s.account = :account AND s.address = :address AND s.id > f.pair AS in_pair,
-           s.address = :address AS in_address,
-           s.account = :account AND s.id > f.account AS in_account
-      FROM seen s, forgotten f
-     WHERE s.outcome IN ('wrong_password', 'checking')
-  )
-  SELECT json_build_object('failures', count(*) FILTER (WHERE in_pair AND outcome = 'wrong_password'),
-                           'checking', count(*) FILTER (WHERE in_pair AND outcome = 'checking')) AS pair,
-         json_build_object('failures', count(*) FILTER (WHERE in_address AND outcome = 'wrong_password'),
-                           'checking', count(*) FILTER (WHERE in_address AND outcome = 'checking')) AS address,
-         json_build_object('failures', count(*) FILTER (WHERE in_account AND outcome = 'wrong_password'),
-                           'checking', count(*) FILTER (WHERE in_account AND outcome = 'checking')) AS account
-    FROM counted`)
+// one counter of attempts being checked for the three kinds of key, kept apart
+const checkingKey = (attempt: Attempt, kind: Kind) => `${kind}\n${attempt.keys[kind]}`
+
+async function giveUpPlace(attempt: Attempt) {
+  if (!attempt.checking) return
+  attempt.checking = false
+  const { checking } = await signInLimits()
+  await Promise.all(KINDS.map((kind) => checking.reward(checkingKey(attempt, kind))))
+}
+
+/**
+ * The outcome, counted and recorded. A wrong password counts for the pair, the address and the account
+ * before the attempt gives its place back; a success forgets its pair's failures.
+ */
+export async function finishAttempt(attempt: Attempt, outcome: Exclude<SignInOutcome, 'checking'>) {
+  try {
+    const { failures } = await signInLimits()
+    if (outcome === 'wrong_password')
+      await Promise.all(
+        KINDS.map(async (kind) => {
+          const counted = await failures[kind].penalty(attempt.keys[kind])
+          if (counted.consumedPoints === FAILURE_LIMITS[kind])
+            await failures[kind].block(attempt.keys[kind], SIGN_IN_WINDOW_MINUTES * 60)
+        }),
+      )
+    else if (outcome === 'success') await failures.pair.delete(attempt.keys.pair)
+  } finally {
+    await giveUpPlace(attempt)
+  }
+  await query(FINISH_ATTEMPT, { id: attempt.id, outcome })
+}
+
+const FINISH_ATTEMPT = sql(`UPDATE sign_in_events SET outcome = :outcome WHERE id = CAST(:id AS bigint)`)
 
 /** A password change (or reset) forgets the account's failures: they were guesses at a password that is gone. */
 export async function recordPasswordChange(userId: string, transaction: Transaction) {
+  const account = `user:${userId}`
   await (
     await sequelize()
   ).query("INSERT INTO sign_in_events (account, user_id, outcome) VALUES (:account, :userId, 'password_changed')", {
-    replacements: { account: `user:${userId}`, userId },
+    replacements: { account, userId },
     transaction,
   })
+  await (await signInLimits()).failures.account.delete(account)
+}
+
+let sweeper: NodeJS.Timeout | undefined
+
+/** From the first attempt on, every hour: the record's rows older than SIGN_IN_EVENTS_KEPT_DAYS go. */
+function sweepOldEvents() {
+  if (sweeper) return
+  sweeper = setInterval(() => void forgetOldEvents(), SWEEP_EVERY_MS)
+  sweeper.unref()
+  void forgetOldEvents()
 }
 
 async function forgetOldEvents() {
   try {
-    await (
-      await sequelize()
-    ).query('DELETE FROM sign_in_events WHERE at < now() - make_interval(days => :days)', {
-      replacements: { days: SIGN_IN_EVENTS_KEPT_DAYS },
-    })
+    await query(FORGET_OLD_EVENTS, { days: SIGN_IN_EVENTS_KEPT_DAYS, most: SWEEP_AT_MOST })
   } catch {
     // the next sweep tries again
   }
 }
+
+const FORGET_OLD_EVENTS = sql(`
+  DELETE FROM sign_in_events
+   WHERE id IN (SELECT id FROM sign_in_events WHERE at < now() - make_interval(days => :days) LIMIT :most)`)
 
 export type SignInEvent = {
   id: string

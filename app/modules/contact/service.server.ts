@@ -1,4 +1,6 @@
+import { RateLimiterRes } from 'rate-limiter-flexible'
 import { db } from '#db/client.ts'
+import { rateLimiter } from '#db/rate-limits.ts'
 import { ROLE } from '../auth/roles.ts'
 import { ServiceError } from '../errors.ts'
 import { sendMail } from '../mail/service.server.ts'
@@ -7,22 +9,19 @@ import { ContactSchema, type ContactInput } from './schema.ts'
 
 // The contact form (/contact-Us) mails the admins, with the sender as Reply-To.
 
-const WINDOW_MS = 15 * 60 * 1000
-const PER_WINDOW = 5
-const recent = new Map<string, number[]>()
+const TOO_MANY_MESSAGES = 'You have sent several messages in a short time; please try again in a few minutes.'
 
-/**
- * At most 5 messages per address in 15 minutes, kept in this process's memory: each web worker of each
- * instance counts apart (ADR 023).
- */
-function throttle(ip: string) {
-  const now = Date.now()
-  const times = (recent.get(ip) ?? []).filter((t) => now - t < WINDOW_MS)
-  if (times.length >= PER_WINDOW)
-    throw new ServiceError(429, 'You have sent several messages in a short time; please try again in a few minutes.')
-  times.push(now)
-  recent.set(ip, times)
-  if (recent.size > 10_000) recent.clear()
+/** At most 5 messages per address in 15 minutes, counted in PostgreSQL: the same for every worker and instance. */
+const messagesPerAddress = () => rateLimiter({ keyPrefix: 'contact-messages', points: 5, duration: 15 * 60 })
+
+async function throttle(address: string) {
+  try {
+    await (await messagesPerAddress()).consume(address)
+  } catch (refusal) {
+    // the library refuses with its result (how long to wait); anything else is a fault
+    if (refusal instanceof RateLimiterRes) throw new ServiceError(429, TOO_MANY_MESSAGES)
+    throw refusal
+  }
 }
 
 /** `address` is the client's network address; unknown addresses share one allowance. */
@@ -33,16 +32,11 @@ export async function sendContactMessage(
   const data = ContactSchema.parse(input)
   // a robot filled in the field people never see: thank it, send nothing
   if (data.website) return { delivered: false }
-  throttle(sender.address ?? 'unknown')
+  await throttle(sender.address ?? 'unknown')
   const { User } = await db()
   const admins = await User.findAll({ where: { roleId: [ROLE.superAdmin, ROLE.admin] }, attributes: ['email'] })
   if (admins.length === 0) throw new ServiceError(409, 'Nobody can receive messages yet; please try again later.')
   const mail = contactMessage(data)
   await sendMail({ to: admins.map((a) => a.email), replyTo: data.email, ...mail })
   return { delivered: true }
-}
-
-/** Tests start each case with a clean slate. */
-export function resetContactThrottle() {
-  recent.clear()
 }
