@@ -1,7 +1,11 @@
+import type { LoaderFunctionArgs } from '@remix-run/node'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 // Unknown pages: a 404 with the site's error page.
-export async function loader() {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage() {
   throw new Response('Not found', { status: 404 })
 }
 

@@ -8,32 +8,48 @@ import { noteActingUser } from './request-record.server.ts'
 import { NUL_MESSAGE, nulFieldErrors, urlHasNul } from './text-input.server.ts'
 
 // The /api contract (docs/product.md#the-api): JSON `{ message }` with the right status, plus `errors`
-// (field → text) for validation. Errors become responses here and nowhere else.
+// (field → text) for validation. Errors become responses here (apiRoute) and nowhere else.
 
 export type ApiArgs = LoaderFunctionArgs | ActionFunctionArgs
 
-export function apiRoute<A extends ApiArgs>(handler: (args: A) => Promise<Response | object>) {
+/** How a call answers a refusal, beside `{ message, errors }`. */
+export type ApiOptions = {
+  /** the field errors at the top level of the body too, as an older client reads them */
+  errorsAtTopLevel?: boolean
+}
+
+export function apiRoute<A extends ApiArgs>(
+  handler: (args: A) => Promise<Response | object>,
+  options: ApiOptions = {},
+) {
   return async (args: A): Promise<Response> => {
     try {
       if (urlHasNul(args.request.url, args.params)) throw invalid(NUL_MESSAGE)
       const result = await handler(args)
       return result instanceof Response ? result : json(result)
     } catch (error) {
-      return errorResponse(error)
+      return errorResponse(error, options)
     }
   }
 }
 
-export function errorResponse(error: unknown): Response {
-  if (error instanceof Response) return error
-  if (isServiceError(error)) {
-    return json(error.errors ? { message: error.message, errors: error.errors } : { message: error.message }, {
-      status: error.status,
-    })
+function errorResponse(thrown: unknown, options: ApiOptions): Response {
+  if (thrown instanceof Response) return thrown
+  const error = asServiceError(thrown)
+  if (error) {
+    const { message, errors } = error
+    const body = !errors ? { message } : options.errorsAtTopLevel ? { message, errors, ...errors } : { message, errors }
+    return json(body, { status: error.status })
   }
-  if (error instanceof ZodError) return errorResponse(invalidInput(error))
-  console.error(error)
+  console.error(thrown)
   return json({ message: 'Something went wrong on our side; please try again.' }, { status: 500 })
+}
+
+/** A refusal as a ServiceError (a schema's refusal is a 400); anything else is not a refusal. */
+export function asServiceError(thrown: unknown): ServiceError | undefined {
+  if (isServiceError(thrown)) return thrown
+  if (thrown instanceof ZodError) return invalidInput(thrown)
+  return undefined
 }
 
 /** A schema's refusal as a 400 ServiceError: its first field error as the message, all of them as `errors`. */
@@ -138,13 +154,13 @@ export function apiLoader(handler: Handler) {
 export type ApiGate = { allow: (roleId: number) => boolean; denied: string }
 
 /** A POST, PUT or DELETE /api call for a signed-in caller; another method is a 405. */
-export function apiAction(method: 'POST' | 'PUT' | 'DELETE', handler: Handler, gate?: ApiGate) {
+export function apiAction(method: 'POST' | 'PUT' | 'DELETE', handler: Handler, gate?: ApiGate, options?: ApiOptions) {
   return apiRoute(async ({ request, params }: ActionFunctionArgs) => {
     if (request.method !== method) return methodNotAllowed([method])
     const actor = await requireApiUser(request)
     if (gate && !gate.allow(actor.roleId)) throw forbidden(gate.denied)
     return handler({ request, params, actor })
-  })
+  }, options)
 }
 
 /** Admins and the super admin: the calls that change courses and their contents. */

@@ -1,16 +1,72 @@
 import type { SubmissionResult } from '@conform-to/react'
-import { json } from '@remix-run/node'
+import { json, type ActionFunctionArgs, type TypedResponse } from '@remix-run/node'
 import type { Actor } from '#app/modules/auth/roles.ts'
-import { isServiceError, ServiceError } from '#app/modules/errors.ts'
 import { removeStoredFile, type FileInfo } from '#app/modules/files/service.server.ts'
 import type { UploadKind } from '#app/modules/files/types.server.ts'
 import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
+import { asServiceError } from './api.server.ts'
+import { runPage, type PageOptions } from './pages.server.ts'
 import { NUL_MESSAGE, nulFormErrors } from './text-input.server.ts'
+import { jsonWithError } from './toast.server.ts'
 
 // Page actions: a service's refusal becomes the form's errors (beside their fields when the service
-// names them, above the form otherwise) with what was typed kept, never a thrown error page.
+// names them, above the form otherwise) with what was typed kept, a toast on the page it redirects
+// to, or the error page with the refusal's status; these helpers and pageAction are where that is
+// done, and routes only throw.
+
+/**
+ * A page's action, as `export const action = (args: ActionFunctionArgs) => pageAction(args, async (…) => …)`:
+ * a refusal its forms do not show (through submitToService, submitUploadForm or replyOnRefusal) is
+ * the error page with its status, or a redirect with a toast where `redirects` says.
+ */
+export function pageAction<A extends ActionFunctionArgs, T>(
+  args: A,
+  act: (args: A) => T | Promise<T>,
+  options: PageOptions<A> = {},
+): Promise<T> {
+  return runPage(args, act, options)
+}
 
 export type FormReply = { result: SubmissionResult<string[]> }
+
+/** A refusal as a page's own reply shows it. */
+export type Refusal = {
+  status: number
+  message: string
+  errors?: Record<string, string>
+  /** what was typed, when a multipart form was refused part-way */
+  fields: Record<string, string>
+}
+
+type Attempt<T> = { ok: true; value: T } | { ok: false; refusal: Refusal }
+
+/** Run a service; its refusal (a ServiceError or a schema's) is returned, anything else thrown. */
+async function attempt<T>(run: () => Promise<T>, onRefused?: () => Promise<void>): Promise<Attempt<T>> {
+  try {
+    return { ok: true, value: await run() }
+  } catch (thrown) {
+    // a file stored for the form is dropped whatever the failure
+    await onRefused?.()
+    const error = asServiceError(thrown)
+    if (!error) throw thrown
+    const fields = error instanceof UploadRefused ? error.fields : {}
+    return { ok: false, refusal: { status: error.status, message: error.message, errors: error.errors, fields } }
+  }
+}
+
+/**
+ * Run a service for a page whose reply is its own (not a conform form): a refusal is answered with
+ * `reply(refusal)` as JSON with the refusal's status.
+ */
+export async function replyOnRefusal<T, R>(
+  run: () => Promise<T>,
+  reply: (refusal: Refusal) => R,
+  onRefused?: () => Promise<void>,
+): Promise<{ ok: true; value: T } | { ok: false; response: TypedResponse<R> }> {
+  const done = await attempt(run, onRefused)
+  if (done.ok) return done
+  return { ok: false, response: json(reply(done.refusal), { status: done.refusal.status }) }
+}
 
 /** A conform submission, whatever its schema. */
 type Replyable = {
@@ -24,27 +80,29 @@ type Replyable = {
 /** Fields never sent back to the browser (passwords): without JavaScript they would be rendered as values. */
 type Hidden = { hideFields?: string[] }
 
-/** A conform reply carrying a service's refusal. */
-export function refusal(submission: Replyable, error: ServiceError, { hideFields }: Hidden = {}) {
-  const fieldErrors = Object.fromEntries(Object.entries(error.errors ?? {}).map(([field, text]) => [field, [text]]))
-  return json<FormReply>(
-    { result: submission.reply({ fieldErrors, formErrors: error.errors ? [] : [error.message], hideFields }) },
-    { status: error.status },
-  )
+/** A conform reply carrying a service's refusal, with its status. */
+function conformReply(submission: Replyable, refused: Pick<Refusal, 'status' | 'message' | 'errors'>, hidden: Hidden) {
+  const fieldErrors = Object.fromEntries(Object.entries(refused.errors ?? {}).map(([field, text]) => [field, [text]]))
+  const formErrors = refused.errors ? [] : [refused.message]
+  return { result: submission.reply({ fieldErrors, formErrors, hideFields: hidden.hideFields }) }
 }
 
-/** Run a service for a validated form: its refusals come back as form errors. */
+/**
+ * Run a service for a validated form: its refusals come back as form errors (and, with `toast`, as a
+ * toast too).
+ */
 export async function submitToService<T>(
   submission: Replyable,
   run: () => Promise<T>,
-  options: Hidden & { onRefused?: () => Promise<void> } = {},
+  options: Hidden & { onRefused?: () => Promise<void>; toast?: boolean } = {},
 ): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
-  try {
-    return { ok: true, value: await run() }
-  } catch (error) {
-    await options.onRefused?.()
-    if (isServiceError(error)) return { ok: false, response: refusal(submission, error, options) }
-    throw error
+  const done = await attempt(run, options.onRefused)
+  if (done.ok) return done
+  const { status, message } = done.refusal
+  const data: FormReply = conformReply(submission, done.refusal, options)
+  return {
+    ok: false,
+    response: options.toast ? await jsonWithError(data, message, { status }) : json(data, { status }),
   }
 }
 
@@ -111,18 +169,15 @@ export async function submitUploadForm<V, T>(
 ): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
   const { kind, fileField, actor } = options.upload
   const form = (fields: Record<string, string>) => (options.toFormData ?? formDataOf)({ ...fields, ...options.fixed })
-  let received
-  try {
-    received = await receiveForm(request, { kind, fileFields: [fileField], actor })
-  } catch (error) {
-    if (!isServiceError(error)) throw error
+  const received = await attempt(() => receiveForm(request, { kind, fileFields: [fileField], actor }))
+  if (!received.ok) {
     // not multipart at all: nothing typed can be read back
-    const fields = error instanceof UploadRefused ? error.fields : {}
-    const message = error.errors?.[fileField]
-    const shown = message ? new ServiceError(error.status, error.message, { [options.field]: message }) : error
-    return { ok: false, response: refusal(options.parse(form(fields)), shown) }
+    const { status, message, errors, fields } = received.refusal
+    const fileError = errors?.[fileField]
+    const shown = { status, message, errors: fileError ? { [options.field]: fileError } : errors }
+    return { ok: false, response: json<FormReply>(conformReply(options.parse(form(fields)), shown, {}), { status }) }
   }
-  const { file, fields } = received
+  const { file, fields } = received.value
   const submission = options.parse(form(file ? { ...fields, [options.field]: JSON.stringify(file) } : fields))
   if (submission.status !== 'success') {
     await discardUpload(file)

@@ -424,6 +424,10 @@ describe('the rearrange pages', () => {
       courseId: course.id,
     })
     expect(refused.status).toBe(400)
+    // the one shape of a refusal, which the page shows above the list
+    const reply = (await refused.json()) as Record<string, unknown>
+    expect(Object.keys(reply)).toEqual(['message'])
+    expect(reply.message).toEqual(expect.any(String))
     const document = await makeDocument(course.id)
     const second = await makeDocument(course.id, { orderId: 1 })
     const asScenarios = new URLSearchParams([

@@ -1,4 +1,5 @@
 import { Outlet, useRouteLoaderData } from '@remix-run/react'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { SiteHeader } from '#app/components/layout/site-header.tsx'
 import type { loader as rootLoader } from '#app/root.tsx'
 
@@ -12,4 +13,8 @@ export default function AuthLayout() {
       </main>
     </>
   )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
 }

@@ -7,12 +7,14 @@ import { Field } from '#app/components/ui/field.tsx'
 import { requestPasswordReset } from '#app/modules/auth/password-links.server.ts'
 import { FORGOT_PASSWORD_ANSWER, ForgotPasswordFormSchema } from '#app/modules/auth/schema.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { invalidForm, readForm, type FormReply } from '#app/utils/forms.server.ts'
+import { pageAction, invalidForm, readForm, type FormReply } from '#app/utils/forms.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Forgot Password · ${PRODUCT_NAME}` }]
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request }: ActionFunctionArgs) {
   const submission = parseWithZod(await readForm(request), { schema: ForgotPasswordFormSchema })
   if (submission.status !== 'success') return invalidForm(submission)
   await requestPasswordReset(submission.value.email)

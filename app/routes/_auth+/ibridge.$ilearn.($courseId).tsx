@@ -4,10 +4,10 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
 import { BRIDGE_ADVICE, BRIDGE_HEADING, BRIDGE_REFUSED, parseBridgePath } from '#app/modules/bridge/schema.ts'
 import { signInWithBridgeLink } from '#app/modules/bridge/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { commitToken } from '#app/utils/session.server.ts'
 import { redirectWithError } from '#app/utils/toast.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 // The external-bridge link (docs/product.md#bridge-links): /ibridge/{token}/{courseId},
 // /ibridge/program/{token}, /ibridge/admin/{token}. The loader does the work, so the link signs in
@@ -18,18 +18,14 @@ export const meta: MetaFunction = () => [
   { name: 'robots', content: 'noindex' },
 ]
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request, params }: LoaderFunctionArgs) {
   // a link checker's HEAD must not spend a single-use link
   if (request.method === 'HEAD') return json(null)
   const link = parseBridgePath(params.ilearn ?? '', params.courseId)
-  let signedIn
-  try {
-    signedIn = await signInWithBridgeLink(link)
-  } catch (error) {
-    if (isServiceError(error) && (error.status === 401 || error.status === 403))
-      throw json({ message: error.message }, { status: error.status, headers: { 'Cache-Control': 'no-store' } })
-    throw error
-  }
+  // a refused link is its error page (below), kept by no cache
+  const signedIn = await signInWithBridgeLink(link)
   const headers = new Headers({ 'Set-Cookie': await commitToken(request, signedIn.token), 'Cache-Control': 'no-store' })
   if (signedIn.notice) return redirectWithError(signedIn.to, signedIn.notice, { headers })
   return redirect(signedIn.to, { headers })

@@ -3,13 +3,16 @@ import { useActionData } from '@remix-run/react'
 import { ResetPasswordForm } from '#app/components/account/reset-password-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import type { FormReply } from '#app/utils/forms.server.ts'
+import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
 import { resetPageAction, resetPageLoader } from '#app/utils/reset-password.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Reset Password · ${PRODUCT_NAME}` }]
 
-export const loader = ({ params }: LoaderFunctionArgs) => resetPageLoader(params.token ?? '')
-export const action = ({ request, params }: ActionFunctionArgs) => resetPageAction(request, params.token ?? '')
+export const loader = (args: LoaderFunctionArgs) =>
+  pageLoader(args, ({ params }) => resetPageLoader(params.token ?? ''))
+export const action = (args: ActionFunctionArgs) =>
+  pageAction(args, ({ request, params }) => resetPageAction(request, params.token ?? ''))
 
 export default function ResetPassword() {
   const actionData = useActionData<FormReply>()

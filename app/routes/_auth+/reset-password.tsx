@@ -3,15 +3,17 @@ import { useActionData, useSearchParams } from '@remix-run/react'
 import { ResetPasswordForm } from '#app/components/account/reset-password-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import type { FormReply } from '#app/utils/forms.server.ts'
+import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
 import { resetPageAction, resetPageLoader } from '#app/utils/reset-password.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Reset Password · ${PRODUCT_NAME}` }]
 
 const tokenOf = (request: Request) => new URL(request.url).searchParams.get('token') ?? ''
 
-export const loader = ({ request }: LoaderFunctionArgs) => resetPageLoader(tokenOf(request))
-export const action = ({ request }: ActionFunctionArgs) => resetPageAction(request, tokenOf(request))
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, ({ request }) => resetPageLoader(tokenOf(request)))
+export const action = (args: ActionFunctionArgs) =>
+  pageAction(args, ({ request }) => resetPageAction(request, tokenOf(request)))
 
 export default function ResetPasswordByQuery() {
   const actionData = useActionData<FormReply>()

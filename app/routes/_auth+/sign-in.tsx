@@ -2,20 +2,22 @@ import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Field, PasswordField } from '#app/components/ui/field.tsx'
 import { landingPath } from '#app/modules/auth/roles.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
-import { isServiceError } from '#app/modules/errors.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { safeRedirect } from '#app/utils/redirect.ts'
-import { readForm } from '#app/utils/forms.server.ts'
+import { pageAction, readForm, submitToService } from '#app/utils/forms.server.ts'
 import { authenticator, commitToken, getSessionUser, isSameSiteRequest } from '#app/utils/session.server.ts'
-import { jsonWithError } from '#app/utils/toast.server.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Sign in · ${PRODUCT_NAME}` }]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await getSessionUser(request)
   if (user) {
     const redirectTo = new URL(request.url).searchParams.get('redirectTo')
@@ -24,7 +26,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return null
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request }: ActionFunctionArgs) {
   // another site may not sign a visitor in (to an account of its choosing)
   if (!isSameSiteRequest(request)) throw json({ message: 'Requests from other sites are refused.' }, { status: 403 })
   const formData = await readForm(request.clone())
@@ -32,21 +36,15 @@ export async function action({ request }: ActionFunctionArgs) {
   if (submission.status !== 'success') {
     return json({ result: submission.reply({ hideFields: ['password'] }) }, { status: 400 })
   }
-  try {
-    const { user, token } = await authenticator().authenticate('form', request)
-    const to = safeRedirect(formData.get('redirectTo'), landingPath(user.roleId))
-    return redirect(to, { headers: { 'Set-Cookie': await commitToken(request, token) } })
-  } catch (error) {
-    if (isServiceError(error) && (error.status === 401 || error.status === 429)) {
-      // the same answer whether or not the account exists
-      return jsonWithError(
-        { result: submission.reply({ formErrors: [error.message], hideFields: ['password'] }) },
-        error.message,
-        { status: error.status },
-      )
-    }
-    throw error
-  }
+  // the same answer whether or not the account exists
+  const signedIn = await submitToService(submission, () => authenticator().authenticate('form', request), {
+    hideFields: ['password'],
+    toast: true,
+  })
+  if (!signedIn.ok) return signedIn.response
+  const { user, token } = signedIn.value
+  const to = safeRedirect(formData.get('redirectTo'), landingPath(user.roleId))
+  return redirect(to, { headers: { 'Set-Cookie': await commitToken(request, token) } })
 }
 
 export default function SignIn() {
@@ -89,4 +87,8 @@ export default function SignIn() {
       </p>
     </div>
   )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
 }

@@ -4,16 +4,19 @@ import { PasswordForm } from '#app/components/account/password-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { passwordAction } from '#app/utils/account.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import type { FormReply } from '#app/utils/forms.server.ts'
+import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
 import { requireUser } from '#app/utils/session.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Reset Password · ${PRODUCT_NAME}` }]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   await requireUser(request)
   return json(null)
 }
-export const action = ({ request }: ActionFunctionArgs) => passwordAction(request)
+export const action = (args: ActionFunctionArgs) => pageAction(args, ({ request }) => passwordAction(request))
 
 export default function ChangePassword() {
   const actionData = useActionData<FormReply>()

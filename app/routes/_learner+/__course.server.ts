@@ -1,32 +1,30 @@
 import { parseWithZod } from '@conform-to/zod'
 import { UploadAssessmentSchema } from '#app/modules/assessments/schema.ts'
 import { getCourseContents, getCourseVideo, VideoLocked } from '#app/modules/courses/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
+import type { LoaderFunctionArgs } from '@remix-run/node'
 import { requireUser } from '#app/utils/session.server.ts'
-import { redirectWithError } from '#app/utils/toast.server.ts'
-import { orPageNotFound } from '#app/utils/pages.server.ts'
+import type { RefusalRedirect } from '#app/utils/pages.server.ts'
 
-/** The course for a learner page: not assigned → back to /courses with a toast. */
+/** The course for a learner page. */
 export async function loadCourse(request: Request, courseId: string) {
   const user = await requireUser(request)
-  return { user, course: await asPage(courseId, () => getCourseContents(user, courseId)) }
+  return { user, course: await getCourseContents(user, courseId) }
 }
 
-/** A video page: as loadCourse, and a locked video → back to the course page with the lock toast. */
+/** A video page: as loadCourse, and the video with its place. */
 export async function loadCourseVideo(request: Request, courseId: string, videoId: string) {
   const user = await requireUser(request)
-  return { user, ...(await asPage(courseId, () => getCourseVideo(user, courseId, videoId))) }
+  return { user, ...(await getCourseVideo(user, courseId, videoId)) }
 }
 
-async function asPage<T>(courseId: string, load: () => Promise<T>): Promise<T> {
-  try {
-    return await orPageNotFound(load)
-  } catch (error) {
-    if (error instanceof VideoLocked) throw await redirectWithError(`/course/${courseId}`, error.message)
-    if (isServiceError(error) && error.status === 403) throw await redirectWithError('/courses', error.message)
-    throw error
-  }
-}
+/**
+ * How a learner's course pages answer a refusal: a locked video goes back to the course page,
+ * a course not assigned to them back to /courses, each with the refusal as a toast.
+ */
+export const COURSE_REFUSALS: RefusalRedirect<LoaderFunctionArgs>[] = [
+  { when: VideoLocked, to: ({ params }) => `/course/${params.courseId ?? ''}` },
+  { when: 403, to: () => '/courses' },
+]
 
 /**
  * The assessment form, as the course page's action reads it. Here rather than in the route so the

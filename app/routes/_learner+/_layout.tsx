@@ -1,11 +1,15 @@
 import { json, type LoaderFunctionArgs } from '@remix-run/node'
 import { Outlet, useLoaderData, useRouteLoaderData } from '@remix-run/react'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { SiteHeader } from '#app/components/layout/site-header.tsx'
 import type { loader as rootLoader } from '#app/root.tsx'
 import { requireUser } from '#app/utils/session.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 // Every learner page needs a signed-in user; a visitor goes to /sign-in and comes back after.
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request)
   return json({ user })
 }
@@ -21,4 +25,8 @@ export default function LearnerLayout() {
       </main>
     </>
   )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
 }

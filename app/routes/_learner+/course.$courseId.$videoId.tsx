@@ -7,16 +7,19 @@ import { VideoPlayer } from '#app/components/player/video-player.tsx'
 import { ROLE } from '#app/modules/auth/roles.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration } from '#app/utils/format.ts'
-import { loadCourseVideo } from './__course.server.ts'
+import { COURSE_REFUSALS, loadCourseVideo } from './__course.server.ts'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { Tabs } from '#app/components/ui/tabs.tsx'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.video.title ?? 'Video'} · ${PRODUCT_NAME}` },
 ]
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage, { redirects: COURSE_REFUSALS })
+
+async function loadPage({ request, params }: LoaderFunctionArgs) {
   const { user, course, video, index } = await loadCourseVideo(request, params.courseId ?? '', params.videoId ?? '')
   return json({
     course,

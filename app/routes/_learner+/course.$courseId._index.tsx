@@ -12,19 +12,22 @@ import { Overlay } from '#app/components/ui/overlay.tsx'
 import { listAssessments, uploadAssessment } from '#app/modules/assessments/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDate } from '#app/utils/format.ts'
-import { type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
+import { pageAction, type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
 import { requireUser } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
-import { loadCourse, parseAssessmentForm } from './__course.server.ts'
+import { COURSE_REFUSALS, loadCourse, parseAssessmentForm } from './__course.server.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { uploadRules } from '#app/modules/files/types.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },
 ]
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage, { redirects: COURSE_REFUSALS })
+
+async function loadPage({ request, params }: LoaderFunctionArgs) {
   const { user, course } = await loadCourse(request, params.courseId ?? '')
   const assessments = await listAssessments(user, { courseId: course.id, userId: user.id })
   return json({ course, assessments, upload: uploadRules('assessment') })
@@ -34,7 +37,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
  * My Assessment: the file comes with the form (no JavaScript) or was uploaded the moment
  * it was chosen; Submit registers it against a scenario, then the dialog closes and the list shows it.
  */
-export async function action({ request, params }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request)
   const courseId = params.courseId ?? ''
   const saved = await submitUploadForm(request, {

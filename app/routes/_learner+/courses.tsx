@@ -1,5 +1,6 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts'
@@ -8,10 +9,13 @@ import { listAssignedCourses } from '#app/modules/courses/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength } from '#app/utils/format.ts'
 import { requireUser } from '#app/utils/session.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `My Courses · ${PRODUCT_NAME}` }]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request)
   const q = new URL(request.url).searchParams.get('q')?.slice(0, 100) ?? ''
   const courses = await listAssignedCourses(user, { search: q })
@@ -82,4 +86,8 @@ export default function MyCourses() {
       )}
     </>
   )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
 }

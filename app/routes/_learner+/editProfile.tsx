@@ -5,12 +5,13 @@ import { ProfileForm } from '#app/components/account/profile-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { profileAction, profileLoader } from '#app/utils/account.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import type { FormReply } from '#app/utils/forms.server.ts'
+import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Edit Profile · ${PRODUCT_NAME}` }]
 
-export const loader = ({ request }: LoaderFunctionArgs) => profileLoader(request)
-export const action = ({ request }: ActionFunctionArgs) => profileAction(request)
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, ({ request }) => profileLoader(request))
+export const action = (args: ActionFunctionArgs) => pageAction(args, ({ request }) => profileAction(request))
 
 export default function EditProfile() {
   const { profile } = useLoaderData<typeof loader>()

@@ -1,11 +1,15 @@
 import { redirect, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link } from '@remix-run/react'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { landingPath } from '#app/modules/auth/roles.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { getSessionUser } from '#app/utils/session.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 // A signed-in user goes to their area: the admin dashboard for r_id 1, 3, 4, My Courses otherwise.
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await getSessionUser(request)
   if (user) throw redirect(landingPath(user.roleId))
   return null
@@ -72,4 +76,8 @@ export default function Landing() {
       </main>
     </>
   )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
 }

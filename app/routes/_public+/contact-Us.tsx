@@ -9,13 +9,15 @@ import { sendContactMessage } from '#app/modules/contact/service.server.ts'
 import { useOptionalUser } from '#app/root.tsx'
 import { clientAddress } from '#app/utils/client-address.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { pageAction, invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 
 export const meta: MetaFunction = () => [{ title: `Contact Us · ${PRODUCT_NAME}` }]
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request }: ActionFunctionArgs) {
   const submission = parseWithZod(await readForm(request), { schema: ContactSchema })
   if (submission.status !== 'success') return invalidForm(submission)
   const address = clientAddress(request)

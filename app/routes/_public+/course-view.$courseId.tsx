@@ -7,15 +7,17 @@ import { useOptionalUser } from '#app/root.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
-import { orPageNotFound } from '#app/utils/pages.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },
   { name: 'description', content: data?.course.description.slice(0, 160) ?? '' },
 ]
 
-export async function loader({ params }: LoaderFunctionArgs) {
-  return json({ course: await orPageNotFound(() => getCourseOverview(params.courseId ?? '')) })
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ params }: LoaderFunctionArgs) {
+  return json({ course: await getCourseOverview(params.courseId ?? '') })
 }
 
 /** The public overview of a course: every video is listed; only free previews open. */

@@ -8,13 +8,16 @@ import { listPublicCatalogue } from '#app/modules/courses/service.server.ts'
 import { useOptionalUser } from '#app/root.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength } from '#app/utils/format.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [
   { title: `Explore Courses · ${PRODUCT_NAME}` },
   { name: 'description', content: 'Every course on SQL, data modelling, ETL and data warehousing.' },
 ]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const q = new URL(request.url).searchParams.get('q')?.slice(0, 100) ?? ''
   return json({ courses: await listPublicCatalogue({ q }), q })
 }

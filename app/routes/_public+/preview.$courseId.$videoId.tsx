@@ -2,28 +2,22 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/nod
 import { Link, useLoaderData } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { getPreviewVideo } from '#app/modules/courses/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
-import { isUuid } from '#app/modules/ids.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration } from '#app/utils/format.ts'
-import { redirectWithError } from '#app/utils/toast.server.ts'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.video.title ?? 'Preview'} · ${PRODUCT_NAME}` },
 ]
 
-export async function loader({ params }: LoaderFunctionArgs) {
-  const courseId = params.courseId ?? ''
-  try {
-    return json(await getPreviewVideo(courseId, params.videoId ?? ''))
-  } catch (error) {
-    if (isServiceError(error) && error.status === 403 && isUuid(courseId))
-      throw await redirectWithError(`/course-view/${courseId}`, error.message)
-    if (isServiceError(error)) throw json({ message: error.message }, { status: 404 })
-    throw error
-  }
+/** A video that is not a free preview goes back to the course's overview, saying so. */
+export const loader = (args: LoaderFunctionArgs) =>
+  pageLoader(args, loadPage, { redirects: [{ when: 403, to: ({ params }) => `/course-view/${params.courseId}` }] })
+
+async function loadPage({ params }: LoaderFunctionArgs) {
+  return json(await getPreviewVideo(params.courseId ?? '', params.videoId ?? ''))
 }
 
 /** A free-preview video, for anyone; the player here keeps no progress. */

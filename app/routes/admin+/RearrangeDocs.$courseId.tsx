@@ -5,8 +5,9 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { getCourseDetail } from '#app/modules/courses/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
-import { orPageNotFound } from '#app/utils/pages.server.ts'
-import { saveOrder } from './__rearrange.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
+import { saveOrder, type OrderReply } from './__rearrange.server.ts'
+import { pageAction } from '#app/utils/forms.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Rearrange · ${PRODUCT_NAME}` }]
 
@@ -14,9 +15,11 @@ export const meta: MetaFunction = () => [{ title: `Rearrange · ${PRODUCT_NAME}`
 // list, so the page also works when opened directly or reloaded.
 const scenariosWanted = (request: Request) => new URL(request.url).searchParams.get('type') === 'scenarios'
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request, params }: LoaderFunctionArgs) {
   const user = await requireContentManager(request, `/admin/course/${params.courseId}`)
-  const course = await orPageNotFound(() => getCourseDetail(user, params.courseId ?? ''))
+  const course = await getCourseDetail(user, params.courseId ?? '')
   const scenarios = scenariosWanted(request)
   const list = scenarios ? course.scenarios : course.documents
   return json({
@@ -26,7 +29,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   })
 }
 
-export async function action({ request, params }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request, params }: ActionFunctionArgs) {
   const courseId = params.courseId ?? ''
   const user = await requireContentManager(request, `/admin/course/${courseId}`)
   const scenarios = scenariosWanted(request)
@@ -40,7 +45,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
 export default function RearrangeDocs() {
   const { course, scenarios, items } = useLoaderData<typeof loader>()
-  const actionData = useActionData<{ error?: string }>()
+  const actionData = useActionData<OrderReply>()
   return (
     <RearrangeForm
       key={scenarios ? 'scenarios' : 'documents'}
@@ -48,7 +53,7 @@ export default function RearrangeDocs() {
       listLabel={scenarios ? 'Scenarios' : 'Documents'}
       items={items}
       backTo={`/admin/course/${course.id}?tab=${scenarios ? 'scenarios' : 'documents'}`}
-      error={actionData?.error}
+      error={actionData?.message}
     />
   )
 }

@@ -1,11 +1,9 @@
 import { json } from '@remix-run/node'
-import { ZodError } from 'zod'
 import type { Actor } from '#app/modules/auth/roles.ts'
 import type { ContentKind } from '#db/models/index.ts'
-import { readForm } from '#app/utils/forms.server.ts'
+import { readForm, replyOnRefusal } from '#app/utils/forms.server.ts'
 import { ReorderSchema } from '#app/modules/content/schema.ts'
 import { reorderEntries } from '#app/modules/content/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
 /**
@@ -26,6 +24,9 @@ export function postedOrder(form: FormData): string[] {
     .map((entry) => entry.id)
 }
 
+/** A refused order, shown above the list. */
+export type OrderReply = { message: string }
+
 /** Save a posted order (`order` = ids, first to last) and go back to the course's tab. */
 export async function saveOrder(
   actor: Actor,
@@ -34,13 +35,12 @@ export async function saveOrder(
   backTo: string,
 ): Promise<Response> {
   const ids = postedOrder(await readForm(request))
-  try {
-    const items = ReorderSchema.parse(ids.map((_id, orderId) => ({ _id, orderId })))
-    await reorderEntries(actor, list.kind === 'video' ? 'videos' : 'files', items, list)
-  } catch (error) {
-    if (isServiceError(error)) return json({ error: error.message }, { status: error.status })
-    if (error instanceof ZodError) return json({ error: 'Nothing to save.' }, { status: 400 })
-    throw error
-  }
+  const items = ReorderSchema.safeParse(ids.map((_id, orderId) => ({ _id, orderId })))
+  if (!items.success) return json<OrderReply>({ message: 'Nothing to save.' }, { status: 400 })
+  const saved = await replyOnRefusal(
+    () => reorderEntries(actor, list.kind === 'video' ? 'videos' : 'files', items.data, list),
+    ({ message }): OrderReply => ({ message }),
+  )
+  if (!saved.ok) return saved.response
   return redirectWithSuccess(backTo, 'The new order is saved.')
 }

@@ -6,9 +6,12 @@ import { UserMenu } from '#app/components/layout/user-menu.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { canManageContent, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 // The guard of every /admin page: super admin, admin or coach; anyone else is turned away.
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   return json({ user })
 }

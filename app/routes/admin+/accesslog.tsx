@@ -10,11 +10,14 @@ import { fieldErrors } from '#app/utils/api.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration, formatDate } from '#app/utils/format.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Access Log · ${PRODUCT_NAME}` }]
 
 /** The filter is a GET form, so a filtered report can be bookmarked and works without JavaScript. */
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const url = new URL(request.url)
   // the report has one order, newest view first; only the paging of the query is used

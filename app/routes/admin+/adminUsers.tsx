@@ -4,33 +4,34 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PeoplePage } from '#app/components/people/people-page.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
 import { isSuperAdmin, ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
-import { isServiceError } from '#app/modules/errors.ts'
 import { removeAdmin } from '#app/modules/users/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { readForm, type FormReply } from '#app/utils/forms.server.ts'
+import { pageAction, readForm, type FormReply } from '#app/utils/forms.server.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
-import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { createPerson, loadPeople } from './__people.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Admins · ${PRODUCT_NAME}` }]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   return json({ ...(await loadPeople(user, request, 'admin')), superAdmin: isSuperAdmin(user.roleId), me: user.id })
 }
 
 /** Create New Admin and Remove; the services let only the super admin do either. */
-export async function action({ request }: ActionFunctionArgs) {
+// a refusal goes back to the list with a toast
+export const action = (args: ActionFunctionArgs) =>
+  pageAction(args, runAction, { redirects: [{ to: () => '/admin/adminUsers' }] })
+
+async function runAction({ request }: ActionFunctionArgs) {
   const user = await requireAdminSide(request)
   if (new URL(request.url).searchParams.get('remove')) {
     const userId = String((await readForm(request)).get('userId') ?? '')
-    try {
-      const { userName } = await removeAdmin(user, userId)
-      return redirectWithSuccess('/admin/adminUsers', `Admin ${userName} removed.`)
-    } catch (error) {
-      if (isServiceError(error)) return redirectWithError('/admin/adminUsers', error.message)
-      throw error
-    }
+    const { userName } = await removeAdmin(user, userId)
+    return redirectWithSuccess('/admin/adminUsers', `Admin ${userName} removed.`)
   }
   return createPerson(user, request, 'admin', '/admin/adminUsers')
 }

@@ -6,6 +6,7 @@ import { parseTableQuery } from '#app/components/ui/table-query.ts'
 import { listAllAssessments } from '#app/modules/assessments/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 const TITLE = 'User Assignment Documents'
 
@@ -13,7 +14,9 @@ export const meta: MetaFunction = () => [{ title: `${TITLE} · ${PRODUCT_NAME}` 
 
 const SORT_KEYS = ['createdAt', 'firstName', 'lastName', 'email', 'course'] as const
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const query = parseTableQuery(new URL(request.url), {
     sortKeys: SORT_KEYS,

@@ -10,7 +10,7 @@ import { requireAdminSide } from '#app/utils/session.server.ts'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { DetailList } from '#app/components/ui/detail-list.tsx'
-import { orPageNotFound } from '#app/utils/pages.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   {
@@ -25,9 +25,11 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 const SUBMITTED = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request, params }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
-  const assessment = await orPageNotFound(() => getAssessment(user, params.assignmentDocumentId ?? ''))
+  const assessment = await getAssessment(user, params.assignmentDocumentId ?? '')
   return json({ assessment, shown: isInlineType(assessment.contentType) })
 }
 

@@ -4,18 +4,23 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PeoplePage } from '#app/components/people/people-page.tsx'
 import { canManageContent } from '#app/modules/auth/roles.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import type { FormReply } from '#app/utils/forms.server.ts'
+import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
 import { requireAdminSide, requirePeopleManager } from '#app/utils/session.server.ts'
 import { createPerson, loadPeople } from './__people.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Coaches · ${PRODUCT_NAME}` }]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   return json({ ...(await loadPeople(user, request, 'coach')), canCreate: canManageContent(user.roleId) })
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request }: ActionFunctionArgs) {
   const user = await requirePeopleManager(request, '/admin/coach')
   return createPerson(user, request, 'coach', '/admin/coach')
 }

@@ -17,13 +17,19 @@ import { documentMessage, videoDeletedMessage } from '#app/modules/content/messa
 import { EditCourseSchema, EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
 import { deleteDocument, deleteVideo, editDocument, editVideo } from '#app/modules/content/service.server.ts'
 import { editCourseDetails, getCourseDetail } from '#app/modules/courses/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
-import { invalidForm, readForm, submitToService, type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
+import {
+  pageAction,
+  invalidForm,
+  readForm,
+  submitToService,
+  type FormReply,
+  submitUploadForm,
+} from '#app/utils/forms.server.ts'
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
-import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.ts'
-import { orPageNotFound } from '#app/utils/pages.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { uploadRules } from '#app/modules/files/types.server.ts'
@@ -39,9 +45,11 @@ const TABS = [
 ] as const
 type TabId = (typeof TABS)[number]['id']
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request, params }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
-  const course = await orPageNotFound(() => getCourseDetail(user, params.courseId ?? ''))
+  const course = await getCourseDetail(user, params.courseId ?? '')
   return json({
     course,
     canEdit: canManageContent(user.roleId),
@@ -54,16 +62,24 @@ type Intent = 'editVideo' | 'deleteVideo' | 'editDocument' | 'deleteDocument' | 
 /**
  * Every form of the page posts here with its intent in the URL (`?intent=…`), which is known before
  * the body is read: the forms that carry a file are read as multipart, with the file checked while
- * it streams. Success goes back to the tab with a toast; a refusal keeps the dialog open with errors.
+ * it streams. Success goes back to the tab with a toast; a refusal keeps the dialog open with errors,
+ * or, for a delete, goes back to the tab with a toast.
  */
-export async function action({ request, params }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) =>
+  pageAction(args, runAction, { redirects: [{ to: ({ request, params }) => tabOf(request, params.courseId) }] })
+
+function tabOf(request: Request, courseId = '') {
+  const tab = TABS.find((t) => t.id === new URL(request.url).searchParams.get('tab'))?.id ?? 'videos'
+  return `/admin/course/${courseId}?tab=${tab}`
+}
+
+async function runAction({ request, params }: ActionFunctionArgs) {
   const courseId = params.courseId ?? ''
   const url = new URL(request.url)
   const intent = url.searchParams.get('intent') as Intent | null
   const tab = TABS.find((t) => t.id === url.searchParams.get('tab'))?.id ?? 'videos'
   const user = await requireContentManager(request, `/admin/course/${encodeURIComponent(courseId)}`)
   const back = (message: string, to = tab) => redirectWithSuccess(`/admin/course/${courseId}?tab=${to}`, message)
-  const refused = (message: string) => redirectWithError(`/admin/course/${courseId}?tab=${tab}`, message)
 
   switch (intent) {
     case 'editVideo': {
@@ -76,22 +92,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
     }
     case 'deleteVideo': {
       const videoId = String((await readForm(request)).get('videoId') ?? '')
-      try {
-        return back(videoDeletedMessage(await deleteVideo(user, courseId, videoId)), 'videos')
-      } catch (error) {
-        if (isServiceError(error)) return refused(error.message)
-        throw error
-      }
+      return back(videoDeletedMessage(await deleteVideo(user, courseId, videoId)), 'videos')
     }
     case 'deleteDocument': {
       const documentId = String((await readForm(request)).get('documentId') ?? '')
-      try {
-        const { kind } = await deleteDocument(user, courseId, documentId)
-        return back(documentMessage(kind, 'deleted'))
-      } catch (error) {
-        if (isServiceError(error)) return refused(error.message)
-        throw error
-      }
+      const { kind } = await deleteDocument(user, courseId, documentId)
+      return back(documentMessage(kind, 'deleted'))
     }
     case 'editDocument': {
       const saved = await submitUploadForm(request, {

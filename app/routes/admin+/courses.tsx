@@ -9,12 +9,15 @@ import { listCatalogue } from '#app/modules/courses/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseDuration } from '#app/utils/format.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Courses · ${PRODUCT_NAME}` }]
 
 const SORT_KEYS = ['title', 'createdAt', 'duration'] as const
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const query = parseTableQuery(new URL(request.url), { sortKeys: SORT_KEYS, defaultSort: 'title' })
   const { rows, total } = await listCatalogue(user, { ...query, limit: query.size })

@@ -9,10 +9,13 @@ import { DASHBOARD_DAYS } from '#app/modules/dashboard/schema.ts'
 import { dashboardFigures } from '#app/modules/dashboard/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Dashboard · ${PRODUCT_NAME}` }]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const [counts, figures] = await Promise.all([dashboardCounts(user), dashboardFigures(user)])
   return json({ counts, figures })

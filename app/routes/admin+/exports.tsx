@@ -7,7 +7,6 @@ import { Field, SelectField } from '#app/components/ui/field.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
 import { canManageContent } from '#app/modules/auth/roles.ts'
 import { listCourseTitles } from '#app/modules/courses/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
 import { EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/exports/schema.ts'
 import {
   addSchedule,
@@ -21,9 +20,10 @@ import {
   type ExportRunView,
 } from '#app/modules/exports/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { pageAction, invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
 import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Scheduled exports · ${PRODUCT_NAME}` }]
 
@@ -38,7 +38,9 @@ const RANGE_LABELS: Record<(typeof EXPORT_RANGES)[number], string> = {
 }
 
 /** Admins, the super admin and coaches see the schedules and their runs; coaches change nothing. */
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const [schedules, runs, { rows: courses }] = await Promise.all([
     listSchedules(user),
@@ -57,26 +59,24 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 /** Add (the form), remove (after the confirmation) and run now; admins only. */
-export async function action({ request }: ActionFunctionArgs) {
+// a refused removal or run goes back to the page with a toast; the form shows its own refusals
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction, { redirects: [{ to: () => PAGE }] })
+
+async function runAction({ request }: ActionFunctionArgs) {
   const user = await requireAdminSide(request)
   if (!canManageContent(user.roleId)) return redirectWithError(PAGE, 'Only admins can change scheduled exports.')
   const formData = await readForm(request)
   const intent = formData.get('intent')
   const name = String(formData.get('name') ?? '')
-  try {
-    if (intent === 'remove') {
-      const removed = await removeSchedule(user, name)
-      return redirectWithSuccess(PAGE, `Schedule ${removed.name} removed; its runs stay in the list.`)
-    }
-    if (intent === 'run') {
-      const run = await runSchedule(user, name)
-      return run.status === 'succeeded'
-        ? redirectWithSuccess(PAGE, `${run.scheduleName}: ${run.rows} rows exported to ${run.location}.`)
-        : redirectWithError(PAGE, `${run.scheduleName} failed: ${run.error}`)
-    }
-  } catch (error) {
-    if (isServiceError(error)) return redirectWithError(PAGE, error.message)
-    throw error
+  if (intent === 'remove') {
+    const removed = await removeSchedule(user, name)
+    return redirectWithSuccess(PAGE, `Schedule ${removed.name} removed; its runs stay in the list.`)
+  }
+  if (intent === 'run') {
+    const run = await runSchedule(user, name)
+    return run.status === 'succeeded'
+      ? redirectWithSuccess(PAGE, `${run.scheduleName}: ${run.rows} rows exported to ${run.location}.`)
+      : redirectWithError(PAGE, `${run.scheduleName} failed: ${run.error}`)
   }
   const submission = parseWithZod(formData, { schema: ScheduleSchema })
   if (submission.status !== 'success') return invalidForm(submission)

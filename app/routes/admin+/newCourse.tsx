@@ -11,19 +11,24 @@ import { FileUpload } from '#app/components/ui/file-upload.tsx'
 import { NewCourseSchema } from '#app/modules/content/schema.ts'
 import { createCourse } from '#app/modules/courses/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
+import { pageAction, type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Add New Course · ${PRODUCT_NAME}` }]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   await requireContentManager(request)
   return json({ upload: uploadRules('courseImage') })
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request }: ActionFunctionArgs) {
   const user = await requireContentManager(request)
   const created = await submitUploadForm(request, {
     upload: { kind: 'courseImage', fileField: 'courseImage', actor: user },

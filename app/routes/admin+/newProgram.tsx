@@ -13,14 +13,17 @@ import { listCourseTitles } from '#app/modules/courses/service.server.ts'
 import { NewProgramSchema } from '#app/modules/programs/schema.ts'
 import { createProgram } from '#app/modules/programs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
+import { pageAction, type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Add New Program · ${PRODUCT_NAME}` }]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireContentManager(request, '/admin/programs')
   return json({ courses: (await listCourseTitles(user)).rows, upload: uploadRules('courseImage') })
 }
@@ -45,7 +48,9 @@ function programForm(fields: Record<string, string>) {
 
 const parse = (formData: FormData) => parseWithZod(formData, { schema: NewProgramSchema })
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request }: ActionFunctionArgs) {
   const user = await requireContentManager(request, '/admin/programs')
   // programs reuse the course image upload: the image comes with the form as `courseImage` (no
   // JavaScript) or was uploaded before through /api/category/addCourseImage (its JSON in `programImage`)

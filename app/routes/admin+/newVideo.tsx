@@ -12,13 +12,16 @@ import { createVideo } from '#app/modules/content/service.server.ts'
 import { getCourseDetail, listCourseTitles } from '#app/modules/courses/service.server.ts'
 import { isUuid } from '#app/modules/ids.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { pageAction, invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Add New Video · ${PRODUCT_NAME}` }]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireContentManager(request)
   const { rows: courses } = await listCourseTitles(user)
   const courseId = new URL(request.url).searchParams.get('courseId') ?? ''
@@ -28,7 +31,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json({ courses, courseId: chosen, videos })
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request }: ActionFunctionArgs) {
   const user = await requireContentManager(request)
   const submission = parseWithZod(await readForm(request), { schema: NewVideoSchema })
   if (submission.status !== 'success') return invalidForm(submission)

@@ -8,12 +8,15 @@ import { canManageContent } from '#app/modules/auth/roles.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Programs · ${PRODUCT_NAME}` }]
 
 const SORT_KEYS = ['title'] as const
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const query = parseTableQuery(new URL(request.url), { sortKeys: SORT_KEYS, defaultSort: 'title' })
   const { rows, total } = await listPrograms(user, {

@@ -5,21 +5,26 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { getCourseDetail } from '#app/modules/courses/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
-import { orPageNotFound } from '#app/utils/pages.server.ts'
-import { saveOrder } from './__rearrange.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
+import { saveOrder, type OrderReply } from './__rearrange.server.ts'
+import { pageAction } from '#app/utils/forms.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Rearrange Course · ${PRODUCT_NAME}` }]
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request, params }: LoaderFunctionArgs) {
   const user = await requireContentManager(request, `/admin/course/${params.courseId}`)
-  const course = await orPageNotFound(() => getCourseDetail(user, params.courseId ?? ''))
+  const course = await getCourseDetail(user, params.courseId ?? '')
   return json({
     course: { id: course._id, title: course.title },
     items: course.videos.map((v) => ({ id: v._id, label: v.title })),
   })
 }
 
-export async function action({ request, params }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request, params }: ActionFunctionArgs) {
   const courseId = params.courseId ?? ''
   const user = await requireContentManager(request, `/admin/course/${courseId}`)
   return saveOrder(user, request, { courseId, kind: 'video' }, `/admin/course/${courseId}?tab=videos`)
@@ -27,14 +32,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
 
 export default function RearrangeCourse() {
   const { course, items } = useLoaderData<typeof loader>()
-  const actionData = useActionData<{ error?: string }>()
+  const actionData = useActionData<OrderReply>()
   return (
     <RearrangeForm
       title={`Rearrange Course: ${course.title}`}
       listLabel="Course videos"
       items={items}
       backTo={`/admin/course/${course.id}?tab=videos`}
-      error={actionData?.error}
+      error={actionData?.message}
     />
   )
 }

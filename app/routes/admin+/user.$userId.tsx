@@ -14,21 +14,23 @@ import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { getProfile } from '#app/modules/users/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseDuration, formatDate } from '#app/utils/format.ts'
-import { invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { pageAction, invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { requireAdminSide, requirePeopleManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { DetailList } from '#app/components/ui/detail-list.tsx'
-import { orPageNotFound } from '#app/utils/pages.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data ? `${data.profile.firstName} ${data.profile.lastName}` : 'User'} · ${PRODUCT_NAME}` },
 ]
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request, params }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const userId = params.userId ?? ''
-  const profile = await orPageNotFound(() => getProfile(user, userId))
+  const profile = await getProfile(user, userId)
   const learner = profile.role.r_id === ROLE.learner
   const [courses, allCourses, programs] = learner
     ? await Promise.all([
@@ -52,7 +54,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 }
 
 /** Assign New Course and assign a program; assigning twice is harmless. */
-export async function action({ request, params }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request, params }: ActionFunctionArgs) {
   const userId = params.userId ?? ''
   const back = `/admin/user/${encodeURIComponent(userId)}`
   const user = await requirePeopleManager(request, back)

@@ -1,19 +1,17 @@
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import { ZodError } from 'zod'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
-import { isServiceError } from '#app/modules/errors.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { FILE_FIELD, type ImportChoices } from '#app/modules/users/import-schema.ts'
 import { previewUpload, type ImportPreview, type PlannedRow } from '#app/modules/users/import-files.server.ts'
 import { startImportJob } from '#app/modules/users/import-jobs.server.ts'
 import { receiveForm } from '#app/modules/files/upload.server.ts'
-import { fieldErrors } from '#app/utils/api.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { discardUpload, readForm } from '#app/utils/forms.server.ts'
+import { discardUpload, pageAction, readForm, replyOnRefusal, type Refusal } from '#app/utils/forms.server.ts'
 import { requirePeopleManager } from '#app/utils/session.server.ts'
 import { CountList, IMPORT_PATH as PATH, plural } from './__import-parts.tsx'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
 // Import users (admins and the super admin): 1. upload a CSV file with the import's options; 2. see
 // the dry run of it — counts, the first rows to create and to update, the failing rows — and confirm;
@@ -23,7 +21,9 @@ import { CountList, IMPORT_PATH as PATH, plural } from './__import-parts.tsx'
 
 export const meta: MetaFunction = () => [{ title: `Import users · ${PRODUCT_NAME}` }]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request }: LoaderFunctionArgs) {
   await requirePeopleManager(request, '/admin/users')
   return json({ upload: uploadRules('userImport') })
 }
@@ -37,14 +37,12 @@ type PreviewReply = { step: 'preview'; preview: ImportPreview }
 type ConfirmReply = { step: 'confirm'; error: string }
 type Reply = UploadReply | PreviewReply | ConfirmReply
 
-/** Zod's and the services' refusals, by field (a form-wide one under ''). */
-function errorsOf(error: unknown): { status: number; errors: Record<string, string> } {
-  if (error instanceof ZodError) return { status: 400, errors: fieldErrors(error) }
-  if (isServiceError(error)) return { status: error.status, errors: error.errors ?? { '': error.message } }
-  throw error
-}
+/** A refusal's errors by field (a form-wide one under ''). */
+const errorsOf = (refusal: Refusal) => refusal.errors ?? { '': refusal.message }
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request }: ActionFunctionArgs) {
   const user = await requirePeopleManager(request, '/admin/users')
   const multipart = /^multipart\/form-data/i.test(request.headers.get('Content-Type') ?? '')
   return multipart ? upload(request, user) : confirm(request, user)
@@ -54,41 +52,35 @@ type User = Awaited<ReturnType<typeof requirePeopleManager>>
 
 /** Step 1 → 2: keep the file, dry-run it; a refused file is removed again. */
 async function upload(request: Request, user: User) {
-  let received
-  try {
-    received = await receiveForm(request, { kind: 'userImport', fileFields: [FILE_FIELD], actor: user })
-  } catch (error) {
-    const { status, errors } = errorsOf(error)
-    const values =
-      error && typeof error === 'object' && 'fields' in error ? (error.fields as Record<string, string>) : {}
-    return json<Reply>({ step: 'upload', errors, values: choicesOf(values) }, { status })
-  }
-  const { file, fields } = received
+  const received = await replyOnRefusal(
+    () => receiveForm(request, { kind: 'userImport', fileFields: [FILE_FIELD], actor: user }),
+    (refusal): Reply => ({ step: 'upload', errors: errorsOf(refusal), values: choicesOf(refusal.fields) }),
+  )
+  if (!received.ok) return received.response
+  const { file, fields } = received.value
   const values = choicesOf(fields)
   if (!file) {
     const message = 'Choose a CSV file to import.'
     return json<Reply>({ step: 'upload', errors: { [FILE_FIELD]: message }, values }, { status: 400 })
   }
-  try {
-    const preview = await previewUpload(user, { ...fields, [FILE_FIELD]: file.key })
-    return json<Reply>({ step: 'preview', preview })
-  } catch (error) {
-    await discardUpload(file)
-    const { status, errors } = errorsOf(error)
-    return json<Reply>({ step: 'upload', errors, values }, { status })
-  }
+  const previewed = await replyOnRefusal(
+    () => previewUpload(user, { ...fields, [FILE_FIELD]: file.key }),
+    (refusal): Reply => ({ step: 'upload', errors: errorsOf(refusal), values }),
+    () => discardUpload(file),
+  )
+  if (!previewed.ok) return previewed.response
+  return json<Reply>({ step: 'preview', preview: previewed.value })
 }
 
 /** Step 2 → 3: the import starts as a job; a redirect to its progress (a reload imports nothing twice). */
 async function confirm(request: Request, user: User) {
   const form = await readForm(request)
-  try {
-    const job = await startImportJob(user, Object.fromEntries(form))
-    return redirect(`${PATH}/${job.id}`)
-  } catch (error) {
-    const { status, errors } = errorsOf(error)
-    return json<Reply>({ step: 'confirm', error: Object.values(errors)[0] ?? 'The import failed.' }, { status })
-  }
+  const started = await replyOnRefusal(
+    () => startImportJob(user, Object.fromEntries(form)),
+    (refusal): Reply => ({ step: 'confirm', error: Object.values(errorsOf(refusal))[0] ?? 'The import failed.' }),
+  )
+  if (!started.ok) return started.response
+  return redirect(`${PATH}/${started.value.id}`)
 }
 
 /** What was chosen, to show the form again as it was sent. */

@@ -5,7 +5,7 @@ import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { importJobStatus, type ImportJobView } from '#app/modules/users/import-jobs.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { orPageNotFound } from '#app/utils/pages.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 import { requirePeopleManager } from '#app/utils/session.server.ts'
 import { CountList, IMPORT_PATH, plural } from './__import-parts.tsx'
 
@@ -17,9 +17,11 @@ export const meta: MetaFunction = () => [{ title: `Import users · ${PRODUCT_NAM
 
 const POLL_MS = 1000
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request, params }: LoaderFunctionArgs) {
   const user = await requirePeopleManager(request, '/admin/users')
-  const job = await orPageNotFound(() => importJobStatus(user, params.jobId ?? ''))
+  const job = await importJobStatus(user, params.jobId ?? '')
   const errorsHref = job.errorsKey ? `${IMPORT_PATH}/errors/${job.errorsKey}` : null
   return json({ job, errorsHref }, { headers: { 'Cache-Control': 'private, no-store' } })
 }

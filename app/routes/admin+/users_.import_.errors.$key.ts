@@ -2,25 +2,21 @@ import { Readable } from 'node:stream'
 import type { LoaderFunctionArgs } from '@remix-run/node'
 import contentDisposition from 'content-disposition'
 import { openImportErrors } from '#app/modules/users/import-files.server.ts'
-import { errorResponse } from '#app/utils/api.server.ts'
+import { apiRoute } from '#app/utils/api.server.ts'
 import { requirePeopleManager } from '#app/utils/session.server.ts'
 
 // GET /admin/users/import/errors/{key}: the error CSV of an import, for the admin who ran it, as a
 // download (row, field, message, then the row's own columns without the password).
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
   const user = await requirePeopleManager(request, '/admin/users')
-  try {
-    const file = await openImportErrors(user, params.key ?? '')
-    return new Response(Readable.toWeb(file.body) as ReadableStream, {
-      headers: {
-        'Content-Type': file.contentType,
-        'Content-Disposition': contentDisposition(file.name),
-        'Content-Length': String(file.size),
-        'X-Content-Type-Options': 'nosniff',
-        'Cache-Control': 'private, no-store',
-      },
-    })
-  } catch (error) {
-    return errorResponse(error)
-  }
-}
+  const file = await openImportErrors(user, params.key ?? '')
+  return new Response(Readable.toWeb(file.body) as ReadableStream, {
+    headers: {
+      'Content-Type': file.contentType,
+      'Content-Disposition': contentDisposition(file.name),
+      'Content-Length': String(file.size),
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'private, no-store',
+    },
+  })
+})

@@ -1,9 +1,6 @@
-import { json } from '@remix-run/node'
-import { ZodError } from 'zod'
-import { isServiceError } from '#app/modules/errors.ts'
 import type { RegisterInput } from '#app/modules/users/schema.ts'
 import { registerUser } from '#app/modules/users/service.server.ts'
-import { apiAction, invalidInput, methodNotAllowed, PEOPLE_MANAGERS, readJsonObject } from '#app/utils/api.server.ts'
+import { apiAction, methodNotAllowed, PEOPLE_MANAGERS, readJsonObject } from '#app/utils/api.server.ts'
 
 // POST /api/user/register { firstName, lastName, userName, email, password, confirmPassword, role? }
 // → { message, user }. No role means a learner; role "admin" needs the super admin. The old client
@@ -12,16 +9,10 @@ import { apiAction, invalidInput, methodNotAllowed, PEOPLE_MANAGERS, readJsonObj
 export const action = apiAction(
   'POST',
   async ({ request, actor }) => {
-    try {
-      const user = await registerUser(actor, (await readJsonObject(request)) as RegisterInput)
-      return { message: 'User created; an invitation mail is on its way.', user }
-    } catch (error) {
-      const refused = error instanceof ZodError ? invalidInput(error) : error
-      if (!isServiceError(refused) || !refused.errors) throw error
-      const { message, errors, status } = refused
-      return json({ message, errors, ...errors }, { status })
-    }
+    const user = await registerUser(actor, (await readJsonObject(request)) as RegisterInput)
+    return { message: 'User created; an invitation mail is on its way.', user }
   },
   PEOPLE_MANAGERS,
+  { errorsAtTopLevel: true },
 )
 export const loader = () => methodNotAllowed(['POST'])
