@@ -1,5 +1,5 @@
 import { setTimeout as pause } from 'node:timers/promises'
-import { Op, QueryTypes, type Transaction } from 'sequelize'
+import { Op, type Transaction } from 'sequelize'
 import { db, query, sequelize, sql } from '#db/client.ts'
 import { forbidden } from '../errors.ts'
 import { canManageContent, type Actor } from './roles.ts'
@@ -143,13 +143,11 @@ export async function recordPasswordChange(userId: string, transaction: Transact
   })
 }
 
+const FORGET_OLD_EVENTS = sql('DELETE FROM sign_in_events WHERE at < now() - make_interval(days => :days)')
+
 async function forgetOldEvents() {
   try {
-    await (
-      await sequelize()
-    ).query('DELETE FROM sign_in_events WHERE at < now() - make_interval(days => :days)', {
-      replacements: { days: SIGN_IN_EVENTS_KEPT_DAYS },
-    })
+    await query(FORGET_OLD_EVENTS, { days: SIGN_IN_EVENTS_KEPT_DAYS })
   } catch {
     // the next sweep tries again
   }
@@ -187,9 +185,7 @@ export async function listSignInEvents(actor: Actor, input: unknown = {}): Promi
     where.push('e.outcome = :outcome')
     replacements.outcome = outcome
   }
-  const rows = await (
-    await sequelize()
-  ).query<{
+  const rows = await query<{
     id: string
     at: Date
     account: string
@@ -199,12 +195,12 @@ export async function listSignInEvents(actor: Actor, input: unknown = {}): Promi
     address: string | null
     outcome: SignInOutcome
   }>(
-    `SELECT e.id, e.at, e.account, e.user_id, u.email, u.user_name, e.address, e.outcome
+    sql(`SELECT e.id, e.at, e.account, e.user_id, u.email, u.user_name, e.address, e.outcome
        FROM sign_in_events e LEFT JOIN users u ON u.id = e.user_id
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY e.id DESC
-      LIMIT :limit`,
-    { replacements, type: QueryTypes.SELECT },
+      LIMIT :limit`),
+    replacements,
   )
   return rows.map((r) => ({
     id: String(r.id),
