@@ -1,4 +1,4 @@
-import { findCourseByIdentifier } from '#app/modules/courses/service.server.ts'
+import { findCourseByIdentifier } from '#app/modules/courses/catalogue.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { UsageError } from './output.ts'
 

@@ -3,7 +3,7 @@ import { Transform, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import QueryStream from 'pg-query-stream'
-import { Sequelize } from 'sequelize'
+import { Sequelize, type Transaction } from 'sequelize'
 import { getEnv, getSecrets } from '#app/utils/env.server.ts'
 import { logSlowQuery } from '#app/utils/log.server.ts'
 import { openEmbeddedDatabase, type EmbeddedHandle } from './embedded.ts'
@@ -149,24 +149,44 @@ export function sql(text: string): NamedStatement {
 }
 
 /**
- * The rows of one statement run straight through pg on a pooled connection, for the paths every
- * player heartbeat takes: no Sequelize model, escaping or result building around it. Logged when slow,
- * as every other statement is.
+ * Work in one transaction: committed when `work` resolves, rolled back when it throws. Each statement
+ * joins it by passing `{ transaction }`.
  */
-export async function query<R>(statement: NamedStatement, values: Record<string, unknown>): Promise<R[]> {
-  const ordered = statement.names.map((name) => {
-    if (!(name in values)) throw new Error(`No value for :${name}.`)
-    return values[name]
-  })
+export async function transaction<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+  return (await sequelize()).transaction(work)
+}
+
+/**
+ * The rows of one statement run straight through pg on a pooled connection: no Sequelize model, escaping
+ * or result building around it. A statement declared once with `sql` is prepared once per connection; one
+ * built at run time (`Statement`, positional parameters) is sent as it is. Logged when slow, and with
+ * LOG_SQL, as every other statement is.
+ */
+export async function query<R>(statement: NamedStatement, values: Record<string, unknown>): Promise<R[]>
+export async function query<R>(statement: Statement): Promise<R[]>
+export async function query<R>(statement: NamedStatement | Statement, values?: Record<string, unknown>): Promise<R[]> {
+  const config =
+    'names' in statement
+      ? { name: statement.name, text: statement.text, values: valuesOf(statement, values ?? {}) }
+      : { text: statement.text, values: statement.values }
+  const { LOG_SQL, SLOW_SQL_MS } = getEnv()
+  if (LOG_SQL) console.log(config.text)
   const result = await withConnection(async (client) => {
     // timed once it has a connection: a wait for the pool is not the statement's slowness
     const started = performance.now()
-    const answer = await client.query({ name: statement.name, text: statement.text, values: ordered })
+    const answer = await client.query(config)
     const ms = performance.now() - started
-    if (ms >= getEnv().SLOW_SQL_MS) logSlowQuery(statement.text, ms)
+    if (ms >= SLOW_SQL_MS) logSlowQuery(config.text, ms)
     return answer
   })
   return result.rows as R[]
+}
+
+function valuesOf(statement: NamedStatement, values: Record<string, unknown>) {
+  return statement.names.map((name) => {
+    if (!(name in values)) throw new Error(`No value for :${name}.`)
+    return values[name]
+  })
 }
 
 /** A statement with positional parameters ($1 …), for Sequelize's `bind` and for a cursor alike. */

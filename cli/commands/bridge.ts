@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import type { BridgeTarget } from '#app/modules/bridge/schema.ts'
 import { mintBridgeLink } from '#app/modules/bridge/service.server.ts'
-import { findCourseByIdentifier } from '#app/modules/courses/service.server.ts'
+import { findCourseByIdentifier } from '#app/modules/courses/catalogue.server.ts'
 import { disconnect } from '#db/client.ts'
 import { UsageError } from '../output.ts'
 

@@ -8,7 +8,7 @@ import {
   type AssignmentImportOptions,
   type AssignmentRowError,
 } from '#app/modules/assignments/import.server.ts'
-import { listAssignedCourses } from '#app/modules/courses/service.server.ts'
+import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { sequelize } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram, makeSuperAdmin } from '#tests/factories.ts'
@@ -44,8 +44,8 @@ describe('importAssignments', () => {
     const { summary, errors } = await run(csv)
     expect(errors).toEqual([])
     expect(summary).toMatchObject({ rows: 2, assigned: 2, already: 0, failed: 0, committed: true })
-    expect((await listAssignedCourses(ana)).map((c) => c.id)).toEqual([course.id])
-    expect((await listAssignedCourses(bo)).map((c) => c.id)).toEqual([other.id])
+    expect((await listAssignedCourses(ana)).map((c) => c._id)).toEqual([course.id])
+    expect((await listAssignedCourses(bo)).map((c) => c._id)).toEqual([other.id])
   })
 
   it('takes "user name" and "login" as the user column, and a row may have a course, a program or both', async () => {
@@ -55,7 +55,7 @@ describe('importAssignments', () => {
     const csv = `User Name,course,PROGRAM ID\n${learner.userName},One,${program.id}\n`
     const { summary } = await run(csv)
     expect(summary).toMatchObject({ rows: 1, assigned: 2 })
-    expect((await listAssignedCourses(learner)).map((c) => c.id).sort()).toEqual([one.id, two.id].sort())
+    expect((await listAssignedCourses(learner)).map((c) => c._id).sort()).toEqual([one.id, two.id].sort())
     const { summary: byLogin } = await run(`login,program\n${learner.email},${program.id}\n`)
     expect(byLogin).toMatchObject({ assigned: 0, already: 1 })
   })
@@ -73,7 +73,7 @@ describe('importAssignments', () => {
       replacements: { id: learner.id },
     })
     expect([courses.length, programs.length]).toEqual([0, 1])
-    expect((await listAssignedCourses(learner)).map((c) => c.id)).toEqual([course.id])
+    expect((await listAssignedCourses(learner)).map((c) => c._id)).toEqual([course.id])
   })
 
   it('refuses an unknown or missing column before reading any row', async () => {
@@ -114,7 +114,7 @@ describe('importAssignments', () => {
       { row: 8, field: 'program', message: 'No program with the id or title "No such program".' },
       { row: 9, field: 'user', message: 'User is required.' },
     ])
-    expect((await listAssignedCourses(learner)).map((c) => c.id)).toEqual([course.id])
+    expect((await listAssignedCourses(learner)).map((c) => c._id)).toEqual([course.id])
   })
 
   it('names an ambiguous title and asks for the id', async () => {
@@ -146,7 +146,7 @@ describe('importAssignments', () => {
     })
     expect(summary).toMatchObject({ rows: 2500, assigned: 1, duplicates: 2499 })
     expect(progress).toEqual([1000, 2000, 2500])
-    expect((await listAssignedCourses(learner)).map((c) => c.id)).toEqual([course.id])
+    expect((await listAssignedCourses(learner)).map((c) => c._id)).toEqual([course.id])
   })
 
   it('atomic: writes nothing when any row fails, everything when none does', async () => {
@@ -230,7 +230,7 @@ describe('importAssignments', () => {
         message: `${reason} The 2010 rows before it were written as counted; nothing from line 2012 on was read.`,
       },
     })
-    expect((await listAssignedCourses(learner)).map((c) => c.id)).toEqual([course.id])
+    expect((await listAssignedCourses(learner)).map((c) => c._id)).toEqual([course.id])
     expect(parse(await written, { relax_column_count: true })).toEqual([
       ['row', 'field', 'message', 'user', 'course'],
       ['2012', '', summary.stopped!.message],
@@ -274,7 +274,7 @@ describe('assignMany', () => {
     const first = await assignMany(SYSTEM, { action: 'assign', course: 'everyone' }, 'all-learners')
     expect(first).toMatchObject({ action: 'assign', course: { id: course.id, title: 'Everyone' }, failed: 0 })
     expect(first.changed).toBe(first.users)
-    expect((await listAssignedCourses(ana)).map((c) => c.id)).toContain(course.id)
+    expect((await listAssignedCourses(ana)).map((c) => c._id)).toContain(course.id)
     expect(await assignmentCount(coach.id)).toBe(0)
     const again = await assignMany(SYSTEM, { action: 'assign', course: course.id }, 'all-learners')
     expect(again).toMatchObject({ changed: 0, unchanged: first.users })
@@ -284,8 +284,8 @@ describe('assignMany', () => {
     }
     const removed = await assignMany(SYSTEM, { action: 'unassign', course: 'Everyone' }, list())
     expect(removed).toMatchObject({ users: 2, changed: 1, unchanged: 0, failed: 1 })
-    expect((await listAssignedCourses(bo)).map((c) => c.id)).not.toContain(course.id)
-    expect((await listAssignedCourses(ana)).map((c) => c.id)).toContain(course.id)
+    expect((await listAssignedCourses(bo)).map((c) => c._id)).not.toContain(course.id)
+    expect((await listAssignedCourses(ana)).map((c) => c._id)).toContain(course.id)
   })
 
   it('refuses an unknown target and one that is both or neither', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
-import { listAssignedCourses } from '#app/modules/courses/service.server.ts'
+import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { db } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram } from '#tests/factories.ts'
 

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { getCourseOverview, listCatalogue } from '#app/modules/courses/service.server.ts'
+import { getCourseDetail } from '#app/modules/courses/admin.server.ts'
+import { getCourseOverview, listCatalogue } from '#app/modules/courses/catalogue.server.ts'
 import { courseProgress } from '#app/modules/progress/rules.server.ts'
-import { makeCourse, makeLearner } from '#tests/factories.ts'
+import { makeAdmin, makeCourse, makeLearner } from '#tests/factories.ts'
 
-// A course's duration is worked out in SQL for lists (the catalogue, My Courses) and in code for one
-// course's page (courseDto). Both must give the same answer in every case.
+// A course's duration is one rule, written in SQL (courses/duration.server.ts): every page and /api call
+// that shows it (the catalogue, the course overview, the admin's course page, My Courses) gives the same
+// answer in every case.
 
 const CASES = [
   { name: 'no videos', videos: [], duration: null },
@@ -22,13 +24,14 @@ const CASES = [
 
 describe('a course’s duration', () => {
   it.each(CASES)(
-    'is the same on the catalogue, the course page and My Courses: $name',
+    'is the same on the catalogue, the course pages and My Courses: $name',
     async ({ videos, duration }) => {
       const title = `Duration ${Math.random().toString(36).slice(2)}`
       const course = await makeCourse({ title, videos })
       const { rows } = await listCatalogue(SYSTEM, { q: title })
       expect(rows.map((r) => r.duration)).toEqual([duration])
       expect((await getCourseOverview(course.id)).duration).toBe(duration)
+      expect((await getCourseDetail(await makeAdmin(), course.id)).duration).toBe(duration)
       expect((await courseProgress((await makeLearner()).id, course.id)).duration).toBe(duration)
     },
   )

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import {
-  canOpenCourse,
-  dashboardCounts,
-  getCourseContents,
-  listAssignedCourses,
-} from '#app/modules/courses/service.server.ts'
+import { canOpenCourse } from '#app/modules/courses/access.server.ts'
+import { dashboardCounts } from '#app/modules/courses/admin.server.ts'
+import { getCourseContents, listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import {
   assignCourse,
   assignProgram,

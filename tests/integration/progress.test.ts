@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize'
 import { describe, expect, it } from 'vitest'
-import { getCourseContents, listAssignedCourses } from '#app/modules/courses/service.server.ts'
+import { getCourseContents, listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { recordProgress } from '#app/modules/progress/service.server.ts'
 import * as auditRoute from '#app/routes/api+/category.videoAudit.ts'
 import * as progressListRoute from '#app/routes/api+/category.getVideosProgress.ts'

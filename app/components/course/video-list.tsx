@@ -1,5 +1,5 @@
 import { Link } from '@remix-run/react'
-import type { VideoItem } from '#app/modules/courses/service.server.ts'
+import type { VideoItem } from '#app/modules/courses/learner.server.ts'
 import { formatDuration } from '#app/utils/format.ts'
 
 /**

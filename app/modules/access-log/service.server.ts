@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize'
-import { mapRows, pipeQuery, sequelize, type RowStream, type Statement } from '#db/client.ts'
+import { mapRows, pipeQuery, query, type RowStream, type Statement } from '#db/client.ts'
 import { isAdminSide, type Actor } from '../auth/roles.ts'
 import { forbidden } from '../errors.ts'
 import { AccessLogFilterSchema, type AccessLogFilter } from './schema.ts'
@@ -131,12 +130,9 @@ export async function accessLogReport(
   page: { offset?: number; limit?: number } = {},
 ): Promise<{ rows: AccessLogEntry[]; total: number; filter: AccessLogFilter }> {
   const filter = accessLogFilter(actor, input)
-  const sql = await sequelize()
-  const run = <T extends object>({ text, values }: Statement) =>
-    sql.query<T>(text, { bind: values, type: QueryTypes.SELECT })
   const [rows, [{ total }]] = await Promise.all([
-    run<AccessLogRow>(accessLogStatement(filter, page)),
-    run<{ total: string }>(accessLogTotalStatement(filter)),
+    query<AccessLogRow>(accessLogStatement(filter, page)),
+    query<{ total: string }>(accessLogTotalStatement(filter)),
   ])
   return { total: Number(total), filter, rows: rows.map(toEntry) }
 }
@@ -152,10 +148,7 @@ export function accessLogStream(actor: Actor, input: unknown): RowStream {
 
 /** How many rows the report has for a filter (what an export's progress counts towards). */
 export async function accessLogTotal(actor: Actor, input: unknown): Promise<number> {
-  const { text, values } = accessLogTotalStatement(accessLogFilter(actor, input))
-  const [{ total }] = await (
-    await sequelize()
-  ).query<{ total: string }>(text, { bind: values, type: QueryTypes.SELECT })
+  const [{ total }] = await query<{ total: string }>(accessLogTotalStatement(accessLogFilter(actor, input)))
   return Number(total)
 }
 

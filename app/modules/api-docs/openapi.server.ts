@@ -13,13 +13,12 @@ import { ForgotPasswordSchema, LoginSchema } from '../auth/schema.ts'
 import { CheckBridgeCourseSchema } from '../bridge/schema.ts'
 import {
   AddDocumentSchema,
-  EditCourseSchema,
   EditDocumentSchema,
   EditVideoSchema,
-  NewCourseSchema,
   NewVideoSchema,
   ReorderSchema,
 } from '../content/schema.ts'
+import { EditCourseSchema, NewCourseSchema } from '../courses/schema.ts'
 import { NewProgramSchema } from '../programs/schema.ts'
 import {
   AccessLogPingSchema,

@@ -1,5 +1,15 @@
 import { QueryTypes, UniqueConstraintError } from 'sequelize'
-import { db, mapRows, pipeQuery, sequelize, type RowStream, type Statement } from '#db/client.ts'
+import {
+  db,
+  mapRows,
+  pipeQuery,
+  query,
+  type RowStream,
+  sequelize,
+  sql,
+  type Statement,
+  transaction,
+} from '#db/client.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
 import { fileInfo, type FileInfoDto } from '../content/dto.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
@@ -35,9 +45,7 @@ export async function uploadAssessment(actor: Actor, input: UploadAssessmentInpu
   })
   if (!scenario) throw invalid('Please choose a scenario', { relatedScenarioId: 'Please choose a scenario' })
 
-  const id = await (
-    await sequelize()
-  ).transaction(async (transaction) => {
+  const id = await transaction(async (transaction) => {
     const file = await StoredFile.findByPk(data.document, { transaction, lock: transaction.LOCK.UPDATE })
     if (!file || file.purpose !== 'assessment' || file.uploadedBy !== actor.id)
       throw invalid('Please Upload a document', { document: 'Please Upload a document' })
@@ -239,17 +247,15 @@ function reviewStatement(query: AssessmentListQuery, page?: { offset: number; li
   }
 }
 
+const REVIEW_BY_ID = sql(`SELECT ${REVIEW_COLUMNS} ${REVIEW_FROM} WHERE a.id = :id`)
+
 /**
  * The assessment viewer and GET /api/assignmentDocuments/getIndividualAssignmentDocument/{id}: one
  * upload, for the admin side or the learner who sent it.
  */
 export async function getAssessment(actor: Actor, id: string): Promise<AssessmentReview> {
   if (!isUuid(id)) throw notFound('Assessment not found.')
-  const sql = await sequelize()
-  const [record] = await sql.query<ReviewRecord>(`SELECT ${REVIEW_COLUMNS} ${REVIEW_FROM} WHERE a.id = :id`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-  })
+  const [record] = await query<ReviewRecord>(REVIEW_BY_ID, { id })
   if (!record) throw notFound('Assessment not found.')
   if (!isAdminSide(actor.roleId) && (!actor.id || record.user_id !== actor.id))
     throw forbidden('You can read only your own assessments.')

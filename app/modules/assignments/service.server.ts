@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize'
-import { db, sequelize } from '#db/client.ts'
+import { db, query, sql } from '#db/client.ts'
 import { canManageContent, ROLE, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid, notFound } from '../errors.ts'
 import { AssignCourseSchema, AssignProgramSchema, type AssignCourseInput, type AssignProgramInput } from './schema.ts'
@@ -15,6 +14,15 @@ async function requireLearner(userId: string) {
   return user
 }
 
+const ASSIGN_COURSE = sql(
+  `INSERT INTO course_assignments (user_id, course_id, assigned_by) VALUES (:userId, :courseId, :by)
+   ON CONFLICT (user_id, course_id) DO NOTHING RETURNING user_id`,
+)
+const ASSIGN_PROGRAM = sql(
+  `INSERT INTO program_assignments (user_id, program_id, assigned_by) VALUES (:userId, :programId, :by)
+   ON CONFLICT (user_id, program_id) DO NOTHING RETURNING user_id`,
+)
+
 /** POST /api/category/assignCourse/{userId}. */
 export async function assignCourse(actor: Actor, input: AssignCourseInput) {
   if (!canManageContent(actor.roleId)) throw forbidden('Only admins can assign courses.')
@@ -23,13 +31,7 @@ export async function assignCourse(actor: Actor, input: AssignCourseInput) {
   const { Course } = await db()
   if (!(await Course.findByPk(courseId, { attributes: ['id'] })))
     throw invalid('Course is a required field to assign', { courseId: 'Course is a required field to assign' })
-  const inserted = await (
-    await sequelize()
-  ).query(
-    `INSERT INTO course_assignments (user_id, course_id, assigned_by) VALUES (:userId, :courseId, :by)
-     ON CONFLICT (user_id, course_id) DO NOTHING RETURNING user_id`,
-    { replacements: { userId, courseId, by: actor.id }, type: QueryTypes.SELECT },
-  )
+  const inserted = await query(ASSIGN_COURSE, { userId, courseId, by: actor.id })
   return { assigned: inserted.length > 0 }
 }
 
@@ -41,12 +43,6 @@ export async function assignProgram(actor: Actor, input: AssignProgramInput) {
   const { Program } = await db()
   if (!(await Program.findByPk(programId, { attributes: ['id'] })))
     throw invalid('Course is required field to assign', { programId: 'Course is required field to assign' })
-  const inserted = await (
-    await sequelize()
-  ).query(
-    `INSERT INTO program_assignments (user_id, program_id, assigned_by) VALUES (:userId, :programId, :by)
-     ON CONFLICT (user_id, program_id) DO NOTHING RETURNING user_id`,
-    { replacements: { userId, programId, by: actor.id }, type: QueryTypes.SELECT },
-  )
+  const inserted = await query(ASSIGN_PROGRAM, { userId, programId, by: actor.id })
   return { assigned: inserted.length > 0 }
 }

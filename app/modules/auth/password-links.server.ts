@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { Op, QueryTypes, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
-import { db, sequelize } from '#db/client.ts'
+import { db, sequelize, transaction } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
 import { invalid } from '../errors.ts'
 import { sendMail } from '../mail/service.server.ts'
@@ -124,7 +124,7 @@ export async function resetPassword(token: string, input: unknown): Promise<{ us
   // an unknown or spent link costs one indexed read, not a password hash (argon2id, 64 MiB)
   if (!(await passwordLinkIsValid(token))) throw invalid(TOKEN_EXPIRED)
   const passwordHash = await hashPassword(data.password)
-  return (await sequelize()).transaction(async (transaction) => {
+  return transaction(async (transaction) => {
     const [used] = await (
       await sequelize()
     ).query<{ user_id: string }>(

@@ -1,5 +1,5 @@
 import { setTimeout as pause } from 'node:timers/promises'
-import { Op, QueryTypes, type Transaction } from 'sequelize'
+import { Op, type Transaction } from 'sequelize'
 import { db, query, sequelize, sql } from '#db/client.ts'
 import { rateLimiter } from '#db/rate-limits.ts'
 import { forbidden } from '../errors.ts'
@@ -221,9 +221,7 @@ export async function listSignInEvents(actor: Actor, input: unknown = {}): Promi
     where.push('e.outcome = :outcome')
     replacements.outcome = outcome
   }
-  const rows = await (
-    await sequelize()
-  ).query<{
+  const rows = await query<{
     id: string
     at: Date
     account: string
@@ -233,12 +231,12 @@ export async function listSignInEvents(actor: Actor, input: unknown = {}): Promi
     address: string | null
     outcome: SignInOutcome
   }>(
-    `SELECT e.id, e.at, e.account, e.user_id, u.email, u.user_name, e.address, e.outcome
+    sql(`SELECT e.id, e.at, e.account, e.user_id, u.email, u.user_name, e.address, e.outcome
        FROM sign_in_events e LEFT JOIN users u ON u.id = e.user_id
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY e.id DESC
-      LIMIT :limit`,
-    { replacements, type: QueryTypes.SELECT },
+      LIMIT :limit`),
+    replacements,
   )
   return rows.map((r) => ({
     id: String(r.id),

@@ -1,9 +1,10 @@
-import type { ContentEntry, Course, StoredFile } from '#db/models/index.ts'
+import type { ContentEntry, StoredFile } from '#db/models/index.ts'
 import { fileLink } from '../files/links.ts'
 import { locksItsVideo } from '../progress/prerequisites.ts'
 import type { DocumentType } from './schema.ts'
 
-// The shapes the old client reads, as the /api speaks them (`_id`, `documentType`, `{ key, link, name }`).
+// A course's videos and documents as the /api speaks of them (`_id`, `documentType`, `{ key, link, name }`);
+// the course itself is in courses/dto.ts.
 
 export type FileInfoDto = { key: string; link: string; name: string }
 
@@ -31,17 +32,6 @@ export type DocumentDto = {
   contentType: string
   orderId: number
   visibility: boolean
-  createdAt: string
-  updatedAt: string
-}
-
-export type CourseDto = {
-  _id: string
-  title: string
-  description: string
-  courseImage: FileInfoDto | null
-  /** seconds of visible video; null when a visible video has no duration */
-  duration: number | null
   createdAt: string
   updatedAt: string
 }
@@ -88,24 +78,5 @@ export function documentDto(entry: ContentEntry): DocumentDto {
     visibility: entry.visibility,
     createdAt: entry.createdAt.toISOString(),
     updatedAt: entry.updatedAt.toISOString(),
-  }
-}
-
-/** Course duration: the sum of its visible videos, unknown when one of them has no duration. */
-export function courseDuration(videos: Pick<ContentEntry, 'duration' | 'visibility'>[]): number | null {
-  const visible = videos.filter((v) => v.visibility)
-  if (visible.length === 0 || visible.some((v) => !v.duration)) return null
-  return visible.reduce((sum, v) => sum + (v.duration ?? 0), 0)
-}
-
-export function courseDto(course: Course, videos: Pick<ContentEntry, 'duration' | 'visibility'>[]): CourseDto {
-  return {
-    _id: course.id,
-    title: course.title,
-    description: course.description,
-    courseImage: course.image ? fileInfo(course.image) : null,
-    duration: courseDuration(videos),
-    createdAt: course.createdAt.toISOString(),
-    updatedAt: course.updatedAt.toISOString(),
   }
 }

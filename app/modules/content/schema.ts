@@ -1,14 +1,14 @@
 import { z } from 'zod'
 
-// The old client's messages for courses, videos, documents and scenarios, shared by the admin
+// The old client's messages for videos, documents and scenarios, shared by the admin
 // forms, the /api calls and the CLI. Form values arrive as strings; the /api sends JSON.
 
 const TITLE_CHARACTERS = /^[\p{L}\p{N}\s.,:;!?'"()[\]{}&@#%+\-_/*=<>|~`$^’‘“”–—]+$/u
 
-const uuid = (message: string) =>
+export const uuid = (message: string) =>
   z.string({ required_error: message, invalid_type_error: message }).trim().min(1, message).uuid(message)
 
-const required = (message: string, max = 5000) =>
+export const required = (message: string, max = 5000) =>
   z
     .string({ required_error: message, invalid_type_error: message })
     .trim()
@@ -108,21 +108,6 @@ const orderId = (message: string) =>
       .min(0, 'Order Id cannot be negative.')
       .max(100_000, 'Order Id is too large.'),
   )
-
-export const NewCourseSchema = z.object({
-  title: required('Course Title is required field.', 200),
-  description: required('Please enter course description.'),
-  courseImage: fileRef('Please Upload the Image.'),
-})
-export type NewCourseInput = z.input<typeof NewCourseSchema>
-
-export const EditCourseSchema = z.object({
-  courseId: uuid('Course is required.'),
-  title: required('Course Name is required field.', 200),
-  description: required('Description is required field.'),
-  courseImage: fileRef('Course Image is required.'),
-})
-export type EditCourseInput = z.input<typeof EditCourseSchema>
 
 const videoTitle = (message: string) =>
   required(message, 200).regex(TITLE_CHARACTERS, 'Title can only contain alphabets, numbers, and special characters.')

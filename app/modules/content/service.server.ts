@@ -1,6 +1,6 @@
 import { ForeignKeyConstraintError, QueryTypes, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
-import { db, sequelize } from '#db/client.ts'
+import { db, sequelize, transaction } from '#db/client.ts'
 import type { ContentEntry, ContentKind, StoredFile } from '#db/models/index.ts'
 import { canManageContent, type Actor } from '../auth/roles.ts'
 import { conflict, forbidden, invalid, notFound, ServiceError } from '../errors.ts'
@@ -163,9 +163,7 @@ export async function createVideo(actor: Actor, input: NewVideoInput): Promise<V
   const data = NewVideoSchema.parse(input)
   const embedUrl = embedUrlOf(data.embedUrl)
   const { ContentEntry, VideoPrerequisite } = await db()
-  const id = await (
-    await sequelize()
-  ).transaction(async (transaction) => {
+  const id = await transaction(async (transaction) => {
     await lockCourse(data.relatedCourse, transaction)
     const prerequisites = await checkPrerequisites(data.relatedCourse, null, data.prerequisiteVideos, transaction)
     const video = await ContentEntry.create(
@@ -200,9 +198,7 @@ export async function editVideo(actor: Actor, input: EditVideoInput): Promise<Vi
   const data = EditVideoSchema.parse(input)
   const embedUrl = embedUrlOf(data.embedUrl)
   const { ContentEntry, VideoPrerequisite } = await db()
-  await (
-    await sequelize()
-  ).transaction(async (transaction) => {
+  await transaction(async (transaction) => {
     await lockCourse(data.courseId, transaction)
     const video = await ContentEntry.findOne({ where: { id: data.videoId, kind: 'video' }, transaction })
     if (!video || video.courseId !== data.courseId) throw notFound('Video not found in this course.')
@@ -237,7 +233,7 @@ export async function deleteVideo(actor: Actor, courseId: string, videoId: strin
   assertContentManager(actor)
   if (!isUuid(courseId) || !isUuid(videoId)) throw notFound('Video not found in this course.')
   const { ContentEntry } = await db()
-  return (await sequelize()).transaction(async (transaction) => {
+  return transaction(async (transaction) => {
     await lockCourse(courseId, transaction)
     const video = await ContentEntry.findOne({ where: { id: videoId, courseId, kind: 'video' }, transaction })
     if (!video) throw notFound('Video not found in this course.')
@@ -280,8 +276,7 @@ export async function reorderEntries(
     throw invalid('The orderIds must be 0, 1, 2 … with no gaps or repeats.')
 
   const { ContentEntry } = await db()
-  const sql = await sequelize()
-  return sql.transaction(async (transaction) => {
+  return transaction(async (transaction) => {
     const first = await ContentEntry.findByPk(ids[0], { attributes: ['courseId'], transaction })
     if (!first) throw notFound('Some of these items do not exist.')
     await lockCourse(first.courseId, transaction)
@@ -338,9 +333,7 @@ export async function addDocument(actor: Actor, input: AddDocumentInput): Promis
   const data = AddDocumentSchema.parse(input)
   const kind = kindOf(data.documentType)
   const { ContentEntry } = await db()
-  const id = await (
-    await sequelize()
-  ).transaction(async (transaction) => {
+  const id = await transaction(async (transaction) => {
     await lockCourse(data.courseId, transaction)
     // the same file added to the same list again (a double click, a retried request): one entry
     const repeated = await ContentEntry.findOne({
@@ -373,9 +366,7 @@ export async function editDocument(actor: Actor, input: EditDocumentInput): Prom
   assertContentManager(actor)
   const data = EditDocumentSchema.parse(input)
   const { ContentEntry } = await db()
-  const replaced = await (
-    await sequelize()
-  ).transaction(async (transaction) => {
+  const replaced = await transaction(async (transaction) => {
     await lockCourse(data.courseId, transaction)
     const entry = await ContentEntry.findByPk(data.documentId, { transaction })
     if (!entry || entry.kind === 'video' || entry.courseId !== data.courseId)
@@ -408,9 +399,7 @@ export async function deleteDocument(actor: Actor, courseId: string, documentId:
   assertContentManager(actor)
   if (!isUuid(courseId) || !isUuid(documentId)) throw notFound('Document not found in this course.')
   const { ContentEntry, AssessmentUpload } = await db()
-  const removed = await (
-    await sequelize()
-  ).transaction(async (transaction) => {
+  const removed = await transaction(async (transaction) => {
     await lockCourse(courseId, transaction)
     const entry = await ContentEntry.findOne({ where: { id: documentId, courseId }, transaction })
     if (!entry || entry.kind === 'video') throw notFound('Document not found in this course.')

@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize'
-import { sequelize } from '#db/client.ts'
+import { query, sql } from '#db/client.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
 import { isUuid } from '../ids.ts'
 
@@ -14,16 +13,13 @@ export const ASSIGNED_COURSE_IDS = `
   JOIN program_courses pc ON pc.program_id = pa.program_id
   WHERE pa.user_id = :userId`
 
+const ASSIGNED = sql(`SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId`)
+
 /** May this user open this course? Admin side: any course; a learner: only assigned ones. */
 export async function canOpenCourse(actor: Actor, courseId: string) {
   if (!isUuid(courseId)) return false
   if (isAdminSide(actor.roleId)) return true
   if (!actor.id || actor.roleId !== ROLE.learner) return false
-  const rows = await (
-    await sequelize()
-  ).query(`SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId`, {
-    replacements: { userId: actor.id, courseId },
-    type: QueryTypes.SELECT,
-  })
+  const rows = await query(ASSIGNED, { userId: actor.id, courseId })
   return rows.length > 0
 }

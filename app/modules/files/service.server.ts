@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { QueryTypes, type Transaction } from 'sequelize'
-import { db, sequelize } from '#db/client.ts'
+import { db, query, sequelize, sql } from '#db/client.ts'
 import type { StoredFile } from '#db/models/index.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
@@ -154,6 +154,10 @@ const UNATTACHED = `
 /** An upload is attached by the request after it; one still unattached after a day never will be. */
 export const UNATTACHED_FILE_LIFETIME_MS = 24 * 60 * 60 * 1000
 
+const UNATTACHED_BEFORE = sql(
+  `SELECT f.key FROM files f WHERE f.created_at < :cutoff AND ${UNATTACHED} ORDER BY f.created_at`,
+)
+
 /**
  * Remove uploads that nothing ever used: files no course, program, content entry or assessment upload
  * refers to, older than the cutoff (an upload is stored first and attached by a later request, so a
@@ -162,10 +166,7 @@ export const UNATTACHED_FILE_LIFETIME_MS = 24 * 60 * 60 * 1000
 export async function sweepUnattachedFiles({ olderThanMs }: { olderThanMs: number }): Promise<number> {
   const connection = await sequelize()
   const cutoff = new Date(Date.now() - olderThanMs)
-  const candidates = await connection.query<{ key: string }>(
-    `SELECT f.key FROM files f WHERE f.created_at < :cutoff AND ${UNATTACHED} ORDER BY f.created_at`,
-    { replacements: { cutoff }, type: QueryTypes.SELECT },
-  )
+  const candidates = await query<{ key: string }>(UNATTACHED_BEFORE, { cutoff })
   let removed = 0
   for (const { key } of candidates) {
     // one at a time and checked again under the row's lock: an attach holds that lock until it

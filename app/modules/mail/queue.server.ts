@@ -3,7 +3,7 @@ import os from 'node:os'
 import { QueryTypes, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
 import { hideCredentials } from '#app/utils/redact.server.ts'
-import { sequelize } from '#db/client.ts'
+import { sequelize, transaction } from '#db/client.ts'
 import { createPasswordLink, mailPasswordLink } from '../auth/password-links.server.ts'
 import { isAdminSide, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid } from '../errors.ts'
@@ -155,8 +155,7 @@ export async function sendQueued(options: SendOptions = {}): Promise<SendResult>
 
 /** Claim up to `want` due rows, as many as the rate still allows this minute. */
 async function claim(want: number, at: string | null, rate: number, claimant: string): Promise<Claimed[]> {
-  const sql = await sequelize()
-  return sql.transaction(async (transaction) => {
+  return transaction(async (transaction) => {
     // one claim at a time on this database, so that every claimer counts the others' claims
     await query('SELECT pg_advisory_xact_lock($1)', [RATE_LOCK], transaction)
     const [used] = await query<{ count: number }>(

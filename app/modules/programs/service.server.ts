@@ -1,10 +1,10 @@
 import { col, fn, Op } from 'sequelize'
-import { db, mapRows, pipeQuery, sequelize, type RowStream } from '#db/client.ts'
+import { db, mapRows, pipeQuery, type RowStream, transaction } from '#db/client.ts'
 import type { Program } from '#db/models/index.ts'
 import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { fileInfo, type FileInfoDto } from '../content/dto.ts'
 import { assertContentManager } from '../content/service.server.ts'
-import { attachableImage } from '../courses/service.server.ts'
+import { attachableImage } from '../courses/admin.server.ts'
 import { forbidden, invalid } from '../errors.ts'
 import { searchPattern } from '../search.ts'
 import { NewProgramSchema, type NewProgramInput } from './schema.ts'
@@ -154,9 +154,7 @@ export async function createProgram(actor: Actor, input: NewProgramInput): Promi
   assertContentManager(actor)
   const data = NewProgramSchema.parse(input)
   const { Program, ProgramCourse, Course, StoredFile } = await db()
-  const id = await (
-    await sequelize()
-  ).transaction(async (transaction) => {
+  const id = await transaction(async (transaction) => {
     if (data.programImage) {
       // the same create twice (a double click, a retried request) makes one program
       await StoredFile.findByPk(data.programImage, { transaction, lock: transaction.LOCK.UPDATE })

@@ -1,6 +1,5 @@
-import { QueryTypes } from 'sequelize'
 import { z } from 'zod'
-import { sequelize } from '#db/client.ts'
+import { query, sql } from '#db/client.ts'
 import { isSuperAdmin, type Actor } from '../auth/roles.ts'
 import { forbidden } from '../errors.ts'
 
@@ -20,6 +19,16 @@ export const PruneSchema = z.object({
   dryRun: z.boolean().default(false),
 })
 
+const CUTOFF = sql('SELECT now() - make_interval(days => :days) AS before')
+const COUNT_OLDER = sql('SELECT count(*) AS count FROM access_log_pings WHERE recorded_at < :before')
+const DELETE_OLDER = sql(
+  `WITH gone AS (
+     DELETE FROM access_log_pings WHERE id IN (
+       SELECT id FROM access_log_pings WHERE recorded_at < :before ORDER BY recorded_at LIMIT :batch)
+     RETURNING 1)
+   SELECT count(*)::int AS count FROM gone`,
+)
+
 /** Delete the pings recorded more than `olderThanDays` days ago; answers how many went (or would go). */
 export async function prunePings(
   actor: Actor,
@@ -28,29 +37,14 @@ export async function prunePings(
 ): Promise<{ deleted: number; before: string }> {
   if (!isSuperAdmin(actor.roleId)) throw forbidden('Pruning pings is for operators.')
   const { olderThanDays, dryRun } = PruneSchema.parse(input)
-  const sql = await sequelize()
-  const [{ before }] = await sql.query<{ before: Date }>('SELECT now() - make_interval(days => :days) AS before', {
-    replacements: { days: olderThanDays },
-    type: QueryTypes.SELECT,
-  })
-  const replacements = { before, batch: BATCH }
+  const [{ before }] = await query<{ before: Date }>(CUTOFF, { days: olderThanDays })
   if (dryRun) {
-    const [{ count }] = await sql.query<{ count: string }>(
-      'SELECT count(*) AS count FROM access_log_pings WHERE recorded_at < :before',
-      { replacements, type: QueryTypes.SELECT },
-    )
+    const [{ count }] = await query<{ count: string }>(COUNT_OLDER, { before })
     return { deleted: Number(count), before: before.toISOString() }
   }
   let deleted = 0
   for (;;) {
-    const [{ count }] = await sql.query<{ count: number }>(
-      `WITH gone AS (
-         DELETE FROM access_log_pings WHERE id IN (
-           SELECT id FROM access_log_pings WHERE recorded_at < :before ORDER BY recorded_at LIMIT :batch)
-         RETURNING 1)
-       SELECT count(*)::int AS count FROM gone`,
-      { replacements, type: QueryTypes.SELECT },
-    )
+    const [{ count }] = await query<{ count: number }>(DELETE_OLDER, { before, batch: BATCH })
     deleted += count
     onProgress?.(deleted)
     if (count < BATCH) break

@@ -1,5 +1,5 @@
-import { QueryTypes } from 'sequelize'
-import { sequelize } from '#db/client.ts'
+import { query, sql } from '#db/client.ts'
+import { courseDurationSql, toDuration, visibleVideoSql } from '../courses/duration.server.ts'
 import { LOCKING_PREREQUISITE_SQL } from './prerequisites.ts'
 
 // The progress rules, written once, for the course pages, My Courses and the heartbeat alike:
@@ -13,14 +13,7 @@ export const lockMessage = (titles: string[]) => `You have to finish ${titles.jo
  * prerequisite that is hidden, or has no duration (it can never be completed), locks nothing.
  */
 export async function lockedVideos(userId: string, courseId: string): Promise<Map<string, string[]>> {
-  const rows = await (
-    await sequelize()
-  ).query<{ video_id: string; titles: string[] }>(
-    `SELECT vp.video_id, array_agg(p.title ORDER BY p.order_id) AS titles
-       FROM ${UNFINISHED_PREREQUISITES_SQL}
-      GROUP BY vp.video_id`,
-    { replacements: { userId, courseId }, type: QueryTypes.SELECT },
-  )
+  const rows = await query<{ video_id: string; titles: string[] }>(LOCKED_VIDEOS, { userId, courseId })
   return new Map(rows.map((r) => [r.video_id, r.titles]))
 }
 
@@ -32,6 +25,12 @@ export const UNFINISHED_PREREQUISITES_SQL = `video_prerequisites vp
        JOIN content_entries p ON p.id = vp.prerequisite_id AND ${LOCKING_PREREQUISITE_SQL}
        LEFT JOIN video_progress pr ON pr.video_id = p.id AND pr.user_id = :userId
       WHERE vp.course_id = :courseId AND NOT COALESCE(pr.completed, false)`
+
+const LOCKED_VIDEOS = sql(
+  `SELECT vp.video_id, array_agg(p.title ORDER BY p.order_id) AS titles
+     FROM ${UNFINISHED_PREREQUISITES_SQL}
+    GROUP BY vp.video_id`,
+)
 
 export type CourseProgress = {
   /** seconds of visible video; null when a visible video has no duration */
@@ -49,25 +48,19 @@ export function coursePercent(watched: number, duration: number) {
   return Math.min(100, Math.round((100 * watched) / duration))
 }
 
-/** The content entries `e` that make up a course's length and progress: its visible videos. */
-export const VISIBLE_VIDEO_SQL = `e.kind = 'video' AND e.visibility`
-
 /**
- * A course's duration, aggregated over its visible videos `e`: their sum, or NULL ("Course Duration not
- * available") when there is none or one has no duration. The catalogue and the learner's pages share it.
+ * A learner's progress in one course, as a subquery of one row for `LEFT JOIN LATERAL (…) alias ON true`
+ * (or to select from): `courseId` is the SQL that names the course (a column of the caller's query, or a
+ * parameter), `:userId` the learner. Its columns are those of CourseProgressRow.
  */
-export const COURSE_DURATION_SQL = `CASE WHEN COUNT(e.id) > 0
-    AND COUNT(e.id) FILTER (WHERE e.duration IS NULL OR e.duration = 0) = 0 THEN SUM(e.duration) END`
-
-/** The SQL that sums a learner's progress per course; `:userId` and the courses come from the caller. */
-export const COURSE_PROGRESS_COLUMNS = `
-  ${COURSE_DURATION_SQL} AS duration,
-  COALESCE(SUM(e.duration), 0) AS known_duration,
-  COALESCE(SUM(LEAST(COALESCE(p.watched_seconds, 0), COALESCE(e.duration, 0))), 0) AS watched,
-  COUNT(e.id) AS video_count`
-export const COURSE_PROGRESS_JOINS = `
-  LEFT JOIN content_entries e ON e.course_id = c.id AND ${VISIBLE_VIDEO_SQL}
-  LEFT JOIN video_progress p ON p.video_id = e.id AND p.user_id = :userId`
+export const courseProgressSql = (courseId: string) => `
+  SELECT ${courseDurationSql('e')} AS duration,
+         COALESCE(SUM(e.duration), 0) AS known_duration,
+         COALESCE(SUM(LEAST(COALESCE(p.watched_seconds, 0), COALESCE(e.duration, 0))), 0) AS watched,
+         COUNT(e.id) AS video_count
+    FROM content_entries e
+    LEFT JOIN video_progress p ON p.video_id = e.id AND p.user_id = :userId
+   WHERE e.course_id = ${courseId} AND ${visibleVideoSql('e')}`
 
 export type CourseProgressRow = {
   duration: string | null
@@ -78,7 +71,7 @@ export type CourseProgressRow = {
 
 export function toCourseProgress(row: CourseProgressRow): CourseProgress {
   return {
-    duration: row.duration === null ? null : Number(row.duration),
+    duration: toDuration(row.duration),
     watched: Number(row.watched),
     videoCount: Number(row.video_count),
     // the videos with a duration still count when another lacks one
@@ -86,13 +79,10 @@ export function toCourseProgress(row: CourseProgressRow): CourseProgress {
   }
 }
 
-/** One course's progress for one learner. */
+const COURSE_PROGRESS = sql(courseProgressSql(':courseId'))
+
+/** One course's progress for one learner (nothing watched of nothing when there is no such course). */
 export async function courseProgress(userId: string, courseId: string): Promise<CourseProgress> {
-  const [row] = await (
-    await sequelize()
-  ).query<CourseProgressRow>(
-    `SELECT ${COURSE_PROGRESS_COLUMNS} FROM courses c ${COURSE_PROGRESS_JOINS} WHERE c.id = :courseId GROUP BY c.id`,
-    { replacements: { userId, courseId }, type: QueryTypes.SELECT },
-  )
-  return row ? toCourseProgress(row) : { duration: null, watched: 0, videoCount: 0, percent: 0 }
+  const [row] = await query<CourseProgressRow>(COURSE_PROGRESS, { userId, courseId })
+  return toCourseProgress(row)
 }

@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize'
-import { query, sequelize, sql } from '#db/client.ts'
+import { query, sql } from '#db/client.ts'
 import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
 import { ASSIGNED_COURSE_IDS, canOpenCourse } from '../courses/access.server.ts'
 import { lockMessage, UNFINISHED_PREREQUISITES_SQL } from './rules.server.ts'
@@ -161,6 +160,13 @@ const tooMuch = () =>
     'More was reported as watched than the time since the last report allows; nothing was recorded.',
   )
 
+const VIDEOS_PROGRESS = sql(
+  `SELECT p.video_id, p.completed, p.watched_seconds, p.last_position, p.updated_at
+     FROM video_progress p
+     JOIN content_entries e ON e.id = p.video_id AND (e.visibility OR :adminSide)
+    WHERE p.user_id = :userId AND p.course_id = :courseId`,
+)
+
 /**
  * POST /api/category/getVideosProgress: a learner's own records for a course, of the videos they can
  * see; the admin side reads anyone's, hidden videos included.
@@ -170,15 +176,13 @@ export async function listVideosProgress(actor: Actor, input: { userId: unknown;
   if (userId !== actor.id && !isAdminSide(actor.roleId)) throw forbidden('You can read only your own progress.')
   if (userId === actor.id && !(await canOpenCourse(actor, courseId)))
     throw forbidden('This course is not assigned to you.')
-  const rows = await (
-    await sequelize()
-  ).query<{ video_id: string; completed: boolean; watched_seconds: number; last_position: number; updated_at: Date }>(
-    `SELECT p.video_id, p.completed, p.watched_seconds, p.last_position, p.updated_at
-       FROM video_progress p
-       JOIN content_entries e ON e.id = p.video_id AND (e.visibility OR :adminSide)
-      WHERE p.user_id = :userId AND p.course_id = :courseId`,
-    { replacements: { userId, courseId, adminSide: isAdminSide(actor.roleId) }, type: QueryTypes.SELECT },
-  )
+  const rows = await query<{
+    video_id: string
+    completed: boolean
+    watched_seconds: number
+    last_position: number
+    updated_at: Date
+  }>(VIDEOS_PROGRESS, { userId, courseId, adminSide: isAdminSide(actor.roleId) })
   return rows.map((r) => ({
     videoId: r.video_id,
     completed: r.completed,

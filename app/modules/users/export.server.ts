@@ -1,9 +1,8 @@
 import { Transform, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { stringify } from 'csv-stringify'
-import { QueryTypes } from 'sequelize'
 import QueryStream from 'pg-query-stream'
-import { sequelize, withConnection } from '#db/client.ts'
+import { query, withConnection } from '#db/client.ts'
 import { neutraliseFormula } from '../access-log/export.server.ts'
 import { isAdminSide, ROLE, ROLE_BY_NAME, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid } from '../errors.ts'
@@ -49,10 +48,7 @@ const ROLE_NAME_BY_ID = new Map<number, ListedUser['role']>(
 
 /** Titles that read back as the same course (or program); ids where a title would not. */
 async function labels(table: 'courses' | 'programs') {
-  const sq = await sequelize()
-  const rows = await sq.query<{ id: string; title: string }>(`SELECT id, title FROM ${table}`, {
-    type: QueryTypes.SELECT,
-  })
+  const rows = await query<{ id: string; title: string }>({ text: `SELECT id, title FROM ${table}`, values: [] })
   const uses = new Map<string, number>()
   for (const r of rows) uses.set(r.title.trim().toLowerCase(), (uses.get(r.title.trim().toLowerCase()) ?? 0) + 1)
   return new Map(

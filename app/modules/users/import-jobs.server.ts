@@ -1,5 +1,4 @@
-import { QueryTypes } from 'sequelize'
-import { sequelize } from '#db/client.ts'
+import { query } from '#db/client.ts'
 import type { Actor } from '../auth/roles.ts'
 import { isServiceError, notFound, ServiceError } from '../errors.ts'
 import { isUuid } from '../ids.ts'
@@ -66,8 +65,7 @@ const BROKE =
   'The import stopped on an unexpected error. The rows counted here were imported; upload the file again to import the rest — nothing is created twice.'
 
 async function select<T extends object>(text: string, bind: unknown[]) {
-  const sql = await sequelize()
-  return sql.query<T>(text, { bind, type: QueryTypes.SELECT })
+  return query<T>({ text, values: bind })
 }
 
 function toView(row: JobRow): ImportJobView {

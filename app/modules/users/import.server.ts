@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises'
 import { parse, type CsvError } from 'csv-parse'
 import { stringify } from 'csv-stringify'
 import { QueryTypes, type Transaction } from 'sequelize'
-import { sequelize } from '#db/client.ts'
+import { query, sequelize } from '#db/client.ts'
 import { neutraliseFormula } from '../access-log/export.server.ts'
 import { hashPassword } from '../auth/password.server.ts'
 import { canManageContent, isSuperAdmin, ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
@@ -341,11 +341,8 @@ type Resolver = { byId: Set<string>; byTitle: Map<string, string[]> }
 
 /** Every course and program once, so a row's titles are resolved without a query each. */
 async function loadTargets(): Promise<Targets> {
-  const sq = await sequelize()
   const load = async (table: 'courses' | 'programs'): Promise<Resolver> => {
-    const rows = await sq.query<{ id: string; title: string }>(`SELECT id, title FROM ${table}`, {
-      type: QueryTypes.SELECT,
-    })
+    const rows = await query<{ id: string; title: string }>({ text: `SELECT id, title FROM ${table}`, values: [] })
     const byTitle = new Map<string, string[]>()
     for (const r of rows) {
       const key = r.title.trim().toLowerCase()

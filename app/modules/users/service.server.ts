@@ -1,5 +1,5 @@
 import { Op, UniqueConstraintError } from 'sequelize'
-import { db, mapRows, pipeQuery, sequelize, type RowStream } from '#db/client.ts'
+import { db, mapRows, pipeQuery, type RowStream, transaction } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
 import { createPasswordLink, mailPasswordLink, replacePassword } from '../auth/password-links.server.ts'
 import { hashPassword, verifyPassword } from '../auth/password.server.ts'
@@ -177,7 +177,7 @@ export async function changePassword(actor: Actor, userId: string, input: Passwo
   if (!(await verifyPassword(user.passwordHash, data.currentPassword)))
     throw invalid('The current password is not right.', { currentPassword: 'The current password is not right.' })
   const passwordHash = await hashPassword(data.password)
-  await (await sequelize()).transaction((transaction) => replacePassword(user, passwordHash, transaction))
+  await transaction((transaction) => replacePassword(user, passwordHash, transaction))
 }
 
 /** What the people lists sort by; newest first unless the caller says otherwise. */

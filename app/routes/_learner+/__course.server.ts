@@ -1,6 +1,6 @@
 import { parseWithZod } from '@conform-to/zod'
 import { UploadAssessmentSchema } from '#app/modules/assessments/schema.ts'
-import { getCourseContents, getCourseVideo, VideoLocked } from '#app/modules/courses/service.server.ts'
+import { getCourseContents, getCourseVideo, VideoLocked } from '#app/modules/courses/learner.server.ts'
 import type { LoaderFunctionArgs } from '@remix-run/node'
 import { requireUser } from '#app/utils/session.server.ts'
 import type { RefusalRedirect } from '#app/utils/pages.server.ts'

@@ -5,7 +5,7 @@ import { CourseImage } from '#app/components/course/course-image.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts'
 import { ROLE } from '#app/modules/auth/roles.ts'
-import { listAssignedCourses } from '#app/modules/courses/service.server.ts'
+import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength } from '#app/utils/format.ts'
 import { requireUser } from '#app/utils/session.server.ts'
@@ -60,14 +60,14 @@ export default function MyCourses() {
       ) : (
         <ul className="mt-6 grid gap-6 sm:grid-cols-2 lg:grid-cols-3" aria-label="Assigned courses">
           {courses.map((course, index) => (
-            <li key={course.id} className="card flex flex-col overflow-hidden" data-testid="course-card">
-              <Link to={`/course/${course.id}`} tabIndex={-1} aria-hidden>
+            <li key={course._id} className="card flex flex-col overflow-hidden" data-testid="course-card">
+              <Link to={`/course/${course._id}`} tabIndex={-1} aria-hidden>
                 {/* the first card's picture is the page's largest paint on a phone (one card a row) */}
-                <CourseImage src={course.imageUrl} title={course.title} priority={index === 0} />
+                <CourseImage src={course.courseImage?.link ?? null} title={course.title} priority={index === 0} />
               </Link>
               <div className="flex flex-1 flex-col gap-3 p-5">
                 <h2 className="text-lg font-semibold">
-                  <Link to={`/course/${course.id}`} className="hover:text-brand-700">
+                  <Link to={`/course/${course._id}`} className="hover:text-brand-700">
                     {course.title}
                   </Link>
                 </h2>
@@ -75,7 +75,7 @@ export default function MyCourses() {
                 <p className="text-xs text-slate-500">{formatCourseLength(course.videoCount, course.duration)}</p>
                 <div className="mt-auto space-y-3">
                   <ProgressBar percent={course.percent} label={`${course.title} progress`} />
-                  <Link to={`/course/${course.id}`} className="btn-primary w-full">
+                  <Link to={`/course/${course._id}`} className="btn-primary w-full">
                     Start Course
                   </Link>
                 </div>

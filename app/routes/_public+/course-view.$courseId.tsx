@@ -2,7 +2,7 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/nod
 import { Link, useLoaderData } from '@remix-run/react'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { getCourseOverview } from '#app/modules/courses/service.server.ts'
+import { getCourseOverview } from '#app/modules/courses/catalogue.server.ts'
 import { useOptionalUser } from '#app/root.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDuration } from '#app/utils/format.ts'

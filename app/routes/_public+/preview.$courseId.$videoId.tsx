@@ -1,7 +1,7 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { getPreviewVideo } from '#app/modules/courses/service.server.ts'
+import { getPreviewVideo } from '#app/modules/courses/catalogue.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration } from '#app/utils/format.ts'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'

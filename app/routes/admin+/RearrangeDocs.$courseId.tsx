@@ -2,7 +2,7 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { RearrangeForm } from '#app/components/admin/rearrange-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { getCourseDetail } from '#app/modules/courses/service.server.ts'
+import { getCourseDetail } from '#app/modules/courses/admin.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'

@@ -6,7 +6,7 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Field, SelectField } from '#app/components/ui/field.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
 import { canManageContent } from '#app/modules/auth/roles.ts'
-import { listCourseTitles } from '#app/modules/courses/service.server.ts'
+import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/exports/schema.ts'
 import {
   addSchedule,

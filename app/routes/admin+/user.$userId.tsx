@@ -9,7 +9,8 @@ import { SelectField } from '#app/components/ui/field.tsx'
 import { AssignCourseSchema, AssignProgramSchema } from '#app/modules/assignments/schema.ts'
 import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
 import { canManageContent, ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
-import { listAssignedCourses, listCourseTitles } from '#app/modules/courses/service.server.ts'
+import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
+import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { getProfile } from '#app/modules/users/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -121,8 +122,8 @@ export default function UserDetails() {
                   },
                 ]}
                 rows={data.courses}
-                getRowKey={(c) => c.id}
-                rowHref={(c) => `/admin/course/${c.id}`}
+                getRowKey={(c) => c._id}
+                rowHref={(c) => `/admin/course/${c._id}`}
                 total={data.courses.length}
                 page={1}
                 pageSize={Math.max(data.courses.length, 1)}

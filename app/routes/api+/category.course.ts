@@ -1,5 +1,5 @@
-import { createCourse } from '#app/modules/courses/service.server.ts'
-import type { NewCourseInput } from '#app/modules/content/schema.ts'
+import { createCourse } from '#app/modules/courses/admin.server.ts'
+import type { NewCourseInput } from '#app/modules/courses/schema.ts'
 import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // POST /api/category/course { title, courseImage, description } → { message, course }.

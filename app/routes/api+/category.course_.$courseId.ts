@@ -1,4 +1,4 @@
-import { getCourseDetail } from '#app/modules/courses/service.server.ts'
+import { getCourseDetail } from '#app/modules/courses/admin.server.ts'
 import { apiLoader, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // GET /api/category/course/{courseId} → { message: course } with its videos.

@@ -1,4 +1,4 @@
-import { catalogueStream, listCatalogue } from '#app/modules/courses/service.server.ts'
+import { catalogueStream, listCatalogue } from '#app/modules/courses/catalogue.server.ts'
 import { apiLoader, pageQuery, methodNotAllowed } from '#app/utils/api.server.ts'
 import { streamedJsonList } from '#app/utils/json-stream.server.ts'
 

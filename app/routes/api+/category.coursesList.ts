@@ -1,4 +1,4 @@
-import { courseTitleStream, listCourseTitles } from '#app/modules/courses/service.server.ts'
+import { courseTitleStream, listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { apiLoader, methodNotAllowed, pageQuery } from '#app/utils/api.server.ts'
 import { streamedJsonList } from '#app/utils/json-stream.server.ts'
 

@@ -1,5 +1,5 @@
-import { editCourseDetails } from '#app/modules/courses/service.server.ts'
-import type { EditCourseInput } from '#app/modules/content/schema.ts'
+import { editCourseDetails } from '#app/modules/courses/admin.server.ts'
+import type { EditCourseInput } from '#app/modules/courses/schema.ts'
 import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // PUT /api/category/editCourseDetails { courseId, title, description, courseImage } → { message, course }.

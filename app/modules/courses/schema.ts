@@ -1,0 +1,20 @@
+import { z } from 'zod'
+import { fileRef, required, uuid } from '../content/schema.ts'
+
+// A course's own fields as the admin forms, the /api calls and the CLI send them; its videos,
+// documents and scenarios are validated in content/schema.ts.
+
+export const NewCourseSchema = z.object({
+  title: required('Course Title is required field.', 200),
+  description: required('Please enter course description.'),
+  courseImage: fileRef('Please Upload the Image.'),
+})
+export type NewCourseInput = z.input<typeof NewCourseSchema>
+
+export const EditCourseSchema = z.object({
+  courseId: uuid('Course is required.'),
+  title: required('Course Name is required field.', 200),
+  description: required('Description is required field.'),
+  courseImage: fileRef('Course Image is required.'),
+})
+export type EditCourseInput = z.input<typeof EditCourseSchema>
