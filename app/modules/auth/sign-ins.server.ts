@@ -1,8 +1,8 @@
 import { setTimeout as pause } from 'node:timers/promises'
 import { Op, QueryTypes, type Transaction } from 'sequelize'
 import { db, query, sequelize, sql } from '#db/client.ts'
-import { forbidden } from '../errors.ts'
-import { canManageContent, type Actor } from './roles.ts'
+import { requirePermission } from './permissions.ts'
+import { type Actor } from './roles.ts'
 import { SignInEventsQuerySchema, type SignInOutcome } from './schema.ts'
 
 // Sign-in throttling and the record of sign-ins (ADR 027). Every attempt is a row of sign_in_events,
@@ -169,7 +169,7 @@ export type SignInEvent = {
 /** The record of sign-ins, newest first, for admins (and the CLI): by account, address or outcome. */
 export async function listSignInEvents(actor: Actor, input: unknown = {}): Promise<SignInEvent[]> {
   // addresses and who failed to sign in are for the people who manage accounts, not coaches
-  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can read the record of sign-ins.')
+  requirePermission(actor, 'read:sign-ins')
   const { user, address, outcome, limit } = SignInEventsQuerySchema.parse(input)
   const where: string[] = []
   const replacements: Record<string, unknown> = { limit }

@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize'
 import { sequelize } from '#db/client.ts'
-import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
+import { can } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
 import { isUuid } from '../ids.ts'
 
 // Who may open a course: kept apart from the course service so that modules the service uses
@@ -17,8 +18,8 @@ export const ASSIGNED_COURSE_IDS = `
 /** May this user open this course? Admin side: any course; a learner: only assigned ones. */
 export async function canOpenCourse(actor: Actor, courseId: string) {
   if (!isUuid(courseId)) return false
-  if (isAdminSide(actor.roleId)) return true
-  if (!actor.id || actor.roleId !== ROLE.learner) return false
+  if (can(actor, 'read:course:any')) return true
+  if (!actor.id || !can(actor, 'read:course:assigned')) return false
   const rows = await (
     await sequelize()
   ).query(`SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId`, {

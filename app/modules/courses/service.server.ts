@@ -1,6 +1,7 @@
 import { col, fn, QueryTypes, where, type Transaction } from 'sequelize'
 import { db, mapRows, pipeQuery, sequelize, type RowStream, type Statement } from '#db/client.ts'
-import { isAdminSide, ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
+import { can, requirePermission } from '../auth/permissions.ts'
+import { ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
 import {
   courseDto,
   documentDto,
@@ -58,7 +59,7 @@ export async function listAssignedCourses(
   if (!actor.id) throw forbidden()
   // a learner reads their own; the admin side anyone's (the user details page)
   const userId = options.userId ?? actor.id
-  if (userId !== actor.id && !isAdminSide(actor.roleId)) throw forbidden('You can read only your own courses.')
+  if (userId !== actor.id) requirePermission(actor, 'read:people', 'You can read only your own courses.')
   if (!isUuid(userId)) throw notFound('User not found.')
   const { pattern } = searchPattern(options.search)
   const rows = await (
@@ -215,7 +216,7 @@ export async function getCourseVideo(actor: Actor, courseId: string, videoId: st
 
 /** Counts for the admin dashboard cards; the admin side only. */
 export async function dashboardCounts(actor: Actor) {
-  if (!isAdminSide(actor.roleId)) throw forbidden()
+  requirePermission(actor, 'read:dashboard', 'You do not have permission to do that.')
   const { Course, User } = await db()
   const [courses, users, admins] = await Promise.all([
     Course.count(),
@@ -420,7 +421,7 @@ export async function getCourseDetail(actor: Actor, courseId: string): Promise<C
   const course = await Course.findByPk(courseId, { include: [{ model: StoredFile, as: 'image' }] })
   if (!course) throw notFound('Course not found.')
   if (!(await canOpenCourse(actor, courseId))) throw forbidden('This course is not assigned to you.')
-  const everything = isAdminSide(actor.roleId)
+  const everything = can(actor, 'read:course:any')
   const entries = await ContentEntry.findAll({
     where: everything ? { courseId } : { courseId, visibility: true },
     include: [

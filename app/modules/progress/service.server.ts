@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize'
 import { query, sequelize, sql } from '#db/client.ts'
-import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
+import { can, requireOwnPermission, requirePermission } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
 import { ASSIGNED_COURSE_IDS, canOpenCourse } from '../courses/access.server.ts'
 import { lockMessage, UNFINISHED_PREREQUISITES_SQL } from './rules.server.ts'
 import { forbidden, invalid, notFound, ServiceError } from '../errors.ts'
@@ -28,8 +29,7 @@ export const BURST_SECONDS = 60
 export { lockMessage }
 
 function requireLearner(actor: Actor): string {
-  if (actor.roleId !== ROLE.learner || !actor.id) throw forbidden('Progress is kept for learners only.')
-  return actor.id
+  return requireOwnPermission(actor, 'record:progress:own')
 }
 
 type Watchability = { assigned: boolean; found: boolean; locked: string[] | null }
@@ -167,7 +167,7 @@ const tooMuch = () =>
  */
 export async function listVideosProgress(actor: Actor, input: { userId: unknown; courseId: unknown }) {
   const { userId, courseId } = VideosProgressQuerySchema.parse(input)
-  if (userId !== actor.id && !isAdminSide(actor.roleId)) throw forbidden('You can read only your own progress.')
+  if (userId !== actor.id) requirePermission(actor, 'read:people', 'You can read only your own progress.')
   if (userId === actor.id && !(await canOpenCourse(actor, courseId)))
     throw forbidden('This course is not assigned to you.')
   const rows = await (
@@ -177,7 +177,7 @@ export async function listVideosProgress(actor: Actor, input: { userId: unknown;
        FROM video_progress p
        JOIN content_entries e ON e.id = p.video_id AND (e.visibility OR :adminSide)
       WHERE p.user_id = :userId AND p.course_id = :courseId`,
-    { replacements: { userId, courseId, adminSide: isAdminSide(actor.roleId) }, type: QueryTypes.SELECT },
+    { replacements: { userId, courseId, adminSide: can(actor, 'read:course:any') }, type: QueryTypes.SELECT },
   )
   return rows.map((r) => ({
     videoId: r.video_id,

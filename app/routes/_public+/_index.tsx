@@ -1,6 +1,6 @@
 import { redirect, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link } from '@remix-run/react'
-import { landingPath } from '#app/modules/auth/roles.ts'
+import { landingPath } from '#app/modules/auth/permissions.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { getSessionUser } from '#app/utils/session.server.ts'
 

@@ -2,7 +2,7 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PeoplePage } from '#app/components/people/people-page.tsx'
-import { canManageContent } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import type { FormReply } from '#app/utils/forms.server.ts'
 import { requireAdminSide, requirePeopleManager } from '#app/utils/session.server.ts'
@@ -12,7 +12,7 @@ export const meta: MetaFunction = () => [{ title: `Coaches · ${PRODUCT_NAME}` }
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
-  return json({ ...(await loadPeople(user, request, 'coach')), canCreate: canManageContent(user.roleId) })
+  return json({ ...(await loadPeople(user, request, 'coach')), canCreate: can(user, 'manage:people') })
 }
 
 export async function action({ request }: ActionFunctionArgs) {

@@ -5,7 +5,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Field, SelectField } from '#app/components/ui/field.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
-import { canManageContent } from '#app/modules/auth/roles.ts'
+import { can, PERMISSIONS } from '#app/modules/auth/permissions.ts'
 import { listCourseTitles } from '#app/modules/courses/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/exports/schema.ts'
@@ -49,7 +49,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     schedules,
     runs,
     courses,
-    canManage: canManageContent(user.roleId),
+    canManage: can(user, 'manage:exports'),
     canDownload: mayDownloadRunFiles(user),
     folder: exportsFolder(),
     s3Targets: s3ExportTargets(),
@@ -59,7 +59,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 /** Add (the form), remove (after the confirmation) and run now; admins only. */
 export async function action({ request }: ActionFunctionArgs) {
   const user = await requireAdminSide(request)
-  if (!canManageContent(user.roleId)) return redirectWithError(PAGE, 'Only admins can change scheduled exports.')
+  if (!can(user, 'manage:exports')) return redirectWithError(PAGE, PERMISSIONS['manage:exports'].denied)
   const formData = await readForm(request)
   const intent = formData.get('intent')
   const name = String(formData.get('name') ?? '')

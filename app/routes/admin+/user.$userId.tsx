@@ -8,7 +8,8 @@ import { DataTable } from '#app/components/ui/data-table.tsx'
 import { SelectField } from '#app/components/ui/field.tsx'
 import { AssignCourseSchema, AssignProgramSchema } from '#app/modules/assignments/schema.ts'
 import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
-import { canManageContent, ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
+import { ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
 import { listAssignedCourses, listCourseTitles } from '#app/modules/courses/service.server.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { getProfile } from '#app/modules/users/service.server.ts'
@@ -42,7 +43,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     profile,
     learner,
     courses,
-    canEdit: canManageContent(user.roleId),
+    canEdit: can(user, 'manage:people'),
     unassignedCourses: allCourses.filter((c) => !assigned.has(c._id)),
     programs: programs
       .filter((p) => !profile.assignedPrograms.includes(p._id))
