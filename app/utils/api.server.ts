@@ -151,21 +151,21 @@ export function apiAction(method: 'POST' | 'PUT' | 'DELETE', handler: Handler, g
 }
 
 /** The gate of one permission, refused in the table's words. */
-export const gate = (permission: Permission, denied: string = PERMISSIONS[permission].denied): ApiGate => ({
+const permissionGate = (permission: Permission, denied: string = PERMISSIONS[permission].denied): ApiGate => ({
   anyOf: [permission],
   denied,
 })
 
 /** The calls that change courses and their contents. */
-export const CONTENT_MANAGERS = gate('update:content')
+export const CONTENT_MANAGERS = permissionGate('update:content')
 /** The calls that create people and assign their courses. */
-export const PEOPLE_MANAGERS = gate('manage:people')
+export const PEOPLE_MANAGERS = permissionGate('manage:people')
 /** Progress, audits and pings are a learner's own. */
-export const LEARNERS = gate('record:progress:own', 'This is for learners only.')
+export const LEARNERS = permissionGate('record:progress:own', 'This is for learners only.')
 /** An assessment is a learner's own upload. */
-export const ASSESSMENT_UPLOADERS = gate('upload:assessment:own', 'This is for learners only.')
+export const ASSESSMENT_UPLOADERS = permissionGate('upload:assessment:own', 'This is for learners only.')
 /** The access log's report. */
-export const ACCESS_LOG_READERS = gate('read:access-log')
+export const ACCESS_LOG_READERS = permissionGate('read:access-log')
 /** A file for a course (a document, a scenario) or a learner's assessment, as the caller's role makes it. */
 export const COURSE_DOCUMENT_UPLOADERS: ApiGate = {
   anyOf: ['update:content', 'upload:assessment:own'],
