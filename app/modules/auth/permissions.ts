@@ -6,7 +6,7 @@ import { ROLE, type RoleId } from './roles.ts'
 // listed for a permission, or a role id that is no role, may not. A permission marked `own` is about
 // the actor's own records, so an actor without an account (SYSTEM) never has it. Rules that depend on
 // the record as well as the role (one's own profile, an assigned course) ask the table first, then
-// look at the record.
+// look at the record. docs/product.md#roles says the same rules in the product's words.
 
 type RoleName = keyof typeof ROLE
 
