@@ -1,5 +1,5 @@
 import { isRouteErrorResponse, Link, useRouteError, useRouteLoaderData } from '@remix-run/react'
-import { isAdminSide } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
 import type { loader as rootLoader } from '#app/root.tsx'
 
 const TEXTS: Record<number, { title: string; body: string }> = {
@@ -27,7 +27,7 @@ const SERVER_ERROR = {
 function useHome() {
   const user = useRouteLoaderData<typeof rootLoader>('root')?.user ?? null
   if (!user) return { to: '/', label: 'Go to the home page', signedIn: false }
-  return isAdminSide(user.roleId)
+  return can({ roleId: user.roleId }, 'enter:admin-area')
     ? { to: '/admin/dashboard', label: 'Go to the admin dashboard', signedIn: true }
     : { to: '/courses', label: 'Go to My Courses', signedIn: true }
 }

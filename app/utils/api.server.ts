@@ -1,7 +1,7 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { ZodError, type ZodType, type ZodTypeDef } from 'zod'
 import { userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
-import { canManageContent, ROLE } from '#app/modules/auth/roles.ts'
+import { can, PERMISSIONS, type Permission } from '#app/modules/auth/permissions.ts'
 import { forbidden, invalid, isServiceError, ServiceError, unauthorized } from '#app/modules/errors.ts'
 import { getSessionUser, isSameSiteRequest } from './session.server.ts'
 import { noteActingUser } from './request-record.server.ts'
@@ -150,28 +150,43 @@ export function apiLoader(handler: Handler) {
   )
 }
 
-/** Who may make a call, checked before its body is read (deny by default; the service checks again). */
-export type ApiGate = { allow: (roleId: number) => boolean; denied: string }
+/**
+ * Who may make a call, checked before its body is read (deny by default; the service checks again):
+ * a caller with any of these permissions of the table, else a 403 with `denied`.
+ */
+export type ApiGate = { anyOf: readonly Permission[]; denied: string }
 
 /** A POST, PUT or DELETE /api call for a signed-in caller; another method is a 405. */
 export function apiAction(method: 'POST' | 'PUT' | 'DELETE', handler: Handler, gate?: ApiGate, options?: ApiOptions) {
   return apiRoute(async ({ request, params }: ActionFunctionArgs) => {
     if (request.method !== method) return methodNotAllowed([method])
     const actor = await requireApiUser(request)
-    if (gate && !gate.allow(actor.roleId)) throw forbidden(gate.denied)
+    if (gate && !gate.anyOf.some((permission) => can(actor, permission))) throw forbidden(gate.denied)
     return handler({ request, params, actor })
   }, options)
 }
 
-/** Admins and the super admin: the calls that change courses and their contents. */
-export const CONTENT_MANAGERS: ApiGate = {
-  allow: canManageContent,
-  denied: 'Only admins can change courses and their contents.',
+/** The gate of one permission, refused in the table's words. */
+const permissionGate = (permission: Permission, denied: string = PERMISSIONS[permission].denied): ApiGate => ({
+  anyOf: [permission],
+  denied,
+})
+
+/** The calls that change courses and their contents. */
+export const CONTENT_MANAGERS = permissionGate('update:content')
+/** The calls that create people and assign their courses. */
+export const PEOPLE_MANAGERS = permissionGate('manage:people')
+/** Progress, audits and pings are a learner's own. */
+export const LEARNERS = permissionGate('record:progress:own', 'This is for learners only.')
+/** An assessment is a learner's own upload. */
+export const ASSESSMENT_UPLOADERS = permissionGate('upload:assessment:own', 'This is for learners only.')
+/** The access log's report. */
+export const ACCESS_LOG_READERS = permissionGate('read:access-log')
+/** A file for a course (a document, a scenario) or a learner's assessment, as the caller's role makes it. */
+export const COURSE_DOCUMENT_UPLOADERS: ApiGate = {
+  anyOf: ['update:content', 'upload:assessment:own'],
+  denied: 'You do not have permission to upload this file.',
 }
-/** Admins and the super admin: the calls that create people and assign their courses. */
-export const PEOPLE_MANAGERS: ApiGate = { allow: canManageContent, denied: 'Only admins can manage people.' }
-/** Learners: progress, audits, pings and assessments are theirs. */
-export const LEARNERS: ApiGate = { allow: (roleId) => roleId === ROLE.learner, denied: 'This is for learners only.' }
 
 /**
  * The caller of an /api route: `Authorization: Bearer <token>` (or a bare token), else the page

@@ -1,7 +1,7 @@
 import { createCookieSessionStorage, json, redirect, type SessionStorage } from '@remix-run/node'
 import { Authenticator } from 'remix-auth'
 import { FormStrategy } from 'remix-auth-form'
-import { canManageContent, isAdminSide } from '#app/modules/auth/roles.ts'
+import { can, PERMISSIONS, type Permission } from '#app/modules/auth/permissions.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
 import { endSession, login, userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { TOKEN_LIFETIME_SECONDS } from '#app/modules/auth/token.server.ts'
@@ -99,32 +99,31 @@ export async function requireUser(request: Request, options: { redirectTo?: stri
   throw redirect(signInUrl(request, options.redirectTo), { headers })
 }
 
-/** The /admin guard: super admin, admin or coach (r_id 1, 3, 4). */
+/** The /admin guard: whoever the permission table lets into the admin area; anyone else goes to /courses. */
 export async function requireAdminSide(request: Request): Promise<SessionUser> {
   const user = await requireUser(request)
-  if (!isAdminSide(user.roleId)) throw await redirectWithError('/courses', 'You do not have access to the admin area.')
+  if (!can(user, 'enter:admin-area')) throw await redirectWithError('/courses', PERMISSIONS['enter:admin-area'].denied)
   return user
 }
 
-/** Admins and the super admin; a coach is sent back to `back` with a toast saying what only admins can do. */
-async function requireManager(request: Request, back: string, denied: string): Promise<SessionUser> {
+/**
+ * An /admin page (or its action) that needs a permission besides the admin area: a user without it
+ * is sent back to `back` with a toast in the words of the /api's refusal.
+ */
+export async function requirePagePermission(request: Request, permission: Permission, back: string) {
   const user = await requireAdminSide(request)
-  if (!canManageContent(user.roleId)) throw await redirectWithError(back, denied)
+  if (!can(user, permission)) throw await redirectWithError(back, PERMISSIONS[permission].denied)
   return user
 }
 
 /** Pages that change content. */
 export function requireContentManager(request: Request, back = '/admin/courses'): Promise<SessionUser> {
-  return requireManager(
-    request,
-    safeRedirect(back, '/admin/courses'),
-    'Only admins can change courses and their contents.',
-  )
+  return requirePagePermission(request, 'update:content', safeRedirect(back, '/admin/courses'))
 }
 
-/** Pages that create people and assign their courses, refused in the words of the /api. */
+/** Pages that create people and assign their courses. */
 export function requirePeopleManager(request: Request, back: string): Promise<SessionUser> {
-  return requireManager(request, safeRedirect(back, '/admin/users'), 'Only admins can manage people.')
+  return requirePagePermission(request, 'manage:people', safeRedirect(back, '/admin/users'))
 }
 
 export async function commitToken(request: Request, token: string) {

@@ -1,6 +1,7 @@
 import { Form, Link, NavLink, useLocation, useSearchParams } from '@remix-run/react'
 import { useEffect, useId, useState } from 'react'
-import { isAdminSide, ROLE } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
+import { ROLE } from '#app/modules/auth/roles.ts'
 import { Logo } from './logo.tsx'
 import { UserMenu } from './user-menu.tsx'
 
@@ -21,7 +22,7 @@ export function SiteHeader({ user, marketingUrl }: { user: HeaderUser; marketing
           { to: '/courses', label: 'My Courses' },
           { to: '/explore-courses', label: 'Explore Courses' },
         ]
-      : isAdminSide(user.roleId)
+      : can(user, 'enter:admin-area')
         ? [{ to: '/admin/dashboard', label: 'Admin dashboard' }]
         : []
     : [{ to: '/explore-courses', label: 'Courses' }]

@@ -1,6 +1,6 @@
 import { Form, Link, useLocation, useSubmit } from '@remix-run/react'
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react'
-import { isAdminSide } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
 
 type MenuUser = { firstName: string; lastName: string; roleId: number }
 
@@ -12,7 +12,7 @@ type MenuUser = { firstName: string; lastName: string; roleId: number }
  * click elsewhere closes it.
  */
 export function UserMenu({ user }: { user: MenuUser }) {
-  const admin = isAdminSide(user.roleId)
+  const admin = can(user, 'enter:admin-area')
   const submit = useSubmit()
   const location = useLocation()
   const id = useId()

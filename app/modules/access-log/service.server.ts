@@ -1,6 +1,6 @@
 import { mapRows, pipeQuery, query, type RowStream, type Statement } from '#db/client.ts'
-import { isAdminSide, type Actor } from '../auth/roles.ts'
-import { forbidden } from '../errors.ts'
+import { requirePermission } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
 import { AccessLogFilterSchema, type AccessLogFilter } from './schema.ts'
 
 // The admin's access log: per learner and video, how far they got and when they last watched.
@@ -120,7 +120,7 @@ export function accessLogTotalStatement(filter: AccessLogFilter): Statement {
 
 /** The filter an admin-side actor may run; anyone else is refused before the input is read. */
 export function accessLogFilter(actor: Actor, input: unknown): AccessLogFilter {
-  if (!isAdminSide(actor.roleId)) throw forbidden('The access log is for the admin side.')
+  requirePermission(actor, 'read:access-log')
   return AccessLogFilterSchema.parse(input)
 }
 

@@ -10,7 +10,8 @@ import {
   type Statement,
   transaction,
 } from '#db/client.ts'
-import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
+import { can, requireOwnPermission, requirePermission } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
 import { fileInfo, type FileInfoDto } from '../content/dto.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
@@ -34,7 +35,7 @@ export type AssessmentDto = {
  * assigned course. Sending the same file again is harmless.
  */
 export async function uploadAssessment(actor: Actor, input: UploadAssessmentInput): Promise<AssessmentDto> {
-  if (actor.roleId !== ROLE.learner || !actor.id) throw forbidden('Assessments are uploaded by learners.')
+  const actorId = requireOwnPermission(actor, 'upload:assessment:own')
   const data = UploadAssessmentSchema.parse(input)
   if (data.userId && data.userId !== actor.id) throw forbidden('You can upload only your own assessments.')
   if (!(await canOpenCourse(actor, data.courseId))) throw forbidden('This course is not assigned to you.')
@@ -58,7 +59,7 @@ export async function uploadAssessment(actor: Actor, input: UploadAssessmentInpu
     }
     try {
       const created = await AssessmentUpload.create(
-        { userId: actor.id as string, courseId: data.courseId, scenarioId: scenario.id, fileKey: file.key },
+        { userId: actorId, courseId: data.courseId, scenarioId: scenario.id, fileKey: file.key },
         { transaction },
       )
       return created.id
@@ -67,7 +68,7 @@ export async function uploadAssessment(actor: Actor, input: UploadAssessmentInpu
       throw error
     }
   })
-  const [created] = await listAssessments(actor, { courseId: data.courseId, userId: actor.id, id })
+  const [created] = await listAssessments(actor, { courseId: data.courseId, userId: actorId, id })
   return created
 }
 
@@ -80,7 +81,7 @@ export async function listAssessments(
   query: { courseId: string; userId: string; id?: string },
 ): Promise<AssessmentDto[]> {
   if (!isUuid(query.courseId) || !isUuid(query.userId)) throw invalid('courseId and userId must be ids.')
-  if (query.userId !== actor.id && !isAdminSide(actor.roleId))
+  if (query.userId !== actor.id && !can(actor, 'review:assessment'))
     throw forbidden('You can read only your own assessments.')
   // the same read as the admin side's review, for one learner and course
   const records = await (
@@ -200,7 +201,7 @@ export async function listAllAssessments(
   actor: Actor,
   query: AssessmentListQuery = {},
 ): Promise<{ rows: AssessmentReviewRow[]; total: number }> {
-  if (!isAdminSide(actor.roleId)) throw forbidden('Only the admin side reviews assessments.')
+  requirePermission(actor, 'review:assessment')
   const { search, pattern } = searchPattern(query.q)
   const sql = await sequelize()
   const run = <T extends object>({ text, values }: Statement) =>
@@ -225,7 +226,7 @@ export function expandedAssessmentStream(
   actor: Actor,
   query: Omit<AssessmentListQuery, 'offset' | 'limit'> = {},
 ): RowStream {
-  if (!isAdminSide(actor.roleId)) throw forbidden('Only the admin side reviews assessments.')
+  requirePermission(actor, 'review:assessment')
   const statement = reviewStatement(query)
   const toRow = (record: ReviewRecord) => expandedAssessment(reviewRow(record))
   return (sink, signal) => pipeQuery(statement, [mapRows(toRow), sink], { signal })
@@ -257,7 +258,7 @@ export async function getAssessment(actor: Actor, id: string): Promise<Assessmen
   if (!isUuid(id)) throw notFound('Assessment not found.')
   const [record] = await query<ReviewRecord>(REVIEW_BY_ID, { id })
   if (!record) throw notFound('Assessment not found.')
-  if (!isAdminSide(actor.roleId) && (!actor.id || record.user_id !== actor.id))
+  if (!can(actor, 'review:assessment') && (!actor.id || record.user_id !== actor.id))
     throw forbidden('You can read only your own assessments.')
   return { ...reviewRow(record), contentType: record.content_type }
 }

@@ -5,8 +5,9 @@ import { stringify } from 'csv-stringify'
 import type pg from 'pg'
 import { withConnection } from '#db/client.ts'
 import { neutraliseFormula } from '../access-log/export.server.ts'
-import { canManageContent, ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
-import { forbidden, invalid, notFound } from '../errors.ts'
+import { requirePermission } from '../auth/permissions.ts'
+import { ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
+import { invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import type { ImportDelimiter } from '../users/import-schema.ts'
 import { sniffDelimiter } from '../users/import.server.ts'
@@ -84,7 +85,7 @@ export async function importAssignments(
   source: Readable,
   options: AssignmentImportOptions = {},
 ): Promise<AssignmentImportSummary> {
-  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can assign courses and programs.')
+  requirePermission(actor, 'manage:people', 'Only admins can assign courses and programs.')
   const { dryRun, atomic, delimiter } = AssignmentImportOptionsSchema.parse({
     dryRun: options.dryRun,
     atomic: options.atomic,
@@ -217,7 +218,7 @@ export async function assignMany(
   learners: LearnerSource,
   options: { onProgress?: (progress: { rows: number }) => void; onRowError?: (error: AssignmentRowError) => void } = {},
 ): Promise<BulkAssignmentSummary> {
-  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can assign courses and programs.')
+  requirePermission(actor, 'manage:people', 'Only admins can assign courses and programs.')
   const { action, course, program, dryRun } = BulkAssignmentSchema.parse(input)
   return withConnection(async (client) => {
     const writer = new AssignmentWriter(client, actor, action, (error) => options.onRowError?.(error))

@@ -1,6 +1,7 @@
 import { db, query, sql } from '#db/client.ts'
-import { canManageContent, ROLE, type Actor } from '../auth/roles.ts'
-import { forbidden, invalid, notFound } from '../errors.ts'
+import { requirePermission } from '../auth/permissions.ts'
+import { ROLE, type Actor } from '../auth/roles.ts'
+import { invalid, notFound } from '../errors.ts'
 import { AssignCourseSchema, AssignProgramSchema, type AssignCourseInput, type AssignProgramInput } from './schema.ts'
 
 // Who learns what: a course assigned directly, or every course of an assigned program. Assigning
@@ -25,7 +26,7 @@ const ASSIGN_PROGRAM = sql(
 
 /** POST /api/category/assignCourse/{userId}. */
 export async function assignCourse(actor: Actor, input: AssignCourseInput) {
-  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can assign courses.')
+  requirePermission(actor, 'manage:people', 'Only admins can assign courses.')
   const { userId, courseId } = AssignCourseSchema.parse(input)
   await requireLearner(userId)
   const { Course } = await db()
@@ -37,7 +38,7 @@ export async function assignCourse(actor: Actor, input: AssignCourseInput) {
 
 /** PUT /api/program/assignProgram: every course of the program, now and as it changes. */
 export async function assignProgram(actor: Actor, input: AssignProgramInput) {
-  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can assign programs.')
+  requirePermission(actor, 'manage:people', 'Only admins can assign programs.')
   const { userId, programId } = AssignProgramSchema.parse(input)
   await requireLearner(userId)
   const { Program } = await db()

@@ -19,17 +19,8 @@ export const ROLE_BY_NAME = {
 
 /**
  * The acting user every service call takes. The CLI acts as SYSTEM: an operator with shell access
- * to the server has every right, and nothing is recorded as done by a user.
+ * to the server holds the super admin's role, so it asks the permission table (permissions.ts) like
+ * anyone, and nothing is recorded as done by a user.
  */
 export type Actor = { id: string | null; roleId: RoleId }
 export const SYSTEM: Actor = { id: null, roleId: ROLE.superAdmin }
-
-/** Ids 1, 3 and 4 are the admin side, and land on its dashboard. */
-export const isAdminSide = (roleId: number) =>
-  roleId === ROLE.superAdmin || roleId === ROLE.admin || roleId === ROLE.coach
-/** Coaches read the admin side; only admins and the super admin change things. */
-export const canManageContent = (roleId: number) => roleId === ROLE.superAdmin || roleId === ROLE.admin
-export const isSuperAdmin = (roleId: number) => roleId === ROLE.superAdmin
-
-/** Where a user lands after sign-in, or when a signed-in user opens `/`. */
-export const landingPath = (roleId: number) => (isAdminSide(roleId) ? '/admin/dashboard' : '/courses')

@@ -2,8 +2,8 @@ import { setTimeout as pause } from 'node:timers/promises'
 import { Op, type Transaction } from 'sequelize'
 import { db, query, sequelize, sql } from '#db/client.ts'
 import { rateLimiter } from '#db/rate-limits.ts'
-import { forbidden } from '../errors.ts'
-import { canManageContent, type Actor } from './roles.ts'
+import { requirePermission } from './permissions.ts'
+import { type Actor } from './roles.ts'
 import { SignInEventsQuerySchema, type SignInOutcome } from './schema.ts'
 
 // Sign-in throttling and the record of sign-ins (ADR 027). The throttle counts wrong passwords with
@@ -203,7 +203,7 @@ export type SignInEvent = {
 /** The record of sign-ins, newest first, for admins (and the CLI): by account, address or outcome. */
 export async function listSignInEvents(actor: Actor, input: unknown = {}): Promise<SignInEvent[]> {
   // addresses and who failed to sign in are for the people who manage accounts, not coaches
-  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can read the record of sign-ins.')
+  requirePermission(actor, 'read:sign-ins')
   const { user, address, outcome, limit } = SignInEventsQuerySchema.parse(input)
   const where: string[] = []
   const replacements: Record<string, unknown> = { limit }

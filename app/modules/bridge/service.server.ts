@@ -4,7 +4,7 @@ import { Op, UniqueConstraintError } from 'sequelize'
 import { db } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
 import { getEnv, getSecrets } from '#app/utils/env.server.ts'
-import { isAdminSide, ROLE } from '../auth/roles.ts'
+import { can } from '../auth/permissions.ts'
 import { toSessionUser, type SessionUser } from '../auth/service.server.ts'
 import { issueToken } from '../auth/token.server.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
@@ -115,8 +115,8 @@ async function redeem(token: string, target: BridgeTarget): Promise<{ user: Sess
 /** Whom a link may sign in, and where: never the super admin; the admin area only for the admin side. */
 function bridgeRefusal(user: User, target: BridgeTarget): string | null {
   // a partner system holding the bridge secret must not become the super admin
-  if (user.roleId === ROLE.superAdmin) return BRIDGE_REFUSED.superAdmin
-  if (target.kind === 'admin' && !isAdminSide(user.roleId)) return BRIDGE_REFUSED.notAdmin
+  if (!can(user, 'sign-in:bridge')) return BRIDGE_REFUSED.superAdmin
+  if (target.kind === 'admin' && !can(user, 'enter:admin-area')) return BRIDGE_REFUSED.notAdmin
   return null
 }
 

@@ -2,8 +2,9 @@ import { ForeignKeyConstraintError, QueryTypes, type Transaction } from 'sequeli
 import { getEnv } from '#app/utils/env.server.ts'
 import { db, sequelize, transaction } from '#db/client.ts'
 import type { ContentEntry, ContentKind, StoredFile } from '#db/models/index.ts'
-import { canManageContent, type Actor } from '../auth/roles.ts'
-import { conflict, forbidden, invalid, notFound, ServiceError } from '../errors.ts'
+import { requirePermission } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
+import { conflict, invalid, notFound, ServiceError } from '../errors.ts'
 import { removeStoredFile } from '../files/service.server.ts'
 import { accepts, acceptedTypesMessage } from '../files/types.server.ts'
 import { isUuid } from '../ids.ts'
@@ -26,7 +27,7 @@ import {
 // entries locks the course row first, so orderIds are computed and rewritten one writer at a time.
 
 export function assertContentManager(actor: Actor) {
-  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can change courses and their contents.')
+  requirePermission(actor, 'update:content')
 }
 
 const SUBMITTED_WORK = 'Learners have submitted assessments for this scenario; hide it instead of deleting it.'

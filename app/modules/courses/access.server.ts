@@ -1,5 +1,6 @@
 import { query, sql } from '#db/client.ts'
-import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
+import { can } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
 import { isUuid } from '../ids.ts'
 
 // Who may open a course: kept apart from the course service so that modules the service uses
@@ -18,8 +19,8 @@ const ASSIGNED = sql(`SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id
 /** May this user open this course? Admin side: any course; a learner: only assigned ones. */
 export async function canOpenCourse(actor: Actor, courseId: string) {
   if (!isUuid(courseId)) return false
-  if (isAdminSide(actor.roleId)) return true
-  if (!actor.id || actor.roleId !== ROLE.learner) return false
+  if (can(actor, 'read:course:any')) return true
+  if (!actor.id || !can(actor, 'read:course:assigned')) return false
   const rows = await query(ASSIGNED, { userId: actor.id, courseId })
   return rows.length > 0
 }

@@ -1,6 +1,7 @@
 import { type Transaction } from 'sequelize'
 import { db, transaction } from '#db/client.ts'
-import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
+import { can, requirePermission } from '../auth/permissions.ts'
+import { ROLE, type Actor } from '../auth/roles.ts'
 import { documentDto, videoDto, type DocumentDto, type VideoDto } from '../content/dto.ts'
 import { assertContentManager } from '../content/service.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
@@ -16,7 +17,7 @@ import { EditCourseSchema, NewCourseSchema, type EditCourseInput, type NewCourse
 
 /** Counts for the admin dashboard cards; the admin side only. */
 export async function dashboardCounts(actor: Actor) {
-  if (!isAdminSide(actor.roleId)) throw forbidden()
+  requirePermission(actor, 'read:dashboard', 'You do not have permission to do that.')
   const { Course, User } = await db()
   const [courses, users, admins] = await Promise.all([
     Course.count(),
@@ -101,7 +102,7 @@ export async function getCourseDetail(actor: Actor, courseId: string): Promise<C
   const course = await Course.findByPk(courseId, { include: [{ model: StoredFile, as: 'image' }] })
   if (!course) throw notFound('Course not found.')
   if (!(await canOpenCourse(actor, courseId))) throw forbidden('This course is not assigned to you.')
-  const everything = isAdminSide(actor.roleId)
+  const everything = can(actor, 'read:course:any')
   const entries = await ContentEntry.findAll({
     where: everything ? { courseId } : { courseId, visibility: true },
     include: [

@@ -1,5 +1,6 @@
 import { db, query, sql } from '#db/client.ts'
-import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
+import { requirePermission } from '../auth/permissions.ts'
+import { ROLE, type Actor } from '../auth/roles.ts'
 import { fileInfo } from '../content/dto.ts'
 import { forbidden, notFound, ServiceError } from '../errors.ts'
 import { fileLink } from '../files/links.ts'
@@ -52,7 +53,7 @@ export async function listAssignedCourses(
   if (!actor.id) throw forbidden()
   // a learner reads their own; the admin side anyone's (the user details page)
   const userId = options.userId ?? actor.id
-  if (userId !== actor.id && !isAdminSide(actor.roleId)) throw forbidden('You can read only your own courses.')
+  if (userId !== actor.id) requirePermission(actor, 'read:people', 'You can read only your own courses.')
   if (!isUuid(userId)) throw notFound('User not found.')
   const { pattern } = searchPattern(options.search)
   const rows = await query<AssignedCourseRow>(ASSIGNED_COURSES, { userId, pattern })

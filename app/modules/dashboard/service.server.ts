@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize'
 import { sequelize, type Statement } from '#db/client.ts'
-import { isAdminSide, type Actor } from '../auth/roles.ts'
-import { forbidden } from '../errors.ts'
+import { requirePermission } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
 import { DASHBOARD_DAYS, DashboardQuerySchema, TOP_VIDEOS } from './schema.ts'
 
 // The admin dashboard's figures on viewing. Each is read from a tally that triggers keep current, so
@@ -93,7 +93,7 @@ export type DashboardQueryName = 'activeLearners' | 'viewsPerDay' | 'topVideos' 
 
 /** Everything the dashboard shows on viewing. The admin side reads it (coaches too); learners are refused. */
 export async function dashboardFigures(actor: Actor, input: unknown = {}): Promise<DashboardFigures> {
-  if (!isAdminSide(actor.roleId)) throw forbidden('The dashboard is for the admin side.')
+  requirePermission(actor, 'read:dashboard')
   const query = DashboardQuerySchema.parse(input)
   const sql = await sequelize()
   const statements = dashboardStatements(query.today ?? null)

@@ -15,8 +15,9 @@ import {
   type ExportProgress,
   requireWritableFolder,
 } from '../access-log/export.server.ts'
-import { canManageContent, isAdminSide, SYSTEM, type Actor } from '../auth/roles.ts'
-import { conflict, forbidden, invalid, isServiceError, notFound } from '../errors.ts'
+import { can, requirePermission } from '../auth/permissions.ts'
+import { SYSTEM, type Actor } from '../auth/roles.ts'
+import { conflict, invalid, isServiceError, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import { rangeDays, type DayRange } from '../access-log/ranges.ts'
 import { CRON_OPTIONS, HistorySchema, ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
@@ -30,9 +31,6 @@ import { CRON_OPTIONS, HistorySchema, ScheduleSchema, type ExportRange, type Sch
 // that insert, and only the winner exports. So each slot runs at most once however many processes look,
 // a slot missed while nothing was running is caught up once (only the latest, never a backlog), and a
 // failed run stays failed until the next slot. The run's days come from its slot, not from when it ran.
-
-const MANAGE_DENIED = 'Only admins can change scheduled exports.'
-const READ_DENIED = 'Scheduled exports are for the admin side.'
 
 export type ExportScheduleView = {
   id: string
@@ -142,11 +140,11 @@ function toRun(row: RunRow): ExportRunView {
 }
 
 function requireManager(actor: Actor) {
-  if (!canManageContent(actor.roleId)) throw forbidden(MANAGE_DENIED)
+  requirePermission(actor, 'manage:exports')
 }
 
 function requireReader(actor: Actor) {
-  if (!mayDownloadRunFiles(actor)) throw forbidden(READ_DENIED)
+  requirePermission(actor, 'read:exports')
 }
 
 /**
@@ -154,7 +152,7 @@ function requireReader(actor: Actor) {
  * admin, coaches), and no learner. The page shows its links by this rule and the download route is
  * refused by it, whether the caller came with the session cookie or a Bearer token.
  */
-export const mayDownloadRunFiles = (actor: Actor) => isAdminSide(actor.roleId)
+export const mayDownloadRunFiles = (actor: Actor) => can(actor, 'read:exports')
 
 /** The folder the admin area may write exports into: `$DATA_DIR/exports/`. */
 export const exportsFolder = () => `${path.resolve(getEnv().DATA_DIR, 'exports')}/`

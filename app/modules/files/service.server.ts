@@ -4,7 +4,8 @@ import type { Readable } from 'node:stream'
 import { QueryTypes, type Transaction } from 'sequelize'
 import { db, query, sequelize, sql } from '#db/client.ts'
 import type { StoredFile } from '#db/models/index.ts'
-import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
+import { can } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
 import { getEnv } from '#app/utils/env.server.ts'
 import { notFound, ServiceError } from '../errors.ts'
@@ -225,8 +226,8 @@ async function mayOpen(actor: Actor | undefined, file: StoredFile): Promise<bool
       return true
     case 'document': {
       if (!actor) return false
-      if (isAdminSide(actor.roleId)) return true
-      if (actor.roleId !== ROLE.learner) return false
+      if (can(actor, 'read:course:any')) return true
+      if (!can(actor, 'read:course:assigned')) return false
       const entry = await ContentEntry.findOne({
         where: { fileKey: file.key },
         attributes: ['courseId', 'visibility'],
@@ -235,7 +236,7 @@ async function mayOpen(actor: Actor | undefined, file: StoredFile): Promise<bool
     }
     case 'assessment': {
       if (!actor) return false
-      if (isAdminSide(actor.roleId)) return true
+      if (can(actor, 'review:assessment')) return true
       if (!actor.id) return false
       if (file.uploadedBy === actor.id) return true
       return (await AssessmentUpload.count({ where: { fileKey: file.key, userId: actor.id } })) > 0

@@ -6,7 +6,8 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { StoredFile } from '#db/models/index.ts'
 import { NUL_MESSAGE, nulFormErrors } from '#app/utils/text-input.server.ts'
-import { canManageContent, ROLE, type Actor } from '../auth/roles.ts'
+import { can } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
 import { forbidden, invalid, isServiceError, ServiceError } from '../errors.ts'
 import { readMultipart, type FilePart } from './multipart.server.ts'
 import {
@@ -57,7 +58,7 @@ export class UploadRefused extends ServiceError {
  * course document or scenario, a learner's is their assessment, private to them and the admin side.
  */
 export const courseDocumentKind = (actor: Actor): UploadKind =>
-  canManageContent(actor.roleId) ? 'document' : 'assessment'
+  can(actor, 'update:content') ? 'document' : 'assessment'
 
 type Received = { tempFile: string; size: number; name: string; contentType: string }
 
@@ -96,7 +97,7 @@ async function receive(
   if (purpose !== uploadPurpose(kind)) throw new Error(`An upload of kind ${kind} is not stored as ${purpose}.`)
   if (fileFields.length === 0) throw new Error('receiveUpload needs at least one file field.')
   // assessments are a learner's own work; everything else is content, for admins
-  if (kind === 'assessment' ? actor.roleId !== ROLE.learner || !actor.id : !canManageContent(actor.roleId))
+  if (!can(actor, kind === 'assessment' ? 'upload:assessment:own' : 'update:content'))
     throw forbidden('You do not have permission to upload this file.')
 
   const limit = uploadLimit(kind).bytes

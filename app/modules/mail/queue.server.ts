@@ -5,8 +5,9 @@ import { getEnv } from '#app/utils/env.server.ts'
 import { hideCredentials } from '#app/utils/redact.server.ts'
 import { sequelize, transaction } from '#db/client.ts'
 import { createPasswordLink, mailPasswordLink } from '../auth/password-links.server.ts'
-import { isAdminSide, type Actor } from '../auth/roles.ts'
-import { forbidden, invalid } from '../errors.ts'
+import { requirePermission } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
+import { invalid } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import { MAIL_STATUSES, MailQueueQuerySchema, type MailKind, type MailStatus } from './schema.ts'
 
@@ -37,7 +38,6 @@ const CLAIM_CHUNK = 10
 // any number, the same for every process on this database: it orders the claims so the rate holds
 const RATE_LOCK = 7_305_010
 
-const READ_DENIED = 'The mail queue is for the admin side.'
 /** "now" in SQL: the clock passed in (always the statement's first timestamp parameter), else the database's */
 const NOW = (param = '$1') => `SELECT coalesce(${param}::timestamptz, clock_timestamp())`
 const MS = "interval '1 millisecond'"
@@ -283,7 +283,7 @@ const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 
 /** The queue for the admin side: counts by status, and the latest rows (addresses, never links). */
 export async function mailQueueStatus(actor: Actor, input: unknown = {}): Promise<MailQueueStatus> {
-  if (!isAdminSide(actor.roleId)) throw forbidden(READ_DENIED)
+  requirePermission(actor, 'read:mail-queue')
   const { status, limit } = MailQueueQuerySchema.parse(input)
   const counted = await query<{ status: MailStatus; count: number; due: number }>(
     `SELECT status, count(*)::int AS count, (count(*) FILTER (WHERE next_attempt_at <= now()))::int AS due

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { query, sql } from '#db/client.ts'
-import { isSuperAdmin, type Actor } from '../auth/roles.ts'
-import { forbidden } from '../errors.ts'
+import { requirePermission } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
 
 // Page pings (postAccessLog) are appended for every open page and nothing reads old ones: who was
 // active on a day is kept in learner_activity, and viewing in video_viewings. The table would only
@@ -35,7 +35,7 @@ export async function prunePings(
   input: z.input<typeof PruneSchema>,
   onProgress?: (deleted: number) => void,
 ): Promise<{ deleted: number; before: string }> {
-  if (!isSuperAdmin(actor.roleId)) throw forbidden('Pruning pings is for operators.')
+  requirePermission(actor, 'prune:access-log')
   const { olderThanDays, dryRun } = PruneSchema.parse(input)
   const [{ before }] = await query<{ before: Date }>(CUTOFF, { days: olderThanDays })
   if (dryRun) {

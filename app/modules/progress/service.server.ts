@@ -1,5 +1,6 @@
 import { query, sql } from '#db/client.ts'
-import { isAdminSide, ROLE, type Actor } from '../auth/roles.ts'
+import { can, requireOwnPermission, requirePermission } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
 import { ASSIGNED_COURSE_IDS, canOpenCourse } from '../courses/access.server.ts'
 import { lockMessage, UNFINISHED_PREREQUISITES_SQL } from './rules.server.ts'
 import { forbidden, invalid, notFound, ServiceError } from '../errors.ts'
@@ -27,8 +28,7 @@ export const BURST_SECONDS = 60
 export { lockMessage }
 
 function requireLearner(actor: Actor): string {
-  if (actor.roleId !== ROLE.learner || !actor.id) throw forbidden('Progress is kept for learners only.')
-  return actor.id
+  return requireOwnPermission(actor, 'record:progress:own')
 }
 
 type Watchability = { assigned: boolean; found: boolean; locked: string[] | null }
@@ -173,7 +173,7 @@ const VIDEOS_PROGRESS = sql(
  */
 export async function listVideosProgress(actor: Actor, input: { userId: unknown; courseId: unknown }) {
   const { userId, courseId } = VideosProgressQuerySchema.parse(input)
-  if (userId !== actor.id && !isAdminSide(actor.roleId)) throw forbidden('You can read only your own progress.')
+  if (userId !== actor.id) requirePermission(actor, 'read:people', 'You can read only your own progress.')
   if (userId === actor.id && !(await canOpenCourse(actor, courseId)))
     throw forbidden('This course is not assigned to you.')
   const rows = await query<{
@@ -182,7 +182,7 @@ export async function listVideosProgress(actor: Actor, input: { userId: unknown;
     watched_seconds: number
     last_position: number
     updated_at: Date
-  }>(VIDEOS_PROGRESS, { userId, courseId, adminSide: isAdminSide(actor.roleId) })
+  }>(VIDEOS_PROGRESS, { userId, courseId, adminSide: can(actor, 'read:course:any') })
   return rows.map((r) => ({
     videoId: r.video_id,
     completed: r.completed,

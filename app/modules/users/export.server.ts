@@ -4,8 +4,9 @@ import { stringify } from 'csv-stringify'
 import QueryStream from 'pg-query-stream'
 import { query, withConnection } from '#db/client.ts'
 import { neutraliseFormula } from '../access-log/export.server.ts'
-import { isAdminSide, ROLE, ROLE_BY_NAME, type Actor } from '../auth/roles.ts'
-import { forbidden, invalid } from '../errors.ts'
+import { requirePermission } from '../auth/permissions.ts'
+import { ROLE, ROLE_BY_NAME, type Actor } from '../auth/roles.ts'
+import { invalid } from '../errors.ts'
 import { searchPattern } from '../search.ts'
 import { IMPORT_COLUMNS } from './import-schema.ts'
 import { ROLE_NAMES_INPUT } from './schema.ts'
@@ -67,7 +68,7 @@ export async function writeUserList(
   sink: Writable,
   format: ListFormat = 'csv',
 ): Promise<{ rows: number }> {
-  if (!isAdminSide(actor.roleId)) throw forbidden()
+  requirePermission(actor, 'read:people')
   if (filter.role !== undefined && !(ROLE_NAMES_INPUT as readonly string[]).includes(filter.role))
     throw invalid(`Role must be one of ${ROLE_NAMES_INPUT.join(', ')}.`)
   if (!(LIST_FORMATS as readonly string[]).includes(format))

@@ -7,8 +7,9 @@ import { QueryTypes, type Transaction } from 'sequelize'
 import { query, sequelize } from '#db/client.ts'
 import { neutraliseFormula } from '../access-log/export.server.ts'
 import { hashPassword } from '../auth/password.server.ts'
-import { canManageContent, isSuperAdmin, ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
-import { forbidden, invalid } from '../errors.ts'
+import { can, requirePermission } from '../auth/permissions.ts'
+import { ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
+import { invalid } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import {
   IMPORT_COLUMNS,
@@ -116,7 +117,7 @@ export const ROW_LEVEL = ''
 
 /** Admins and the super admin (and the CLI's system actor) import users. */
 export function requireImporter(actor: Actor) {
-  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can import users.')
+  requirePermission(actor, 'manage:people', 'Only admins can import users.')
 }
 
 /**
@@ -658,7 +659,7 @@ class ImportRun {
   private mayUpdate(candidate: Candidate, roleId: RoleId, account: Existing, byUserName: Existing | undefined) {
     if (byUserName && byUserName.id !== account.id) return { field: 'userName', message: DUPLICATE_USERNAME }
     const privileged = account.role_id === ROLE.admin || account.role_id === ROLE.superAdmin
-    if (privileged && !isSuperAdmin(this.actor.roleId))
+    if (privileged && !can(this.actor, 'manage:admins'))
       return { field: 'email', message: 'You do not have permission to change this account.' }
     if (account.id === this.actor.id && account.role_id !== roleId)
       return { field: 'role', message: 'You cannot change your own role.' }

@@ -3,15 +3,8 @@ import { db, mapRows, pipeQuery, type RowStream, transaction } from '#db/client.
 import type { User } from '#db/models/index.ts'
 import { createPasswordLink, mailPasswordLink, replacePassword } from '../auth/password-links.server.ts'
 import { hashPassword, verifyPassword } from '../auth/password.server.ts'
-import {
-  canManageContent,
-  isAdminSide,
-  isSuperAdmin,
-  ROLE,
-  ROLE_BY_NAME,
-  type Actor,
-  type RoleId,
-} from '../auth/roles.ts'
+import { can, requirePermission } from '../auth/permissions.ts'
+import { ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
 import { toSessionUser, type SessionUser } from '../auth/service.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
@@ -37,7 +30,7 @@ export const CREATE_ROLE_DENIED = 'You do not have permission to create this kin
 
 /** Admins give accounts the learner and coach roles; only the super admin gives the admin roles. */
 export const mayCreateRole = (actor: Actor, roleId: RoleId) =>
-  roleId === ROLE.admin || roleId === ROLE.superAdmin ? isSuperAdmin(actor.roleId) : canManageContent(actor.roleId)
+  can(actor, roleId === ROLE.admin || roleId === ROLE.superAdmin ? 'manage:admins' : 'manage:people')
 
 /**
  * Create an account. Admins create learners and coaches; only the super admin creates admins
@@ -112,7 +105,7 @@ export type Profile = UserRow & { assignedCourses: string[]; assignedPrograms: s
 
 /** A learner reads only their own profile; the admin side reads anyone's. */
 export async function getProfile(actor: Actor, userId: string): Promise<Profile> {
-  if (actor.id !== userId && !isAdminSide(actor.roleId)) throw forbidden()
+  if (actor.id !== userId) requirePermission(actor, 'read:people')
   if (!isUuid(userId)) throw notFound('User not found.')
   const { User, CourseAssignment, ProgramAssignment } = await db()
   const user = await User.findByPk(userId)
@@ -200,7 +193,7 @@ const LIST_ROLES = { user: [ROLE.learner], admin: [ROLE.superAdmin, ROLE.admin],
  * the database, so 100,000 users stay fast. The admin side only.
  */
 export async function listUsers(actor: Actor, kind: keyof typeof LIST_ROLES, query: UserListQuery = {}) {
-  if (!isAdminSide(actor.roleId)) throw forbidden()
+  requirePermission(actor, 'read:people')
   const { User } = await db()
   const { search, pattern } = searchPattern(query.q)
   const where = {
@@ -262,7 +255,7 @@ export function userListStream(
   kind: keyof typeof LIST_ROLES,
   query: Omit<UserListQuery, 'offset' | 'limit'> = {},
 ): RowStream {
-  if (!isAdminSide(actor.roleId)) throw forbidden()
+  requirePermission(actor, 'read:people')
   const { search, pattern } = searchPattern(query.q)
   const sort = query.sort && Object.hasOwn(USER_COLUMNS, query.sort) ? query.sort : USER_LIST_ORDER.sort
   const dir = query.dir ?? (sort === USER_LIST_ORDER.sort ? USER_LIST_ORDER.dir : 'asc')
@@ -301,7 +294,7 @@ export async function registerUser(actor: Actor, input: RegisterInput): Promise<
 
 /** POST /api/user/coach and the Create New Coach popup: a coach without a password, invited by mail. */
 export async function createCoach(actor: Actor, input: NewCoachInput): Promise<SessionUser> {
-  if (!canManageContent(actor.roleId)) throw forbidden('Only admins can create coaches.')
+  requirePermission(actor, 'manage:people', 'Only admins can create coaches.')
   const data = NewCoachSchema.parse(input)
   // no password: the coach chooses one from the invitation mail
   const user = toSessionUser(await insertUser(data, ROLE.coach, null))
@@ -321,7 +314,7 @@ async function inviteByMail(user: SessionUser) {
 
 /** Only the super admin removes admins; not themselves, and never a super admin. */
 export async function removeAdmin(actor: Actor, userId: string) {
-  if (!isSuperAdmin(actor.roleId)) throw forbidden('Only the super admin can remove admins.')
+  requirePermission(actor, 'manage:admins', 'Only the super admin can remove admins.')
   if (!isUuid(userId)) throw notFound('User not found.')
   if (userId === actor.id) throw invalid('You cannot remove your own account.')
   const { User } = await db()

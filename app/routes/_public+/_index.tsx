@@ -1,7 +1,7 @@
 import { redirect, type LoaderFunctionArgs } from '@remix-run/node'
 import { Link } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { landingPath } from '#app/modules/auth/roles.ts'
+import { landingPath } from '#app/modules/auth/permissions.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { getSessionUser } from '#app/utils/session.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'

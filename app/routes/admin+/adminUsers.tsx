@@ -3,7 +3,8 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PeoplePage } from '#app/components/people/people-page.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
-import { isSuperAdmin, ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
+import { ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
 import { removeAdmin } from '#app/modules/users/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { pageAction, readForm, type FormReply } from '#app/utils/forms.server.ts'
@@ -18,7 +19,7 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
-  return json({ ...(await loadPeople(user, request, 'admin')), superAdmin: isSuperAdmin(user.roleId), me: user.id })
+  return json({ ...(await loadPeople(user, request, 'admin')), superAdmin: can(user, 'manage:admins'), me: user.id })
 }
 
 /** Create New Admin and Remove; the services let only the super admin do either. */

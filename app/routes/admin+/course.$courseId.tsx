@@ -11,7 +11,7 @@ import {
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
-import { canManageContent } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
 import { kindOf, type DocumentDto, type VideoDto } from '#app/modules/content/dto.ts'
 import { documentMessage, videoDeletedMessage } from '#app/modules/content/messages.ts'
 import { EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
@@ -53,7 +53,7 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
   const course = await getCourseDetail(user, params.courseId ?? '')
   return json({
     course,
-    canEdit: canManageContent(user.roleId),
+    canEdit: can(user, 'update:content'),
     uploads: { image: uploadRules('courseImage'), document: uploadRules('documentEdit') },
   })
 }

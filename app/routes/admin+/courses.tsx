@@ -4,7 +4,7 @@ import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
 import { parseTableQuery } from '#app/components/ui/table-query.ts'
-import { canManageContent } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
 import { listCatalogue } from '#app/modules/courses/catalogue.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseDuration } from '#app/utils/format.ts'
@@ -21,7 +21,7 @@ async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const query = parseTableQuery(new URL(request.url), { sortKeys: SORT_KEYS, defaultSort: 'title' })
   const { rows, total } = await listCatalogue(user, { ...query, limit: query.size })
-  return json({ rows, total, query, canEdit: canManageContent(user.roleId) })
+  return json({ rows, total, query, canEdit: can(user, 'update:content') })
 }
 
 export default function CourseList() {

@@ -5,7 +5,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Field, SelectField } from '#app/components/ui/field.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
-import { canManageContent } from '#app/modules/auth/roles.ts'
+import { can, PERMISSIONS } from '#app/modules/auth/permissions.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/exports/schema.ts'
 import {
@@ -51,7 +51,7 @@ async function loadPage({ request }: LoaderFunctionArgs) {
     schedules,
     runs,
     courses,
-    canManage: canManageContent(user.roleId),
+    canManage: can(user, 'manage:exports'),
     canDownload: mayDownloadRunFiles(user),
     folder: exportsFolder(),
     s3Targets: s3ExportTargets(),
@@ -64,7 +64,7 @@ export const action = (args: ActionFunctionArgs) => pageAction(args, runAction, 
 
 async function runAction({ request }: ActionFunctionArgs) {
   const user = await requireAdminSide(request)
-  if (!canManageContent(user.roleId)) return redirectWithError(PAGE, 'Only admins can change scheduled exports.')
+  if (!can(user, 'manage:exports')) return redirectWithError(PAGE, PERMISSIONS['manage:exports'].denied)
   const formData = await readForm(request)
   const intent = formData.get('intent')
   const name = String(formData.get('name') ?? '')

@@ -4,7 +4,7 @@ import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
 import { parseTableQuery } from '#app/components/ui/table-query.ts'
-import { canManageContent } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
@@ -35,7 +35,7 @@ async function loadPage({ request }: LoaderFunctionArgs) {
     })),
     total,
     query,
-    canEdit: canManageContent(user.roleId),
+    canEdit: can(user, 'update:content'),
   })
 }
 

@@ -8,7 +8,8 @@ import { DataTable } from '#app/components/ui/data-table.tsx'
 import { SelectField } from '#app/components/ui/field.tsx'
 import { AssignCourseSchema, AssignProgramSchema } from '#app/modules/assignments/schema.ts'
 import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
-import { canManageContent, ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
+import { ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
 import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
@@ -45,7 +46,7 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
     profile,
     learner,
     courses,
-    canEdit: canManageContent(user.roleId),
+    canEdit: can(user, 'manage:people'),
     unassignedCourses: allCourses.filter((c) => !assigned.has(c._id)),
     programs: programs
       .filter((p) => !profile.assignedPrograms.includes(p._id))

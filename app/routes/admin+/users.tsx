@@ -2,7 +2,7 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { Link, useActionData, useLoaderData } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PeoplePage } from '#app/components/people/people-page.tsx'
-import { canManageContent } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
 import { requireAdminSide, requirePeopleManager } from '#app/utils/session.server.ts'
@@ -15,7 +15,7 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
-  return json({ ...(await loadPeople(user, request, 'user')), canCreate: canManageContent(user.roleId) })
+  return json({ ...(await loadPeople(user, request, 'user')), canCreate: can(user, 'manage:people') })
 }
 
 export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)

@@ -1,6 +1,6 @@
 import type { UploadAssessmentInput } from '#app/modules/assessments/schema.ts'
 import { uploadAssessment } from '#app/modules/assessments/service.server.ts'
-import { apiAction, LEARNERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
+import { apiAction, ASSESSMENT_UPLOADERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // POST /api/assignmentDocuments/uploadAssignmentDocument { courseId, userId, relatedScenarioId, document }
 // → { message, data }: registers a file uploaded with addCourseDocument against a scenario.
@@ -10,6 +10,6 @@ export const action = apiAction(
     message: 'Assessment submitted.',
     data: await uploadAssessment(actor, await readInput<UploadAssessmentInput>(request)),
   }),
-  LEARNERS,
+  ASSESSMENT_UPLOADERS,
 )
 export const loader = () => methodNotAllowed(['POST'])

@@ -1,7 +1,6 @@
 import { accessLogReport, accessLogStream } from '#app/modules/access-log/service.server.ts'
-import { apiAction, methodNotAllowed, pageQuery, readJsonObject } from '#app/utils/api.server.ts'
+import { ACCESS_LOG_READERS, apiAction, methodNotAllowed, pageQuery, readJsonObject } from '#app/utils/api.server.ts'
 import { streamedJsonList } from '#app/utils/json-stream.server.ts'
-import { isAdminSide } from '#app/modules/auth/roles.ts'
 
 // POST /api/category/accessLog { startDate, endDate, courses } → { data }: the admin report,
 // one page with ?page=&size=, else whole, streamed as it is read.
@@ -14,6 +13,6 @@ export const action = apiAction(
     const { rows, total } = await accessLogReport(actor, input, paging.range)
     return { data: rows, total, page: paging.page, size: paging.size }
   },
-  { allow: isAdminSide, denied: 'The access log is for the admin side.' },
+  ACCESS_LOG_READERS,
 )
 export const loader = () => methodNotAllowed(['POST'])

@@ -1,6 +1,5 @@
-import { canManageContent, ROLE } from '#app/modules/auth/roles.ts'
 import { courseDocumentKind, receiveUpload } from '#app/modules/files/upload.server.ts'
-import { apiAction, methodNotAllowed } from '#app/utils/api.server.ts'
+import { apiAction, COURSE_DOCUMENT_UPLOADERS, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // POST /api/category/addCourseDocument (multipart, courseDocument) → { message, fileInfo }. An
 // admin uploads a course document or scenario; a learner their assessment, which
@@ -15,9 +14,6 @@ export const action = apiAction(
     })
     return { message: 'Document uploaded.', fileInfo: file }
   },
-  {
-    allow: (roleId) => canManageContent(roleId) || roleId === ROLE.learner,
-    denied: 'You do not have permission to upload this file.',
-  },
+  COURSE_DOCUMENT_UPLOADERS,
 )
 export const loader = () => methodNotAllowed(['POST'])
