@@ -98,10 +98,10 @@ async function expectAnswer(response: Response, expected: object) {
 
 describe('the unpaged /api lists answer what the whole list in memory answered', () => {
   it('the learners and the admins, searched or not', async () => {
-    const learners = await listUsers(admin, 'user', {})
+    const learners = await listUsers(admin, 'learner', {})
     expect(learners.rows.length).toBe(GENERATED_LEARNERS + 1)
     await expectAnswer(await get(learnersRoute, '/api/user/usersList/user'), { message: learners.rows })
-    const searched = await listUsers(admin, 'user', { q: 'GEN1999' })
+    const searched = await listUsers(admin, 'learner', { q: 'GEN1999' })
     expect(searched.rows.length).toBe(11)
     await expectAnswer(await get(learnersRoute, '/api/user/usersList/user?q=GEN1999'), { message: searched.rows })
     // LIKE's wildcards are taken literally
@@ -159,7 +159,7 @@ describe('the unpaged /api lists answer what the whole list in memory answered',
 
   it('keep the paged form as it was', async () => {
     const page = await get(learnersRoute, '/api/user/usersList/user?page=2&size=3')
-    const rows = (await listUsers(admin, 'user', {})).rows.slice(3, 6)
+    const rows = (await listUsers(admin, 'learner', {})).rows.slice(3, 6)
     expect(await page.json()).toEqual({ message: rows, total: GENERATED_LEARNERS + 1, page: 2, size: 3 })
     const programs = await get(programsRoute, '/api/program/getPrograms?page=1&size=2')
     expect(await programs.json()).toEqual({

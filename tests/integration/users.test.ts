@@ -125,7 +125,7 @@ describe('listUsers', () => {
     const admin = await makeAdmin()
     for (const firstName of ['Bertha', 'Alma', 'Cyrus']) await makeUser({ firstName, lastName: tag })
     const names = async (query: Parameters<typeof listUsers>[2]) =>
-      (await listUsers(admin, 'user', { q: tag, ...query })).rows.map((u) => u.firstName)
+      (await listUsers(admin, 'learner', { q: tag, ...query })).rows.map((u) => u.firstName)
     expect(await names({})).toEqual(['Cyrus', 'Alma', 'Bertha'])
     expect(await names({ sort: 'firstName' })).toEqual(['Alma', 'Bertha', 'Cyrus'])
     expect(await names({ sort: 'firstName', dir: 'desc' })).toEqual(['Cyrus', 'Bertha', 'Alma'])

@@ -72,7 +72,7 @@ beforeAll(async () => {
        FROM generate_series(1, ${LEARNERS}) g`,
     { bind: [ROLE.learner] },
   )
-  expected = JSON.stringify({ message: (await listUsers(admin, 'user', {})).rows })
+  expected = JSON.stringify({ message: (await listUsers(admin, 'learner', {})).rows })
 
   // as loadBuild does for this app's build
   const future = remixConfig.future ?? {}

@@ -186,7 +186,7 @@ export type UserListQuery = {
   limit?: number
 }
 
-const LIST_ROLES = { user: [ROLE.learner], admin: [ROLE.superAdmin, ROLE.admin], coach: [ROLE.coach] } as const
+const LIST_ROLES = { learner: [ROLE.learner], admin: [ROLE.superAdmin, ROLE.admin], coach: [ROLE.coach] } as const
 
 /**
  * The Users, Admin's and Coach's lists: searched (names, username, email), sorted and paged in

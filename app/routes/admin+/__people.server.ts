@@ -16,7 +16,7 @@ import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
 const PASSWORD_FIELDS = ['password', 'confirmPassword']
 
-export async function loadPeople(user: SessionUser, request: Request, kind: 'user' | 'admin' | 'coach') {
+export async function loadPeople(user: SessionUser, request: Request, kind: 'learner' | 'admin' | 'coach') {
   const query = parseTableQuery(new URL(request.url), {
     sortKeys: USER_SORT_KEYS,
     defaultSort: USER_LIST_ORDER.sort,

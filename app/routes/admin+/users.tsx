@@ -15,7 +15,7 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
-  return json({ ...(await loadPeople(user, request, 'user')), canCreate: can(user, 'manage:people') })
+  return json({ ...(await loadPeople(user, request, 'learner')), canCreate: can(user, 'manage:people') })
 }
 
 export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)

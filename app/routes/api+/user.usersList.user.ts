@@ -8,8 +8,8 @@ export const loader = apiLoader(async ({ request, actor }) => {
   const url = new URL(request.url)
   const paging = pageQuery(url)
   const q = url.searchParams.get('q') ?? ''
-  if (!paging) return streamedJsonList('message', userListStream(actor, 'user', { q }), request.signal)
-  const { rows, total } = await listUsers(actor, 'user', { q, ...paging.range })
+  if (!paging) return streamedJsonList('message', userListStream(actor, 'learner', { q }), request.signal)
+  const { rows, total } = await listUsers(actor, 'learner', { q, ...paging.range })
   return { message: rows, total, page: paging.page, size: paging.size }
 })
 export const action = () => methodNotAllowed(['GET'])
