@@ -315,6 +315,8 @@ describe('a `portal serve` killed outright', () => {
       }
     }
     await until(() => (servers.some(alive) ? undefined : true))
-    await expect(fetch(`http://127.0.0.1:${port}/healthcheck`)).rejects.toThrow()
+    await expect(fetch(`http://127.0.0.1:${port}/healthcheck`)).rejects.toMatchObject({
+      cause: { code: 'ECONNREFUSED' },
+    })
   })
 })
