@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises'
-import { expect, test, type Page } from '@playwright/test'
+import { type Page } from '@playwright/test'
 import { parse } from 'csv-parse/sync'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { expectAccessible, portal, signIn } from './helpers.ts'
+import { expect, test } from './fixtures.ts'
 
 const count = (page: Page, label: string) => page.getByTestId('count-card').filter({ hasText: label })
 
@@ -23,8 +24,11 @@ test('a coach signs in to the admin side too', async ({ page }) => {
   await expect(page.getByText('Coach', { exact: true })).toBeVisible()
 })
 
-test('a user made with the CLI while the app runs can sign in at once, and the count follows', async ({ page }) => {
-  await signIn(page, 'superadmin', DEMO_PASSWORD)
+test('a user made with the CLI while the app runs can sign in at once, and the count follows', async ({
+  page,
+  signInAs,
+}) => {
+  await signInAs('superadmin')
   const before = Number(await count(page, 'Total Users').locator('p').nth(1).textContent())
 
   const { stdout } = await portal(
@@ -79,8 +83,8 @@ test('the CLI refuses a duplicate and a missing option with clear messages', asy
   })
 })
 
-test('the access log shows who watched what, filtered by course and dates', async ({ page }) => {
-  await signIn(page, 'coach', DEMO_PASSWORD)
+test('the access log shows who watched what, filtered by course and dates', async ({ page, signInAs }) => {
+  await signInAs('coach')
   await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Access Log' }).click()
   await expect(page.getByRole('heading', { name: 'Access Log' })).toBeVisible()
   const table = page.getByRole('table', { name: 'Access Log' })
@@ -121,8 +125,8 @@ test('the access log shows who watched what, filtered by course and dates', asyn
   await expect(page).toHaveURL(/\/admin\/accesslog$/)
 })
 
-test('an admin exports exactly the rows of the access log’s filter as a CSV file', async ({ page }) => {
-  await signIn(page, 'admin', DEMO_PASSWORD)
+test('an admin exports exactly the rows of the access log’s filter as a CSV file', async ({ page, signInAs }) => {
+  await signInAs('admin')
   await page.goto('/admin/accesslog')
   await page.getByLabel('Courses').selectOption({ label: 'Data Modelling for Relational Databases' })
   await page.getByLabel('Start date').fill('2000-01-01')
@@ -155,9 +159,10 @@ test('an admin exports exactly the rows of the access log’s filter as a CSV fi
 })
 
 test('the dashboard shows the demo’s viewing: active learners, a drawn chart with its table, completion, top videos', async ({
+  signInAs,
   page,
 }) => {
-  await signIn(page, 'admin', DEMO_PASSWORD)
+  await signInAs('admin')
   await expect(page).toHaveURL(/\/admin\/dashboard$/)
   // learner 1 watched videos over the last days (and learners signed in by other tests opened pages)
   await expect(page.getByTestId('active-card').filter({ hasText: 'last 7 days' })).toHaveText(/days[1-9]\d*$/)
@@ -199,12 +204,12 @@ test('the dashboard shows the demo’s viewing: active learners, a drawn chart w
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360)
 })
 
-test('a learner’s pages never load the charting code', async ({ page }) => {
+test('a learner’s pages never load the charting code', async ({ page, signInAs }) => {
   const scripts: string[] = []
   page.on('request', (request) => {
     if (request.resourceType() === 'script') scripts.push(request.url())
   })
-  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await signInAs('learner1')
   await expect(page).toHaveURL(/\/courses$/)
   await page.getByRole('link', { name: 'Start Course' }).first().click()
   await expect(page).toHaveURL(/\/course\//)

@@ -1,7 +1,8 @@
-import { expect, test, type APIRequestContext } from '@playwright/test'
+import { type APIRequestContext } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { pdfBytes } from '../fixtures/files.ts'
-import { expectAccessible, signIn, whenHydrated } from './helpers.ts'
+import { expectAccessible, whenHydrated } from './helpers.ts'
+import { expect, test } from './fixtures.ts'
 
 // A coach reviews a learner's assessment: the seeded data has none, so learner1 hands one in through
 // the /api first (as the old client did); the coach then finds it in User Assignment Documents from
@@ -47,10 +48,14 @@ async function handInAssessment(request: APIRequestContext) {
   return { id: data._id, fileInfo, scenarioName: scenario.document.name }
 }
 
-test('a coach finds a learner’s assessment in the list and opens it in the viewer', async ({ page, request }) => {
+test('a coach finds a learner’s assessment in the list and opens it in the viewer', async ({
+  signInAs,
+  page,
+  request,
+}) => {
   const assessment = await handInAssessment(request)
 
-  await signIn(page, 'coach', DEMO_PASSWORD)
+  await signInAs('coach')
   await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Assessments' }).click()
   await expect(page).toHaveURL(/\/admin\/assignmentDocumentList$/)
   await expect(page).toHaveTitle(/^User Assignment Documents · /)

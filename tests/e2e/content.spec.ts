@@ -1,7 +1,7 @@
-import { expect, test, type Page } from '@playwright/test'
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { type Page } from '@playwright/test'
 import { pdfBytes, pngBytes } from '../fixtures/files.ts'
-import { portal, signIn, startCourse } from './helpers.ts'
+import { portal, startCourse } from './helpers.ts'
+import { expect, test } from './fixtures.ts'
 
 // Issue 3's journey: an admin builds a course from nothing, and a learner sees exactly what the admin
 // arranged: the new order, and not the hidden video.
@@ -42,9 +42,9 @@ async function addFile(page: Page, courseUrl: string, tab: 'Documents' | 'Scenar
 
 const handle = (page: Page, title: string) => page.locator('[data-movable-handle]', { hasText: title })
 
-test('an admin builds and arranges a course, and an assigned learner sees the result', async ({ page }) => {
+test('an admin builds and arranges a course, and an assigned learner sees the result', async ({ page, signInAs }) => {
   test.setTimeout(120_000)
-  await signIn(page, 'admin', DEMO_PASSWORD)
+  await signInAs('admin')
 
   // a course with an image, uploaded at once with its progress
   await page.goto('/admin/courses')
@@ -116,7 +116,7 @@ test('an admin builds and arranges a course, and an assigned learner sees the re
   // the learner, assigned through the CLI, sees the new order without the hidden video
   await portal('assign', 'course', '--user', 'learner2', '--course', COURSE)
   await page.context().clearCookies()
-  await signIn(page, 'learner2', DEMO_PASSWORD)
+  await signInAs('learner2')
   await startCourse(page, COURSE)
   const contents = page.getByRole('region', { name: 'Contents' }).getByRole('link')
   await expect(contents).toHaveText([/^1\.\s*Running Totals/, /^2\.\s*Ranking Rows/])
@@ -128,8 +128,8 @@ test('an admin builds and arranges a course, and an assigned learner sees the re
   await expect(page.getByText('You have to finish Ranking Rows videos to unlock this video')).toBeVisible()
 })
 
-test('a coach reads the course pages but is offered no changes', async ({ page }) => {
-  await signIn(page, 'coach', DEMO_PASSWORD)
+test('a coach reads the course pages but is offered no changes', async ({ page, signInAs }) => {
+  await signInAs('coach')
   await page.goto('/admin/courses')
   await expect(page.getByRole('link', { name: 'Add New Course' })).toHaveCount(0)
   await page.getByRole('link', { name: 'SQL Fundamentals' }).click()

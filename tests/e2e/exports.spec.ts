@@ -1,9 +1,8 @@
 import { mkdtempSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { expect, test } from '@playwright/test'
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
-import { expectAccessible, portal, signIn } from './helpers.ts'
+import { expectAccessible, portal } from './helpers.ts'
+import { expect, test } from './fixtures.ts'
 
 // The Scheduled exports page: schedules made with the CLI, read by a coach, managed by an admin.
 
@@ -26,8 +25,8 @@ test.beforeAll(async () => {
   await portal('exports', 'run', 'nightly')
 })
 
-test('a coach sees the schedules and their runs, read-only', async ({ page }) => {
-  await signIn(page, 'coach', DEMO_PASSWORD)
+test('a coach sees the schedules and their runs, read-only', async ({ page, signInAs }) => {
+  await signInAs('coach')
   await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Scheduled exports' }).click()
   await expect(page).toHaveURL(/\/admin\/exports$/)
   await expect(page.getByRole('heading', { name: 'Scheduled exports', level: 1 })).toBeVisible()
@@ -57,8 +56,11 @@ test('a coach sees the schedules and their runs, read-only', async ({ page }) =>
   expect((await downloading).suggestedFilename()).toMatch(/^nightly_.*\.csv$/)
 })
 
-test('an admin adds a schedule, is told what is wrong first, and removes it after confirming', async ({ page }) => {
-  await signIn(page, 'admin', DEMO_PASSWORD)
+test('an admin adds a schedule, is told what is wrong first, and removes it after confirming', async ({
+  page,
+  signInAs,
+}) => {
+  await signInAs('admin')
   await page.goto('/admin/exports')
   await page.getByLabel('Name').fill('weekly')
   await page.getByLabel('Cron (minute hour day month weekday)').fill('0 3 * * 8')

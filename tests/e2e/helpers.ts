@@ -6,7 +6,7 @@ import { expect, type Page } from '@playwright/test'
 
 export const root = path.resolve(import.meta.dirname, '..', '..')
 
-/** Sign in through the real form; only the sign-in tests need to drive it, the others reuse this. */
+/** Sign in through the real form, where signing in is what is tested; the others use fixtures.ts's signInAs. */
 export async function signIn(page: Page, login: string, password: string, from = '/sign-in') {
   await page.goto(from)
   await page.getByLabel('Username / Email').fill(login)

@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import { expect, test } from '@playwright/test'
 import { parse } from 'csv-parse/sync'
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
-import { signIn } from './helpers.ts'
+import { expect, test } from './fixtures.ts'
 
 // The Import users page in a browser without JavaScript: a plain upload, the dry run as a page, a plain
 // confirm, and the import's page reloading itself (its meta refresh) until the counts are in.
@@ -22,9 +20,9 @@ const CSV = [
   ),
 ].join('\n')
 
-test('an admin imports a CSV file without JavaScript, through to the error CSV', async ({ page }) => {
+test('an admin imports a CSV file without JavaScript, through to the error CSV', async ({ page, signInAs }) => {
   test.setTimeout(120_000)
-  await signIn(page, 'admin', DEMO_PASSWORD)
+  await signInAs('admin')
   await page.goto('/admin/users/import')
   await page.getByLabel('CSV file').setInputFiles({
     name: 'nojs.csv',

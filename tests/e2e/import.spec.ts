@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises'
-import { expect, test } from '@playwright/test'
 import { parse } from 'csv-parse/sync'
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
-import { expectAccessible, signIn } from './helpers.ts'
+import { expectAccessible } from './helpers.ts'
+import { expect, test } from './fixtures.ts'
 
 // An admin onboards people from a CSV file on the Import users page: the dry run shows the rows to
 // create and the one bad row, the confirmed import runs with its progress on a page of its own and
@@ -21,9 +20,9 @@ const CSV = [
   ),
 ].join('\r\n')
 
-test('an admin imports learners from a CSV file with one bad row', async ({ page }) => {
+test('an admin imports learners from a CSV file with one bad row', async ({ page, signInAs }) => {
   test.setTimeout(90_000)
-  await signIn(page, 'admin', DEMO_PASSWORD)
+  await signInAs('admin')
 
   await page.goto('/admin/users')
   await page.getByRole('main').getByRole('link', { name: 'Import users' }).click()
@@ -101,8 +100,8 @@ test('an admin imports learners from a CSV file with one bad row', async ({ page
   await expect(page.getByRole('table', { name: 'Assigned courses' })).toContainText('SQL Fundamentals')
 })
 
-test('a coach sees neither the page nor its link', async ({ page }) => {
-  await signIn(page, 'coach', DEMO_PASSWORD)
+test('a coach sees neither the page nor its link', async ({ page, signInAs }) => {
+  await signInAs('coach')
   await page.goto('/admin/users')
   await expect(page.getByRole('heading', { name: 'Users List' })).toBeVisible()
   await expect(page.getByRole('link', { name: 'Import users' })).toHaveCount(0)

@@ -1,11 +1,10 @@
-import { expect, test } from '@playwright/test'
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
-import { signIn, startCourse } from './helpers.ts'
+import { startCourse } from './helpers.ts'
+import { expect, test } from './fixtures.ts'
 
 // Expected figures follow from the demo progress in db/seeds: learner 1 watched 20 % of the visible
 // SQL videos and 23 % of the modelling ones, nothing of the warehouse course (assigned via the program).
-test('a learner sees assigned courses with percentages, opens a course and a video', async ({ page }) => {
-  await signIn(page, 'learner1', DEMO_PASSWORD)
+test('a learner sees assigned courses with percentages, opens a course and a video', async ({ page, signInAs }) => {
+  await signInAs('learner1')
   await expect(page).toHaveURL(/\/courses$/)
   const cards = page.getByTestId('course-card')
   await expect(cards).toHaveCount(3)
@@ -37,8 +36,8 @@ test('a learner sees assigned courses with percentages, opens a course and a vid
   await expect(page.getByRole('heading', { name: 'Relational Tables in PostgreSQL', level: 1 })).toBeVisible()
 })
 
-test('the video page tabs switch from the keyboard, with one tab stop', async ({ page }) => {
-  await signIn(page, 'learner1', DEMO_PASSWORD)
+test('the video page tabs switch from the keyboard, with one tab stop', async ({ page, signInAs }) => {
+  await signInAs('learner1')
   await startCourse(page, 'SQL Fundamentals')
   await page.getByRole('link', { name: /What SQL Is and Why It Lasts/ }).click()
   const tab = (name: string) => page.getByRole('tab', { name })
@@ -58,8 +57,11 @@ test('the video page tabs switch from the keyboard, with one tab stop', async ({
   await expect(page.getByRole('tabpanel', { name: 'Contents' })).toBeVisible()
 })
 
-test('the first video has Previous disabled, and a locked video answers with the lock toast', async ({ page }) => {
-  await signIn(page, 'learner1', DEMO_PASSWORD)
+test('the first video has Previous disabled, and a locked video answers with the lock toast', async ({
+  page,
+  signInAs,
+}) => {
+  await signInAs('learner1')
   await startCourse(page, 'Data Modelling')
   const links = page.getByRole('region', { name: 'Contents' }).getByRole('link')
   await links.first().click()
@@ -74,8 +76,8 @@ test('the first video has Previous disabled, and a locked video answers with the
   await expect(page).toHaveURL(/\/course\/[0-9a-f-]+$/)
 })
 
-test('the admin side opens every video of a course, and the last one has Next disabled', async ({ page }) => {
-  await signIn(page, 'admin', DEMO_PASSWORD)
+test('the admin side opens every video of a course, and the last one has Next disabled', async ({ page, signInAs }) => {
+  await signInAs('admin')
   await page.goto('/explore-courses')
   await page.getByRole('link', { name: 'View Course: Data Modelling for Relational Databases' }).click()
   await expect(page).toHaveURL(/\/course-view\/[0-9a-f-]{36}$/)
@@ -88,7 +90,7 @@ test('the admin side opens every video of a course, and the last one has Next di
   await expect(page.getByRole('link', { name: 'Previous' })).toBeVisible()
 })
 
-test('My Courses, Explore Courses and the video page ping the access log as they show', async ({ page }) => {
+test('My Courses, Explore Courses and the video page ping the access log as they show', async ({ page, signInAs }) => {
   const ping = (pageName: string) =>
     page.waitForResponse(
       (r) =>
@@ -96,7 +98,7 @@ test('My Courses, Explore Courses and the video page ping the access log as they
         (r.request().postDataJSON() as { pageName?: string }).pageName === pageName,
     )
   const myCourses = ping('My Courses')
-  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await signInAs('learner1')
   expect((await myCourses).status()).toBe(200)
 
   const explore = ping('Explore Courses')
@@ -115,8 +117,12 @@ test('My Courses, Explore Courses and the video page ping the access log as they
   })
 })
 
-test('a course that is not assigned sends the learner back to My Courses with a toast', async ({ page, context }) => {
-  await signIn(page, 'learner1', DEMO_PASSWORD)
+test('a course that is not assigned sends the learner back to My Courses with a toast', async ({
+  page,
+  context,
+  signInAs,
+}) => {
+  await signInAs('learner1')
   const href = await page
     .getByTestId('course-card')
     .filter({ hasText: 'Data Warehousing' })
@@ -124,21 +130,21 @@ test('a course that is not assigned sends the learner back to My Courses with a 
     .getAttribute('href')
   expect(href).toMatch(/^\/course\/[0-9a-f-]{36}$/)
   await context.clearCookies()
-  await signIn(page, 'learner2', DEMO_PASSWORD)
+  await signInAs('learner2')
   await page.goto(href as string)
   await expect(page).toHaveURL(/\/courses$/)
   await expect(page.getByText('This course is not assigned to you.')).toBeVisible()
 })
 
-test('a learner is turned away from the admin area', async ({ page }) => {
-  await signIn(page, 'learner2', DEMO_PASSWORD)
+test('a learner is turned away from the admin area', async ({ page, signInAs }) => {
+  await signInAs('learner2')
   await page.goto('/admin/dashboard')
   await expect(page).toHaveURL(/\/courses$/)
   await expect(page.getByText('You do not have access to the admin area.')).toBeVisible()
 })
 
-test('search filters My Courses case-insensitively and says when nothing matches', async ({ page }) => {
-  await signIn(page, 'learner1', DEMO_PASSWORD)
+test('search filters My Courses case-insensitively and says when nothing matches', async ({ page, signInAs }) => {
+  await signInAs('learner1')
   await page.getByRole('searchbox', { name: 'Search courses' }).first().fill('WAREHOUS')
   await page.getByRole('searchbox', { name: 'Search courses' }).first().press('Enter')
   await expect(page.getByTestId('course-card')).toHaveCount(1)
@@ -147,10 +153,13 @@ test('search filters My Courses case-insensitively and says when nothing matches
   await expect(page.getByText('No courses match “no-such-course”')).toBeVisible()
 })
 
-test('without JavaScript, the assessment form answers with a message beside each field', async ({ browser }) => {
+test('without JavaScript, the assessment form answers with a message beside each field', async ({
+  signInAs,
+  browser,
+}) => {
   const context = await browser.newContext({ javaScriptEnabled: false })
   const page = await context.newPage()
-  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await signInAs('learner1', { page })
   await startCourse(page, 'SQL Fundamentals')
   await page.getByRole('link', { name: 'Upload Assessment' }).click()
   await page.getByRole('button', { name: 'Submit' }).click()

@@ -1,7 +1,6 @@
-import { expect, test } from '@playwright/test'
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { waitForMail } from '../outbox.ts'
 import { expectAccessible, portal, signIn } from './helpers.ts'
+import { expect, test } from './fixtures.ts'
 
 // Issue 5's journey: an admin adds a learner by hand and gives them a course and a program; the
 // learner recovers a forgotten password through the mailed link; a partner's bridge link signs them
@@ -16,11 +15,12 @@ const LEARNER = {
 }
 
 test('an admin adds a learner who recovers a password by mail and arrives through a bridge link', async ({
+  signInAs,
   page,
   browser,
 }) => {
   test.setTimeout(120_000)
-  await signIn(page, 'admin', DEMO_PASSWORD)
+  await signInAs('admin')
 
   // Create New User, from the Users List
   await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Users', exact: true }).click()
@@ -100,18 +100,18 @@ test('an admin adds a learner who recovers a password by mail and arrives throug
   await expect(replay).toHaveURL(/\/sign-in/)
 })
 
-test('only the super admin sees Create New Admin; a coach creates nobody', async ({ page }) => {
-  await signIn(page, 'admin', DEMO_PASSWORD)
+test('only the super admin sees Create New Admin; a coach creates nobody', async ({ page, signInAs }) => {
+  await signInAs('admin')
   await page.goto('/admin/adminUsers')
   await expect(page.getByRole('heading', { name: "Admin's List" })).toBeVisible()
   await expect(page.getByRole('link', { name: 'Create New Admin' })).toHaveCount(0)
   await page.context().clearCookies()
-  await signIn(page, 'superadmin', DEMO_PASSWORD)
+  await signInAs('superadmin')
   await page.goto('/admin/adminUsers')
   await expect(page.getByRole('link', { name: 'Create New Admin' })).toBeVisible()
   await expectAccessible(page, "Admin's List")
   await page.context().clearCookies()
-  await signIn(page, 'coach', DEMO_PASSWORD)
+  await signInAs('coach')
   await page.goto('/admin/coach')
   await expect(page.getByRole('heading', { name: "Coach's List" })).toBeVisible()
   await expect(page.getByRole('link', { name: 'Create New Coach' })).toHaveCount(0)

@@ -1,6 +1,7 @@
-import { expect, test, type Page } from '@playwright/test'
+import { type Page } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { portal, signIn, startCourse, whenHydrated } from './helpers.ts'
+import { expect, test } from './fixtures.ts'
 
 // The pages under their Content-Security-Policy in Chromium (ADR 028): they work, the player loads
 // from the video host, the app's own viewer frames a stored PDF, the dashboard draws its chart, and
@@ -79,7 +80,7 @@ test.describe('the security headers', () => {
     expect(edited.status()).toBe(200)
   })
 
-  test('the pages work under their policy and nothing of the app is refused', async ({ page, context }) => {
+  test('the pages work under their policy and nothing of the app is refused', async ({ page, context, signInAs }) => {
     test.setTimeout(90_000)
     const reports = await watchPolicy(page)
 
@@ -113,7 +114,7 @@ test.describe('the security headers', () => {
 
     // the admin side: the dashboard's chart, a list page, a stored PDF in the document viewer
     await context.clearCookies()
-    await signIn(page, 'admin', DEMO_PASSWORD)
+    await signInAs('admin')
     await expect(page).toHaveURL(/\/admin\/dashboard$/)
     await expect(page.getByTestId('views-chart')).toHaveAttribute('data-drawn', 'true')
     await page.goto('/admin/users')

@@ -1,7 +1,6 @@
-import { expect, test, type Page } from '@playwright/test'
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { type Page } from '@playwright/test'
 import { pdfBytes, pngBytes } from '../fixtures/files.ts'
-import { signIn } from './helpers.ts'
+import { expect, test } from './fixtures.ts'
 
 // In Chromium, as the issue saw it: a refused upload shows the server's refusal, not "Failed to fetch"
 // (ADR 028), and a file name with `;` and `=` uploads like any other.
@@ -16,8 +15,11 @@ async function openAddDocuments(page: Page) {
   await expect(page.getByRole('heading', { name: 'Add Documents' })).toBeVisible()
 }
 
-test('a 3 MB picture named .pdf is refused with its reason; a name with ; and = is taken', async ({ page }) => {
-  await signIn(page, 'admin', DEMO_PASSWORD)
+test('a 3 MB picture named .pdf is refused with its reason; a name with ; and = is taken', async ({
+  page,
+  signInAs,
+}) => {
+  await signInAs('admin')
   await openAddDocuments(page)
   const document = page.getByLabel('Document', { exact: true })
 

@@ -1,6 +1,3 @@
-import { createElement, type ComponentType } from 'react'
-import { renderToString } from 'react-dom/server'
-import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom/server'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as coursePage from '#app/routes/admin+/course.$courseId.tsx'
 import * as coursesPage from '#app/routes/admin+/courses.tsx'
@@ -11,8 +8,9 @@ import * as rearrangeDocsPage from '#app/routes/admin+/RearrangeDocs.$courseId.t
 import { db } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeDocument, makeStoredFile } from '#tests/factories.ts'
 import { elfBytes, pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
+import { renderRoute, type RouteModule } from '#tests/render.tsx'
 import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
-import { BASE, call } from '#tests/requests.ts'
+import { call } from '#tests/requests.ts'
 
 // The admin course pages as a browser without JavaScript uses them: plain and multipart form posts.
 
@@ -224,43 +222,33 @@ describe('the course page', () => {
   })
 })
 
-type PageModule = { default: ComponentType; loader: unknown }
-
-/** The page as the server renders it before any JavaScript runs (its loader, then the component). */
-async function renderPage(page: PageModule, pattern: string, path: string, cookie = adminCookie) {
-  const run = (fn: unknown) => (args: { request: Request; params: Record<string, string | undefined> }) =>
-    (fn as (args: unknown) => Promise<Response>)({ ...args, context: {} })
-  const handler = createStaticHandler([
-    { id: 'page', path: pattern, loader: run(page.loader), Component: page.default },
-  ])
-  const context = await handler.query(new Request(`${BASE}${path}`, { headers: { Cookie: cookie } }))
-  if (context instanceof Response)
-    throw new Error(`expected a page, got ${context.status} to ${context.headers.get('Location')}`)
-  const router = createStaticRouter(handler.dataRoutes, context)
-  return renderToString(createElement(StaticRouterProvider, { router, context, hydrate: false }))
-}
-
 describe('the course page’s buttons and empty tabs', () => {
-  const render = (courseId: string, tab: string, cookie?: string) =>
-    renderPage(coursePage as PageModule, '/admin/course/:courseId', `/admin/course/${courseId}?tab=${tab}`, cookie)
-  /** The link with this text, if the page shows it. */
-  const link = (html: string, text: string) => new RegExp(`<a [^>]*>${text}</a>`).exec(html)?.[0]
+  /** The course page as the server renders it before any JavaScript runs, for the admin unless told. */
+  const render = (courseId: string, tab: string, cookie = adminCookie) =>
+    renderRoute(coursePage as RouteModule, `/admin/course/${courseId}?tab=${tab}`, {
+      cookie,
+      pattern: '/admin/course/:courseId',
+    })
 
   it('show Rearrange Course and Edit Course Details only when the course has more than one video', async () => {
     for (const count of [0, 1, 2]) {
       const course = await makeCourse({ videos: Array.from({ length: count }, () => ({})) })
-      const html = await render(course.id, 'videos')
-      expect(link(html, 'Add New Video'), `${count} videos`).toContain(`/admin/newVideo?courseId=${course.id}`)
-      const rearrange = link(html, 'Rearrange Course')
-      const edit = link(html, 'Edit Course Details')
+      const page = await render(course.id, 'videos')
+      const what = `${count} videos`
+      expect(page.getByRole('link', { name: 'Add New Video' }), what).toHaveAttribute(
+        'href',
+        `/admin/newVideo?courseId=${course.id}`,
+      )
+      const rearrange = page.queryByRole('link', { name: 'Rearrange Course' })
+      const edit = page.queryByRole('link', { name: 'Edit Course Details' })
       if (count > 1) {
-        expect(rearrange).toContain(`href="/admin/rearrangeCourse/${course.id}"`)
-        expect(edit).toContain('edit=course')
+        expect(rearrange).toHaveAttribute('href', `/admin/rearrangeCourse/${course.id}`)
+        expect(edit).toHaveAttribute('href', expect.stringContaining('edit=course'))
       } else {
-        expect(rearrange, `${count} videos`).toBeUndefined()
-        expect(edit, `${count} videos`).toBeUndefined()
+        expect(rearrange, what).not.toBeInTheDocument()
+        expect(edit, what).not.toBeInTheDocument()
       }
-      expect(html.includes('No videos yet'), `${count} videos`).toBe(count === 0)
+      expect(page.queryByText('No videos yet') !== null, what).toBe(count === 0)
     }
   })
 
@@ -275,14 +263,14 @@ describe('the course page’s buttons and empty tabs', () => {
           await makeDocument(course.id, { kind, orderId, name: `${kind}-${orderId}.pdf` })
         // an item of the other list does not count
         await makeDocument(course.id, { kind: kind === 'document' ? 'scenario' : 'document', name: 'other.pdf' })
-        const html = await render(course.id, tab)
+        const page = await render(course.id, tab)
         const what = `${count} ${kind}s`
-        const button = link(html, rearrange)
-        if (count > 1) expect(button, what).toContain(`href="/admin/RearrangeDocs/${course.id}?type=${type}"`)
-        else expect(button, what).toBeUndefined()
-        expect(html.includes(empty), what).toBe(count === 0)
-        expect(html.includes(`${kind}-0.pdf`), what).toBe(count > 0)
-        expect(html).not.toContain('other.pdf')
+        const button = page.queryByRole('link', { name: rearrange })
+        if (count > 1) expect(button, what).toHaveAttribute('href', `/admin/RearrangeDocs/${course.id}?type=${type}`)
+        else expect(button, what).not.toBeInTheDocument()
+        expect(page.queryByText(empty) !== null, what).toBe(count === 0)
+        expect(page.queryByRole('link', { name: `${kind}-0.pdf` }) !== null, what).toBe(count > 0)
+        expect(page.queryByText('other.pdf')).not.toBeInTheDocument()
       }
     }
   })
@@ -292,16 +280,18 @@ describe('the course page’s buttons and empty tabs', () => {
     const document = await makeDocument(course.id, { name: 'handbook.pdf' })
     const link = `/files/${encodeURIComponent(document.fileKey)}`
     const list = await render(course.id, 'documents')
-    const name = /<a [^>]*>handbook\.pdf<\/a>/.exec(list)?.[0]
-    expect(name).toContain(`view=${document.id}`)
-    expect(list).not.toContain('<iframe')
+    expect(list.getByRole('link', { name: 'handbook.pdf' })).toHaveAttribute(
+      'href',
+      expect.stringContaining(`view=${document.id}`),
+    )
+    expect(list.queryByTitle('handbook.pdf')).not.toBeInTheDocument()
 
     // without JavaScript the viewer is a panel in the page; with it, the same content in a dialog
-    const html = await render(course.id, `documents&view=${document.id}`)
-    expect(html).toMatch(new RegExp(`<iframe [^>]*src="${link}"[^>]*title="handbook.pdf"`))
-    const download = /<a [^>]*>Download<\/a>/.exec(html)?.[0]
-    expect(download).toContain(`href="${link}"`)
-    expect(download).toContain('download="handbook.pdf"')
+    const page = await render(course.id, `documents&view=${document.id}`)
+    expect(page.getByTitle('handbook.pdf')).toHaveAttribute('src', link)
+    const download = page.getByRole('link', { name: 'Download' })
+    expect(download).toHaveAttribute('href', link)
+    expect(download).toHaveAttribute('download', 'handbook.pdf')
 
     // a file the browser cannot show is offered for download only
     const slides = await makeDocument(course.id, {
@@ -310,9 +300,9 @@ describe('the course page’s buttons and empty tabs', () => {
       orderId: 1,
     })
     const other = await render(course.id, `documents&view=${slides.id}`)
-    expect(other).not.toContain('<iframe')
-    expect(other).toContain('This file cannot be shown in the browser.')
-    expect(/<a [^>]*>Download<\/a>/.exec(other)?.[0]).toContain('download="slides.pptx"')
+    expect(other.queryByTitle('slides.pptx')).not.toBeInTheDocument()
+    expect(other.getByText(/^This file cannot be shown in the browser\./)).toBeInTheDocument()
+    expect(other.getByRole('link', { name: 'Download' })).toHaveAttribute('download', 'slides.pptx')
   })
 
   it('show a coach no buttons at all', async () => {
@@ -320,10 +310,13 @@ describe('the course page’s buttons and empty tabs', () => {
     await makeDocument(course.id)
     await makeDocument(course.id, { orderId: 1 })
     const videos = await render(course.id, 'videos', coachCookie)
-    for (const text of ['Add New Video', 'Rearrange Course', 'Edit Course Details'])
-      expect(link(videos, text), text).toBeUndefined()
+    // the page itself is there, the videos listed
+    expect(videos.getByRole('heading', { level: 1 })).toBeInTheDocument()
+    for (const name of ['Add New Video', 'Rearrange Course', 'Edit Course Details'])
+      expect(videos.queryByRole('link', { name }), name).not.toBeInTheDocument()
     const documents = await render(course.id, 'documents', coachCookie)
-    for (const text of ['Add Documents', 'Rearrange Documents']) expect(link(documents, text), text).toBeUndefined()
+    for (const name of ['Add Documents', 'Rearrange Documents'])
+      expect(documents.queryByRole('link', { name }), name).not.toBeInTheDocument()
   })
 })
 

@@ -1,6 +1,4 @@
-import { createElement, type ComponentType } from 'react'
-import { renderToString } from 'react-dom/server'
-import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom/server'
+import { within } from '@testing-library/dom'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { action as signInAction } from '#app/routes/_auth+/sign-in.tsx'
 import * as addDocuments from '#app/routes/admin+/addDocuments.tsx'
@@ -15,8 +13,9 @@ import { storage } from '#app/modules/files/storage.server.ts'
 import { db } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeLearner, PASSWORD } from '#tests/factories.ts'
 import { elfBytes, pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
+import { renderRoute, type RouteModule } from '#tests/render.tsx'
 import { toastOf } from '#tests/sessions.ts'
-import { BASE, body, call } from '#tests/requests.ts'
+import { body, call } from '#tests/requests.ts'
 
 // The admin pages that add documents, scenarios and programs, and the Program List, driven the way
 // a browser drives them: multipart posts with the file (no JavaScript) or with the JSON of a file
@@ -82,59 +81,29 @@ async function uploaded(route: { action: unknown }, field: string, file: File): 
   return (await body<{ fileInfo: FileInfo }>(response)).fileInfo
 }
 
-type PageModule = { default: ComponentType; loader: unknown; action?: unknown }
-
 /**
- * The page as the server renders it before any JavaScript runs: its loader (and, for a post, its
- * action) through a router, then the component to HTML. What a browser without JavaScript gets.
+ * The page as the server renders it before any JavaScript runs, for the admin unless told: its loader
+ * (and, given a form, its action first) and then the component. What a browser without JavaScript gets.
  */
-async function renderPage(page: PageModule, path: string, options: { cookie?: string; form?: Part[] } = {}) {
-  const { cookie = session.admin.cookie, form } = options
-  // a Remix loader or action answers a Response (or throws one): what the router expects too
-  const run = (fn: unknown) => (args: { request: Request; params: Record<string, string | undefined> }) =>
-    (fn as (args: unknown) => Promise<Response>)({ ...args, context: {} })
-  const handler = createStaticHandler([
-    {
-      id: 'page',
-      path: new URL(path, BASE).pathname,
-      loader: run(page.loader),
-      action: page.action ? run(page.action) : undefined,
-      Component: page.default,
-    },
-  ])
-  let init: RequestInit = { headers: { Cookie: cookie } }
-  if (form) {
-    const data = new FormData()
-    for (const [name, value] of form) data.append(name, value)
-    init = { ...init, method: 'POST', body: data }
-  }
-  const context = await handler.query(new Request(`${BASE}${path}`, init))
-  if (context instanceof Response)
-    throw new Error(`expected a page, got ${context.status} to ${context.headers.get('Location')}`)
-  const router = createStaticRouter(handler.dataRoutes, context)
-  return renderToString(createElement(StaticRouterProvider, { router, context, hydrate: false }))
+const renderPage = (page: RouteModule, path: string, options: { cookie?: string; form?: Part[] } = {}) =>
+  renderRoute(page, path, { cookie: session.admin.cookie, ...options })
+
+/** The form a field belongs to. */
+const formOf = (field: HTMLElement) => field.closest('form') as HTMLFormElement
+
+/** The names of a form's fields in the order they are posted (a multipart body keeps that order). */
+const postedOrder = (form: HTMLFormElement) =>
+  Array.from(form.elements).flatMap((element) => {
+    const name = element.getAttribute('name')
+    return name ? [name] : []
+  })
+
+/** Every field of a form a person fills in has a name a screen reader says (a label, mostly). */
+function expectEveryFieldNamed(form: HTMLFormElement) {
+  const fields = Array.from(form.querySelectorAll('input:not([type="hidden"]), select, textarea'))
+  expect(fields.length).toBeGreaterThan(0)
+  for (const field of fields) expect(field, field.outerHTML).toHaveAccessibleName()
 }
-
-/** The opening tag of the element with this attribute, e.g. `name="title"` (React writes `encType` as is). */
-const tagWith = (html: string, attribute: string) => new RegExp(`<[a-z]+ [^>]*${attribute}[^>]*>`, 'i').exec(html)?.[0]
-
-/** Inputs, selects and textareas a user sees that no label names. */
-function unlabelled(html: string) {
-  const found: string[] = []
-  for (const match of html.matchAll(/<(?:input|select|textarea)\b[^>]*>/g)) {
-    const tag = match[0]
-    if (/type="hidden"/.test(tag)) continue
-    const id = /\bid="([^"]+)"/.exec(tag)?.[1]
-    if (id && html.includes(`for="${id}"`)) continue
-    const before = html.slice(0, match.index)
-    if (before.lastIndexOf('<label') > before.lastIndexOf('</label>')) continue
-    found.push(tag)
-  }
-  return found
-}
-
-const attribute = (tag: string | undefined, name: string) =>
-  tag ? new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1] : undefined
 
 async function storedFileCount() {
   const { StoredFile } = await db()
@@ -163,64 +132,66 @@ async function entriesOf(courseId: string) {
 
 describe('Program List, before any program exists', () => {
   it('says No Data Found', async () => {
-    const html = await renderPage(programs as PageModule, '/admin/programs')
-    expect(html).toContain('No Data Found')
-    expect(html).toMatch(/<h1[^>]*>Program List<\/h1>/)
+    const page = await renderPage(programs as RouteModule, '/admin/programs')
+    expect(page.getByRole('heading', { level: 1, name: 'Program List' })).toBeInTheDocument()
+    expect(page.getByText('No Data Found')).toBeInTheDocument()
   })
 })
 
 describe('Add Documents and Add Scenarios', () => {
   it('render a form that works without JavaScript, the course preselected and every input labelled', async () => {
-    const html = await renderPage(addDocuments as PageModule, `/admin/addDocuments?courseId=${sql.id}`)
-    expect(html).toMatch(/<h1[^>]*>Add Documents<\/h1>/)
-    const form = tagWith(html, 'enctype="multipart/form-data"')
-    expect(attribute(form, 'method')).toBe('post')
-    expect(attribute(tagWith(html, 'name="documentType"'), 'value')).toBe('Document')
-    expect(html).toContain('<option value="">Select a course</option>')
-    expect(html).toContain(`<option value="${sql.id}" selected="">${sql.title}</option>`)
-    const file = tagWith(html, 'type="file"')
-    expect(attribute(file, 'name')).toBe('courseDocument')
-    expect(attribute(file, 'accept')).toBe('.csv,.pdf,.docx,.ppt,.pptx')
-    expect(html).toContain('csv, pdf, docx, ppt or pptx, up to 50 MB')
+    const page = await renderPage(addDocuments as RouteModule, `/admin/addDocuments?courseId=${sql.id}`)
+    expect(page.getByRole('heading', { level: 1, name: 'Add Documents' })).toBeInTheDocument()
+    const course = page.getByRole('combobox', { name: 'Course' })
+    const form = formOf(course)
+    expect(form).toHaveAttribute('method', 'post')
+    expect(form).toHaveAttribute('enctype', 'multipart/form-data')
+    expect(form).toHaveFormValues({ documentType: 'Document', courseId: sql.id })
+    expect(within(course).getByRole('option', { name: 'Select a course' })).toHaveValue('')
+    expect(course).toHaveDisplayValue(sql.title)
+    const file = page.getByLabelText('Document')
+    expect(file).toHaveAttribute('type', 'file')
+    expect(file).toHaveAttribute('name', 'courseDocument')
+    expect(file).toHaveAttribute('accept', '.csv,.pdf,.docx,.ppt,.pptx')
+    expect(file).toHaveAccessibleDescription(expect.stringContaining('csv, pdf, docx, ppt or pptx, up to 50 MB'))
     // what comes before the file in the body can still be read when the file is refused
-    expect(html.indexOf('name="documentType"')).toBeLessThan(html.indexOf('name="courseDocument"'))
-    expect(html.indexOf('name="courseId"')).toBeLessThan(html.indexOf('name="courseDocument"'))
-    expect(unlabelled(html)).toEqual([])
-    expect(html).toContain(`href="/admin/course/${sql.id}?tab=documents"`)
+    expect(postedOrder(form)).toEqual(['documentType', 'courseId', 'courseDocument'])
+    expectEveryFieldNamed(form)
+    expect(page.getByRole('link', { name: 'Cancel' })).toHaveAttribute('href', `/admin/course/${sql.id}?tab=documents`)
 
-    const scenarios = await renderPage(addScenarios as PageModule, '/admin/addScenarios')
-    expect(scenarios).toMatch(/<h1[^>]*>Add Scenarios<\/h1>/)
-    expect(attribute(tagWith(scenarios, 'name="documentType"'), 'value')).toBe('Scenarios')
-    expect(scenarios).not.toMatch(/<option [^>]*selected=""/)
+    const scenarios = await renderPage(addScenarios as RouteModule, '/admin/addScenarios')
+    expect(scenarios.getByRole('heading', { level: 1, name: 'Add Scenarios' })).toBeInTheDocument()
+    const scenarioCourse = scenarios.getByRole('combobox', { name: 'Course' })
+    expect(formOf(scenarioCourse)).toHaveFormValues({ documentType: 'Scenarios', courseId: '' })
+    expect(scenarioCourse).toHaveDisplayValue('Select a course')
   })
 
   it('show a refused file’s message beside the file and keep the course, without JavaScript', async () => {
-    const html = await renderPage(addScenarios as PageModule, '/admin/addScenarios', {
+    const page = await renderPage(addScenarios as RouteModule, '/admin/addScenarios', {
       form: [
         ['documentType', 'Scenarios'],
         ['courseId', modelling.id],
         ['courseDocument', disguised('case.pdf', 'application/pdf')],
       ],
     })
-    const file = tagWith(html, 'type="file"')
-    expect(attribute(file, 'aria-invalid')).toBe('true')
-    const errorId = attribute(file, 'aria-describedby')
-      ?.split(' ')
-      .find((id) => id.endsWith('-error'))
-    expect(html).toContain(
-      `id="${errorId}" class="field-error">Only csv, pdf, docx, ppt and pptx files are accepted.</p>`,
+    const file = page.getByLabelText('Scenario')
+    expect(file).toBeInvalid()
+    expect(file).toHaveAccessibleDescription(
+      expect.stringMatching(/Only csv, pdf, docx, ppt and pptx files are accepted\.$/),
     )
-    expect(html).toContain(`<option value="${modelling.id}" selected="">${modelling.title}</option>`)
+    expect(page.getByRole('combobox', { name: 'Course' })).toHaveDisplayValue(modelling.title)
 
-    const empty = await renderPage(addScenarios as PageModule, '/admin/addScenarios', {
+    const empty = await renderPage(addScenarios as RouteModule, '/admin/addScenarios', {
       form: [
         ['documentType', 'Scenarios'],
         ['courseId', ''],
         ['courseDocument', noFile()],
       ],
     })
-    expect(empty).toContain('>Please select a course</p>')
-    expect(empty).toContain('>Please Upload a document</p>')
+    expect(empty.getByRole('combobox', { name: 'Course' })).toHaveAccessibleDescription('Please select a course')
+    expect(empty.getByLabelText('Scenario')).toHaveAccessibleDescription(
+      expect.stringMatching(/Please Upload a document$/),
+    )
   })
 
   it('preselect the course named by ?courseId= and offer every course', async () => {
@@ -421,9 +392,8 @@ async function programNamed(title: string) {
 
 describe('Add New Program', () => {
   it('renders a form that works without JavaScript: every field labelled, courses in the order listed', async () => {
-    const html = await renderPage(newProgram as PageModule, '/admin/newProgram')
-    expect(html).toMatch(/<h1[^>]*>Add New Program<\/h1>/)
-    expect(attribute(tagWith(html, 'enctype="multipart/form-data"'), 'method')).toBe('post')
+    const page = await renderPage(newProgram as RouteModule, '/admin/newProgram')
+    expect(page.getByRole('heading', { level: 1, name: 'Add New Program' })).toBeInTheDocument()
     for (const label of [
       'Program Name',
       'Program Path',
@@ -431,30 +401,38 @@ describe('Add New Program', () => {
       'Program Duration',
       'Program Description',
       'Price',
-      'Courses',
-      'Program Image (optional)',
     ])
-      expect(html).toContain(`>${label}</`)
-    expect(unlabelled(html)).toEqual([])
+      expect(page.getByRole(label === 'Price' ? 'spinbutton' : 'textbox', { name: label })).toBeInTheDocument()
+    const form = formOf(page.getByRole('textbox', { name: 'Program Name' }))
+    expect(form).toHaveAttribute('method', 'post')
+    expect(form).toHaveAttribute('enctype', 'multipart/form-data')
+    expectEveryFieldNamed(form)
 
     // each checkbox carries its place in the list, so the ticked ones arrive in the order listed
-    const { courses } = await body<{ courses: { _id: string }[] }>(await open(newProgram, '/admin/newProgram'))
-    const boxes = [...html.matchAll(/<input [^>]*type="checkbox"[^>]*>/g)].map((m) => m[0])
-    expect(boxes.map((tag) => [attribute(tag, 'name'), attribute(tag, 'value')])).toEqual(
+    const { courses } = await body<{ courses: { _id: string; title: string }[] }>(
+      await open(newProgram, '/admin/newProgram'),
+    )
+    const group = page.getByRole('group', { name: 'Courses' })
+    expect(group).toHaveAccessibleDescription(
+      'Tick the courses the program bundles. The program keeps them in the order listed here.',
+    )
+    const boxes = within(group).getAllByRole('checkbox')
+    expect(boxes.map((box) => [box.getAttribute('name'), box.getAttribute('value')])).toEqual(
       courses.map((course, index) => [`courses[${index}]`, course._id]),
     )
-    expect(html).toContain('The program keeps them in the order listed here.')
-    const file = tagWith(html, 'type="file"')
-    expect(attribute(file, 'name')).toBe('courseImage')
+    expect(within(group).getByRole('checkbox', { name: sql.title })).toHaveAttribute('value', sql.id)
+    const file = page.getByLabelText('Program Image (optional)')
+    expect(file).toHaveAttribute('type', 'file')
+    expect(file).toHaveAttribute('name', 'courseImage')
     // the picker tells the rules of the upload it goes through (addCourseImage)
-    expect(attribute(file, 'accept')).toBe('.png,.gif,.jpg,.jpeg')
-    expect(html).toContain('png, gif or jpeg, up to 5 MB')
+    expect(file).toHaveAttribute('accept', '.png,.gif,.jpg,.jpeg')
+    expect(file).toHaveAccessibleDescription(expect.stringContaining('png, gif or jpeg, up to 5 MB'))
     // the image is the last field, so a refused image leaves every other field readable
-    expect(html.lastIndexOf('type="checkbox"')).toBeLessThan(html.indexOf('type="file"'))
+    expect(postedOrder(form).at(-1)).toBe('courseImage')
   })
 
   it('shows the old client’s messages beside their fields and keeps what was typed and ticked, without JavaScript', async () => {
-    const html = await renderPage(newProgram as PageModule, '/admin/newProgram', {
+    const page = await renderPage(newProgram as RouteModule, '/admin/newProgram', {
       form: [
         ...programFields('Kept Program Title').filter(([name]) => name !== 'price'),
         ['price', ''],
@@ -462,15 +440,19 @@ describe('Add New Program', () => {
         ['courseImage', noFile()],
       ],
     })
-    expect(html).toContain('>Price is required field.</p>')
-    expect(attribute(tagWith(html, 'name="title"'), 'value')).toBe('Kept Program Title')
-    expect(attribute(tagWith(html, `value="${modelling.id}"`), 'checked')).toBe('')
-    expect(attribute(tagWith(html, `value="${sql.id}"`), 'checked')).toBeUndefined()
+    const price = page.getByRole('spinbutton', { name: 'Price' })
+    expect(price).toBeInvalid()
+    expect(price).toHaveAccessibleDescription('Price is required field.')
+    expect(page.getByRole('textbox', { name: 'Program Name' })).toHaveValue('Kept Program Title')
+    expect(page.getByRole('checkbox', { name: modelling.title })).toBeChecked()
+    expect(page.getByRole('checkbox', { name: sql.title })).not.toBeChecked()
 
-    const none = await renderPage(newProgram as PageModule, '/admin/newProgram', {
+    const none = await renderPage(newProgram as RouteModule, '/admin/newProgram', {
       form: [...programFields('No Courses Title'), ['courseImage', noFile()]],
     })
-    expect(none).toContain('>Please select a course.</p>')
+    expect(none.getByRole('group', { name: 'Courses' })).toHaveAccessibleDescription(
+      expect.stringMatching(/Please select a course\.$/),
+    )
   })
 
   it('offers every course to choose from', async () => {
@@ -690,22 +672,27 @@ describe('Program List', () => {
   })
 
   it('renders image, name and description, the button for admins only, and rows that lead nowhere', async () => {
-    const html = await renderPage(programs as PageModule, '/admin/programs?q=zephyr')
+    const page = await renderPage(programs as RouteModule, '/admin/programs?q=zephyr')
+    const table = page.getByRole('table', { name: 'Program List' })
     for (const header of ['Image', 'Name', 'Description'])
-      expect(html).toMatch(new RegExp(`<th[^>]*>(<[^>]+>)*${header}<`))
-    expect(html).toContain('Zephyr Track 1')
-    expect(html).toContain('Three courses that build on each other.')
-    expect(attribute(tagWith(html, 'href="/admin/newProgram"'), 'class')).toContain('btn-primary')
-    expect(html).toContain('>Add New Program</a>')
+      expect(within(table).getByRole('columnheader', { name: new RegExp(`^${header}`) })).toBeInTheDocument()
+    const [, row] = within(table).getAllByRole('row')
+    expect(within(row).getByText('Zephyr Track 1')).toBeInTheDocument()
+    expect(within(row).getByText('Three courses that build on each other.')).toBeInTheDocument()
+    const add = page.getByRole('link', { name: 'Add New Program' })
+    expect(add).toHaveAttribute('href', '/admin/newProgram')
+    expect(add).toHaveClass('btn-primary')
     // there is no program page to open
-    expect(html).not.toMatch(/href="\/admin\/program\//)
+    expect(within(row).queryAllByRole('link')).toEqual([])
 
-    const coach = await renderPage(programs as PageModule, '/admin/programs?q=zephyr', { cookie: session.coach.cookie })
-    expect(coach).toContain('Zephyr Track 1')
-    expect(coach).not.toContain('Add New Program')
+    const coach = await renderPage(programs as RouteModule, '/admin/programs?q=zephyr', {
+      cookie: session.coach.cookie,
+    })
+    expect(coach.getByRole('cell', { name: /^Zephyr Track 1/ })).toBeInTheDocument()
+    expect(coach.queryByRole('link', { name: 'Add New Program' })).not.toBeInTheDocument()
 
-    const nothing = await renderPage(programs as PageModule, '/admin/programs?q=no-such-program')
-    expect(nothing).toContain('No program matches')
+    const nothing = await renderPage(programs as RouteModule, '/admin/programs?q=no-such-program')
+    expect(nothing.getByText(/^No program matches/)).toBeInTheDocument()
   })
 
   it('lets a coach read the list without the Add New Program button, and keeps a learner out', async () => {

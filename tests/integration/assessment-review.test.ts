@@ -1,7 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { createElement, type ComponentType } from 'react'
-import { renderToString } from 'react-dom/server'
-import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom/server'
+import { within } from '@testing-library/dom'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as listPage from '#app/routes/admin+/assignmentDocumentList.tsx'
 import * as viewerPage from '#app/routes/admin+/assignmentDocumentViewer.$assignmentDocumentId.tsx'
@@ -20,8 +18,9 @@ import {
   makeStoredFile,
   makeUser,
 } from '#tests/factories.ts'
+import { renderRoute, type RouteModule } from '#tests/render.tsx'
 import { sessionCookieFor } from '#tests/sessions.ts'
-import { BASE, body, call } from '#tests/requests.ts'
+import { body, call } from '#tests/requests.ts'
 
 // Reviewing learners' assessment uploads on the admin side: the two /api calls with the old client's
 // expanded shape (learner, course and scenario as objects), and the User Assignment Documents list and viewer pages.
@@ -295,12 +294,17 @@ describe('the User Assignment Documents page', () => {
     expect(empty).toMatchObject({ rows: [], total: 0 })
 
     const upload = await makeAssessment({ fileName: `rendered-${tag()}.pdf` })
-    const html = await renderPage(listPage, `/admin/assignmentDocumentList?q=${upload.file.name}`)
-    expect(html).toContain('User Assignment Documents')
+    const page = await renderPage(listPage, `/admin/assignmentDocumentList?q=${upload.file.name}`)
+    expect(page.getByRole('heading', { level: 1, name: 'User Assignment Documents' })).toBeInTheDocument()
+    const table = page.getByRole('table', { name: 'User Assignment Documents' })
     for (const header of ['First Name', 'Last Name', 'Email', 'Related Course', 'Related Scenario', 'File Name'])
-      expect(html).toContain(header)
-    expect(html).toContain(`href="/admin/assignmentDocumentViewer/${upload.id}"`)
-    expect(await renderPage(listPage, `/admin/assignmentDocumentList?q=none-${tag()}`)).toContain('No Assignment found')
+      expect(within(table).getByRole('columnheader', { name: new RegExp(`^${header}`) })).toBeInTheDocument()
+    expect(within(table).getByRole('link', { name: upload.file.name })).toHaveAttribute(
+      'href',
+      `/admin/assignmentDocumentViewer/${upload.id}`,
+    )
+    const none = await renderPage(listPage, `/admin/assignmentDocumentList?q=none-${tag()}`)
+    expect(none.getByText(/^No Assignment found/)).toBeInTheDocument()
   })
 
   it('keeps learners out of the admin area and sends the signed-out to sign in', async () => {
@@ -335,12 +339,19 @@ describe('the assessment viewer page', () => {
       })
     }
     // what a browser gets before (or without) JavaScript: the frame itself, no loading overlay over it
-    const html = await renderPage(viewerPage, path(upload.id), cookies.coach)
-    expect(html).toContain('Vera Viewer')
-    expect(html).toMatch(new RegExp(`<a href="/files/${upload.file.key}" download="vera plan.pdf"[^>]*>Download</a>`))
-    expect(html).toMatch(new RegExp(`<iframe src="/files/${upload.file.key}"`))
-    expect(html).not.toContain('Loading…')
-    expect(html).toContain('User Assignment Documents')
+    const page = await renderPage(viewerPage, path(upload.id), cookies.coach)
+    expect(page.getByRole('heading', { level: 1, name: 'Vera Viewer' })).toBeInTheDocument()
+    const download = page.getByRole('link', { name: 'Download' })
+    expect(download).toHaveAttribute('href', `/files/${upload.file.key}`)
+    expect(download).toHaveAttribute('download', 'vera plan.pdf')
+    expect(page.getByTitle('vera plan.pdf (PDF)')).toHaveAttribute('src', `/files/${upload.file.key}`)
+    expect(page.queryByRole('status')).not.toBeInTheDocument()
+    expect(page.queryByText('Loading…')).not.toBeInTheDocument()
+    const breadcrumb = page.getByRole('navigation', { name: 'Breadcrumb' })
+    expect(within(breadcrumb).getByRole('link', { name: 'User Assignment Documents' })).toHaveAttribute(
+      'href',
+      '/admin/assignmentDocumentList',
+    )
   })
 
   it('offers a file the browser cannot show by download only', async () => {
@@ -349,10 +360,10 @@ describe('the assessment viewer page', () => {
       contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
     })
     expect(await body(await view(upload.id, cookies.admin))).toMatchObject({ shown: false })
-    const html = await renderPage(viewerPage, path(upload.id), cookies.admin)
-    expect(html).not.toContain('<iframe')
-    expect(html).toContain('This file cannot be shown in the browser. Download it to open it.')
-    expect(html).toContain('download="plan.docx"')
+    const page = await renderPage(viewerPage, path(upload.id), cookies.admin)
+    expect(page.queryByTitle(/\(PDF\)$/)).not.toBeInTheDocument()
+    expect(page.getByText('This file cannot be shown in the browser. Download it to open it.')).toBeInTheDocument()
+    expect(page.getByRole('link', { name: 'Download' })).toHaveAttribute('download', 'plan.docx')
   })
 
   it('answers 404 for an unknown or malformed id and sends a learner, even the owner, away', async () => {
@@ -370,26 +381,11 @@ describe('the assessment viewer page', () => {
   })
 })
 
-type PageModule = { default: ComponentType; loader: unknown }
-
-/** The page as the server renders it before any JavaScript runs (its loader, then the component). */
-async function renderPage(page: PageModule, path: string, cookie = cookies.admin) {
-  const run = (fn: unknown) => (args: { request: Request; params: Record<string, string | undefined> }) =>
-    (fn as (args: unknown) => Promise<Response>)({ ...args, context: {} })
-  const pathname = new URL(path, BASE).pathname
-  const handler = createStaticHandler([
-    {
-      id: 'page',
-      path: pathname.startsWith('/admin/assignmentDocumentViewer/')
-        ? '/admin/assignmentDocumentViewer/:assignmentDocumentId'
-        : pathname,
-      loader: run(page.loader),
-      Component: page.default,
-    },
-  ])
-  const context = await handler.query(new Request(`${BASE}${path}`, { headers: { Cookie: cookie } }))
-  if (context instanceof Response)
-    throw new Error(`expected a page, got ${context.status} to ${context.headers.get('Location')}`)
-  const router = createStaticRouter(handler.dataRoutes, context)
-  return renderToString(createElement(StaticRouterProvider, { router, context, hydrate: false }))
-}
+/** The page as the server renders it before any JavaScript runs, for the admin unless told. */
+const renderPage = (page: RouteModule, path: string, cookie = cookies.admin) =>
+  renderRoute(page, path, {
+    cookie,
+    pattern: path.startsWith('/admin/assignmentDocumentViewer/')
+      ? '/admin/assignmentDocumentViewer/:assignmentDocumentId'
+      : undefined,
+  })

@@ -146,7 +146,9 @@ describe('a schedule', () => {
       status: 400,
       errors: { destination: expect.stringMatching(/^From the admin area a folder destination must be inside /) },
     })
-    await expect(addSchedule(admin, { ...valid, destination: '/var/../etc/' })).rejects.toThrow()
+    await expect(addSchedule(admin, { ...valid, destination: '/var/../etc/' })).rejects.toMatchObject({
+      issues: [{ path: ['destination'], message: 'A folder destination may not contain "..".' }],
+    })
     const inside = `${path.join(process.env.DATA_DIR!, 'exports', 'nightly')}/`
     await addSchedule(admin, { ...valid, destination: inside })
     expect((await stat(inside)).isDirectory()).toBe(true)

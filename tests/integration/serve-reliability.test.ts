@@ -6,6 +6,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openEmbeddedDatabase, runningPostmaster, type EmbeddedHandle } from '#db/embedded.ts'
 import { portal } from '#tests/cli.ts'
+import { parsePage } from '#tests/render.tsx'
 import { freePort } from '#tests/setup/global.ts'
 
 // The real `portal serve` on a database of its own (the embedded PostgreSQL, in a DATA_DIR of this file's),
@@ -146,7 +147,7 @@ describe('a postmaster killed outright', () => {
         expect(page.status).toBe(503)
         expect(page.headers.get('Content-Type')).toMatch(/^text\/html/)
         expect(page.headers.get('Retry-After')).toBe('5')
-        expect(await page.text()).toContain('The service is briefly unavailable')
+        expectOutagePage(await page.text())
         const api = await fetch(`${base}/api/user/profile`, { headers: { Authorization: `Bearer ${token}` } })
         expect(api.status).toBe(503)
         expect(await api.json()).toEqual({
@@ -244,7 +245,7 @@ describe('the web server alone, on DATABASE_URL', () => {
     await until(async () => ((await status('/readyz', serverBase)) === 503 ? true : undefined))
     const page = await fetch(`${serverBase}/explore-courses`)
     expect(page.status).toBe(503)
-    expect(await page.text()).toContain('The service is briefly unavailable')
+    expectOutagePage(await page.text())
 
     // the server is not restarted: its pool drops the dead connections and opens new ones
     await until(async () => ((await runningPostmaster(path.join(dataDir, 'postgres'))) ? undefined : true))
@@ -319,4 +320,13 @@ async function editsInFlight(to: string, count: number) {
       return done
     },
   }
+}
+
+/** The page a browser shows while the database does not answer: what happened, and a way to try again. */
+function expectOutagePage(html: string) {
+  const page = parsePage(html)
+  expect(page.getByRole('heading', { level: 1, name: 'The service is briefly unavailable' })).toBeVisible()
+  expect(page.getByText(/^The portal cannot reach its database just now/)).toBeVisible()
+  // a link back to the same address (href=""), which Testing Library's roles do not count as a link
+  expect(page.getByText('Try again').closest('a')).toHaveAttribute('href', '')
 }

@@ -681,7 +681,14 @@ describe('removeStoredFile', () => {
     const course = await makeCourse()
     const info = await store('document')
     await attachEntry(course.id, info.key)
-    await expect(removeStoredFile(info.key)).rejects.toThrow()
+    // the database refuses it: the entry's file key refers to the row, and a reference restricts deletes
+    await expect(removeStoredFile(info.key)).rejects.toMatchObject({
+      name: 'SequelizeDatabaseError',
+      message: expect.stringMatching(
+        /^update or delete on table "files" violates RESTRICT setting of foreign key constraint "content_entries_file_key_fkey" on table "content_entries"$/,
+      ),
+      parent: { code: '23001' }, // PostgreSQL's restrict_violation
+    })
     expect(await StoredFile.findByPk(info.key)).not.toBeNull()
     expect(await storage().get(info.key)).toBeDefined()
   })

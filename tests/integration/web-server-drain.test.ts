@@ -100,7 +100,7 @@ describe('the drain', () => {
     const drained = drain(server, { lifecycle, logger, seconds: 60 })
 
     // no new connection is taken …
-    await expect(fetch(`${base}/livez`)).rejects.toThrow()
+    await expect(fetch(`${base}/livez`)).rejects.toMatchObject({ code: 'ECONNREFUSED' })
     // … and the probe's open connection is told at once that the server is stopping, then closed
     const ready = await get(`${base}/readyz`, probe)
     expect(ready).toEqual({

@@ -7,6 +7,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { db } from '#db/client.ts'
 import { makeLearner, PASSWORD } from '#tests/factories.ts'
+import { parsePage } from '#tests/render.tsx'
 import { freePort } from '#tests/setup/global.ts'
 import { metricsAllowed } from '../../server/metrics.js'
 
@@ -157,7 +158,12 @@ describe('refusals the app does not see', () => {
         redirect: 'manual',
       })
       expect(response.status, origin).toBe(403)
-      expect(await response.text()).toContain('This form was sent from another site')
+      const page = parsePage(await response.text())
+      expect(page.getByRole('heading', { level: 1, name: 'This form was sent from another site' })).toBeVisible()
+      expect(
+        page.getByText(/^The portal accepts its forms only from its own pages, so nothing was changed\./),
+      ).toBeVisible()
+      expect(page.getByRole('link', { name: 'Go to the portal' })).toHaveAttribute('href', '/')
     }
     // the portal's own origin is still welcome
     const own = await fetch(`${base}/sign-in`, {
@@ -309,6 +315,8 @@ describe('a `portal serve` killed outright', () => {
       }
     }
     await until(() => (servers.some(alive) ? undefined : true))
-    await expect(fetch(`http://127.0.0.1:${port}/healthcheck`)).rejects.toThrow()
+    await expect(fetch(`http://127.0.0.1:${port}/healthcheck`)).rejects.toMatchObject({
+      cause: { code: 'ECONNREFUSED' },
+    })
   })
 })
