@@ -123,6 +123,12 @@ test('the access log shows who watched what, filtered by course and dates', asyn
   await expect(table.getByText('No Data Found')).toBeVisible()
   await page.getByRole('link', { name: 'Clear Filter' }).click()
   await expect(page).toHaveURL(/\/admin\/accesslog$/)
+  // the form and the table are the unfiltered log again, as the URL says
+  await expect(page.getByLabel('Start date')).toHaveValue('')
+  await expect(page.getByLabel('End date')).toHaveValue('')
+  await expect(page.getByLabel('Courses')).toHaveValues([])
+  await expect(table.getByText('No Data Found')).toHaveCount(0)
+  await expect(table.locator('tbody tr').first()).toBeVisible()
 })
 
 test('an admin exports exactly the rows of the access log’s filter as a CSV file', async ({ page, signInAs }) => {

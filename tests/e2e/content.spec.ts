@@ -1,6 +1,6 @@
 import { type Page } from '@playwright/test'
 import { pdfBytes, pngBytes } from '../fixtures/files.ts'
-import { portal, startCourse } from './helpers.ts'
+import { portal, startCourse, whenHydrated } from './helpers.ts'
 import { expect, test } from './fixtures.ts'
 
 // Issue 3's journey: an admin builds a course from nothing, and a learner sees exactly what the admin
@@ -126,6 +126,24 @@ test('an admin builds and arranges a course, and an assigned learner sees the re
   // Running Totals requires Ranking Rows, which now comes after it: it is locked until then
   await contents.first().click()
   await expect(page.getByText('You have to finish Ranking Rows videos to unlock this video')).toBeVisible()
+})
+
+test('an admin changes only a course’s description and keeps its image', async ({ page, signInAs }) => {
+  await signInAs('admin')
+  await page.goto('/admin/courses')
+  await page.getByRole('link', { name: 'Building ETL Pipelines' }).click()
+  await whenHydrated(page)
+  await page.getByRole('link', { name: 'Edit Course Details' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Edit Course Details' })
+  await expect(dialog.getByText('Current file: Building ETL Pipelines.png')).toBeVisible()
+  await dialog.getByLabel('Description').fill('Extract, transform and load, kept idempotent.')
+  await dialog.getByRole('button', { name: 'Save' }).click()
+  await expect(page.getByText('Course details saved.')).toBeVisible()
+  await expect(dialog).toHaveCount(0)
+
+  await page.getByRole('link', { name: 'Edit Course Details' }).click()
+  await expect(dialog.getByLabel('Description')).toHaveValue('Extract, transform and load, kept idempotent.')
+  await expect(dialog.getByText('Current file: Building ETL Pipelines.png')).toBeVisible()
 })
 
 test('a coach reads the course pages but is offered no changes', async ({ page, signInAs }) => {

@@ -220,6 +220,36 @@ describe('the course page', () => {
     const { Course } = await db()
     expect(await Course.findByPk(course.id)).toMatchObject({ title: 'After', imageKey: image.key })
   })
+
+  it('keeps the current image when no other is chosen, as the dialog posts it', async () => {
+    const course = await makeCourse({ title: 'Kept Image' })
+    const image = await makeStoredFile('course_image')
+    const { Course, StoredFile } = await db()
+    await Course.update({ imageKey: image.key }, { where: { id: course.id } })
+    const path = `/admin/course/${course.id}?tab=videos&edit=course&intent=editCourse`
+    // as a browser posts the dialog: the empty file picker, then the current image's JSON under the same name
+    const posted = form({ title: 'Kept Image', description: 'Only the words changed' })
+    posted.append('courseImage', new File([], '', { type: 'application/octet-stream' }))
+    posted.append('courseImage', JSON.stringify(image))
+    const response = await post(coursePage, path, posted, { courseId: course.id })
+    expect(await toastOf(response)).toMatchObject({ message: 'Course details saved.' })
+    expect(await Course.findByPk(course.id)).toMatchObject({
+      description: 'Only the words changed',
+      imageKey: image.key,
+    })
+    expect(await StoredFile.findByPk(image.key)).not.toBeNull()
+
+    // a course without an image still needs one
+    const bare = await makeCourse({ title: 'No Image' })
+    const missing = await post(
+      coursePage,
+      `/admin/course/${bare.id}?tab=videos&edit=course&intent=editCourse`,
+      form({ title: 'No Image', description: 'Words', courseImage: new File([], '') }),
+      { courseId: bare.id },
+    )
+    expect(missing.status).toBe(400)
+    expect(await errorsOf(missing)).toMatchObject({ courseImage: ['Course Image is required.'] })
+  })
 })
 
 describe('the course page’s buttons and empty tabs', () => {

@@ -163,6 +163,15 @@ export function EditDocumentDialog({
   )
 }
 
+/** The form without the file pickers left empty (a browser still posts them, nameless and empty). */
+function withoutEmptyFiles(formData: FormData) {
+  const kept = new FormData()
+  for (const [name, value] of formData) {
+    if (!(value instanceof File && value.size === 0 && value.name === '')) kept.append(name, value)
+  }
+  return kept
+}
+
 export function EditCourseDialog({
   course,
   closeTo,
@@ -186,7 +195,10 @@ export function EditCourseDialog({
       description: course.description,
       courseImage: course.courseImage ? JSON.stringify(course.courseImage) : '',
     },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: EditCourseSchema.omit({ courseId: true }) }),
+    // the picker left empty posts an empty file under the same name as the current image's JSON;
+    // the server skips it, and so must the check here, or the image kept reads as missing
+    onValidate: ({ formData }) =>
+      parseWithZod(withoutEmptyFiles(formData), { schema: EditCourseSchema.omit({ courseId: true }) }),
     shouldValidate: 'onBlur',
     shouldRevalidate: 'onInput',
   })

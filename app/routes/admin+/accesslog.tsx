@@ -1,5 +1,5 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, Link, useLoaderData } from '@remix-run/react'
+import { Form, Link, useLoaderData, useLocation } from '@remix-run/react'
 import { ZodError } from 'zod'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
@@ -45,10 +45,14 @@ async function loadPage({ request }: LoaderFunctionArgs) {
 export default function AccessLog() {
   const { rows, total, courses, input, query, errors } = useLoaderData<typeof loader>()
   const chosen = new Set(input.courses)
+  // React leaves a field the admin typed in as it is when only its default changes, so the form is
+  // made afresh on each navigation: after Clear Filter (or Back) it shows the URL's filter, as the table does.
+  const { key: visit } = useLocation()
   return (
     <>
       <h1 className="text-2xl font-bold">Access Log</h1>
       <Form
+        key={visit}
         method="get"
         className="card mt-6 grid gap-4 p-6 md:grid-cols-[2fr_1fr_1fr_auto] md:items-end"
         role="search"
