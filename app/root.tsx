@@ -1,9 +1,9 @@
 import { json, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteLoaderData } from '@remix-run/react'
-import { useEffect } from 'react'
-import { Toaster, toast as showToast } from 'sonner'
+import { Toaster } from 'sonner'
 import { PRODUCT_NAME } from './utils/brand.ts'
 import { GeneralErrorBoundary } from './components/error-boundary.tsx'
+import { FlashMessage } from './components/flash-message.tsx'
 import stylesheet from './tailwind.css'
 import { getEnv } from './utils/env.server.ts'
 import { useNonce } from './utils/nonce.ts'
@@ -59,17 +59,12 @@ export function Layout({ children }: { children: React.ReactNode }) {
 
 export default function App() {
   const { toast } = useLoaderData<typeof loader>()
-  useEffect(() => {
-    if (!toast) return
-    const show = {
-      success: showToast.success,
-      error: showToast.error,
-      info: showToast.info,
-      warning: showToast.warning,
-    }[toast.type]
-    show(toast.message, { description: toast.description })
-  }, [toast])
-  return <Outlet />
+  return (
+    <>
+      <FlashMessage flash={toast} />
+      <Outlet />
+    </>
+  )
 }
 
 export function ErrorBoundary() {

@@ -1,0 +1,140 @@
+import type http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Writable } from 'node:stream'
+import { installGlobals } from '@remix-run/node'
+import { pino } from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as entryServer from '#app/entry.server.tsx'
+import * as root from '#app/root.tsx'
+import * as publicLayout from '#app/routes/_public+/_layout.tsx'
+import * as courseView from '#app/routes/_public+/course-view.$courseId.tsx'
+import * as preview from '#app/routes/_public+/preview.$courseId.$videoId.tsx'
+import { resetEnvCache } from '#app/utils/env.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+import { makeCourse } from '#tests/factories.ts'
+import remixConfig from '../../remix.config.js'
+import { createApp } from '../../server/web-server.js'
+
+// A redirect's one-time message in the HTML of the page it leads to, through the web server and
+// Remix's handler with the real root: a browser without JavaScript reads it there. The route table is
+// written here (as error-pages.test.ts does) so no `remix build` is needed.
+
+type Route = { id: string; parentId?: string; path?: string; module: Record<string, unknown> }
+
+const routes: Record<string, Route> = {
+  root: { id: 'root', path: '', module: root },
+  'routes/_public+/_layout': { id: 'routes/_public+/_layout', parentId: 'root', module: publicLayout },
+  'routes/_public+/course-view.$courseId': {
+    id: 'routes/_public+/course-view.$courseId',
+    parentId: 'routes/_public+/_layout',
+    path: 'course-view/:courseId',
+    module: courseView,
+  },
+  'routes/_public+/preview.$courseId.$videoId': {
+    id: 'routes/_public+/preview.$courseId.$videoId',
+    parentId: 'routes/_public+/_layout',
+    path: 'preview/:courseId/:videoId',
+    module: preview,
+  },
+}
+
+function build() {
+  const future = remixConfig.future ?? {}
+  installGlobals({ nativeFetch: future.v3_singleFetch })
+  const manifestRoutes = Object.fromEntries(
+    Object.values(routes).map((route) => [
+      route.id,
+      {
+        id: route.id,
+        parentId: route.parentId,
+        path: route.path,
+        module: `/build/${route.id}.js`,
+        imports: [],
+        hasAction: 'action' in route.module,
+        hasLoader: 'loader' in route.module,
+        hasClientAction: false,
+        hasClientLoader: false,
+        hasErrorBoundary: 'ErrorBoundary' in route.module,
+      },
+    ]),
+  )
+  return {
+    routes,
+    entry: { module: entryServer },
+    future,
+    publicPath: '/build/',
+    assetsBuildDirectory: 'public/build',
+    assets: {
+      entry: { module: '/build/entry.client.js', imports: [] },
+      routes: manifestRoutes,
+      url: '/build/manifest.js',
+      version: 'test',
+    },
+    isSpaMode: false,
+  }
+}
+
+let server: http.Server
+let base: string
+const created = { courseId: '', cookie: '' }
+
+beforeAll(async () => {
+  // an action's redirect with a success, made before the server installs Remix's globals (Headers
+  // without getSetCookie)
+  const course = await makeCourse()
+  created.courseId = course.id
+  created.cookie = toastCookie(await redirectWithSuccess(`/course-view/${course.id}`, 'Course created.'))
+  resetEnvCache()
+  const logger = pino({ level: 'silent' }, new Writable({ write: (_line, _encoding, done) => done() }))
+  server = createApp({ build: build(), logger, metrics: undefined }).listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+})
+
+/** The toast cookie a response sets, as the browser sends it back. */
+function toastCookie(response: Response) {
+  // Remix's fetch has no getSetCookie: its header joins the cookies with commas (not those of a date)
+  const headers = response.headers as Headers & { getSetCookie?: () => string[] }
+  const all = headers.getSetCookie?.() ?? (headers.get('Set-Cookie') ?? '').split(/,\s*(?=[\w-]+=)/)
+  const cookie = all.find((c) => c.startsWith('toast-session='))?.split(';')[0]
+  if (!cookie) throw new Error(`no toast cookie in the answer (${response.status})`)
+  return cookie
+}
+
+async function get(path: string, cookie?: string) {
+  return fetch(`${base}${path}`, { headers: cookie ? { Cookie: cookie } : {}, redirect: 'manual' })
+}
+
+describe('the flash message of a redirect', () => {
+  it('is in the next page’s HTML as an alert, and the page after it no longer has it', async () => {
+    const course = await makeCourse({ videos: [{ title: 'Teaser', preview: true }, { title: 'Paid lesson' }] })
+    const refused = await get(`/preview/${course.id}/${course.videos[1].id}`)
+    expect(refused.status).toBe(302)
+    expect(new URL(refused.headers.get('Location') ?? '', base).pathname).toBe(`/course-view/${course.id}`)
+
+    const landed = await get(`/course-view/${course.id}`, toastCookie(refused))
+    expect(landed.status).toBe(200)
+    const html = await landed.text()
+    // the region is in the page before the header, not only in the data handed to the browser
+    expect(html).toMatch(
+      /<div role="alert" data-flash="error"[^>]*><div[^>]*><p[^>]*>Video is not available for preview!!!<\/p><\/div><\/div><header/,
+    )
+
+    const again = await get(`/course-view/${course.id}`, toastCookie(landed))
+    const next = await again.text()
+    expect(next).toContain('Paid lesson')
+    expect(next).not.toContain('data-flash')
+    expect(next).not.toContain('not available for preview!!!')
+  })
+
+  it('is a status, not an alert, for a success', async () => {
+    const html = await (await get(`/course-view/${created.courseId}`, created.cookie)).text()
+    expect(html).toMatch(/<div role="status" data-flash="success"[^>]*>[\s\S]*?Course created\.<\/p>/)
+    expect(html).not.toContain('role="alert" data-flash')
+  })
+})
