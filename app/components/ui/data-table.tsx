@@ -104,7 +104,12 @@ export function DataTable<Row>({
       {search || actions ? (
         <div className="flex flex-wrap items-end justify-between gap-3 border-b border-slate-200 p-4">
           {search ? (
-            <Form method="get" action={pathname} role="search" className="flex min-w-0 flex-wrap items-end gap-2">
+            <Form
+              method="get"
+              action={pathname}
+              role="search"
+              className="flex w-full flex-wrap items-end gap-2 sm:w-auto"
+            >
               {keptParams(searchParams, [searchName, 'page']).map(([name, value], index) => (
                 <input key={`${name}-${index}`} type="hidden" name={name} value={value} />
               ))}
