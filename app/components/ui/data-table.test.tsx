@@ -50,6 +50,10 @@ describe('DataTable', () => {
       />,
     )
     expect(html).toContain('<caption class="sr-only">Users List</caption>')
+    // the table scrolls sideways in a named box that a keyboard can reach, not the whole page
+    expect(html).toMatch(
+      /<div role="region" aria-label="Users List" tabindex="0" class="relative overflow-x-auto[^"]*"><table/,
+    )
     expect(html).toMatch(/<th scope="col" aria-sort="ascending"[^>]*>.*Name/)
     expect(html).not.toMatch(/aria-sort="[a-z]+"[^>]*>(?:(?!<\/th>).)*Email/)
     expect(html).toContain('>Role</th>')

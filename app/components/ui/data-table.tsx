@@ -104,11 +104,16 @@ export function DataTable<Row>({
       {search || actions ? (
         <div className="flex flex-wrap items-end justify-between gap-3 border-b border-slate-200 p-4">
           {search ? (
-            <Form method="get" action={pathname} role="search" className="flex items-end gap-2">
+            <Form
+              method="get"
+              action={pathname}
+              role="search"
+              className="flex w-full flex-wrap items-end gap-2 sm:w-auto"
+            >
               {keptParams(searchParams, [searchName, 'page']).map(([name, value], index) => (
                 <input key={`${name}-${index}`} type="hidden" name={name} value={value} />
               ))}
-              <div>
+              <div className="w-full sm:w-auto">
                 <label htmlFor={`${id}-search`} className="field-label">
                   {search.label ?? 'Search'}
                 </label>
@@ -119,7 +124,7 @@ export function DataTable<Row>({
                   defaultValue={search.value}
                   key={search.value}
                   placeholder={search.placeholder}
-                  className="field-input w-64"
+                  className="field-input w-full sm:w-64"
                 />
               </div>
               <button type="submit" className="btn-secondary">
@@ -138,7 +143,15 @@ export function DataTable<Row>({
         </div>
       ) : null}
 
-      <div className="overflow-x-auto">
+      {/* A table wider than the screen scrolls in this box, not the whole page. The box is placed
+          (`relative`) so the sort links' screen-reader text stays inside it too, and it takes focus so a
+          keyboard can scroll it. */}
+      <div
+        role="region"
+        aria-label={label}
+        tabIndex={0}
+        className="relative overflow-x-auto focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-brand-500 focus-visible:outline-none"
+      >
         <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
           <caption className="sr-only">{label}</caption>
           <thead className="bg-slate-50">

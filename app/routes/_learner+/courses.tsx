@@ -30,7 +30,7 @@ export default function MyCourses() {
       <div className="flex flex-wrap items-end justify-between gap-4">
         <h1 className="text-2xl font-bold">My Courses</h1>
         {/* the header search is hidden on small screens; this one serves them */}
-        <Form method="get" role="search" className="sm:hidden">
+        <Form method="get" role="search" className="w-full sm:hidden">
           <label htmlFor="my-courses-search" className="sr-only">
             Search courses
           </label>
@@ -40,7 +40,7 @@ export default function MyCourses() {
             name="q"
             defaultValue={q}
             placeholder="Search courses"
-            className="field-input"
+            className="field-input w-full"
           />
         </Form>
       </div>

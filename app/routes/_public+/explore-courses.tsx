@@ -35,7 +35,7 @@ export default function ExploreCourses() {
           <p className="mt-1 text-slate-600">Every course in the catalogue. Open one to see what it teaches.</p>
         </div>
         {/* a learner has the search box in the top bar on wider screens */}
-        <Form method="get" role="search" className={learner ? 'sm:hidden' : ''}>
+        <Form method="get" role="search" className={`w-full sm:w-auto ${learner ? 'sm:hidden' : ''}`}>
           <label htmlFor="explore-search" className="sr-only">
             Search courses
           </label>
@@ -45,7 +45,7 @@ export default function ExploreCourses() {
             name="q"
             defaultValue={q}
             placeholder="Search courses"
-            className="field-input w-64"
+            className="field-input w-full sm:w-64"
           />
         </Form>
       </div>
