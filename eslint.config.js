@@ -32,7 +32,8 @@ export default tseslint.config(
     },
   },
   {
-    // no import cycles, one import per module
+    // imports in one order everywhere (Node's, then packages, then the app's own by #alias, then relative),
+    // one import per module, and no import cycles
     plugins: { 'import-x': importX },
     settings: {
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
@@ -43,6 +44,14 @@ export default tseslint.config(
     rules: {
       'import-x/first': 'error',
       'import-x/no-duplicates': ['error', { 'prefer-inline': true }],
+      'import-x/order': [
+        'error',
+        {
+          groups: ['builtin', 'external', 'internal', 'parent', 'sibling', 'index'],
+          'newlines-between': 'never',
+          alphabetize: { order: 'asc', caseInsensitive: true },
+        },
+      ],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },

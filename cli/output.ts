@@ -1,7 +1,7 @@
 import { ZodError } from 'zod'
 import { isServiceError } from '#app/modules/errors.ts'
-import { DatabaseStartError } from '#db/embedded.ts'
 import { hideCredentials } from '#app/utils/redact.server.ts'
+import { DatabaseStartError } from '#db/embedded.ts'
 
 /** Exit codes: 1 the operation failed, 2 the command was used wrongly (missing or invalid input). */
 export class UsageError extends Error {}

@@ -1,10 +1,10 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { ZodError, type ZodType, type ZodTypeDef } from 'zod'
-import { userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { can, PERMISSIONS, type Permission } from '#app/modules/auth/permissions.ts'
+import { userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { forbidden, invalid, isServiceError, ServiceError, unauthorized } from '#app/modules/errors.ts'
-import { getSessionUser, isSameSiteRequest } from './session.server.ts'
 import { noteActingUser } from './request-record.server.ts'
+import { getSessionUser, isSameSiteRequest } from './session.server.ts'
 import { NUL_MESSAGE, nulFieldErrors, urlHasNul } from './text-input.server.ts'
 
 // The /api contract (docs/product.md#the-api): JSON `{ message }` with the right status, plus `errors`

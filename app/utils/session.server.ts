@@ -7,8 +7,8 @@ import { endSession, login, userFromToken, type SessionUser } from '#app/modules
 import { TOKEN_LIFETIME_SECONDS } from '#app/modules/auth/token.server.ts'
 import { clientAddress } from './client-address.server.ts'
 import { getEnv, getSecrets } from './env.server.ts'
-import { noteActingUser } from './request-record.server.ts'
 import { safeRedirect } from './redirect.ts'
+import { noteActingUser } from './request-record.server.ts'
 import { redirectWithError } from './toast.server.ts'
 
 // The page session: an httpOnly, SameSite=Lax cookie holding the same JWT the /api accepts.

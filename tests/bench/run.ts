@@ -10,8 +10,8 @@ import { issueToken } from '#app/modules/auth/token.server.ts'
 import { getSecrets } from '#app/utils/env.server.ts'
 import { openEmbeddedDatabase } from '#db/embedded.ts'
 import { DEMO_PASSWORD } from '#db/seeds/demo-content.ts'
-import { freePort } from '#tests/setup/global.ts'
 import { buildIfMissing, portalEnv, root, run, signIn, start, stop, waitUntilServing } from '#tests/bench/serve.ts'
+import { freePort } from '#tests/setup/global.ts'
 
 // npm run bench: the real `portal serve` on a fresh DATA_DIR. Prints start-up times, then the ingest
 // calls and the pages under load, each beside a floor measured in the same run on the same machine:

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises'
 import { type Page } from '@playwright/test'
 import { parse } from 'csv-parse/sync'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
-import { expectAccessible, portal, signIn } from './helpers.ts'
 import { expect, test } from './fixtures.ts'
+import { expectAccessible, portal, signIn } from './helpers.ts'
 
 const count = (page: Page, label: string) => page.getByTestId('count-card').filter({ hasText: label })
 

@@ -1,8 +1,8 @@
 import { type APIRequestContext } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { pdfBytes } from '../fixtures/files.ts'
-import { expectAccessible, whenHydrated } from './helpers.ts'
 import { expect, test } from './fixtures.ts'
+import { expectAccessible, whenHydrated } from './helpers.ts'
 
 // A coach reviews a learner's assessment: the seeded data has none, so learner1 hands one in through
 // the /api first (as the old client did); the coach then finds it in User Assignment Documents from

@@ -1,7 +1,7 @@
 import { type Page } from '@playwright/test'
 import { pdfBytes, pngBytes } from '../fixtures/files.ts'
-import { portal, startCourse, whenHydrated } from './helpers.ts'
 import { expect, test } from './fixtures.ts'
+import { portal, startCourse, whenHydrated } from './helpers.ts'
 
 // Issue 3's journey: an admin builds a course from nothing, and a learner sees exactly what the admin
 // arranged: the new order, and not the hidden video.

@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { expectAccessible, portal } from './helpers.ts'
 import { expect, test } from './fixtures.ts'
+import { expectAccessible, portal } from './helpers.ts'
 
 // The Scheduled exports page: schedules made with the CLI, read by a coach, managed by an admin.
 

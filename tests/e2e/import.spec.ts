@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { parse } from 'csv-parse/sync'
-import { expectAccessible } from './helpers.ts'
 import { expect, test } from './fixtures.ts'
+import { expectAccessible } from './helpers.ts'
 
 // An admin onboards people from a CSV file on the Import users page: the dry run shows the rows to
 // create and the one bad row, the confirmed import runs with its progress on a page of its own and

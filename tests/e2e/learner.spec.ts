@@ -1,5 +1,5 @@
-import { startCourse } from './helpers.ts'
 import { expect, test } from './fixtures.ts'
+import { startCourse } from './helpers.ts'
 
 // Expected figures follow from the demo progress in db/seeds: learner 1 watched 20 % of the visible
 // SQL videos and 23 % of the modelling ones, nothing of the warehouse course (assigned via the program).

@@ -1,6 +1,6 @@
 import { waitForMail } from '../outbox.ts'
-import { expectAccessible, portal, signIn } from './helpers.ts'
 import { expect, test } from './fixtures.ts'
+import { expectAccessible, portal, signIn } from './helpers.ts'
 
 // Issue 5's journey: an admin adds a learner by hand and gives them a course and a program; the
 // learner recovers a forgotten password through the mailed link; a partner's bridge link signs them

@@ -1,7 +1,7 @@
 import { type Page } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
-import { portal, signIn, startCourse, whenHydrated } from './helpers.ts'
 import { expect, test } from './fixtures.ts'
+import { portal, signIn, startCourse, whenHydrated } from './helpers.ts'
 
 // The pages under their Content-Security-Policy in Chromium (ADR 028): they work, the player loads
 // from the video host, the app's own viewer frames a stored PDF, the dashboard draws its chart, and

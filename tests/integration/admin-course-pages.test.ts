@@ -9,8 +9,8 @@ import { db } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeDocument, makeStoredFile } from '#tests/factories.ts'
 import { elfBytes, pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
 import { renderRoute, type RouteModule } from '#tests/render.tsx'
-import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 import { call } from '#tests/requests.ts'
+import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 
 // The admin course pages as a browser without JavaScript uses them: plain and multipart form posts.
 

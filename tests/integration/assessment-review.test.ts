@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { within } from '@testing-library/dom'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { listAllAssessments } from '#app/modules/assessments/service.server.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
 import * as listPage from '#app/routes/admin+/assignmentDocumentList.tsx'
 import * as viewerPage from '#app/routes/admin+/assignmentDocumentViewer.$assignmentDocumentId.tsx'
 import * as listRoute from '#app/routes/api+/assignmentDocuments.getAssignmentDocuments.ts'
 import * as individualRoute from '#app/routes/api+/assignmentDocuments.getIndividualAssignmentDocument.$id.ts'
-import { listAllAssessments } from '#app/modules/assessments/service.server.ts'
-import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { sequelize, db } from '#db/client.ts'
 import {
   assignCourse,
@@ -19,8 +19,8 @@ import {
   makeUser,
 } from '#tests/factories.ts'
 import { renderRoute, type RouteModule } from '#tests/render.tsx'
-import { sessionCookieFor } from '#tests/sessions.ts'
 import { body, call } from '#tests/requests.ts'
+import { sessionCookieFor } from '#tests/sessions.ts'
 
 // Reviewing learners' assessment uploads on the admin side: the two /api calls with the old client's
 // expanded shape (learner, course and scenario as objects), and the User Assignment Documents list and viewer pages.

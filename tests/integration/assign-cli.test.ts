@@ -9,8 +9,8 @@ import { ROLE } from '#app/modules/auth/roles.ts'
 import { login } from '#app/modules/auth/service.server.ts'
 import { getCourseContents, listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { sequelize } from '#db/client.ts'
-import { makeCourse, makeLearner, makeProgram, recordWatched } from '#tests/factories.ts'
 import { portal } from '#tests/cli.ts'
+import { makeCourse, makeLearner, makeProgram, recordWatched } from '#tests/factories.ts'
 
 // `portal assign …`, `portal unassign …`, `portal --version` and `users create --password-stdin` in a
 // child process, on this test file's database (DATABASE_URL).

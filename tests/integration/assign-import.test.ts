@@ -8,8 +8,8 @@ import {
   type AssignmentImportOptions,
   type AssignmentRowError,
 } from '#app/modules/assignments/import.server.ts'
-import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { sequelize } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram, makeSuperAdmin } from '#tests/factories.ts'
 

@@ -9,17 +9,18 @@ import {
   signBridgeToken,
 } from '#app/modules/bridge/service.server.ts'
 import { loader as bridgeLoader } from '#app/routes/_auth+/ibridge.$ilearn.($courseId).tsx'
+import { loader as courseLoader } from '#app/routes/_learner+/course.$courseId._index.tsx'
+import { loader as coursesLoader } from '#app/routes/_learner+/courses.tsx'
+import { loader as adminLayoutLoader } from '#app/routes/admin+/_layout.tsx'
 import {
   action as checkCourseAction,
   loader as checkCourseLoader,
 } from '#app/routes/api+/ibridge.checkIbridgeCourses.ts'
 import { action as bridgeUserAction, loader as bridgeUserLoader } from '#app/routes/api+/ibridge.user.$ilearn.ts'
 import { loader as profileLoader } from '#app/routes/api+/user.profile.ts'
-import { loader as coursesLoader } from '#app/routes/_learner+/courses.tsx'
-import { loader as courseLoader } from '#app/routes/_learner+/course.$courseId._index.tsx'
-import { loader as adminLayoutLoader } from '#app/routes/admin+/_layout.tsx'
 import { getSecrets } from '#app/utils/env.server.ts'
 import { db } from '#db/client.ts'
+import { portal } from '#tests/cli.ts'
 import {
   assignCourse,
   assignProgram,
@@ -30,7 +31,6 @@ import {
   makeProgram,
   makeSuperAdmin,
 } from '#tests/factories.ts'
-import { portal } from '#tests/cli.ts'
 import { body, call } from '#tests/requests.ts'
 import { toastOf } from '#tests/sessions.ts'
 

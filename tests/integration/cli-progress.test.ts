@@ -4,8 +4,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { describe, expect, it } from 'vitest'
-import { assignCourse, makeCourse, makeLearner, recordWatched } from '#tests/factories.ts'
 import { portal } from '#tests/cli.ts'
+import { assignCourse, makeCourse, makeLearner, recordWatched } from '#tests/factories.ts'
 
 // The progress bar of long commands: drawn on standard error when it is a terminal, never on a pipe, and
 // never on standard output, which carries the data. `script` (util-linux) gives the command a real

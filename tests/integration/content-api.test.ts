@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { storage } from '#app/modules/files/storage.server.ts'
 import * as addCourseDocumentRoute from '#app/routes/api+/category.addCourseDocument.ts'
 import * as addCourseImageRoute from '#app/routes/api+/category.addCourseImage.ts'
 import * as addDocumentRoute from '#app/routes/api+/category.addDocument.ts'
@@ -18,7 +19,6 @@ import * as editVideoOrderRoute from '#app/routes/api+/category.editVideoOrder.t
 import * as getDocumentsRoute from '#app/routes/api+/category.getDocuments.$courseId.ts'
 import * as createProgramRoute from '#app/routes/api+/program.createProgram.ts'
 import * as getProgramsRoute from '#app/routes/api+/program.getPrograms.ts'
-import { storage } from '#app/modules/files/storage.server.ts'
 import { db } from '#db/client.ts'
 import {
   assignCourse,

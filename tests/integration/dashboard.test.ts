@@ -1,9 +1,9 @@
 import { QueryTypes } from 'sequelize'
 import { describe, expect, it, vi } from 'vitest'
-import * as dashboardPage from '#app/routes/admin+/dashboard.tsx'
 import { dashboardFigures, type DashboardFigures } from '#app/modules/dashboard/service.server.ts'
-import * as completionThroughPrograms from '#db/migrations/0013-completion-through-programs.ts'
+import * as dashboardPage from '#app/routes/admin+/dashboard.tsx'
 import { sequelize } from '#db/client.ts'
+import * as completionThroughPrograms from '#db/migrations/0013-completion-through-programs.ts'
 import {
   assignCourse,
   assignProgram,

@@ -6,9 +6,8 @@ import { parse } from 'csv-parse/sync'
 import { QueryTypes } from 'sequelize'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { ZodError } from 'zod'
-import { makeS3Client } from '#app/modules/files/s3-storage.server.ts'
-import { recordProgress } from '#app/modules/progress/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
 import {
   addSchedule,
   claimSlot,
@@ -20,7 +19,8 @@ import {
   runSchedule,
   type ExportRunView,
 } from '#app/modules/exports/service.server.ts'
-import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
+import { makeS3Client } from '#app/modules/files/s3-storage.server.ts'
+import { recordProgress } from '#app/modules/progress/service.server.ts'
 import { sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeUser } from '#tests/factories.ts'
 import { readBody, S3_TEST_BUCKET, useS3rver } from '#tests/fixtures/files.ts'

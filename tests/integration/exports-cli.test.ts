@@ -3,8 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { sequelize } from '#db/client.ts'
-import { makeCourse } from '#tests/factories.ts'
 import { portal } from '#tests/cli.ts'
+import { makeCourse } from '#tests/factories.ts'
 
 // `portal exports …` in a child process, on this test file's database (DATABASE_URL).
 

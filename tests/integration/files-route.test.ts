@@ -11,8 +11,8 @@ import {
   makeLearner,
   makeStoredFile,
 } from '#tests/factories.ts'
-import { sessionCookieFor } from '#tests/sessions.ts'
 import { call } from '#tests/requests.ts'
+import { sessionCookieFor } from '#tests/sessions.ts'
 
 // GET /files/{key} (docs/product.md#uploads-and-assessments): who may fetch a stored file, by cookie session or Bearer
 // token, and the headers it is served with.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import * as uploadRoute from '#app/routes/api+/assignmentDocuments.uploadAssignmentDocument.ts'
 import * as listRoute from '#app/routes/api+/assignmentDocuments.getAssignmentDocumentsByCourseAndUser.$courseId.$userId.ts'
+import * as uploadRoute from '#app/routes/api+/assignmentDocuments.uploadAssignmentDocument.ts'
 import * as assignedRoute from '#app/routes/api+/category.assignedCourses.$userId.ts'
 import { db } from '#db/client.ts'
 import {

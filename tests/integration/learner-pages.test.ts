@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import * as passwordPage from '#app/routes/_learner+/Passwordreset.tsx'
 import * as coursePage from '#app/routes/_learner+/course.$courseId._index.tsx'
 import * as profilePage from '#app/routes/_learner+/editProfile.tsx'
+import * as passwordPage from '#app/routes/_learner+/Passwordreset.tsx'
 import * as contactPage from '#app/routes/_public+/contact-Us.tsx'
 import * as courseView from '#app/routes/_public+/course-view.$courseId.tsx'
 import * as explore from '#app/routes/_public+/explore-courses.tsx'

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { action as signInAction, loader as signInLoader } from '#app/routes/_auth+/sign-in.tsx'
 import { action as logoutAction } from '#app/routes/_auth+/logout.tsx'
+import { action as signInAction, loader as signInLoader } from '#app/routes/_auth+/sign-in.tsx'
 import { loader as learnerLayoutLoader } from '#app/routes/_learner+/_layout.tsx'
-import { loader as coursesLoader } from '#app/routes/_learner+/courses.tsx'
-import { loader as courseLoader } from '#app/routes/_learner+/course.$courseId._index.tsx'
 import { loader as videoLoader } from '#app/routes/_learner+/course.$courseId.$videoId.tsx'
-import { loader as adminLayoutLoader } from '#app/routes/admin+/_layout.tsx'
+import { loader as courseLoader } from '#app/routes/_learner+/course.$courseId._index.tsx'
+import { loader as coursesLoader } from '#app/routes/_learner+/courses.tsx'
 import { loader as landingLoader } from '#app/routes/_public+/_index.tsx'
+import { loader as adminLayoutLoader } from '#app/routes/admin+/_layout.tsx'
 import { db } from '#db/client.ts'
 import {
   assignCourse,
@@ -17,8 +17,8 @@ import {
   PASSWORD,
   recordWatched,
 } from '#tests/factories.ts'
-import { toastOf } from '#tests/sessions.ts'
 import { call } from '#tests/requests.ts'
+import { toastOf } from '#tests/sessions.ts'
 
 type CourseShape = { videos: { lockedBy: string[] }[] }
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import { QueryTypes } from 'sequelize'
 import { describe, expect, it } from 'vitest'
-import { login } from '#app/modules/auth/service.server.ts'
 import { FORGOT_PASSWORD_ANSWER, TOKEN_EXPIRED } from '#app/modules/auth/password-links.server.ts'
+import { login } from '#app/modules/auth/service.server.ts'
 import * as assignCourseRoute from '#app/routes/api+/category.assignCourse.$userId.ts'
 import * as assignProgramRoute from '#app/routes/api+/program.assignProgram.ts'
 import * as coachRoute from '#app/routes/api+/user.coach.ts'
@@ -25,8 +25,8 @@ import {
   makeUser,
   PASSWORD,
 } from '#tests/factories.ts'
-import { body, call } from '#tests/requests.ts'
 import { readOutbox, resetTokenIn, waitForMail } from '#tests/outbox.ts'
+import { body, call } from '#tests/requests.ts'
 
 // Issue 5's calls and security rules, for each role: anonymous, learner A, learner B, coach, admin, super admin.
 

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest'
+import { login } from '#app/modules/auth/service.server.ts'
 import * as forgotPage from '#app/routes/_auth+/forgot-Password.tsx'
-import * as resetByQueryPage from '#app/routes/_auth+/reset-password.tsx'
 import * as resetPage from '#app/routes/_auth+/reset-Password.$token.tsx'
+import * as resetByQueryPage from '#app/routes/_auth+/reset-password.tsx'
 import * as adminList from '#app/routes/admin+/adminUsers.tsx'
 import * as coachList from '#app/routes/admin+/coach.tsx'
 import * as userDetails from '#app/routes/admin+/user.$userId.tsx'
 import * as usersList from '#app/routes/admin+/users.tsx'
-import { login } from '#app/modules/auth/service.server.ts'
 import { getEnv } from '#app/utils/env.server.ts'
 import { db } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram, makeSuperAdmin } from '#tests/factories.ts'
-import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 import { resetTokenIn, waitForMail } from '#tests/outbox.ts'
 import { call } from '#tests/requests.ts'
+import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 
 type Reply = { result: { error: Record<string, string[] | null>; initialValue: Record<string, unknown> } }
 const post = (route: { action: unknown }, path: string, cookie: string, body: Record<string, string>, params = {}) =>

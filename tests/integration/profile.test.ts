@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { login } from '#app/modules/auth/service.server.ts'
 import * as editProfileRoute from '#app/routes/api+/user.editProfile.ts'
-import * as passwordRoute from '#app/routes/api+/user.profilePassword.ts'
 import * as profileRoute from '#app/routes/api+/user.profile.ts'
+import * as passwordRoute from '#app/routes/api+/user.profilePassword.ts'
 import { makeLearner, makeUser, PASSWORD } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
 

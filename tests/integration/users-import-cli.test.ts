@@ -8,8 +8,8 @@ import { Op } from 'sequelize'
 import { describe, expect, it } from 'vitest'
 import { ROLE } from '#app/modules/auth/roles.ts'
 import { db } from '#db/client.ts'
-import { makeCourse, makeProgram } from '#tests/factories.ts'
 import { portal } from '#tests/cli.ts'
+import { makeCourse, makeProgram } from '#tests/factories.ts'
 
 // `portal users import` and `portal users list` in a child process, on this test file's database.
 

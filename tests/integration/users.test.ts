@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { login } from '#app/modules/auth/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { login } from '#app/modules/auth/service.server.ts'
 import { createUser, getProfile, listUsers, removeAdmin } from '#app/modules/users/service.server.ts'
 import { db } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeLearner, makeSuperAdmin, makeUser } from '#tests/factories.ts'

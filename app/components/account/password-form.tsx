@@ -2,8 +2,8 @@ import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@co
 import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation } from '@remix-run/react'
 import { PasswordField } from '#app/components/ui/field.tsx'
-import { PASSWORD_HINT, PasswordChangeSchema } from '#app/modules/users/schema.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
+import { PASSWORD_HINT, PasswordChangeSchema } from '#app/modules/users/schema.ts'
 
 /** Reset Password from the user menu: the current password, then the new one twice; then sign in again. */
 export function PasswordForm({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {

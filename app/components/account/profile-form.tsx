@@ -1,8 +1,8 @@
 import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation } from '@remix-run/react'
-import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { Field } from '#app/components/ui/field.tsx'
+import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { ProfileSchema } from '#app/modules/users/schema.ts'
 
 type Profile = { firstName: string; lastName: string; userName: string; email: string }

@@ -2,8 +2,8 @@ import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@co
 import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation } from '@remix-run/react'
 import { PasswordField } from '#app/components/ui/field.tsx'
-import { NewPasswordSchema, PASSWORD_HINT } from '#app/modules/users/schema.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
+import { NewPasswordSchema, PASSWORD_HINT } from '#app/modules/users/schema.ts'
 
 /** The page a reset or invitation link opens: the new password twice. */
 export function ResetPasswordForm({ action, lastResult }: { action: string; lastResult?: SubmissionResult<string[]> }) {

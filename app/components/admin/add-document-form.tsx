@@ -3,10 +3,10 @@ import { parseWithZod } from '@conform-to/zod'
 import { Form, Link, useNavigation } from '@remix-run/react'
 import { useState } from 'react'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
-import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { SelectField } from '#app/components/ui/field.tsx'
 import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
+import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { AddDocumentSchema, type AddDocumentInput, type DocumentType } from '#app/modules/content/schema.ts'
 
 const TEXTS: Record<DocumentType, { title: string; fileLabel: string; tab: string }> = {

@@ -4,15 +4,15 @@ import { Form, useNavigation, useSearchParams } from '@remix-run/react'
 import { useState } from 'react'
 import { Field, TextareaField } from '#app/components/ui/field.tsx'
 import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
+import { FormError } from '#app/components/ui/form-footer.tsx'
+import { Overlay } from '#app/components/ui/overlay.tsx'
 import { Toggle } from '#app/components/ui/toggle.tsx'
 import type { DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
-import { isInlineType } from '#app/modules/files/links.ts'
 import { EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
 import type { CourseDto } from '#app/modules/courses/dto.ts'
 import { EditCourseSchema } from '#app/modules/courses/schema.ts'
-import { Overlay } from '#app/components/ui/overlay.tsx'
+import { isInlineType } from '#app/modules/files/links.ts'
 import { VideoFields } from './video-fields.tsx'
-import { FormError } from '#app/components/ui/form-footer.tsx'
 
 // The dialogs of the admin course page. Each form posts to the page with its intent in the URL and
 // keeps the page's other parameters, so a refusal comes back to the same open dialog.

@@ -2,8 +2,8 @@ import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@co
 import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation } from '@remix-run/react'
 import { Field, PasswordField } from '#app/components/ui/field.tsx'
-import { NewCoachSchema, RegisterSchema } from '#app/modules/users/schema.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
+import { NewCoachSchema, RegisterSchema } from '#app/modules/users/schema.ts'
 
 /**
  * The registration popup (Create New User, Create New Admin: the registration rules) and the Create New

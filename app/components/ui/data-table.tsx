@@ -1,8 +1,8 @@
 import { Form, Link, useLocation, useNavigate, useSearchParams } from '@remix-run/react'
 import { useId, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
+import { useHydrated } from '#app/utils/use-hydrated.ts'
 import { EmptyState } from './empty-state.tsx'
 import { keptParams, PAGE_SIZES, tableHref, type SortDir } from './table-query.ts'
-import { useHydrated } from '#app/utils/use-hydrated.ts'
 
 export type DataTableColumn<Row> = {
   /** Unique within the table. */

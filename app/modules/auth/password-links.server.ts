@@ -7,8 +7,8 @@ import { invalid } from '../errors.ts'
 import { sendMail } from '../mail/service.server.ts'
 import { passwordLinkMessage } from '../mail/templates.ts'
 import { NewPasswordSchema, parsePasswordInput } from '../users/schema.ts'
-import { FORGOT_PASSWORD_ANSWER, TOKEN_EXPIRED } from './schema.ts'
 import { hashPassword } from './password.server.ts'
+import { FORGOT_PASSWORD_ANSWER, TOKEN_EXPIRED } from './schema.ts'
 import { recordPasswordChange } from './sign-ins.server.ts'
 
 // Reset and invitation links (docs/product.md#sign-in-and-sessions): 256 random bits, only their SHA-256 kept, single

@@ -8,8 +8,8 @@ import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { removeStoredFile } from '../files/service.server.ts'
 import { isUuid } from '../ids.ts'
 import { canOpenCourse } from './access.server.ts'
-import { courseDuration } from './duration.server.ts'
 import { courseDto, type CourseDto } from './dto.ts'
+import { courseDuration } from './duration.server.ts'
 import { EditCourseSchema, NewCourseSchema, type EditCourseInput, type NewCourseInput } from './schema.ts'
 
 // Course administration: the dashboard's counts, creating and editing a course, and a course with

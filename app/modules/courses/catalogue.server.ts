@@ -4,8 +4,8 @@ import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import { searchPattern } from '../search.ts'
-import { courseDuration, courseDurationSql, toDuration, visibleVideoSql } from './duration.server.ts'
 import { courseDto, type CourseDto } from './dto.ts'
+import { courseDuration, courseDurationSql, toDuration, visibleVideoSql } from './duration.server.ts'
 
 // Which courses there are: the catalogue every signed-in user reads (its contents are guarded apart),
 // the title list for pickers, the public Explore Courses, course overview and free previews, and the

@@ -1,8 +1,8 @@
 import { Cron } from 'croner'
 import { z } from 'zod'
 import type { ExportFormat } from '../access-log/export.server.ts'
-import { isTimeZone } from '../access-log/schema.ts'
 import { EXPORT_RANGES } from '../access-log/ranges.ts'
+import { isTimeZone } from '../access-log/schema.ts'
 
 // A scheduled export as an admin describes it, on the page or with `portal exports schedule add`.
 

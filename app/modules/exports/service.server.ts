@@ -4,9 +4,9 @@ import path from 'node:path'
 import { Readable } from 'node:stream'
 import { Cron } from 'croner'
 import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize'
-import { sequelize } from '#db/client.ts'
 import { getEnv } from '#app/utils/env.server.ts'
 import { errorLine } from '#app/utils/redact.server.ts'
+import { sequelize } from '#db/client.ts'
 import {
   CONTENT_TYPES,
   describeDestination,
@@ -15,11 +15,11 @@ import {
   type ExportProgress,
   requireWritableFolder,
 } from '../access-log/export.server.ts'
+import { rangeDays, type DayRange } from '../access-log/ranges.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { conflict, invalid, isServiceError, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
-import { rangeDays, type DayRange } from '../access-log/ranges.ts'
 import { CRON_OPTIONS, HistorySchema, ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
 
 // Scheduled access-log exports: schedules kept in the database, run by whichever process looks for due

@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { fileTypeFromBuffer, fileTypeFromFile, type FileTypeResult } from 'file-type'
-import type { StoredFile } from '#db/models/index.ts'
 import { getEnv, type Env } from '#app/utils/env.server.ts'
+import type { StoredFile } from '#db/models/index.ts'
 import { ServiceError } from '../errors.ts'
 
 // What each upload accepts, checked by content (magic bytes) and by extension together

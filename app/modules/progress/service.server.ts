@@ -2,8 +2,8 @@ import { query, sql } from '#db/client.ts'
 import { can, requireOwnPermission, requirePermission } from '../auth/permissions.ts'
 import { type Actor } from '../auth/roles.ts'
 import { ASSIGNED_COURSE_IDS, canOpenCourse } from '../courses/access.server.ts'
-import { lockMessage, UNFINISHED_PREREQUISITES_SQL } from './rules.server.ts'
 import { forbidden, invalid, notFound, ServiceError } from '../errors.ts'
+import { lockMessage, UNFINISHED_PREREQUISITES_SQL } from './rules.server.ts'
 import {
   AccessLogPingSchema,
   VideoAuditSchema,

@@ -5,9 +5,9 @@ import { Spinner } from '#app/components/ui/spinner.tsx'
 import { BRIDGE_ADVICE, BRIDGE_HEADING, BRIDGE_REFUSED, parseBridgePath } from '#app/modules/bridge/schema.ts'
 import { signInWithBridgeLink } from '#app/modules/bridge/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 import { commitToken } from '#app/utils/session.server.ts'
 import { redirectWithError } from '#app/utils/toast.server.ts'
-import { pageLoader } from '#app/utils/pages.server.ts'
 
 // The external-bridge link (docs/product.md#bridge-links): /ibridge/{token}/{courseId},
 // /ibridge/program/{token}, /ibridge/admin/{token}. The loader does the work, so the link signs in

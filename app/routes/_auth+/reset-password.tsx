@@ -4,8 +4,8 @@ import { ResetPasswordForm } from '#app/components/account/reset-password-form.t
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
-import { resetPageAction, resetPageLoader } from '#app/utils/reset-password.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { resetPageAction, resetPageLoader } from '#app/utils/reset-password.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Reset Password · ${PRODUCT_NAME}` }]
 

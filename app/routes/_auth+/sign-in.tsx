@@ -4,14 +4,14 @@ import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Field, PasswordField } from '#app/components/ui/field.tsx'
+import { FormError } from '#app/components/ui/form-footer.tsx'
 import { landingPath } from '#app/modules/auth/permissions.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { safeRedirect } from '#app/utils/redirect.ts'
 import { pageAction, readForm, submitToService } from '#app/utils/forms.server.ts'
-import { authenticator, commitToken, getSessionUser, isSameSiteRequest } from '#app/utils/session.server.ts'
-import { FormError } from '#app/components/ui/form-footer.tsx'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { safeRedirect } from '#app/utils/redirect.ts'
+import { authenticator, commitToken, getSessionUser, isSameSiteRequest } from '#app/utils/session.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Sign in · ${PRODUCT_NAME}` }]
 

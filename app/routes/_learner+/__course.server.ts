@@ -1,9 +1,9 @@
 import { parseWithZod } from '@conform-to/zod'
+import type { LoaderFunctionArgs } from '@remix-run/node'
 import { UploadAssessmentSchema } from '#app/modules/assessments/schema.ts'
 import { getCourseContents, getCourseVideo, VideoLocked } from '#app/modules/courses/learner.server.ts'
-import type { LoaderFunctionArgs } from '@remix-run/node'
-import { requireUser } from '#app/utils/session.server.ts'
 import type { RefusalRedirect } from '#app/utils/pages.server.ts'
+import { requireUser } from '#app/utils/session.server.ts'
 
 /** The course for a learner page. */
 export async function loadCourse(request: Request, courseId: string) {

@@ -3,8 +3,8 @@ import { Outlet, useLoaderData, useRouteLoaderData } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { SiteHeader } from '#app/components/layout/site-header.tsx'
 import type { loader as rootLoader } from '#app/root.tsx'
-import { requireUser } from '#app/utils/session.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { requireUser } from '#app/utils/session.server.ts'
 
 // Every learner page needs a signed-in user; a visitor goes to /sign-in and comes back after.
 export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)

@@ -1,17 +1,17 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData, useRevalidator } from '@remix-run/react'
+import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { FileList, VideoList } from '#app/components/course/video-list.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts'
 import { VideoPlayer } from '#app/components/player/video-player.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { Tabs } from '#app/components/ui/tabs.tsx'
 import { ROLE } from '#app/modules/auth/roles.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration } from '#app/utils/format.ts'
-import { COURSE_REFUSALS, loadCourseVideo } from './__course.server.ts'
-import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
-import { Tabs } from '#app/components/ui/tabs.tsx'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { COURSE_REFUSALS, loadCourseVideo } from './__course.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.video.title ?? 'Video'} · ${PRODUCT_NAME}` },

@@ -1,15 +1,15 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
-import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts'
 import { ROLE } from '#app/modules/auth/roles.ts'
 import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength } from '#app/utils/format.ts'
-import { requireUser } from '#app/utils/session.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { requireUser } from '#app/utils/session.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `My Courses · ${PRODUCT_NAME}` }]
 

@@ -3,8 +3,8 @@ import { Link } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { landingPath } from '#app/modules/auth/permissions.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { getSessionUser } from '#app/utils/session.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { getSessionUser } from '#app/utils/session.server.ts'
 
 // A signed-in user goes to their area: the admin dashboard for r_id 1, 3, 4, My Courses otherwise.
 export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)

@@ -4,14 +4,14 @@ import { type ActionFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, useActionData, useNavigation } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Field, TextareaField } from '#app/components/ui/field.tsx'
+import { FormError } from '#app/components/ui/form-footer.tsx'
 import { ContactSchema } from '#app/modules/contact/schema.ts'
 import { sendContactMessage } from '#app/modules/contact/service.server.ts'
 import { useOptionalUser } from '#app/root.tsx'
-import { clientAddress } from '#app/utils/client-address.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { clientAddress } from '#app/utils/client-address.server.ts'
 import { pageAction, invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
-import { FormError } from '#app/components/ui/form-footer.tsx'
 
 export const meta: MetaFunction = () => [{ title: `Contact Us · ${PRODUCT_NAME}` }]
 

@@ -2,11 +2,11 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/nod
 import { Link, useLoaderData } from '@remix-run/react'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { getCourseOverview } from '#app/modules/courses/catalogue.server.ts'
 import { useOptionalUser } from '#app/root.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [

@@ -1,11 +1,11 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
+import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { getPreviewVideo } from '#app/modules/courses/catalogue.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration } from '#app/utils/format.ts'
-import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [

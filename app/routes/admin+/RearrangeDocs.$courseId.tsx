@@ -4,10 +4,10 @@ import { RearrangeForm } from '#app/components/admin/rearrange-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { getCourseDetail } from '#app/modules/courses/admin.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { requireContentManager } from '#app/utils/session.server.ts'
-import { pageLoader } from '#app/utils/pages.server.ts'
-import { saveOrder, type OrderReply } from './__rearrange.server.ts'
 import { pageAction } from '#app/utils/forms.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
+import { requireContentManager } from '#app/utils/session.server.ts'
+import { saveOrder, type OrderReply } from './__rearrange.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Rearrange · ${PRODUCT_NAME}` }]
 

@@ -1,10 +1,10 @@
 import { json } from '@remix-run/node'
 import type { Actor } from '#app/modules/auth/roles.ts'
-import type { ContentKind } from '#db/models/index.ts'
-import { readForm, replyOnRefusal } from '#app/utils/forms.server.ts'
 import { ReorderSchema } from '#app/modules/content/schema.ts'
 import { reorderEntries } from '#app/modules/content/service.server.ts'
+import { readForm, replyOnRefusal } from '#app/utils/forms.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+import type { ContentKind } from '#db/models/index.ts'
 
 /**
  * The ids in their new order: the sortable list posts `order` (ids, first to last); the form shown

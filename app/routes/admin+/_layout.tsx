@@ -1,13 +1,13 @@
 import { json, type LoaderFunctionArgs } from '@remix-run/node'
 import { Outlet, useLoaderData } from '@remix-run/react'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { AdminSideMenu } from '#app/components/layout/admin-side-menu.tsx'
 import { Logo } from '#app/components/layout/logo.tsx'
 import { UserMenu } from '#app/components/layout/user-menu.tsx'
-import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { can } from '#app/modules/auth/permissions.ts'
 import { ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
-import { requireAdminSide } from '#app/utils/session.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { requireAdminSide } from '#app/utils/session.server.ts'
 
 // The guard of every /admin page: super admin, admin or coach; anyone else is turned away.
 export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)

@@ -9,8 +9,8 @@ import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { fieldErrors } from '#app/utils/api.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration, formatDate } from '#app/utils/format.ts'
-import { requireAdminSide } from '#app/utils/session.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { requireAdminSide } from '#app/utils/session.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Access Log · ${PRODUCT_NAME}` }]
 

@@ -4,8 +4,8 @@ import { AddDocumentForm } from '#app/components/admin/add-document-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
-import { addDocumentAction, addDocumentLoader } from './__add-document.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { addDocumentAction, addDocumentLoader } from './__add-document.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Add Scenarios · ${PRODUCT_NAME}` }]
 

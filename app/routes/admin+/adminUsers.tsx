@@ -8,10 +8,10 @@ import { ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
 import { removeAdmin } from '#app/modules/users/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { pageAction, readForm, type FormReply } from '#app/utils/forms.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { createPerson, loadPeople } from './__people.server.ts'
-import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Admins · ${PRODUCT_NAME}` }]
 

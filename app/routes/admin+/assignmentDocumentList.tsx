@@ -5,8 +5,8 @@ import { DataTable } from '#app/components/ui/data-table.tsx'
 import { parseTableQuery } from '#app/components/ui/table-query.ts'
 import { listAllAssessments } from '#app/modules/assessments/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { requireAdminSide } from '#app/utils/session.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { requireAdminSide } from '#app/utils/session.server.ts'
 
 const TITLE = 'User Assignment Documents'
 

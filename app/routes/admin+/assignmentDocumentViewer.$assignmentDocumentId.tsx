@@ -2,15 +2,15 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/nod
 import { useLoaderData } from '@remix-run/react'
 import { useEffect, useRef, useState } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { DetailList } from '#app/components/ui/detail-list.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
 import { getAssessment } from '#app/modules/assessments/service.server.ts'
 import { isInlineType } from '#app/modules/files/links.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
-import { DetailList } from '#app/components/ui/detail-list.tsx'
-import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   {

@@ -9,7 +9,9 @@ import {
   ViewDocumentDialog,
 } from '#app/components/admin/course-dialogs.tsx'
 import { CourseImage } from '#app/components/course/course-image.tsx'
+import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { can } from '#app/modules/auth/permissions.ts'
 import { kindOf, type DocumentDto, type VideoDto } from '#app/modules/content/dto.ts'
@@ -18,6 +20,7 @@ import { EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/sc
 import { deleteDocument, deleteVideo, editDocument, editVideo } from '#app/modules/content/service.server.ts'
 import { editCourseDetails, getCourseDetail } from '#app/modules/courses/admin.server.ts'
 import { EditCourseSchema } from '#app/modules/courses/schema.ts'
+import { uploadRules } from '#app/modules/files/types.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
 import {
@@ -28,12 +31,9 @@ import {
   type FormReply,
   submitUploadForm,
 } from '#app/utils/forms.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
-import { pageLoader } from '#app/utils/pages.server.ts'
-import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
-import { uploadRules } from '#app/modules/files/types.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.course.title ?? 'Course'} · ${PRODUCT_NAME}` },

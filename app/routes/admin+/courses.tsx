@@ -8,8 +8,8 @@ import { can } from '#app/modules/auth/permissions.ts'
 import { listCatalogue } from '#app/modules/courses/catalogue.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseDuration } from '#app/utils/format.ts'
-import { requireAdminSide } from '#app/utils/session.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { requireAdminSide } from '#app/utils/session.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Courses · ${PRODUCT_NAME}` }]
 

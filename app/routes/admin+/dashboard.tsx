@@ -1,15 +1,15 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
 import { type ReactNode } from 'react'
-import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { longDay, shortDay, ViewsChart } from '#app/components/dashboard/views-chart.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { dashboardCounts } from '#app/modules/courses/admin.server.ts'
 import { DASHBOARD_DAYS } from '#app/modules/dashboard/schema.ts'
 import { dashboardFigures } from '#app/modules/dashboard/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { requireAdminSide } from '#app/utils/session.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { requireAdminSide } from '#app/utils/session.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Dashboard · ${PRODUCT_NAME}` }]
 

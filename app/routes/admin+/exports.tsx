@@ -21,9 +21,9 @@ import {
 } from '#app/modules/exports/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { pageAction, invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
 import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.ts'
-import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Scheduled exports · ${PRODUCT_NAME}` }]
 

@@ -5,17 +5,17 @@ import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/re
 import { useState } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
-import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { Field, TextareaField } from '#app/components/ui/field.tsx'
 import { FileUpload } from '#app/components/ui/file-upload.tsx'
-import { NewCourseSchema } from '#app/modules/courses/schema.ts'
+import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { createCourse } from '#app/modules/courses/admin.server.ts'
+import { NewCourseSchema } from '#app/modules/courses/schema.ts'
+import { uploadRules } from '#app/modules/files/types.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { pageAction, type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
-import { uploadRules } from '#app/modules/files/types.server.ts'
-import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Add New Course · ${PRODUCT_NAME}` }]
 

@@ -5,8 +5,8 @@ import { Form, useActionData, useFetcher, useLoaderData, useNavigation } from '@
 import { VideoFields } from '#app/components/admin/video-fields.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
-import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { SelectField } from '#app/components/ui/field.tsx'
+import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { NewVideoSchema } from '#app/modules/content/schema.ts'
 import { createVideo } from '#app/modules/content/service.server.ts'
 import { getCourseDetail } from '#app/modules/courses/admin.server.ts'
@@ -14,9 +14,9 @@ import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { isUuid } from '#app/modules/ids.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { pageAction, invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
-import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Add New Video · ${PRODUCT_NAME}` }]
 

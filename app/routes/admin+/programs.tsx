@@ -7,8 +7,8 @@ import { parseTableQuery } from '#app/components/ui/table-query.ts'
 import { can } from '#app/modules/auth/permissions.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { requireAdminSide } from '#app/utils/session.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { requireAdminSide } from '#app/utils/session.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Programs · ${PRODUCT_NAME}` }]
 

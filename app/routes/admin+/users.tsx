@@ -5,9 +5,9 @@ import { PeoplePage } from '#app/components/people/people-page.tsx'
 import { can } from '#app/modules/auth/permissions.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireAdminSide, requirePeopleManager } from '#app/utils/session.server.ts'
 import { createPerson, loadPeople } from './__people.server.ts'
-import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Users · ${PRODUCT_NAME}` }]
 

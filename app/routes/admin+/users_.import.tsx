@@ -3,15 +3,15 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
 import { uploadRules } from '#app/modules/files/types.server.ts'
-import { FILE_FIELD, type ImportChoices } from '#app/modules/users/import-schema.ts'
+import { receiveForm } from '#app/modules/files/upload.server.ts'
 import { previewUpload, type ImportPreview, type PlannedRow } from '#app/modules/users/import-files.server.ts'
 import { startImportJob } from '#app/modules/users/import-jobs.server.ts'
-import { receiveForm } from '#app/modules/files/upload.server.ts'
+import { FILE_FIELD, type ImportChoices } from '#app/modules/users/import-schema.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { discardUpload, pageAction, readForm, replyOnRefusal, type Refusal } from '#app/utils/forms.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
 import { requirePeopleManager } from '#app/utils/session.server.ts'
 import { CountList, IMPORT_PATH as PATH, plural } from './__import-parts.tsx'
-import { pageLoader } from '#app/utils/pages.server.ts'
 
 // Import users (admins and the super admin): 1. upload a CSV file with the import's options; 2. see
 // the dry run of it — counts, the first rows to create and to update, the failing rows — and confirm;

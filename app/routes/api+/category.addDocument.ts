@@ -1,7 +1,7 @@
 import { kindOf } from '#app/modules/content/dto.ts'
 import { documentMessage } from '#app/modules/content/messages.ts'
-import { addDocument } from '#app/modules/content/service.server.ts'
 import type { AddDocumentInput } from '#app/modules/content/schema.ts'
+import { addDocument } from '#app/modules/content/service.server.ts'
 import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // POST /api/category/addDocument { documentType, courseId, document } → { message, document }.

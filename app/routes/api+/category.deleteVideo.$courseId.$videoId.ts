@@ -1,6 +1,6 @@
+import { videoDeletedMessage } from '#app/modules/content/messages.ts'
 import { deleteVideo } from '#app/modules/content/service.server.ts'
 import { apiAction, CONTENT_MANAGERS, methodNotAllowed } from '#app/utils/api.server.ts'
-import { videoDeletedMessage } from '#app/modules/content/messages.ts'
 
 // DELETE /api/category/deleteVideo/{courseId}/{videoId} → { message }.
 export const action = apiAction(

@@ -1,5 +1,5 @@
-import { createProgram } from '#app/modules/programs/service.server.ts'
 import type { NewProgramInput } from '#app/modules/programs/schema.ts'
+import { createProgram } from '#app/modules/programs/service.server.ts'
 import { apiAction, CONTENT_MANAGERS, methodNotAllowed, readInput } from '#app/utils/api.server.ts'
 
 // POST /api/program/createProgram { title, description, path, learningPath, duration, price, courses, programImage? }
