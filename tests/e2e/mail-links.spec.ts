@@ -1,8 +1,8 @@
 import type { Browser } from '@playwright/test'
 import type { ParsedMail } from 'mailparser'
 import { waitForMail } from '../outbox.ts'
-import { expectAccessible, portal, signIn } from './helpers.ts'
 import { expect, test } from './fixtures.ts'
+import { expectAccessible, portal, signIn } from './helpers.ts'
 
 // The links in the password mails, followed as a person follows them: the address is taken out of the
 // mail as it was sent (its text part, the same as the HTML button's), opened in a browser of its own,
