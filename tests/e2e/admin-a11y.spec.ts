@@ -65,6 +65,15 @@ for (const [width, viewport] of [
 
       await openTab(page, 'Scenarios')
       await expectAccessible(page, 'the scenarios tab')
+      // the confirmation is only opened: Cancel leaves the scenario as it is
+      await page
+        .getByRole('link', { name: /^Delete / })
+        .first()
+        .click()
+      await expect(page.getByRole('alertdialog', { name: 'Delete scenario' })).toBeVisible()
+      await expectAccessible(page, 'the delete scenario dialog')
+      await page.getByRole('link', { name: 'Cancel' }).click()
+      await expect(page.getByRole('alertdialog')).toHaveCount(0)
     })
 
     test('the forms that add to a course and the rearrange pages', async ({ page }) => {
@@ -82,6 +91,17 @@ for (const [width, viewport] of [
         await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible()
         await whenHydrated(page)
         await expectAccessible(page, path)
+      }
+    })
+
+    test('the new course, video and program forms with their errors shown', async ({ page }) => {
+      for (const path of ['/admin/newCourse', '/admin/newVideo', '/admin/newProgram']) {
+        await page.goto(path)
+        await whenHydrated(page)
+        // empty: the browser answers with the form's errors, and nothing is saved
+        await page.getByRole('button', { name: 'Save' }).click()
+        await expect(page.getByRole('textbox', { name: /Title|Name/ }).first()).toHaveAttribute('aria-invalid', 'true')
+        await expectAccessible(page, `${path} with its errors`)
       }
     })
 
