@@ -1,0 +1,123 @@
+import { type Page } from '@playwright/test'
+import { expectAccessible, whenHydrated } from './helpers.ts'
+import { expect, test } from './fixtures.ts'
+
+// The admin's content pages pass axe (no serious or critical violation) as an admin sees them, on a
+// desktop and on a phone: the course page with each tab and each edit dialog open, the forms that add
+// to a course, both rearrange pages, the programs, the dashboard and the admin's own account pages.
+// Only looked at, nothing saved: the demo course is left as the seed made it.
+
+const COURSE = 'Building ETL Pipelines'
+
+/** Opens the demo course's page from the course list, as an admin finds it, and answers its address. */
+async function openCourse(page: Page) {
+  await page.goto('/admin/courses')
+  await page.getByRole('link', { name: COURSE }).first().click()
+  await expect(page.getByRole('heading', { name: COURSE, level: 1 })).toBeVisible()
+  await whenHydrated(page)
+  return new URL(page.url()).pathname
+}
+
+const courseId = (coursePath: string) => coursePath.split('/').pop()!
+
+async function openTab(page: Page, tab: 'Course videos' | 'Documents' | 'Scenarios') {
+  await page.getByRole('navigation', { name: 'Course contents' }).getByRole('link', { name: tab }).click()
+  await expect(page.getByRole('region', { name: tab })).toBeVisible()
+}
+
+for (const [width, viewport] of [
+  ['desktop', { width: 1280, height: 800 }],
+  ['phone', { width: 390, height: 844 }],
+] as const) {
+  test.describe(`admin content pages on a ${width}`, () => {
+    test.use({ viewport })
+
+    test.beforeEach(async ({ signInAs }) => {
+      await signInAs('admin')
+    })
+
+    test('the course page, each tab and each edit dialog', async ({ page }) => {
+      await openCourse(page)
+
+      await openTab(page, 'Course videos')
+      await expectAccessible(page, 'the videos tab')
+      await page.getByRole('link', { name: 'Edit Course Details' }).click()
+      await expect(page.getByRole('dialog', { name: 'Edit Course Details' })).toBeVisible()
+      await expectAccessible(page, 'the Edit Course Details dialog')
+      await page.keyboard.press('Escape')
+      await expect(page.getByRole('dialog')).toHaveCount(0)
+      await page.getByRole('link', { name: 'Edit What ETL Is and Where It Fits' }).click()
+      await expect(page.getByRole('dialog', { name: 'Edit video' })).toBeVisible()
+      await expectAccessible(page, 'the edit video dialog')
+      await page.keyboard.press('Escape')
+      await expect(page.getByRole('dialog')).toHaveCount(0)
+
+      await openTab(page, 'Documents')
+      await expectAccessible(page, 'the documents tab')
+      await page
+        .getByRole('link', { name: /^Edit / })
+        .first()
+        .click()
+      await expect(page.getByRole('dialog', { name: 'Edit document' })).toBeVisible()
+      await expectAccessible(page, 'the edit document dialog')
+      await page.keyboard.press('Escape')
+      await expect(page.getByRole('dialog')).toHaveCount(0)
+
+      await openTab(page, 'Scenarios')
+      await expectAccessible(page, 'the scenarios tab')
+      // the confirmation is only opened: Cancel leaves the scenario as it is
+      await page
+        .getByRole('link', { name: /^Delete / })
+        .first()
+        .click()
+      await expect(page.getByRole('alertdialog', { name: 'Delete scenario' })).toBeVisible()
+      await expectAccessible(page, 'the delete scenario dialog')
+      await page.getByRole('link', { name: 'Cancel' }).click()
+      await expect(page.getByRole('alertdialog')).toHaveCount(0)
+    })
+
+    test('the forms that add to a course and the rearrange pages', async ({ page }) => {
+      const id = courseId(await openCourse(page))
+      for (const [path, heading] of [
+        ['/admin/newCourse', 'Add New Course'],
+        [`/admin/newVideo?courseId=${id}`, 'Add New Video'],
+        [`/admin/addDocuments?courseId=${id}`, 'Add Documents'],
+        [`/admin/addScenarios?courseId=${id}`, 'Add Scenarios'],
+        [`/admin/rearrangeCourse/${id}`, `Rearrange Course: ${COURSE}`],
+        [`/admin/RearrangeDocs/${id}?type=document`, `Rearrange Documents: ${COURSE}`],
+        [`/admin/RearrangeDocs/${id}?type=scenarios`, `Rearrange Scenarios: ${COURSE}`],
+      ] as const) {
+        await page.goto(path)
+        await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible()
+        await whenHydrated(page)
+        await expectAccessible(page, path)
+      }
+    })
+
+    test('the new course, video and program forms with their errors shown', async ({ page }) => {
+      for (const path of ['/admin/newCourse', '/admin/newVideo', '/admin/newProgram']) {
+        await page.goto(path)
+        await whenHydrated(page)
+        // empty: the browser answers with the form's errors, and nothing is saved
+        await page.getByRole('button', { name: 'Save' }).click()
+        await expect(page.getByRole('textbox', { name: /Title|Name/ }).first()).toHaveAttribute('aria-invalid', 'true')
+        await expectAccessible(page, `${path} with its errors`)
+      }
+    })
+
+    test('the programs, the dashboard and the admin account pages', async ({ page }) => {
+      for (const [path, heading] of [
+        ['/admin/programs', 'Program List'],
+        ['/admin/newProgram', 'Add New Program'],
+        ['/admin/dashboard', 'Dashboard'],
+        ['/admin/editProfile', 'Edit Profile'],
+        ['/admin/passwordReset', 'Reset Password'],
+      ] as const) {
+        await page.goto(path)
+        await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible()
+        await whenHydrated(page)
+        await expectAccessible(page, path)
+      }
+    })
+  })
+}
