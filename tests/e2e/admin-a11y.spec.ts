@@ -1,6 +1,6 @@
 import { type Page } from '@playwright/test'
-import { expectAccessible, whenHydrated } from './helpers.ts'
 import { expect, test } from './fixtures.ts'
+import { expectAccessible, whenHydrated } from './helpers.ts'
 
 // The admin's content pages pass axe (no serious or critical violation) as an admin sees them, on a
 // desktop and on a phone: the course page with each tab and each edit dialog open, the forms that add
