@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { expect, test } from './fixtures.ts'
 import { signIn } from './helpers.ts'
 
 // Admin forms in a browser without JavaScript: Edit Course Details posted as a plain multipart form,

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { expect, test, type Page } from '@playwright/test'
+import { type Page } from '@playwright/test'
 import { SignJWT } from 'jose'
+import { expect, test } from './fixtures.ts'
 import { expectAccessible } from './helpers.ts'
 
 // The external bridge (docs/product.md#bridge-links) in Chromium: a partner system signs a 5-minute, single-use token

@@ -1,6 +1,6 @@
-import { expect, test } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { pngBytes } from '../fixtures/files.ts'
+import { expect, test } from './fixtures.ts'
 import { signIn, startCourse } from './helpers.ts'
 
 // A redirect's one-time message in a browser without JavaScript: it is in the page's HTML, as a status

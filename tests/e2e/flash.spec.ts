@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test'
+import { expect, test } from './fixtures.ts'
 import { whenHydrated } from './helpers.ts'
 
 // With JavaScript a redirect's one-time message shows as a toast, and only as one: the copy in the

@@ -1,6 +1,6 @@
-import { expect, test } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { pdfBytes } from '../fixtures/files.ts'
+import { expect, test } from './fixtures.ts'
 import { expectAccessible, portal, signIn } from './helpers.ts'
 
 // Issue 4's learner journey on the seeded catalogue, in Chromium: explore, previews, sign in, a

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { expect, test } from './fixtures.ts'
 import { signIn } from './helpers.ts'
 
 // "Log out everywhere" on Edit Profile in a browser without JavaScript: a plain form that ends this

@@ -1,5 +1,5 @@
-import { expect, test } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { expect, test } from './fixtures.ts'
 import { expectAccessible, signIn } from './helpers.ts'
 
 test('an anonymous visit to /courses lands on /sign-in and returns there after login', async ({ page }) => {
