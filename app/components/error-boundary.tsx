@@ -35,9 +35,11 @@ function useHome() {
 /**
  * Every page's error boundary (root, the layouts and the pages): what happened in plain words, the
  * refusal's own reason when the server gave one (a 4xx from a service), and a link back home. A 500
- * never shows its error.
+ * never shows its error. Root's and the layouts' boundaries stand in for the whole page, so theirs is the
+ * page's `main` landmark; a page's own is drawn inside its layout's `main`, so it is a plain block.
  */
-export function GeneralErrorBoundary() {
+export function GeneralErrorBoundary({ landmark = false }: { landmark?: boolean }) {
+  const Box = landmark ? 'main' : 'div'
   const error = useRouteError()
   const home = useHome()
   const status = isRouteErrorResponse(error) ? error.status : 500
@@ -49,7 +51,7 @@ export function GeneralErrorBoundary() {
       : undefined
   if (status >= 500) console.error(error)
   return (
-    <main className="mx-auto flex min-h-[60vh] max-w-xl flex-col items-center justify-center gap-4 px-6 text-center">
+    <Box className="mx-auto flex min-h-[60vh] max-w-xl flex-col items-center justify-center gap-4 px-6 text-center">
       <p className="text-sm font-semibold text-brand-600">Error {status}</p>
       <h1 className="text-2xl font-bold">{text.title}</h1>
       {reason && reason !== text.title ? <p className="font-medium text-slate-800">{reason}</p> : null}
@@ -64,6 +66,6 @@ export function GeneralErrorBoundary() {
           </Link>
         ) : null}
       </div>
-    </main>
+    </Box>
   )
 }

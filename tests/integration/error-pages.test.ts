@@ -160,8 +160,9 @@ describe('a page loader refused by its service', () => {
     expect(text).toContain('Not available to you')
     expect(text).toContain('Only the course’s coach may open this report.')
     expect(html).toMatch(/<a[^>]*href="\/courses"[^>]*>Go to My Courses<\/a>/)
-    // the learner layout's header is still there
+    // the learner layout's header is still there, and the page has one main landmark
     expect(html).toContain('aria-label="Main"')
+    expect(html.match(/<main[\s>]/g)).toHaveLength(1)
   })
 
   it('answers 409 with what happened and a way back to the admin dashboard, in the admin layout', async () => {
@@ -172,6 +173,7 @@ describe('a page loader refused by its service', () => {
     expect(text).toContain('This export is running; wait for it to finish.')
     expect(html).toMatch(/<a[^>]*href="\/admin\/dashboard"[^>]*>Go to the admin dashboard<\/a>/)
     expect(text).toContain('Administration')
+    expect(html.match(/<main[\s>]/g)).toHaveLength(1)
   })
 
   it('answers 404 for an unknown course, with the public home and sign-in for a visitor', async () => {
@@ -181,6 +183,7 @@ describe('a page loader refused by its service', () => {
     expect(text).toContain('Course not found.')
     expect(html).toMatch(/<a[^>]*href="\/"[^>]*>Go to the home page<\/a>/)
     expect(html).toMatch(/<a[^>]*href="\/sign-in"[^>]*>Sign in<\/a>/)
+    expect(html.match(/<main[\s>]/g)).toHaveLength(1)
   })
 
   it('still sends a learner back to My Courses with a toast for a course not assigned to them', async () => {

@@ -16,5 +16,5 @@ export default function AuthLayout() {
 }
 
 export function ErrorBoundary() {
-  return <GeneralErrorBoundary />
+  return <GeneralErrorBoundary landmark />
 }

@@ -28,5 +28,5 @@ export default function LearnerLayout() {
 }
 
 export function ErrorBoundary() {
-  return <GeneralErrorBoundary />
+  return <GeneralErrorBoundary landmark />
 }

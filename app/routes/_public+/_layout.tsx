@@ -15,5 +15,5 @@ export default function PublicLayout() {
 }
 
 export function ErrorBoundary() {
-  return <GeneralErrorBoundary />
+  return <GeneralErrorBoundary landmark />
 }

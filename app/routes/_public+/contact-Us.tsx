@@ -109,5 +109,5 @@ export default function ContactUs() {
 }
 
 export function ErrorBoundary() {
-  return <GeneralErrorBoundary />
+  return <GeneralErrorBoundary landmark />
 }

@@ -86,5 +86,5 @@ export default function ExploreCourses() {
 }
 
 export function ErrorBoundary() {
-  return <GeneralErrorBoundary />
+  return <GeneralErrorBoundary landmark />
 }

@@ -61,5 +61,5 @@ export default function Preview() {
 }
 
 export function ErrorBoundary() {
-  return <GeneralErrorBoundary />
+  return <GeneralErrorBoundary landmark />
 }
