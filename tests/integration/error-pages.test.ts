@@ -1,12 +1,11 @@
 import type http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
-import { installGlobals, type LoaderFunctionArgs } from '@remix-run/node'
+import { type LoaderFunctionArgs } from '@remix-run/node'
 import { pino } from 'pino'
 import { createElement } from 'react'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import * as entryServer from '#app/entry.server.tsx'
 import { conflict, forbidden } from '#app/modules/errors.ts'
 import * as root from '#app/root.tsx'
 import * as notFoundPage from '#app/routes/$.tsx'
@@ -19,7 +18,7 @@ import { resetEnvCache } from '#app/utils/env.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { makeAdmin, makeCourse, makeLearner } from '#tests/factories.ts'
 import { sessionCookieFor } from '#tests/sessions.ts'
-import remixConfig from '../../remix.config.js'
+import { standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
 import { createApp } from '../../server/web-server.js'
 
 // Error pages through the web server and Remix's handler, with the real root, layouts and boundary: a
@@ -47,9 +46,7 @@ const refusingPage = {
   ErrorBoundary: () => createElement(GeneralErrorBoundary),
 }
 
-type Route = { id: string; parentId?: string; path?: string; index?: boolean; module: Record<string, unknown> }
-
-const routes: Record<string, Route> = {
+const routes: Record<string, StandInRoute> = {
   root: { id: 'root', path: '', module: root },
   'routes/_learner+/_layout': { id: 'routes/_learner+/_layout', parentId: 'root', module: learnerLayout },
   'routes/_learner+/refused': {
@@ -82,42 +79,7 @@ const routes: Record<string, Route> = {
   'routes/$': { id: 'routes/$', parentId: 'root', path: '*', module: notFoundPage },
 }
 
-function build() {
-  const future = remixConfig.future ?? {}
-  installGlobals({ nativeFetch: future.v3_singleFetch })
-  const manifestRoutes = Object.fromEntries(
-    Object.values(routes).map((route) => [
-      route.id,
-      {
-        id: route.id,
-        parentId: route.parentId,
-        path: route.path,
-        index: route.index,
-        module: `/build/${route.id}.js`,
-        imports: [],
-        hasAction: 'action' in route.module,
-        hasLoader: 'loader' in route.module,
-        hasClientAction: false,
-        hasClientLoader: false,
-        hasErrorBoundary: 'ErrorBoundary' in route.module,
-      },
-    ]),
-  )
-  return {
-    routes,
-    entry: { module: entryServer },
-    future,
-    publicPath: '/build/',
-    assetsBuildDirectory: 'public/build',
-    assets: {
-      entry: { module: '/build/entry.client.js', imports: [] },
-      routes: manifestRoutes,
-      url: '/build/manifest.js',
-      version: 'test',
-    },
-    isSpaMode: false,
-  }
-}
+const build = () => standInBuild(routes)
 
 let server: http.Server
 let base: string

@@ -1,10 +1,8 @@
 import type http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
-import { installGlobals } from '@remix-run/node'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import * as entryServer from '#app/entry.server.tsx'
 import * as root from '#app/root.tsx'
 import * as publicLayout from '#app/routes/_public+/_layout.tsx'
 import * as courseView from '#app/routes/_public+/course-view.$courseId.tsx'
@@ -12,16 +10,14 @@ import * as preview from '#app/routes/_public+/preview.$courseId.$videoId.tsx'
 import { resetEnvCache } from '#app/utils/env.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { makeCourse } from '#tests/factories.ts'
-import remixConfig from '../../remix.config.js'
+import { standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
 import { createApp } from '../../server/web-server.js'
 
 // A redirect's one-time message in the HTML of the page it leads to, through the web server and
 // Remix's handler with the real root: a browser without JavaScript reads it there. The route table is
 // written here (as error-pages.test.ts does) so no `remix build` is needed.
 
-type Route = { id: string; parentId?: string; path?: string; module: Record<string, unknown> }
-
-const routes: Record<string, Route> = {
+const routes: Record<string, StandInRoute> = {
   root: { id: 'root', path: '', module: root },
   'routes/_public+/_layout': { id: 'routes/_public+/_layout', parentId: 'root', module: publicLayout },
   'routes/_public+/course-view.$courseId': {
@@ -38,41 +34,7 @@ const routes: Record<string, Route> = {
   },
 }
 
-function build() {
-  const future = remixConfig.future ?? {}
-  installGlobals({ nativeFetch: future.v3_singleFetch })
-  const manifestRoutes = Object.fromEntries(
-    Object.values(routes).map((route) => [
-      route.id,
-      {
-        id: route.id,
-        parentId: route.parentId,
-        path: route.path,
-        module: `/build/${route.id}.js`,
-        imports: [],
-        hasAction: 'action' in route.module,
-        hasLoader: 'loader' in route.module,
-        hasClientAction: false,
-        hasClientLoader: false,
-        hasErrorBoundary: 'ErrorBoundary' in route.module,
-      },
-    ]),
-  )
-  return {
-    routes,
-    entry: { module: entryServer },
-    future,
-    publicPath: '/build/',
-    assetsBuildDirectory: 'public/build',
-    assets: {
-      entry: { module: '/build/entry.client.js', imports: [] },
-      routes: manifestRoutes,
-      url: '/build/manifest.js',
-      version: 'test',
-    },
-    isSpaMode: false,
-  }
-}
+const build = () => standInBuild(routes)
 
 let server: http.Server
 let base: string

@@ -1,10 +1,8 @@
 import type http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
-import { installGlobals } from '@remix-run/node'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import * as entryServer from '#app/entry.server.tsx'
 import { REFERENCE_PAGE_POLICY } from '#app/modules/api-docs/reference-page.server.ts'
 import * as root from '#app/root.tsx'
 import * as notFoundPage from '#app/routes/$.tsx'
@@ -15,7 +13,7 @@ import * as fileRoute from '#app/routes/files.$key.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
 import { makeAdmin, makeStoredFile } from '#tests/factories.ts'
 import { sessionCookieFor } from '#tests/sessions.ts'
-import remixConfig from '../../remix.config.js'
+import { standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
 import { createApp } from '../../server/web-server.js'
 
 // The response headers of the web server (server/web-server.js) in front of the real entry, root and
@@ -23,9 +21,7 @@ import { createApp } from '../../server/web-server.js'
 // headers every answer gets, and HSTS only when PUBLIC_URL is https. The route table is written here
 // (as web-server-lists.test.ts does) so no `remix build` is needed.
 
-type Route = { id: string; parentId?: string; path?: string; module: Record<string, unknown> }
-
-const routes: Record<string, Route> = {
+const routes: Record<string, StandInRoute> = {
   root: { id: 'root', path: '', module: root },
   'routes/_auth+/_layout': { id: 'routes/_auth+/_layout', parentId: 'root', module: authLayout },
   'routes/_auth+/sign-in': {
@@ -39,41 +35,7 @@ const routes: Record<string, Route> = {
   'routes/$': { id: 'routes/$', parentId: 'root', path: '*', module: notFoundPage },
 }
 
-function build() {
-  const future = remixConfig.future ?? {}
-  installGlobals({ nativeFetch: future.v3_singleFetch })
-  const manifestRoutes = Object.fromEntries(
-    Object.values(routes).map((route) => [
-      route.id,
-      {
-        id: route.id,
-        parentId: route.parentId,
-        path: route.path,
-        module: `/build/${route.id}.js`,
-        imports: [],
-        hasAction: 'action' in route.module,
-        hasLoader: 'loader' in route.module,
-        hasClientAction: false,
-        hasClientLoader: false,
-        hasErrorBoundary: 'ErrorBoundary' in route.module,
-      },
-    ]),
-  )
-  return {
-    routes,
-    entry: { module: entryServer },
-    future,
-    publicPath: '/build/',
-    assetsBuildDirectory: 'public/build',
-    assets: {
-      entry: { module: '/build/entry.client.js', imports: [] },
-      routes: manifestRoutes,
-      url: '/build/manifest.js',
-      version: 'test',
-    },
-    isSpaMode: false,
-  }
-}
+const build = () => standInBuild(routes)
 
 const servers: http.Server[] = []
 
