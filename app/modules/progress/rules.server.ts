@@ -1,6 +1,6 @@
 import { query, sql } from '#db/client.ts'
 import { courseDurationSql, toDuration, visibleVideoSql } from '../courses/duration.server.ts'
-import { LOCKING_PREREQUISITE_SQL } from './prerequisites.ts'
+import { lockingPrerequisiteSql } from './prerequisites.ts'
 
 // The progress rules, written once, for the course pages, My Courses and the heartbeat alike:
 // which videos are locked, and how far along a course is.
@@ -18,18 +18,21 @@ export async function lockedVideos(userId: string, courseId: string): Promise<Ma
 }
 
 /**
- * The FROM and WHERE of the prerequisites `p` (of videos `vp.video_id`) that lock a video of :courseId for
- * :userId: those that lock at all and that the learner has not completed yet.
+ * The prerequisites that lock a video of :courseId for :userId, one row each (video_id, title, order_id):
+ * those that lock at all and that the learner has not completed yet. A subquery with its own names, to
+ * select from under any alias.
  */
-export const UNFINISHED_PREREQUISITES_SQL = `video_prerequisites vp
-       JOIN content_entries p ON p.id = vp.prerequisite_id AND ${LOCKING_PREREQUISITE_SQL}
-       LEFT JOIN video_progress pr ON pr.video_id = p.id AND pr.user_id = :userId
-      WHERE vp.course_id = :courseId AND NOT COALESCE(pr.completed, false)`
+export const UNFINISHED_PREREQUISITES_SQL = `
+  SELECT vp.video_id, p.title, p.order_id
+    FROM video_prerequisites vp
+    JOIN content_entries p ON p.id = vp.prerequisite_id AND ${lockingPrerequisiteSql('p')}
+    LEFT JOIN video_progress pr ON pr.video_id = p.id AND pr.user_id = :userId
+   WHERE vp.course_id = :courseId AND NOT COALESCE(pr.completed, false)`
 
 const LOCKED_VIDEOS = sql(
-  `SELECT vp.video_id, array_agg(p.title ORDER BY p.order_id) AS titles
-     FROM ${UNFINISHED_PREREQUISITES_SQL}
-    GROUP BY vp.video_id`,
+  `SELECT u.video_id, array_agg(u.title ORDER BY u.order_id) AS titles
+     FROM (${UNFINISHED_PREREQUISITES_SQL}) u
+    GROUP BY u.video_id`,
 )
 
 export type CourseProgress = {

@@ -50,8 +50,8 @@ const WATCHABILITY = `
   EXISTS (SELECT 1 FROM (${ASSIGNED_COURSE_IDS}) a WHERE a.course_id = :courseId) AS assigned,
   v.id IS NOT NULL AS found,
   CASE WHEN v.duration > 0 THEN v.duration END AS duration,
-  (SELECT array_agg(p.title ORDER BY p.order_id)
-     FROM ${UNFINISHED_PREREQUISITES_SQL} AND vp.video_id = :videoId) AS locked,
+  (SELECT array_agg(u.title ORDER BY u.order_id)
+     FROM (${UNFINISHED_PREREQUISITES_SQL}) u WHERE u.video_id = :videoId) AS locked,
   (SELECT NULLIF(length(watched), 0) FROM video_progress WHERE user_id = :userId AND video_id = :videoId) AS recorded
   FROM (SELECT 1) one
   LEFT JOIN content_entries v
