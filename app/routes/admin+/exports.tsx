@@ -3,6 +3,7 @@ import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { ColumnHeads } from '#app/components/ui/column-heads.tsx'
 import { Field, SelectField } from '#app/components/ui/field.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
 import { can, PERMISSIONS } from '#app/modules/auth/permissions.ts'
@@ -155,30 +156,10 @@ export default function ScheduledExports() {
         <div className="card mt-3 overflow-x-auto">
           <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
             <caption className="sr-only">Schedules</caption>
-            <thead className="bg-slate-50">
-              <tr>
-                <th scope="col" className={head}>
-                  Name
-                </th>
-                <th scope="col" className={head}>
-                  When
-                </th>
-                <th scope="col" className={head}>
-                  Days
-                </th>
-                <th scope="col" className={head}>
-                  Courses
-                </th>
-                <th scope="col" className={head}>
-                  Destination
-                </th>
-                {canManage ? (
-                  <th scope="col" className={head}>
-                    Actions
-                  </th>
-                ) : null}
-              </tr>
-            </thead>
+            <ColumnHeads
+              names={['Name', 'When', 'Days', 'Courses', 'Destination', canManage && 'Actions']}
+              className={head}
+            />
             <tbody className="divide-y divide-slate-100 bg-white">
               {schedules.length === 0 ? (
                 <tr>
@@ -335,28 +316,7 @@ export default function ScheduledExports() {
         <div className="card mt-3 overflow-x-auto">
           <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
             <caption className="sr-only">Recent runs, newest first</caption>
-            <thead className="bg-slate-50">
-              <tr>
-                <th scope="col" className={head}>
-                  Schedule
-                </th>
-                <th scope="col" className={head}>
-                  Started
-                </th>
-                <th scope="col" className={head}>
-                  Status
-                </th>
-                <th scope="col" className={head}>
-                  Rows
-                </th>
-                <th scope="col" className={head}>
-                  Size
-                </th>
-                <th scope="col" className={head}>
-                  File or error
-                </th>
-              </tr>
-            </thead>
+            <ColumnHeads names={['Schedule', 'Started', 'Status', 'Rows', 'Size', 'File or error']} className={head} />
             <tbody className="divide-y divide-slate-100 bg-white">
               {runs.length === 0 ? (
                 <tr>

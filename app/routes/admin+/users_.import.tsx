@@ -1,6 +1,7 @@
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { ColumnHeads } from '#app/components/ui/column-heads.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { receiveForm } from '#app/modules/files/upload.server.ts'
@@ -230,28 +231,7 @@ function PlannedRows({ kind, rows, total }: { kind: 'create' | 'update'; rows: P
       {/* focusable, so that a keyboard can scroll the table sideways on a narrow screen */}
       <div className="mt-2 overflow-x-auto" role="region" aria-labelledby={id} tabIndex={0}>
         <table aria-labelledby={id} className="min-w-full divide-y divide-slate-200 text-left text-sm">
-          <thead className="bg-slate-50">
-            <tr>
-              <th scope="col" className={head}>
-                Line
-              </th>
-              <th scope="col" className={head}>
-                Name
-              </th>
-              <th scope="col" className={head}>
-                Email
-              </th>
-              <th scope="col" className={head}>
-                Username
-              </th>
-              <th scope="col" className={head}>
-                Role
-              </th>
-              <th scope="col" className={head}>
-                Courses and programs
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Line', 'Name', 'Email', 'Username', 'Role', 'Courses and programs']} className={head} />
           <tbody className="divide-y divide-slate-100">
             {rows.map((r) => (
               <tr key={r.row}>
@@ -305,19 +285,7 @@ function DryRun({ preview }: { preview: ImportPreview }) {
           <div className="mt-2 overflow-x-auto">
             <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
               <caption className="sr-only">Rows that will not be imported: line, column and problem</caption>
-              <thead className="bg-slate-50">
-                <tr>
-                  <th scope="col" className="px-3 py-2 font-semibold">
-                    Line
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-semibold">
-                    Column
-                  </th>
-                  <th scope="col" className="px-3 py-2 font-semibold">
-                    Problem
-                  </th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['Line', 'Column', 'Problem']} className={head} />
               <tbody className="divide-y divide-slate-100">
                 {problems.map((p, i) => (
                   <tr key={`${p.row}-${p.field}-${i}`}>
