@@ -1,8 +1,24 @@
+import { Link } from '@remix-run/react'
+
 // Pieces shared by the Import users page and the page of one import's progress.
 
 export const IMPORT_PATH = '/admin/users/import'
 
 export const plural = (count: number, noun: string) => `${count.toLocaleString('en')} ${noun}${count === 1 ? '' : 's'}`
+
+/** The way back to the Users List, and the page's heading. */
+export function ImportHeading() {
+  return (
+    <>
+      <p className="text-sm">
+        <Link to="/admin/users" className="text-brand-700 underline">
+          Users List
+        </Link>
+      </p>
+      <h1 className="mt-2 text-2xl font-bold">Import users</h1>
+    </>
+  )
+}
 
 /** Counts as tiles; `data-count` names each value for the end-to-end tests. */
 export function CountList({ items }: { items: [string, number][] }) {

@@ -12,7 +12,7 @@ import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { discardUpload, pageAction, readForm, replyOnRefusal, type Refusal } from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { requirePeopleManager } from '#app/utils/session.server.ts'
-import { CountList, IMPORT_PATH as PATH, plural } from './__import-parts.tsx'
+import { CountList, IMPORT_PATH as PATH, ImportHeading, plural } from './__import-parts.tsx'
 
 // Import users (admins and the super admin): 1. upload a CSV file with the import's options; 2. see
 // the dry run of it — counts, the first rows to create and to update, the failing rows — and confirm;
@@ -96,12 +96,7 @@ export default function ImportUsers() {
   const reply = useActionData<typeof action>() as Reply | undefined
   return (
     <div className="max-w-3xl">
-      <p className="text-sm">
-        <Link to="/admin/users" className="text-brand-700 underline">
-          Users List
-        </Link>
-      </p>
-      <h1 className="mt-2 text-2xl font-bold">Import users</h1>
+      <ImportHeading />
       {reply?.step === 'preview' ? (
         <DryRun preview={reply.preview} />
       ) : reply?.step === 'confirm' ? (

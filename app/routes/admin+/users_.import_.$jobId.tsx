@@ -7,7 +7,7 @@ import { importJobStatus, type ImportJobView } from '#app/modules/users/import-j
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { requirePeopleManager } from '#app/utils/session.server.ts'
-import { CountList, IMPORT_PATH, plural } from './__import-parts.tsx'
+import { CountList, IMPORT_PATH, ImportHeading, plural } from './__import-parts.tsx'
 
 // One confirmed import, as it runs and once it has ended: how far into the file it is, the counts so
 // far, and at the end the error CSV to download. With JavaScript the page asks for the job again every
@@ -47,12 +47,7 @@ export default function ImportJob() {
           <meta httpEquiv="refresh" content="2" />
         </noscript>
       ) : null}
-      <p className="text-sm">
-        <Link to="/admin/users" className="text-brand-700 underline">
-          Users List
-        </Link>
-      </p>
-      <h1 className="mt-2 text-2xl font-bold">Import users</h1>
+      <ImportHeading />
       <section aria-labelledby="import-job" className="card mt-6 p-4 sm:p-6">
         <h2 id="import-job" className="text-lg font-semibold">
           {running
