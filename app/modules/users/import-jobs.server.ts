@@ -37,7 +37,8 @@ export type ImportJobView = {
   finishedAt: string | null
 }
 
-type JobRow = {
+// the row of import_jobs: its counts are columns of the same names
+type JobRow = ImportCounts & {
   id: string
   file_name: string
   status: ImportJobStatus
@@ -45,12 +46,6 @@ type JobRow = {
   invite: boolean
   bytes_read: string
   bytes_total: string
-  rows: number
-  created: number
-  updated: number
-  skipped: number
-  assigned: number
-  failed: number
   errors_key: string | null
   message: string | null
   started_at: Date
