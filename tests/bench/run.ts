@@ -10,7 +10,17 @@ import { issueToken } from '#app/modules/auth/token.server.ts'
 import { getSecrets } from '#app/utils/env.server.ts'
 import { openEmbeddedDatabase } from '#db/embedded.ts'
 import { DEMO_PASSWORD } from '#db/seeds/demo-content.ts'
-import { buildIfMissing, portalEnv, root, run, signIn, start, stop, waitUntilServing } from '#tests/bench/serve.ts'
+import {
+  buildIfMissing,
+  portalEnv,
+  printMachine,
+  root,
+  run,
+  signIn,
+  start,
+  stop,
+  waitUntilServing,
+} from '#tests/bench/serve.ts'
 import { freePort } from '#tests/setup/global.ts'
 
 // npm run bench: the real `portal serve` on a fresh DATA_DIR. Prints start-up times, then the ingest
@@ -540,15 +550,6 @@ function rss(pid: number): number {
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
 
 // ——— output ———
-
-function printMachine(postgresVersion: string) {
-  const cpus = os.cpus()
-  console.log(
-    `machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ` +
-      `${(os.totalmem() / 1024 ** 3).toFixed(1)} GB memory, ${os.type()} ${os.release()}, ` +
-      `Node ${process.version}, PostgreSQL ${postgresVersion}; load average (1 min) ${os.loadavg()[0].toFixed(2)}`,
-  )
-}
 
 function printTable(rows: Row[], floorRows: Row[]) {
   const width = Math.max(...[...rows, ...floorRows].map((r) => r.name.length))

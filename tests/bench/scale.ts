@@ -21,6 +21,7 @@ import { resetEnvCache } from '#app/utils/env.server.ts'
 import { disconnect, sequelize } from '#db/client.ts'
 import { openEmbeddedDatabase } from '#db/embedded.ts'
 import { migrate } from '#db/migrate.ts'
+import { printMachine } from '#tests/bench/serve.ts'
 import { freePort } from '#tests/setup/global.ts'
 
 // npm run bench:scale — the access log and the dashboard on a big database. A throwaway embedded
@@ -685,15 +686,6 @@ async function timeCalls(calls: (() => Promise<unknown>)[], inFlight: number): P
     perSecond: times.length / seconds,
     failed,
   }
-}
-
-function printMachine(postgresVersion: string) {
-  const cpus = os.cpus()
-  console.log(
-    `machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ` +
-      `${(os.totalmem() / 1024 ** 3).toFixed(1)} GB memory, ${os.type()} ${os.release()}, ` +
-      `Node ${process.version}, PostgreSQL ${postgresVersion}; load average (1 min) ${os.loadavg()[0].toFixed(2)}`,
-  )
 }
 
 const ms = (value: number) => value.toFixed(2).padStart(8)

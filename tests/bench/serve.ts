@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { freePort } from '#tests/setup/global.ts'
 
@@ -78,4 +79,14 @@ export function run(command: string, args: string[], extraEnv: Record<string, st
     const child = spawn(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...extraEnv } })
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited with ${code}`))))
   })
+}
+
+/** One line saying what machine the figures were measured on, and how busy it was. */
+export function printMachine(postgresVersion: string) {
+  const cpus = os.cpus()
+  console.log(
+    `machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ` +
+      `${(os.totalmem() / 1024 ** 3).toFixed(1)} GB memory, ${os.type()} ${os.release()}, ` +
+      `Node ${process.version}, PostgreSQL ${postgresVersion}; load average (1 min) ${os.loadavg()[0].toFixed(2)}`,
+  )
 }
