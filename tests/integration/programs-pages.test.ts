@@ -168,6 +168,10 @@ describe('Edit Program', () => {
       [courses[1].id, true],
     ])
     expect(boxes.find((box) => box.getAttribute('value') === courses[2].id)).not.toBeChecked()
+    // the current image rides along, so a form saved without choosing another keeps it
+    const form = page.getByRole('textbox', { name: 'Program Name' }).closest('form')
+    const kept = form?.querySelector<HTMLInputElement>('input[type="hidden"][name="programImage"]')
+    expect(JSON.parse(kept?.value ?? '{}')).toMatchObject({ key: image.key })
   })
 
   it('shows the new form’s messages beside their fields and keeps what was typed', async () => {
