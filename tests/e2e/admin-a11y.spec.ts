@@ -4,10 +4,12 @@ import { expectAccessible, whenHydrated } from './helpers.ts'
 
 // The admin's content pages pass axe (no serious or critical violation) as an admin sees them, on a
 // desktop and on a phone: the course page with each tab and each edit dialog open, the forms that add
-// to a course, both rearrange pages, the programs, the dashboard and the admin's own account pages.
+// to a course, both rearrange pages, the programs (the list, a program's page with its delete dialog, its edit
+// and rearrange pages), the dashboard and the admin's own account pages.
 // Only looked at, nothing saved: the demo course is left as the seed made it.
 
 const COURSE = 'Building ETL Pipelines'
+const PROGRAM = 'Analytics Engineering Path'
 
 /** Opens the demo course's page from the course list, as an admin finds it, and answers its address. */
 async function openCourse(page: Page) {
@@ -112,6 +114,27 @@ for (const [width, viewport] of [
         ['/admin/dashboard', 'Dashboard'],
         ['/admin/editProfile', 'Edit Profile'],
         ['/admin/passwordReset', 'Reset Password'],
+      ] as const) {
+        await page.goto(path)
+        await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible()
+        await whenHydrated(page)
+        await expectAccessible(page, path)
+      }
+    })
+
+    test('a program’s page with its delete dialog, and its edit and rearrange pages', async ({ page }) => {
+      await page.goto('/admin/programs')
+      await page.getByRole('link', { name: PROGRAM }).click()
+      await expect(page.getByRole('heading', { name: PROGRAM, level: 1 })).toBeVisible()
+      await whenHydrated(page)
+      const programPath = new URL(page.url()).pathname
+      await expectAccessible(page, programPath)
+      await page.getByRole('link', { name: 'Delete Program' }).click()
+      await expect(page.getByRole('alertdialog', { name: 'Delete program' })).toBeVisible()
+      await expectAccessible(page, `${programPath}?delete`)
+      for (const [path, heading] of [
+        [`${programPath}/edit`, 'Edit Program'],
+        [`${programPath}/rearrange`, `Rearrange Program: ${PROGRAM}`],
       ] as const) {
         await page.goto(path)
         await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible()

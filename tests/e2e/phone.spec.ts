@@ -63,7 +63,7 @@ test('the learner pages fit a phone', async ({ page, signInAs }) => {
   await expectFits(page, '/Passwordreset')
 })
 
-// every /admin page that takes no id (app/routes/admin+), then one course and one user
+// every /admin page that takes no id (app/routes/admin+), then one course, one user and one program
 const adminPages = [
   '/admin/dashboard',
   '/admin/courses',
@@ -99,6 +99,10 @@ test('the admin pages fit a phone, and a wide table scrolls in its own box', asy
   await expect(box).toHaveAttribute('tabindex', '0')
   const user = await page.locator('a[href^="/admin/user/"]').first().getAttribute('href')
   await expectFits(page, user!)
+
+  await page.goto('/admin/programs')
+  const program = await page.locator('a[href^="/admin/program/"]').first().getAttribute('href')
+  for (const path of [program!, `${program}/edit`, `${program}/rearrange`]) await expectFits(page, path)
 })
 
 async function searchOnPhone(page: Page, path: string, query: string, found: string, missing: string) {

@@ -671,7 +671,7 @@ describe('Program List', () => {
     expect((await list('?q=zephyr track 2')).rows[0].image).toBeNull()
   })
 
-  it('renders image, name and description, the button for admins only, and rows that lead nowhere', async () => {
+  it('renders image, name and description, the button for admins only, and rows that open the program', async () => {
     const page = await renderPage(programs as RouteModule, '/admin/programs?q=zephyr')
     const table = page.getByRole('table', { name: 'Program List' })
     for (const header of ['Image', 'Name', 'Description'])
@@ -682,8 +682,10 @@ describe('Program List', () => {
     const add = page.getByRole('link', { name: 'Add New Program' })
     expect(add).toHaveAttribute('href', '/admin/newProgram')
     expect(add).toHaveClass('btn-primary')
-    // there is no program page to open
-    expect(within(row).queryAllByRole('link')).toEqual([])
+    // the name is the row's link to the program's page
+    const [open] = within(row).getAllByRole('link')
+    expect(open).toHaveAccessibleName('Zephyr Track 1')
+    expect(open).toHaveAttribute('href', expect.stringMatching(/^\/admin\/program\/[0-9a-f-]{36}$/))
 
     const coach = await renderPage(programs as RouteModule, '/admin/programs?q=zephyr', {
       cookie: session.coach.cookie,

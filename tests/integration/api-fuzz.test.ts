@@ -190,6 +190,7 @@ async function makeWorld(): Promise<World> {
     videoId: course.videos[1].id,
     documentId: document.id,
     id: assessment.id,
+    programId: program.id,
   }
   const allIds = [
     ...Object.values(users).map((u) => u.id),

@@ -15,6 +15,7 @@ import { isServiceError } from '#app/modules/errors.ts'
 import { listRuns, removeSchedule } from '#app/modules/exports/service.server.ts'
 import { receiveUpload } from '#app/modules/files/upload.server.ts'
 import { mailQueueStatus } from '#app/modules/mail/queue.server.ts'
+import { deleteProgram, getProgram } from '#app/modules/programs/service.server.ts'
 import { prunePings } from '#app/modules/progress/retention.server.ts'
 import { listVideosProgress, recordAccessLogPing } from '#app/modules/progress/service.server.ts'
 import { writeUserList } from '#app/modules/users/export.server.ts'
@@ -38,6 +39,7 @@ import {
   makeCourse,
   makeDocument,
   makeLearner,
+  makeProgram,
   makeStoredFile,
   makeUser,
 } from '#tests/factories.ts'
@@ -188,6 +190,15 @@ const CASES: Case[] = [
     run: ({ actor }) => service(() => getProfile(actor, other.id)),
   },
   {
+    name: 'a program with its learners',
+    exercises: ['read:people'],
+    via: 'service',
+    run: async ({ actor }) => {
+      const program = await makeProgram([(await makeCourse()).id])
+      return service(() => getProgram(actor, program.id))
+    },
+  },
+  {
     name: "another user's progress",
     exercises: ['read:people'],
     via: 'service',
@@ -278,6 +289,15 @@ const CASES: Case[] = [
     run: async ({ actor }) => {
       const course = await makeCourse({ videos: [{}] })
       return service(() => deleteVideo(actor, course.id, course.videos[0].id))
+    },
+  },
+  {
+    name: 'deleting a program',
+    exercises: ['update:content'],
+    via: 'service',
+    run: async ({ actor }) => {
+      const program = await makeProgram([(await makeCourse()).id])
+      return service(() => deleteProgram(actor, { programId: program.id }))
     },
   },
   {

@@ -47,7 +47,8 @@ export function ProgramCourses({ courses, defaultValue, errors, onChange }: Prog
 
   const error = errors?.[0]
   return (
-    <fieldset aria-describedby={[hintId, error ? errorId : null].filter(Boolean).join(' ')}>
+    // min-w-0: a fieldset is as wide as its widest line by default, and the course titles are long
+    <fieldset className="min-w-0" aria-describedby={[hintId, error ? errorId : null].filter(Boolean).join(' ')}>
       <legend className="field-label">Courses</legend>
       <p id={hintId} className="mb-2 text-xs text-slate-500">
         {hydrated

@@ -19,7 +19,7 @@ import {
   ReorderSchema,
 } from '../content/schema.ts'
 import { EditCourseSchema, NewCourseSchema } from '../courses/schema.ts'
-import { NewProgramSchema } from '../programs/schema.ts'
+import { EditProgramSchema, NewProgramSchema, ProgramOrderSchema } from '../programs/schema.ts'
 import {
   AccessLogPingSchema,
   VideoAuditSchema,
@@ -51,6 +51,7 @@ import {
   OpenApiDocument,
   Profile,
   Program,
+  ProgramDetail,
   ProgressAnswer,
   UserRow,
   Video,
@@ -562,6 +563,52 @@ call({
   body: NewProgramSchema,
   ok: message({ program: Program }),
   refusals: [409],
+})
+call({
+  method: 'get',
+  path: '/api/program/getProgram/{programId}',
+  summary: 'A program with its courses in order and the learners it is assigned to',
+  who: 'adminSide',
+  params: ids('programId'),
+  ok: z.object({ data: ProgramDetail }).strict(),
+  refusals: [404],
+})
+call({
+  method: 'put',
+  path: '/api/program/editProgram/{programId}',
+  summary: 'Change a program: the same fields and rules as createProgram',
+  description:
+    'The courses are the whole new list, in order. Without `programImage` (or with the current one) the image ' +
+    'stays; a replaced image is deleted. `name` is accepted for `title`, and `relatedCourse` for `courses`.',
+  who: 'admins',
+  params: ids('programId'),
+  body: EditProgramSchema.innerType().partial({ programId: true }),
+  ok: message({ program: Program }),
+  refusals: [404, 409],
+})
+call({
+  method: 'put',
+  path: '/api/program/editProgramOrder/{programId}',
+  summary: 'Reorder every course of a program',
+  description: 'Each course of the program once, with its new place (`orderId` 0 first) as `_id` the course.',
+  who: 'admins',
+  params: ids('programId'),
+  body: ProgramOrderSchema.shape.courses,
+  ok: message({ program: Program }),
+  refusals: [404],
+})
+call({
+  method: 'delete',
+  path: '/api/program/deleteProgram/{programId}',
+  summary: 'Delete a program, its course links and its image',
+  description:
+    'While learners are assigned the program it is refused (409) unless `confirmUnassign=true`, which ' +
+    'unassigns them first. A learner keeps every course assigned directly or through another program.',
+  who: 'admins',
+  params: ids('programId'),
+  query: z.object({ confirmUnassign: z.enum(['true', 'false']).optional() }),
+  ok: Message,
+  refusals: [404, 409],
 })
 call({
   method: 'put',

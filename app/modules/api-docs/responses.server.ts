@@ -119,6 +119,17 @@ export const Program = z
   .strict()
   .openapi('Program')
 
+/** A program with the learners it is assigned to, as its page shows it. */
+export const ProgramDetail = Program.extend({
+  learners: z.array(
+    z
+      .object({ _id: id, firstName: z.string(), lastName: z.string(), userName: z.string(), email: z.string() })
+      .strict(),
+  ),
+})
+  .strict()
+  .openapi('ProgramDetail')
+
 const roleId = z
   .union([z.literal(ROLE.superAdmin), z.literal(ROLE.learner), z.literal(ROLE.admin), z.literal(ROLE.coach)])
   .openapi({ description: '1 super admin, 2 learner, 3 admin, 4 coach' })

@@ -1,13 +1,25 @@
-import { col, fn, Op } from 'sequelize'
-import { db, mapRows, pipeQuery, type RowStream, transaction } from '#db/client.ts'
+import { col, fn, Op, type Transaction } from 'sequelize'
+import { db, mapRows, pipeQuery, type RowStream, sequelize, transaction } from '#db/client.ts'
 import type { Program } from '#db/models/index.ts'
+import { requirePermission } from '../auth/permissions.ts'
 import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { fileInfo, type FileInfoDto } from '../content/dto.ts'
 import { assertContentManager } from '../content/service.server.ts'
 import { attachableImage } from '../courses/admin.server.ts'
-import { forbidden, invalid } from '../errors.ts'
+import { conflict, forbidden, invalid, notFound } from '../errors.ts'
+import { removeStoredFile } from '../files/service.server.ts'
+import { isUuid } from '../ids.ts'
 import { searchPattern } from '../search.ts'
-import { NewProgramSchema, type NewProgramInput } from './schema.ts'
+import {
+  DeleteProgramSchema,
+  EditProgramSchema,
+  NewProgramSchema,
+  ProgramOrderSchema,
+  type DeleteProgramInput,
+  type EditProgramInput,
+  type NewProgramInput,
+  type ProgramOrderInput,
+} from './schema.ts'
 
 // Programs are bundles of ordered courses: assigning one gives all its courses.
 
@@ -188,4 +200,170 @@ export async function createProgram(actor: Actor, input: NewProgramInput): Promi
   const [created] = await programsById([id])
   if (!created) throw new Error('The new program could not be read back.')
   return created
+}
+
+/** A learner a program is assigned to, as the program's page lists them. */
+export type ProgramLearnerDto = { _id: string; firstName: string; lastName: string; userName: string; email: string }
+
+export type ProgramDetail = ProgramDto & { learners: ProgramLearnerDto[] }
+
+const PROGRAM_NOT_FOUND = 'Program not found.'
+
+/** The program's page and GET /api/program/getProgram: the program with its learners; the admin side only. */
+export async function getProgram(actor: Actor, programId: string): Promise<ProgramDetail> {
+  requirePermission(actor, 'read:people', 'Programs are managed on the admin side.')
+  if (!isUuid(programId)) throw notFound(PROGRAM_NOT_FOUND)
+  const [program] = await programsById([programId])
+  if (!program) throw notFound(PROGRAM_NOT_FOUND)
+  const { ProgramAssignment, User } = await db()
+  const assigned = await ProgramAssignment.findAll({ where: { programId }, attributes: ['userId'] })
+  const learners = await User.findAll({
+    where: { id: assigned.map((a) => a.userId) },
+    attributes: ['id', 'firstName', 'lastName', 'userName', 'email'],
+    order: [
+      [fn('lower', col('first_name')), 'ASC'],
+      [fn('lower', col('last_name')), 'ASC'],
+      ['id', 'ASC'],
+    ],
+  })
+  return {
+    ...program,
+    learners: learners.map((u) => ({
+      _id: u.id,
+      firstName: u.firstName,
+      lastName: u.lastName,
+      userName: u.userName,
+      email: u.email,
+    })),
+  }
+}
+
+/** The program, locked for this transaction; 404 when there is none. */
+async function lockProgram(programId: string, transaction: Transaction) {
+  const { Program } = await db()
+  const program = isUuid(programId)
+    ? await Program.findByPk(programId, { transaction, lock: transaction.LOCK.UPDATE })
+    : null
+  if (!program) throw notFound(PROGRAM_NOT_FOUND)
+  return program
+}
+
+/** The program's courses, first to last: ids in this order, each at its place (0 first). */
+async function writeCourses(programId: string, courseIds: string[], transaction: Transaction) {
+  const { ProgramCourse } = await db()
+  // a course taken out loses its learners through the program (the completion triggers see the delete);
+  // the ones kept only move, which changes no one's courses
+  await ProgramCourse.destroy({ where: { programId, courseId: { [Op.notIn]: courseIds } }, transaction })
+  await (
+    await sequelize()
+  ).query(
+    `INSERT INTO program_courses (program_id, course_id, position)
+     SELECT :programId, v.id, v.position FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS v(id uuid, position integer)
+     ON CONFLICT (program_id, course_id) DO UPDATE SET position = EXCLUDED.position
+       WHERE program_courses.position <> EXCLUDED.position`,
+    {
+      replacements: { programId, items: JSON.stringify(courseIds.map((id, position) => ({ id, position }))) },
+      transaction,
+    },
+  )
+}
+
+/**
+ * The program's page and PUT /api/program/editProgram: the same fields and rules as a new program.
+ * Without a new image the current one stays; a replaced image is deleted.
+ */
+export async function editProgram(actor: Actor, input: EditProgramInput): Promise<ProgramDto> {
+  assertContentManager(actor)
+  const given = input && typeof input === 'object' ? (input as { programId?: unknown }).programId : undefined
+  if (!isUuid(given)) throw notFound(PROGRAM_NOT_FOUND)
+  const data = EditProgramSchema.parse(input)
+  const { Course } = await db()
+  const replaced = await transaction(async (transaction) => {
+    const program = await lockProgram(data.programId, transaction)
+    const found = await Course.count({ where: { id: data.courses }, transaction })
+    if (found !== data.courses.length) throw invalid('Please select a course.', { courses: 'Please select a course.' })
+    const old = program.imageKey
+    const imageKey = data.programImage
+      ? await attachableImage(data.programImage, old, transaction, 'programImage')
+      : old
+    await program.update(
+      {
+        title: data.title,
+        description: data.description,
+        path: data.path,
+        learningPath: data.learningPath,
+        duration: data.duration,
+        price: data.price.toFixed(2),
+        imageKey,
+      },
+      { transaction },
+    )
+    await writeCourses(program.id, data.courses, transaction)
+    return old && old !== imageKey ? old : null
+  })
+  if (replaced) await removeStoredFile(replaced)
+  const [edited] = await programsById([data.programId])
+  if (!edited) throw notFound(PROGRAM_NOT_FOUND)
+  return edited
+}
+
+/** The program's rearrange page and PUT /api/program/editProgramOrder: every course of the program, in a new order. */
+export async function reorderProgram(actor: Actor, input: ProgramOrderInput): Promise<ProgramDto> {
+  assertContentManager(actor)
+  const given = input && typeof input === 'object' ? (input as { programId?: unknown }).programId : undefined
+  if (!isUuid(given)) throw notFound(PROGRAM_NOT_FOUND)
+  const { programId, courses } = ProgramOrderSchema.parse(input)
+  const ids = courses.map((c) => c._id)
+  if (new Set(ids).size !== ids.length) throw invalid('Each course may appear only once in the new order.')
+  const positions = courses.map((c) => c.orderId).sort((a, b) => a - b)
+  if (positions.some((p, index) => p !== index))
+    throw invalid('The orderIds must be 0, 1, 2 … with no gaps or repeats.')
+  const { ProgramCourse } = await db()
+  await transaction(async (transaction) => {
+    await lockProgram(programId, transaction)
+    const current = await ProgramCourse.findAll({ where: { programId }, attributes: ['courseId'], transaction })
+    const held = new Set(current.map((c) => c.courseId))
+    if (current.length !== ids.length || ids.some((id) => !held.has(id)))
+      throw invalid('Send every course of the program in the new order, each once.')
+    const ordered = [...courses].sort((a, b) => a.orderId - b.orderId).map((c) => c._id)
+    await writeCourses(programId, ordered, transaction)
+  })
+  const [program] = await programsById([programId])
+  if (!program) throw notFound(PROGRAM_NOT_FOUND)
+  return program
+}
+
+/** The refusal of a delete while learners have the program. */
+export const assignedMessage = (learners: number) =>
+  `This program is assigned to ${learners === 1 ? '1 learner' : `${learners} learners`}. ` +
+  'Unassign them to delete it, or confirm that they are unassigned with it.'
+
+/**
+ * The program's page and DELETE /api/program/deleteProgram: the program, its course links and its
+ * image. With learners assigned it is refused (409) unless `confirmUnassign`: then they are unassigned
+ * first. A learner keeps every course they have another way (assigned directly or through another
+ * program), with its progress; progress is never deleted here.
+ */
+export async function deleteProgram(
+  actor: Actor,
+  input: DeleteProgramInput,
+): Promise<{ title: string; unassigned: number }> {
+  assertContentManager(actor)
+  const given = input && typeof input === 'object' ? (input as { programId?: unknown }).programId : undefined
+  if (!isUuid(given)) throw notFound(PROGRAM_NOT_FOUND)
+  const { programId, confirmUnassign } = DeleteProgramSchema.parse(input)
+  const { ProgramAssignment, ProgramCourse } = await db()
+  const deleted = await transaction(async (transaction) => {
+    // locked: an assignment made meanwhile waits for this, then finds no program
+    const program = await lockProgram(programId, transaction)
+    const learners = await ProgramAssignment.count({ where: { programId }, transaction })
+    if (learners > 0 && !confirmUnassign) throw conflict(assignedMessage(learners))
+    // each row on its own, so the completion triggers take its courses from its learners now
+    await ProgramAssignment.destroy({ where: { programId }, transaction })
+    await ProgramCourse.destroy({ where: { programId }, transaction })
+    await program.destroy({ transaction })
+    return { title: program.title, unassigned: learners, imageKey: program.imageKey }
+  })
+  if (deleted.imageKey) await removeStoredFile(deleted.imageKey)
+  return { title: deleted.title, unassigned: deleted.unassigned }
 }

@@ -1,4 +1,5 @@
 import { json } from '@remix-run/node'
+import type { z } from 'zod'
 import type { Actor } from '#app/modules/auth/roles.ts'
 import { ReorderSchema } from '#app/modules/content/schema.ts'
 import { reorderEntries } from '#app/modules/content/service.server.ts'
@@ -34,13 +35,31 @@ export async function saveOrder(
   list: { courseId: string; kind: ContentKind },
   backTo: string,
 ): Promise<Response> {
+  return savePostedOrder(
+    request,
+    (items) => reorderEntries(actor, list.kind === 'video' ? 'videos' : 'files', items, list),
+    backTo,
+  )
+}
+
+/**
+ * Save a posted order with `save` (the items as `{ _id, orderId }`, as the /api's reorder calls take
+ * them) and go back to `backTo`; a refusal is shown above the list.
+ */
+export async function savePostedOrder(
+  request: Request,
+  save: (items: ReorderItems) => Promise<unknown>,
+  backTo: string,
+): Promise<Response> {
   const ids = postedOrder(await readForm(request))
   const items = ReorderSchema.safeParse(ids.map((_id, orderId) => ({ _id, orderId })))
   if (!items.success) return json<OrderReply>({ message: 'Nothing to save.' }, { status: 400 })
   const saved = await replyOnRefusal(
-    () => reorderEntries(actor, list.kind === 'video' ? 'videos' : 'files', items.data, list),
+    () => save(items.data),
     ({ message }): OrderReply => ({ message }),
   )
   if (!saved.ok) return saved.response
   return redirectWithSuccess(backTo, 'The new order is saved.')
 }
+
+type ReorderItems = z.output<typeof ReorderSchema>

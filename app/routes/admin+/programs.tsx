@@ -58,16 +58,18 @@ export default function ProgramList() {
               id: 'title',
               header: 'Name',
               sortKey: 'title',
-              className: 'w-1/3',
+              className: 'w-1/4',
+              cell: (row) => row.title,
+            },
+            {
+              id: 'courses',
+              header: 'Courses',
+              className: 'w-1/4',
               cell: (row) => (
-                <>
-                  <span className="font-medium">{row.title}</span>
-                  {/* there is no program page: say here what the bundle holds */}
-                  <span className="mt-1 block text-xs text-slate-500">
-                    {row.courses.length === 1 ? '1 course' : `${row.courses.length} courses`}
-                    {row.courses.length ? `: ${row.courses.join(' · ')}` : ''}
-                  </span>
-                </>
+                <span className="text-xs text-slate-600">
+                  {row.courses.length === 1 ? '1 course' : `${row.courses.length} courses`}
+                  {row.courses.length ? `: ${row.courses.join(' · ')}` : ''}
+                </span>
               ),
             },
             {
@@ -80,6 +82,8 @@ export default function ProgramList() {
           ]}
           rows={rows}
           getRowKey={(row) => row._id}
+          rowHref={(row) => `/admin/program/${row._id}`}
+          linkColumn="title"
           total={total}
           page={query.page}
           pageSize={query.size}

@@ -1,0 +1,194 @@
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { CourseImage } from '#app/components/course/course-image.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { DetailList } from '#app/components/ui/detail-list.tsx'
+import { EmptyState } from '#app/components/ui/empty-state.tsx'
+import { FormError } from '#app/components/ui/form-footer.tsx'
+import { Overlay } from '#app/components/ui/overlay.tsx'
+import { can } from '#app/modules/auth/permissions.ts'
+import { deleteProgram, getProgram } from '#app/modules/programs/service.server.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { pageAction, readForm, replyOnRefusal } from '#app/utils/forms.server.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
+import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: `${data?.program.title ?? 'Program'} · ${PRODUCT_NAME}` },
+]
+
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
+
+async function loadPage({ request, params }: LoaderFunctionArgs) {
+  const user = await requireAdminSide(request)
+  const program = await getProgram(user, params.programId ?? '')
+  return json({ program, canEdit: can(user, 'update:content') })
+}
+
+/** A refused delete, shown in the delete dialog. */
+type DeleteReply = { message: string }
+
+/** Delete Program (the dialog's form): 409 while learners are assigned, unless the admin ticked to unassign them. */
+export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
+
+async function runAction({ request, params }: ActionFunctionArgs) {
+  const programId = params.programId ?? ''
+  const user = await requireContentManager(request, `/admin/program/${encodeURIComponent(programId)}`)
+  const form = await readForm(request)
+  if (form.get('intent') !== 'delete') return json<DeleteReply>({ message: 'Unknown action.' }, { status: 400 })
+  const confirmUnassign = form.get('confirmUnassign') === 'on'
+  const deleted = await replyOnRefusal(
+    () => deleteProgram(user, { programId, confirmUnassign }),
+    ({ message }): DeleteReply => ({ message }),
+  )
+  if (!deleted.ok) return deleted.response
+  return redirectWithSuccess('/admin/programs', 'Program deleted.')
+}
+
+const price = (value: number | null) =>
+  value === null ? '—' : new Intl.NumberFormat('en', { minimumFractionDigits: 2 }).format(value)
+
+export default function AdminProgram() {
+  const { program, canEdit } = useLoaderData<typeof loader>()
+  const [params] = useSearchParams()
+  const page = `/admin/program/${program._id}`
+  const deleting = canEdit && params.get('delete') !== null
+  const learners = program.learners.length
+  return (
+    <>
+      <Breadcrumb items={[{ label: 'Programs', to: '/admin/programs' }, { label: program.title }]} />
+      <header className="mt-3 flex flex-wrap items-start gap-6">
+        <div className="w-48 shrink-0 overflow-hidden rounded-lg">
+          <CourseImage src={program.programImage?.link ?? null} title={program.title} priority />
+        </div>
+        <div className="min-w-0 flex-1">
+          <h1 className="break-words text-2xl font-bold">{program.title}</h1>
+          <p className="mt-3 max-w-3xl whitespace-pre-line break-words text-slate-700">{program.description}</p>
+        </div>
+      </header>
+      <DetailList
+        className="mt-6 grid-cols-2 sm:grid-cols-4"
+        items={[
+          ['Path', <span className="break-words">{program.path}</span>],
+          ['Learning Path', <span className="break-words">{program.learningPath}</span>],
+          ['Duration', program.duration],
+          ['Price', price(program.price)],
+        ]}
+      />
+      {canEdit ? (
+        <div className="mt-6 flex flex-wrap gap-3">
+          <Link to={`${page}/edit`} className="btn-primary">
+            Edit Program
+          </Link>
+          {program.courses.length > 1 ? (
+            <Link to={`${page}/rearrange`} className="btn-secondary">
+              Rearrange Courses
+            </Link>
+          ) : null}
+          <Link to="?delete" preventScrollReset className="btn text-red-700 hover:bg-red-50">
+            Delete Program
+          </Link>
+        </div>
+      ) : null}
+
+      <section className="mt-8" aria-labelledby="program-courses">
+        <h2 id="program-courses" className="text-lg font-semibold">
+          Courses
+        </h2>
+        {program.courses.length === 0 ? (
+          <EmptyState title="No courses" />
+        ) : (
+          <ol className="card mt-3 divide-y divide-slate-100" aria-label="Courses in order">
+            {program.courses.map((course, index) => (
+              <li key={course._id} className="flex items-center gap-3 px-4 py-3 text-sm" data-testid="program-course">
+                <span className="w-6 text-right tabular-nums text-slate-500">{index + 1}.</span>
+                <Link
+                  to={`/admin/course/${course._id}`}
+                  className="min-w-0 flex-1 break-words text-brand-700 hover:underline"
+                >
+                  {course.title}
+                </Link>
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+
+      <section className="mt-8" aria-labelledby="program-learners">
+        <h2 id="program-learners" className="text-lg font-semibold">
+          Learners ({learners})
+        </h2>
+        {learners === 0 ? (
+          <EmptyState title="No learners" text="Assign the program from a learner’s page." />
+        ) : (
+          <ul className="card mt-3 divide-y divide-slate-100">
+            {program.learners.map((learner) => (
+              <li key={learner._id} className="flex flex-wrap items-center gap-x-3 px-4 py-3 text-sm">
+                <Link
+                  to={`/admin/user/${learner._id}`}
+                  className="break-words font-medium text-brand-700 hover:underline"
+                >
+                  {learner.firstName} {learner.lastName}
+                </Link>
+                <span className="break-all text-slate-500">{learner.email}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      {deleting ? <DeleteProgramDialog title={program.title} learners={learners} closeTo={page} /> : null}
+    </>
+  )
+}
+
+function DeleteProgramDialog({ title, learners, closeTo }: { title: string; learners: number; closeTo: string }) {
+  const refused = useActionData<DeleteReply>()
+  const navigation = useNavigation()
+  const busy = navigation.state !== 'idle' && navigation.formMethod === 'POST'
+  return (
+    <Overlay
+      title="Delete program"
+      role="alertdialog"
+      closeTo={closeTo}
+      description={
+        <>
+          Delete “{title}”? Its image and its course list are deleted; the courses themselves stay. This cannot be
+          undone.
+          {learners > 0
+            ? ` It is assigned to ${learners === 1 ? '1 learner' : `${learners} learners`}, who keep only the courses they have another way.`
+            : ''}
+        </>
+      }
+    >
+      <Form method="post" action="?delete" preventScrollReset className="space-y-4">
+        <input type="hidden" name="intent" value="delete" />
+        {learners > 0 ? (
+          <label className="flex items-start gap-2 text-sm">
+            <input
+              type="checkbox"
+              name="confirmUnassign"
+              className="mt-0.5 h-4 w-4 rounded border-slate-300 text-brand-600 focus:ring-brand-500"
+            />
+            <span>Unassign {learners === 1 ? 'its learner' : `its ${learners} learners`} and delete the program</span>
+          </label>
+        ) : null}
+        <FormError errors={refused?.message ? [refused.message] : undefined} />
+        <div className="flex justify-end gap-3">
+          <a href={closeTo} className="btn-secondary" data-autofocus>
+            Cancel
+          </a>
+          <button type="submit" className="btn bg-red-600 text-white hover:bg-red-700" disabled={busy}>
+            {busy ? 'Deleting…' : 'Delete'}
+          </button>
+        </div>
+      </Form>
+    </Overlay>
+  )
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}
