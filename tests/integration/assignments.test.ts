@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
 import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
@@ -42,5 +43,37 @@ describe('assignCourse and assignProgram', () => {
     await expect(
       assignCourse(admin, { userId: learner.id, courseId: '00000000-0000-4000-8000-000000000000' }),
     ).rejects.toMatchObject({ status: 400, errors: { courseId: 'Course is a required field to assign' } })
+  })
+
+  it('refuse a program removed while it is being assigned, leaving no assignment behind', async () => {
+    const [admin, learner] = [await makeAdmin(), await makeLearner()]
+    const program = await makeProgram([(await makeCourse()).id])
+    // the removal on a connection of its own, outside the app's pool
+    const removal = new pg.Client({ connectionString: process.env.DATABASE_URL })
+    await removal.connect()
+    try {
+      await removal.query('BEGIN')
+      await removal.query('DELETE FROM programs WHERE id = $1', [program.id])
+      const assigning = assignProgram(admin, { userId: learner.id, programId: program.id })
+      assigning.catch(() => {})
+      // the assignment waits for the removal to end, then finds no program
+      const waiting = async () =>
+        (
+          await removal.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+          )
+        ).rows[0].n
+      await expect.poll(waiting, { timeout: 60_000 }).toBeGreaterThan(0)
+      await removal.query('COMMIT')
+      await expect(assigning).rejects.toMatchObject({
+        status: 400,
+        errors: { programId: 'Course is required field to assign' },
+      })
+    } finally {
+      await removal.end()
+    }
+    const { ProgramAssignment } = await db()
+    expect(await ProgramAssignment.count({ where: { userId: learner.id } })).toBe(0)
   })
 })

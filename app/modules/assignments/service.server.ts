@@ -15,25 +15,33 @@ async function requireLearner(userId: string) {
   return user
 }
 
-const ASSIGN_COURSE = sql(
-  `INSERT INTO course_assignments (user_id, course_id, assigned_by) VALUES (:userId, :courseId, :by)
-   ON CONFLICT (user_id, course_id) DO NOTHING RETURNING user_id`,
-)
-const ASSIGN_PROGRAM = sql(
-  `INSERT INTO program_assignments (user_id, program_id, assigned_by) VALUES (:userId, :programId, :by)
-   ON CONFLICT (user_id, program_id) DO NOTHING RETURNING user_id`,
-)
+// Each assignment is one statement that finds the course or program and inserts in one go: the row it
+// found is locked until the insert commits, so one removed at the same moment is either not found here
+// or removed after the assignment (which goes with it), never a broken reference.
+const assignStatement = (table: 'course_assignments' | 'program_assignments', column: string, parent: string) =>
+  sql(
+    `WITH parent AS (SELECT id FROM ${parent} WHERE id = :parentId FOR KEY SHARE),
+          inserted AS (
+            INSERT INTO ${table} (user_id, ${column}, assigned_by) SELECT :userId, id, :by FROM parent
+            ON CONFLICT (user_id, ${column}) DO NOTHING RETURNING user_id)
+     SELECT EXISTS (SELECT 1 FROM parent) AS found, EXISTS (SELECT 1 FROM inserted) AS assigned`,
+  )
+const ASSIGN_COURSE = assignStatement('course_assignments', 'course_id', 'courses')
+const ASSIGN_PROGRAM = assignStatement('program_assignments', 'program_id', 'programs')
 
 /** POST /api/category/assignCourse/{userId}. */
 export async function assignCourse(actor: Actor, input: AssignCourseInput) {
   requirePermission(actor, 'manage:people', 'Only admins can assign courses.')
   const { userId, courseId } = AssignCourseSchema.parse(input)
   await requireLearner(userId)
-  const { Course } = await db()
-  if (!(await Course.findByPk(courseId, { attributes: ['id'] })))
+  const [row] = await query<{ found: boolean; assigned: boolean }>(ASSIGN_COURSE, {
+    userId,
+    parentId: courseId,
+    by: actor.id,
+  })
+  if (!row.found)
     throw invalid('Course is a required field to assign', { courseId: 'Course is a required field to assign' })
-  const inserted = await query(ASSIGN_COURSE, { userId, courseId, by: actor.id })
-  return { assigned: inserted.length > 0 }
+  return { assigned: row.assigned }
 }
 
 /** PUT /api/program/assignProgram: every course of the program, now and as it changes. */
@@ -41,9 +49,12 @@ export async function assignProgram(actor: Actor, input: AssignProgramInput) {
   requirePermission(actor, 'manage:people', 'Only admins can assign programs.')
   const { userId, programId } = AssignProgramSchema.parse(input)
   await requireLearner(userId)
-  const { Program } = await db()
-  if (!(await Program.findByPk(programId, { attributes: ['id'] })))
+  const [row] = await query<{ found: boolean; assigned: boolean }>(ASSIGN_PROGRAM, {
+    userId,
+    parentId: programId,
+    by: actor.id,
+  })
+  if (!row.found)
     throw invalid('Course is required field to assign', { programId: 'Course is required field to assign' })
-  const inserted = await query(ASSIGN_PROGRAM, { userId, programId, by: actor.id })
-  return { assigned: inserted.length > 0 }
+  return { assigned: row.assigned }
 }
