@@ -1,6 +1,6 @@
 import { type Page } from '@playwright/test'
 import { expect, test } from './fixtures.ts'
-import { startCourse, whenHydrated } from './helpers.ts'
+import { expectAccessible, startCourse, whenHydrated } from './helpers.ts'
 
 // Every page on a phone (390 × 844 CSS pixels, a touch screen): nothing makes the whole page scroll
 // sideways; a wide table scrolls inside its own box instead. A learner on a phone can search their
@@ -173,6 +173,8 @@ for (const javaScriptEnabled of [true, false]) {
     ]) {
       await ready()
       await opener('User menu').tap()
+      await expect(userEntry(entry)).toBeVisible()
+      if (entry === 'Edit Profile' && javaScriptEnabled) await expectAccessible(page, 'the open user menu')
       await userEntry(entry).tap()
       await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible()
     }
@@ -191,6 +193,8 @@ for (const javaScriptEnabled of [true, false]) {
     await tab('Documents').tap()
     await expect(page).toHaveURL(/\?tab=documents$/)
     await expect(panel('Documents')).toContainText('SQL Joins Cheat Sheet.pdf')
+    if (javaScriptEnabled) await expectAccessible(page, 'the video page’s Documents')
+    const videoPage = new URL(page.url()).pathname
     await tab('Scenarios').tap()
     await expect(page).toHaveURL(/\?tab=scenarios$/)
     await expect(panel('Scenarios')).toBeVisible()
@@ -212,6 +216,25 @@ for (const javaScriptEnabled of [true, false]) {
     await opener('User menu').tap()
     await userEntry('Reset Password').tap()
     await expect(page).toHaveURL(/\/admin\/passwordReset$/)
+
+    if (!javaScriptEnabled) {
+      // axe runs as the page's JavaScript, so the plain HTML is checked in a browser where the app's own
+      // scripts never arrive: the markup a page shows before (or without) hydration, menus open
+      const plain = await browser.newContext({ viewport: phone, storageState: await context.storageState() })
+      await plain.route(/\/build\//, (route) => route.abort())
+      const before = await plain.newPage()
+      const summary = (text: RegExp) => before.locator('summary').filter({ hasText: text })
+      await before.goto(`${videoPage}?tab=documents`)
+      await expect(before.getByRole('region', { name: 'Documents' })).toBeVisible()
+      await summary(/^Menu$/).click()
+      await summary(/User menu$/).click()
+      await expectAccessible(before, 'the video page, its menus open, without JavaScript')
+      await before.goto('/admin/accesslog')
+      await expect(before.getByRole('group', { name: 'Courses' }).getByRole('checkbox').first()).toBeVisible()
+      await summary(/^Menu$/).click()
+      await expectAccessible(before, 'the access log and the admin menu, without JavaScript')
+      await plain.close()
+    }
     await context.close()
   })
 }

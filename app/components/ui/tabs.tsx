@@ -2,9 +2,10 @@ import { Link } from '@remix-run/react'
 import { useId, useRef, type KeyboardEvent, type ReactNode } from 'react'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 
-const tabClass =
-  'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 focus:outline-none focus-visible:outline-2 focus-visible:outline-brand-500'
-const chosenClass = 'bg-brand-600 text-white hover:bg-brand-700'
+const tabClass = (chosen: boolean) =>
+  `rounded-md px-3 py-1.5 text-sm font-medium focus:outline-none focus-visible:outline-2 focus-visible:outline-brand-500 ${
+    chosen ? 'bg-brand-600 text-white hover:bg-brand-700' : 'text-slate-600 hover:bg-slate-100'
+  }`
 
 export type TabItem<Id extends string> = { id: Id; label: string; href: string; content: ReactNode }
 
@@ -48,7 +49,7 @@ export function Tabs<Id extends string>({
               to={tab.href}
               preventScrollReset
               aria-current={i === index ? 'page' : undefined}
-              className={`${tabClass} ${i === index ? chosenClass : ''}`}
+              className={tabClass(i === index)}
             >
               {tab.label}
             </Link>
@@ -88,7 +89,7 @@ export function Tabs<Id extends string>({
             aria-selected={i === index}
             aria-controls={`${id}-panel-${i}`}
             tabIndex={i === index ? 0 : -1}
-            className={`${tabClass} ${i === index ? chosenClass : ''}`}
+            className={tabClass(i === index)}
             onClick={() => onSelect(tab.id)}
           >
             {tab.label}
