@@ -3,7 +3,7 @@ import { expect, test } from './fixtures.ts'
 import { signIn } from './helpers.ts'
 
 // Admin forms in a browser without JavaScript: Edit Course Details posted as a plain multipart form,
-// and the access log's filter as a plain GET form.
+// and the access log's filter as a plain GET form, its courses as checkboxes.
 
 test.use({ javaScriptEnabled: false })
 
@@ -24,14 +24,30 @@ test('Edit Course Details keeps the current image when no other is chosen, witho
   await expect(dialog.getByText('Current file: Building ETL Pipelines.png')).toBeVisible()
 })
 
-test('Clear Filter shows the whole access log again, without JavaScript', async ({ page }) => {
+test('the access log filters by two courses from checkboxes, and Clear Filter shows it whole again, without JavaScript', async ({
+  page,
+}) => {
   await signIn(page, 'admin', DEMO_PASSWORD)
-  await page.goto('/admin/accesslog?startDate=2020-01-01&endDate=2020-01-02')
+  await page.goto('/admin/accesslog')
   const table = page.getByRole('table', { name: 'Access Log' })
+  const courses = page.getByRole('group', { name: 'Courses' })
+  const chosen = ['Data Modelling for Relational Databases', 'SQL Fundamentals']
+  for (const title of chosen) await courses.getByRole('checkbox', { name: title }).check()
+  await page.getByRole('button', { name: 'Filter' }).click()
+  await expect(page).toHaveURL(/course=.*&course=/)
+  for (const title of chosen) await expect(courses.getByRole('checkbox', { name: title })).toBeChecked()
+  const shown = await table.locator('tbody tr td:nth-child(3)').allTextContents()
+  expect(shown.length).toBeGreaterThan(0)
+  expect(chosen).toEqual(expect.arrayContaining([...new Set(shown)]))
+
+  await page.getByLabel('Start date').fill('2020-01-01')
+  await page.getByLabel('End date').fill('2020-01-02')
+  await page.getByRole('button', { name: 'Filter' }).click()
   await expect(table.getByText('No Data Found')).toBeVisible()
   await page.getByRole('link', { name: 'Clear Filter' }).click()
   await expect(page).toHaveURL(/\/admin\/accesslog$/)
   await expect(page.getByLabel('Start date')).toHaveValue('')
   await expect(page.getByLabel('End date')).toHaveValue('')
+  await expect(courses.getByRole('checkbox', { checked: true })).toHaveCount(0)
   await expect(table.getByText('No Data Found')).toHaveCount(0)
 })

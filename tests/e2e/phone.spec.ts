@@ -1,12 +1,13 @@
 import { type Page } from '@playwright/test'
 import { expect, test } from './fixtures.ts'
-import { startCourse } from './helpers.ts'
+import { expectAccessible, startCourse, whenHydrated } from './helpers.ts'
 
-// Every page on a phone (390 × 844 CSS pixels): nothing makes the whole page scroll sideways; a wide
-// table scrolls inside its own box instead. And a learner on a phone can search their courses.
+// Every page on a phone (390 × 844 CSS pixels, a touch screen): nothing makes the whole page scroll
+// sideways; a wide table scrolls inside its own box instead. A learner on a phone can search their
+// courses, and every menu, menu entry and video tab is reached by a tap, with or without JavaScript.
 
 const phone = { width: 390, height: 844 }
-test.use({ viewport: phone })
+test.use({ viewport: phone, hasTouch: true })
 
 /** Opens the page and checks that it is no wider than the screen, naming what sticks out if it is. */
 async function expectFits(page: Page, path?: string) {
@@ -109,7 +110,8 @@ async function searchOnPhone(page: Page, path: string, query: string, found: str
   await page.goto(path)
   const box = page.getByRole('search').getByRole('searchbox', { name: 'Search courses' })
   await expect(box).toHaveCount(1)
-  await expect(box).toBeVisible()
+  await box.tap()
+  await expect(box).toBeFocused()
   await box.fill(query)
   await box.press('Enter')
   await expect(page).toHaveURL(new RegExp(`${path}\\?q=${query}$`))
@@ -134,9 +136,109 @@ test('a learner on a phone searches My Courses and Explore Courses', async ({ pa
 })
 
 test('the course search works on a phone without JavaScript', async ({ browser, signInAs }) => {
-  const context = await browser.newContext({ javaScriptEnabled: false, viewport: phone })
+  const context = await browser.newContext({ javaScriptEnabled: false, viewport: phone, hasTouch: true })
   const page = await context.newPage()
   await signInAs('learner1', { page })
   await searches(page)
   await context.close()
 })
+
+for (const javaScriptEnabled of [true, false]) {
+  test(`on a phone ${javaScriptEnabled ? 'with' : 'without'} JavaScript, every menu entry and video tab is a tap away`, async ({
+    browser,
+    signInAs,
+  }) => {
+    const context = await browser.newContext({ javaScriptEnabled, viewport: phone, hasTouch: true })
+    const page = await context.newPage()
+    const ready = async () => {
+      if (javaScriptEnabled) await whenHydrated(page)
+    }
+    // with JavaScript a menu button and a menu; before it (or without it) a <details> of plain links
+    const opener = (name: 'Menu' | 'User menu') =>
+      javaScriptEnabled
+        ? page.getByRole('button', { name: name === 'Menu' ? 'Open menu' : name })
+        : page.locator('summary').filter({ hasText: new RegExp(`${name}$`) })
+    const userEntry = (name: string) => page.getByRole(javaScriptEnabled ? 'menuitem' : 'link', { name, exact: true })
+
+    await signInAs('learner1', { page })
+    for (const [entry, heading] of [
+      ['Explore Courses', 'Explore Courses'],
+      ['Contact Us', 'Contact Us'],
+      ['My Courses', 'My Courses'],
+    ]) {
+      await ready()
+      await opener('Menu').tap()
+      await page.getByRole('navigation', { name: 'Mobile' }).getByRole('link', { name: entry }).tap()
+      await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible()
+    }
+    for (const [entry, heading] of [
+      ['Edit Profile', 'Edit Profile'],
+      ['Reset Password', 'Reset Password'],
+    ]) {
+      await ready()
+      await opener('User menu').tap()
+      await expect(userEntry(entry)).toBeVisible()
+      if (entry === 'Edit Profile' && javaScriptEnabled) await expectAccessible(page, 'the open user menu')
+      await userEntry(entry).tap()
+      await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible()
+    }
+
+    // the video page's side panel: tabs with JavaScript, links to ?tab= without
+    await page.goto('/courses')
+    await startCourse(page, 'SQL Fundamentals')
+    await page.getByRole('link', { name: /What SQL Is and Why It Lasts/ }).tap()
+    await expect(page.getByRole('heading', { name: 'What SQL Is and Why It Lasts', level: 1 })).toBeVisible()
+    await ready()
+    const tab = (name: string) =>
+      javaScriptEnabled
+        ? page.getByRole('tab', { name })
+        : page.getByRole('navigation', { name: 'Course material' }).getByRole('link', { name })
+    const panel = (name: string) => page.getByRole(javaScriptEnabled ? 'tabpanel' : 'region', { name })
+    await tab('Documents').tap()
+    await expect(page).toHaveURL(/\?tab=documents$/)
+    await expect(panel('Documents')).toContainText('SQL Joins Cheat Sheet.pdf')
+    if (javaScriptEnabled) await expectAccessible(page, 'the video page’s Documents')
+    const videoPage = new URL(page.url()).pathname
+    await tab('Scenarios').tap()
+    await expect(page).toHaveURL(/\?tab=scenarios$/)
+    await expect(panel('Scenarios')).toBeVisible()
+    await expect(panel('Documents')).toHaveCount(0)
+    await tab('Contents').tap()
+    await expect(page).not.toHaveURL(/tab=/)
+    await expect(panel('Contents').getByRole('link', { name: /What SQL Is and Why It Lasts/ })).toBeVisible()
+
+    // the admin side: its menu and the same user menu
+    await signInAs('admin', { page })
+    await ready()
+    await page
+      .locator('summary')
+      .filter({ hasText: /^Menu$/ })
+      .tap()
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Access Log' }).tap()
+    await expect(page.getByRole('heading', { name: 'Access Log', level: 1 })).toBeVisible()
+    await ready()
+    await opener('User menu').tap()
+    await userEntry('Reset Password').tap()
+    await expect(page).toHaveURL(/\/admin\/passwordReset$/)
+
+    if (!javaScriptEnabled) {
+      // axe runs as the page's JavaScript, so the plain HTML is checked in a browser where the app's own
+      // scripts never arrive: the markup a page shows before (or without) hydration, menus open
+      const plain = await browser.newContext({ viewport: phone, storageState: await context.storageState() })
+      await plain.route(/\/build\//, (route) => route.abort())
+      const before = await plain.newPage()
+      const summary = (text: RegExp) => before.locator('summary').filter({ hasText: text })
+      await before.goto(`${videoPage}?tab=documents`)
+      await expect(before.getByRole('region', { name: 'Documents' })).toBeVisible()
+      await summary(/^Menu$/).click()
+      await summary(/User menu$/).click()
+      await expectAccessible(before, 'the video page, its menus open, without JavaScript')
+      await before.goto('/admin/accesslog')
+      await expect(before.getByRole('group', { name: 'Courses' }).getByRole('checkbox').first()).toBeVisible()
+      await summary(/^Menu$/).click()
+      await expectAccessible(before, 'the access log and the admin menu, without JavaScript')
+      await plain.close()
+    }
+    await context.close()
+  })
+}

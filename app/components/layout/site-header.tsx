@@ -2,6 +2,7 @@ import { Form, Link, NavLink, useLocation, useSearchParams } from '@remix-run/re
 import { useEffect, useId, useState } from 'react'
 import { can } from '#app/modules/auth/permissions.ts'
 import { ROLE } from '#app/modules/auth/roles.ts'
+import { useHydrated } from '#app/utils/use-hydrated.ts'
 import { Logo } from './logo.tsx'
 import { UserMenu } from './user-menu.tsx'
 
@@ -26,11 +27,35 @@ export function SiteHeader({ user, marketingUrl }: { user: HeaderUser; marketing
         ? [{ to: '/admin/dashboard', label: 'Admin dashboard' }]
         : []
     : [{ to: '/explore-courses', label: 'Courses' }]
-  // the mobile menu: a plain disclosure (a button with aria-expanded over the panel it shows)
+  // the mobile menu: before JavaScript runs (or without it) a <details> that opens as plain HTML; once
+  // hydrated, a button with aria-expanded over the panel it shows, closed again by a navigation
+  const hydrated = useHydrated()
   const mobileMenuId = useId()
   const [mobileOpen, setMobileOpen] = useState(false)
   const location = useLocation()
   useEffect(() => setMobileOpen(false), [location.key])
+  const mobileLinks = (
+    <>
+      {!user ? (
+        <a href={marketingUrl ?? '/'} className="block rounded-md px-3 py-2 text-sm text-slate-700 hover:bg-slate-100">
+          Home
+        </a>
+      ) : null}
+      {links.map((l) => (
+        <NavLink key={l.to} to={l.to} className={(s) => `block ${navClass(s)}`}>
+          {l.label}
+        </NavLink>
+      ))}
+      <NavLink to="/contact-Us" className={(s) => `block ${navClass(s)}`}>
+        Contact Us
+      </NavLink>
+    </>
+  )
+  const menuIcon = (
+    <svg viewBox="0 0 24 24" className="h-6 w-6" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden>
+      <path d="M4 6h16M4 12h16M4 18h16" />
+    </svg>
+  )
   return (
     <header className="sticky top-0 z-40 border-b border-slate-200 bg-white/95 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-7xl items-center gap-4 px-4 sm:px-6">
@@ -56,38 +81,37 @@ export function SiteHeader({ user, marketingUrl }: { user: HeaderUser; marketing
               Login
             </Link>
           )}
-          <button
-            type="button"
-            className="rounded-md p-2 text-slate-700 hover:bg-slate-100 md:hidden"
-            aria-label="Open menu"
-            aria-expanded={mobileOpen}
-            aria-controls={mobileOpen ? mobileMenuId : undefined}
-            onClick={() => setMobileOpen((o) => !o)}
-          >
-            <svg viewBox="0 0 24 24" className="h-6 w-6" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden>
-              <path d="M4 6h16M4 12h16M4 18h16" />
-            </svg>
-          </button>
+          {hydrated ? (
+            <button
+              type="button"
+              className="rounded-md p-2 text-slate-700 hover:bg-slate-100 md:hidden"
+              aria-label="Open menu"
+              aria-expanded={mobileOpen}
+              aria-controls={mobileOpen ? mobileMenuId : undefined}
+              onClick={() => setMobileOpen((o) => !o)}
+            >
+              {menuIcon}
+            </button>
+          ) : (
+            // the panel is placed under the whole header (the sticky header is its containing block)
+            <details className="md:hidden">
+              <summary className="cursor-pointer list-none rounded-md p-2 text-slate-700 hover:bg-slate-100 [&::-webkit-details-marker]:hidden">
+                {menuIcon}
+                <span className="sr-only">Menu</span>
+              </summary>
+              <nav
+                aria-label="Mobile"
+                className="absolute inset-x-0 top-full border-y border-slate-200 bg-white px-4 py-2 shadow-sm"
+              >
+                {mobileLinks}
+              </nav>
+            </details>
+          )}
         </div>
       </div>
-      {mobileOpen ? (
+      {hydrated && mobileOpen ? (
         <nav id={mobileMenuId} aria-label="Mobile" className="border-t border-slate-200 px-4 py-2 md:hidden">
-          {!user ? (
-            <a
-              href={marketingUrl ?? '/'}
-              className="block rounded-md px-3 py-2 text-sm text-slate-700 hover:bg-slate-100"
-            >
-              Home
-            </a>
-          ) : null}
-          {links.map((l) => (
-            <NavLink key={l.to} to={l.to} className={(s) => `block ${navClass(s)}`}>
-              {l.label}
-            </NavLink>
-          ))}
-          <NavLink to="/contact-Us" className={(s) => `block ${navClass(s)}`}>
-            Contact Us
-          </NavLink>
+          {mobileLinks}
         </nav>
       ) : null}
     </header>

@@ -1,18 +1,84 @@
 import { Form, Link, useLocation, useSubmit } from '@remix-run/react'
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react'
 import { can } from '#app/modules/auth/permissions.ts'
+import { useHydrated } from '#app/utils/use-hydrated.ts'
 
 type MenuUser = { firstName: string; lastName: string; roleId: number }
 
+const itemClass = 'block w-full px-4 py-2 text-left text-sm text-slate-700 focus:bg-slate-100 focus:outline-none'
+const panelClass = 'absolute right-0 top-full z-50 mt-2 w-48 rounded-md border border-slate-200 bg-white py-1 shadow-lg'
+const triggerClass = 'flex items-center gap-2 rounded-full py-1 pl-1 pr-3 text-sm font-medium hover:bg-slate-100'
+
+/** Edit Profile and Reset Password: the admin side has its own profile pages. */
+function accountLinks(user: MenuUser) {
+  const admin = can(user, 'enter:admin-area')
+  return [
+    { to: admin ? '/admin/editProfile' : '/editProfile', label: 'Edit Profile' },
+    { to: admin ? '/admin/passwordReset' : '/Passwordreset', label: 'Reset Password' },
+  ]
+}
+
+function Avatar({ user }: { user: MenuUser }) {
+  const initials = `${user.firstName[0] ?? ''}${user.lastName[0] ?? ''}`.toUpperCase()
+  return (
+    <>
+      <span
+        aria-hidden
+        className="flex h-8 w-8 items-center justify-center rounded-full bg-brand-600 text-xs font-bold text-white"
+      >
+        {initials || '?'}
+      </span>
+      <span aria-hidden className="hidden sm:inline">
+        {user.firstName}
+      </span>
+    </>
+  )
+}
+
 /**
- * EditProfile, ResetPassword and Logout; the admin side has its own profile pages.
+ * Edit Profile, Reset Password and Logout. Before JavaScript runs (or without it) a `<details>`
+ * disclosure whose links and Logout form work as plain HTML; once hydrated, the menu button.
+ */
+export function UserMenu({ user }: { user: MenuUser }) {
+  const hydrated = useHydrated()
+  return hydrated ? <UserMenuButton user={user} /> : <UserMenuDisclosure user={user} />
+}
+
+/** The menu as plain HTML: a disclosure over two links and the Logout form. */
+function UserMenuDisclosure({ user }: { user: MenuUser }) {
+  return (
+    <details className="relative">
+      <summary className={`${triggerClass} cursor-pointer list-none [&::-webkit-details-marker]:hidden`}>
+        <Avatar user={user} />
+        <span className="sr-only">User menu</span>
+      </summary>
+      <ul className={panelClass}>
+        {accountLinks(user).map((link) => (
+          <li key={link.to}>
+            <Link to={link.to} className={itemClass}>
+              {link.label}
+            </Link>
+          </li>
+        ))}
+        <li>
+          <Form method="post" action="/logout">
+            <button type="submit" className={itemClass}>
+              Logout
+            </button>
+          </Form>
+        </li>
+      </ul>
+    </details>
+  )
+}
+
+/**
  * A menu button as the WAI-ARIA pattern has it, in a few lines of our own rather than Headless UI's
  * (which brought floating-ui and react-aria to every page): Enter, Space or the arrows open it on an
  * item, the arrows, Home, End and a first letter move, Escape closes it back to the button, Tab or a
  * click elsewhere closes it.
  */
-export function UserMenu({ user }: { user: MenuUser }) {
-  const admin = can(user, 'enter:admin-area')
+function UserMenuButton({ user }: { user: MenuUser }) {
   const submit = useSubmit()
   const location = useLocation()
   const id = useId()
@@ -22,8 +88,6 @@ export function UserMenu({ user }: { user: MenuUser }) {
   const wrapper = useRef<HTMLDivElement>(null)
   const button = useRef<HTMLButtonElement>(null)
   const menu = useRef<HTMLDivElement>(null)
-  const initials = `${user.firstName[0] ?? ''}${user.lastName[0] ?? ''}`.toUpperCase()
-  const item = 'block w-full px-4 py-2 text-left text-sm text-slate-700 focus:bg-slate-100 focus:outline-none'
 
   const items = () => [...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])]
   const show = (index: number) => {
@@ -88,7 +152,7 @@ export function UserMenu({ user }: { user: MenuUser }) {
         ref={button}
         type="button"
         id={`${id}-button`}
-        className="flex items-center gap-2 rounded-full py-1 pl-1 pr-3 text-sm font-medium hover:bg-slate-100"
+        className={triggerClass}
         aria-label="User menu"
         aria-haspopup="menu"
         aria-expanded={open}
@@ -96,10 +160,7 @@ export function UserMenu({ user }: { user: MenuUser }) {
         onClick={() => (open ? close(false) : show(0))}
         onKeyDown={onButtonKey}
       >
-        <span className="flex h-8 w-8 items-center justify-center rounded-full bg-brand-600 text-xs font-bold text-white">
-          {initials || '?'}
-        </span>
-        <span className="hidden sm:inline">{user.firstName}</span>
+        <Avatar user={user} />
       </button>
       {open ? (
         <div
@@ -108,31 +169,25 @@ export function UserMenu({ user }: { user: MenuUser }) {
           role="menu"
           aria-labelledby={`${id}-button`}
           onKeyDown={onMenuKey}
-          className="absolute right-0 top-full z-50 mt-2 w-48 rounded-md border border-slate-200 bg-white py-1 shadow-lg"
+          className={panelClass}
         >
-          <Link
-            role="menuitem"
-            tabIndex={-1}
-            to={admin ? '/admin/editProfile' : '/editProfile'}
-            className={item}
-            onClick={() => setOpen(false)}
-          >
-            Edit Profile
-          </Link>
-          <Link
-            role="menuitem"
-            tabIndex={-1}
-            to={admin ? '/admin/passwordReset' : '/Passwordreset'}
-            className={item}
-            onClick={() => setOpen(false)}
-          >
-            Reset Password
-          </Link>
+          {accountLinks(user).map((link) => (
+            <Link
+              key={link.to}
+              role="menuitem"
+              tabIndex={-1}
+              to={link.to}
+              className={itemClass}
+              onClick={() => setOpen(false)}
+            >
+              {link.label}
+            </Link>
+          ))}
           <button
             role="menuitem"
             tabIndex={-1}
             type="button"
-            className={item}
+            className={itemClass}
             onClick={() => {
               setOpen(false)
               submit(null, { method: 'post', action: '/logout' })
@@ -142,13 +197,6 @@ export function UserMenu({ user }: { user: MenuUser }) {
           </button>
         </div>
       ) : null}
-      <noscript>
-        <Form method="post" action="/logout" className="inline">
-          <button type="submit" className="ml-2 text-sm font-medium text-brand-700 underline">
-            Logout
-          </button>
-        </Form>
-      </noscript>
     </div>
   )
 }

@@ -1,41 +1,96 @@
-import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
+import { Link } from '@remix-run/react'
+import { useId, useRef, type KeyboardEvent, type ReactNode } from 'react'
+import { useHydrated } from '#app/utils/use-hydrated.ts'
 
-const tabClass =
-  'rounded-md px-3 py-1.5 text-sm font-medium text-slate-600 hover:bg-slate-100 aria-selected:bg-brand-600 aria-selected:text-white aria-selected:hover:bg-brand-700 focus:outline-none focus-visible:outline-2 focus-visible:outline-brand-500'
+const tabClass = (chosen: boolean) =>
+  `rounded-md px-3 py-1.5 text-sm font-medium focus:outline-none focus-visible:outline-2 focus-visible:outline-brand-500 ${
+    chosen ? 'bg-brand-600 text-white hover:bg-brand-700' : 'text-slate-600 hover:bg-slate-100'
+  }`
+
+export type TabItem<Id extends string> = { id: Id; label: string; href: string; content: ReactNode }
 
 /**
- * Tabs as the WAI-ARIA pattern has them: one tab stop, Left/Right (wrapping), Home and End choose a
- * tab and show its panel. The first panel shows before JavaScript, the others are `hidden`.
+ * Tabs whose choice lives in the URL (`?tab=`). Before JavaScript runs (or without it) they are links
+ * in a navigation, the current one marked `aria-current`, and only the chosen panel is in the page:
+ * each link loads the page with its panel. Once hydrated they are tabs as the WAI-ARIA pattern has
+ * them: one tab stop, Left/Right (wrapping), Home and End choose a tab and show its panel, and
+ * `onSelect` hears of each choice (to keep the URL in step).
  */
-export function Tabs({ tabs, className }: { tabs: { label: string; content: ReactNode }[]; className?: string }) {
+export function Tabs<Id extends string>({
+  label,
+  tabs,
+  selected,
+  onSelect,
+  className,
+}: {
+  /** names the tab list (or the navigation before hydration) */
+  label: string
+  tabs: TabItem<Id>[]
+  selected: Id
+  onSelect: (id: Id) => void
+  className?: string
+}) {
+  const hydrated = useHydrated()
   const id = useId()
-  const [selected, setSelected] = useState(0)
   const list = useRef<HTMLDivElement>(null)
-  const choose = (index: number) => {
-    const next = (index + tabs.length) % tabs.length
-    setSelected(next)
+  const index = Math.max(
+    0,
+    tabs.findIndex((tab) => tab.id === selected),
+  )
+
+  if (!hydrated) {
+    const chosen = tabs[index]
+    return (
+      <div className={className}>
+        <nav aria-label={label} className="flex gap-1 border-b border-slate-100 p-2">
+          {tabs.map((tab, i) => (
+            <Link
+              key={tab.id}
+              to={tab.href}
+              preventScrollReset
+              aria-current={i === index ? 'page' : undefined}
+              className={tabClass(i === index)}
+            >
+              {tab.label}
+            </Link>
+          ))}
+        </nav>
+        {chosen ? <section aria-label={chosen.label}>{chosen.content}</section> : null}
+      </div>
+    )
+  }
+
+  const choose = (to: number) => {
+    const next = (to + tabs.length) % tabs.length
+    onSelect(tabs[next]!.id)
     list.current?.querySelectorAll<HTMLElement>('[role="tab"]')[next]?.focus()
   }
   const onKeyDown = (event: KeyboardEvent) => {
-    const to = { ArrowRight: selected + 1, ArrowLeft: selected - 1, Home: 0, End: tabs.length - 1 }[event.key]
+    const to = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 }[event.key]
     if (to === undefined) return
     event.preventDefault()
     choose(to)
   }
   return (
     <div className={className}>
-      <div ref={list} role="tablist" className="flex gap-1 border-b border-slate-100 p-2" onKeyDown={onKeyDown}>
+      <div
+        ref={list}
+        role="tablist"
+        aria-label={label}
+        className="flex gap-1 border-b border-slate-100 p-2"
+        onKeyDown={onKeyDown}
+      >
         {tabs.map((tab, i) => (
           <button
-            key={tab.label}
+            key={tab.id}
             type="button"
             role="tab"
             id={`${id}-tab-${i}`}
-            aria-selected={i === selected}
+            aria-selected={i === index}
             aria-controls={`${id}-panel-${i}`}
-            tabIndex={i === selected ? 0 : -1}
-            className={tabClass}
-            onClick={() => setSelected(i)}
+            tabIndex={i === index ? 0 : -1}
+            className={tabClass(i === index)}
+            onClick={() => onSelect(tab.id)}
           >
             {tab.label}
           </button>
@@ -43,12 +98,12 @@ export function Tabs({ tabs, className }: { tabs: { label: string; content: Reac
       </div>
       {tabs.map((tab, i) => (
         <div
-          key={tab.label}
+          key={tab.id}
           role="tabpanel"
           id={`${id}-panel-${i}`}
           aria-labelledby={`${id}-tab-${i}`}
           tabIndex={0}
-          hidden={i !== selected}
+          hidden={i !== index}
         >
           {tab.content}
         </div>

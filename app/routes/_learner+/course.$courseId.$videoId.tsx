@@ -1,5 +1,6 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Link, useLoaderData, useRevalidator } from '@remix-run/react'
+import { Link, useLoaderData, useLocation, useRevalidator } from '@remix-run/react'
+import { useState } from 'react'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { FileList, VideoList } from '#app/components/course/video-list.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
@@ -19,9 +20,15 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage, { redirects: COURSE_REFUSALS })
 
+/** The side panel's tabs; the chosen one is in the URL (`?tab=documents`), Contents when none is. */
+const TABS = ['contents', 'documents', 'scenarios'] as const
+type TabId = (typeof TABS)[number]
+
 async function loadPage({ request, params }: LoaderFunctionArgs) {
   const { user, course, video, index } = await loadCourseVideo(request, params.courseId ?? '', params.videoId ?? '')
+  const asked = new URL(request.url).searchParams.get('tab')
   return json({
+    tab: TABS.find((t) => t === asked) ?? 'contents',
     course,
     video,
     userId: user.id,
@@ -33,8 +40,21 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
 }
 
 export default function VideoPage() {
-  const { course, video, userId, learner, previous, next, position } = useLoaderData<typeof loader>()
+  const { tab: loadedTab, course, video, userId, learner, previous, next, position } = useLoaderData<typeof loader>()
   const revalidator = useRevalidator()
+  // A tab chosen with JavaScript is kept until the next navigation, which brings its URL's tab; the
+  // address is replaced in place rather than navigated to, so choosing a tab loads nothing again.
+  const { key: visit } = useLocation()
+  const [chosen, setChosen] = useState<{ visit: string; tab: TabId }>({ visit, tab: loadedTab })
+  const tab = chosen.visit === visit ? chosen.tab : loadedTab
+  const choose = (to: TabId) => {
+    setChosen({ visit, tab: to })
+    const url = new URL(window.location.href)
+    url.search = tabQuery(url.searchParams, to)
+    window.history.replaceState(window.history.state, '', url)
+  }
+  // Previous and Next keep the tab the learner is on
+  const videoHref = (id: string, on: TabId = tab) => `/course/${course.id}/${id}${tabQuery(new URLSearchParams(), on)}`
   useAccessLogPing({ enabled: learner, pageName: 'Video', courseId: course.id, videoId: video.id })
   return (
     <div className="grid gap-8 lg:grid-cols-[1fr_24rem]">
@@ -74,26 +94,50 @@ export default function VideoPage() {
             <h1 className="text-2xl font-bold">{video.title}</h1>
           </div>
           <div className="flex gap-2">
-            <StepLink to={previous ? `/course/${course.id}/${previous}` : null} label="Previous" />
-            <StepLink to={next ? `/course/${course.id}/${next}` : null} label="Next" />
+            <StepLink to={previous ? videoHref(previous) : null} label="Previous" />
+            <StepLink to={next ? videoHref(next) : null} label="Next" />
           </div>
         </div>
         <p className="whitespace-pre-line text-slate-700">{video.description}</p>
       </div>
       <aside className="card h-fit">
         <Tabs
+          label="Course material"
+          selected={tab}
+          onSelect={choose}
           tabs={[
             {
+              id: 'contents',
               label: 'Contents',
+              href: videoHref(video.id, 'contents'),
               content: <VideoList courseId={course.id} videos={course.videos} currentId={video.id} />,
             },
-            { label: 'Documents', content: <FileList items={course.documents} empty="No Documents found" /> },
-            { label: 'Scenarios', content: <FileList items={course.scenarios} empty="No Scenarios found" /> },
+            {
+              id: 'documents',
+              label: 'Documents',
+              href: videoHref(video.id, 'documents'),
+              content: <FileList items={course.documents} empty="No Documents found" />,
+            },
+            {
+              id: 'scenarios',
+              label: 'Scenarios',
+              href: videoHref(video.id, 'scenarios'),
+              content: <FileList items={course.scenarios} empty="No Scenarios found" />,
+            },
           ]}
         />
       </aside>
     </div>
   )
+}
+
+/** The query string with this tab in it: none for Contents, the default. */
+function tabQuery(params: URLSearchParams, tab: TabId) {
+  const next = new URLSearchParams(params)
+  if (tab === 'contents') next.delete('tab')
+  else next.set('tab', tab)
+  const query = next.toString()
+  return query ? `?${query}` : ''
 }
 
 /** Previous/next: a link, or a disabled button at either end of the course. */

@@ -1,6 +1,7 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData, useLocation } from '@remix-run/react'
 import { ZodError } from 'zod'
+import { CourseFilter } from '#app/components/admin/course-filter.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
 import { parseTableQuery } from '#app/components/ui/table-query.ts'
@@ -44,9 +45,9 @@ async function loadPage({ request }: LoaderFunctionArgs) {
 
 export default function AccessLog() {
   const { rows, total, courses, input, query, errors } = useLoaderData<typeof loader>()
-  const chosen = new Set(input.courses)
-  // React leaves a field the admin typed in as it is when only its default changes, so the form is
-  // made afresh on each navigation: after Clear Filter (or Back) it shows the URL's filter, as the table does.
+  // React leaves a field the admin typed in (or a course picked) as it is when only its default changes, so
+  // the form is made afresh on each navigation: after Clear Filter (or Back) it shows the URL's filter, as
+  // the table does.
   const { key: visit } = useLocation()
   return (
     <>
@@ -59,26 +60,7 @@ export default function AccessLog() {
       >
         {/* a new filter starts again at page 1, with the rows per page kept */}
         <input type="hidden" name="size" value={query.size} />
-        <div>
-          <label htmlFor="access-courses" className="field-label">
-            Courses
-          </label>
-          <select
-            id="access-courses"
-            name="course"
-            multiple
-            size={4}
-            defaultValue={[...chosen]}
-            className="field-input"
-          >
-            {courses.map((c) => (
-              <option key={c._id} value={c._id}>
-                {c.title}
-              </option>
-            ))}
-          </select>
-          <p className="mt-1 text-xs text-slate-500">None chosen means every course. Ctrl or ⌘ picks several.</p>
-        </div>
+        <CourseFilter name="course" label="Courses" courses={courses} defaultValue={input.courses} />
         <div>
           <label htmlFor="access-start" className="field-label">
             Start date
