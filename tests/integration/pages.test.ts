@@ -200,8 +200,8 @@ describe('the course and video pages', () => {
         params: { courseId: course.id, videoId },
       })
       expect(response.status).toBe(200)
-      const data = (await response.json()) as { video: { id: string }; learner: boolean; course: CourseShape }
-      expect(data).toMatchObject({ video: { id: videoId }, learner: false })
+      const data = (await response.json()) as { video: { _id: string }; learner: boolean; course: CourseShape }
+      expect(data).toMatchObject({ video: { _id: videoId }, learner: false })
       expect(data.course.videos.map((v) => v.lockedBy)).toEqual([[], []])
     }
   })

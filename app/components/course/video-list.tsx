@@ -21,11 +21,11 @@ export function VideoList({
     <ol className="divide-y divide-slate-100">
       {videos.map((video, index) => {
         const locked = video.lockedBy.length > 0
-        const current = video.id === currentId
+        const current = video._id === currentId
         return (
-          <li key={video.id}>
+          <li key={video._id}>
             <Link
-              to={`/course/${courseId}/${video.id}`}
+              to={`/course/${courseId}/${video._id}`}
               aria-current={current ? 'page' : undefined}
               className={`flex items-center gap-3 px-4 py-3 text-sm hover:bg-slate-50 ${current ? 'bg-brand-50' : ''} ${
                 locked ? 'text-red-600' : 'text-slate-800'
@@ -72,12 +72,12 @@ export function VideoList({
   )
 }
 
-export function FileList({ items, empty }: { items: { id: string; name: string; link: string }[]; empty: string }) {
+export function FileList({ items, empty }: { items: { _id: string; name: string; link: string }[]; empty: string }) {
   if (items.length === 0) return <p className="p-4 text-sm text-slate-600">{empty}</p>
   return (
     <ol className="divide-y divide-slate-100">
       {items.map((item, index) => (
-        <li key={item.id} className="flex items-center gap-3 px-4 py-3 text-sm">
+        <li key={item._id} className="flex items-center gap-3 px-4 py-3 text-sm">
           <span className="w-6 text-right tabular-nums text-slate-600">{index + 1}.</span>
           <a href={item.link} className="flex-1 text-brand-700 hover:underline" target="_blank" rel="noreferrer">
             {item.name}

@@ -67,7 +67,7 @@ export async function listAssignedCourses(
 }
 
 export type VideoItem = {
-  id: string
+  _id: string
   title: string
   description: string
   duration: number | null
@@ -81,10 +81,10 @@ export type VideoItem = {
   lockedBy: string[]
 }
 
-export type FileItem = { id: string; name: string; link: string; orderId: number }
+export type FileItem = { _id: string; name: string; link: string; orderId: number }
 
 export type CourseContents = {
-  id: string
+  _id: string
   title: string
   description: string
   imageUrl: string | null
@@ -131,7 +131,7 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
   const videos: VideoItem[] = entries
     .filter((e) => e.kind === 'video')
     .map((e) => ({
-      id: e.id,
+      _id: e.id,
       title: e.title,
       description: e.description,
       duration: e.duration,
@@ -146,7 +146,7 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
     entries
       .filter((e) => e.kind === kind && e.fileKey)
       .map((e) => ({
-        id: e.id,
+        _id: e.id,
         name: e.file?.name ?? e.title,
         link: fileLink(e.fileKey as string),
         orderId: e.orderId,
@@ -154,7 +154,7 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
 
   const summary = actor.id ? await courseProgress(actor.id, courseId) : undefined
   return {
-    id: course.id,
+    _id: course.id,
     title: course.title,
     description: course.description,
     imageUrl: course.imageKey ? fileLink(course.imageKey) : null,
@@ -179,7 +179,7 @@ export class VideoLocked extends ServiceError {
  */
 export async function getCourseVideo(actor: Actor, courseId: string, videoId: string) {
   const course = await getCourseContents(actor, courseId)
-  const index = course.videos.findIndex((v) => v.id === videoId)
+  const index = course.videos.findIndex((v) => v._id === videoId)
   const video = course.videos[index]
   if (!video) throw notFound('Video not found.')
   if (video.lockedBy.length > 0) throw new VideoLocked(video.lockedBy)

@@ -33,8 +33,8 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
     video,
     userId: user.id,
     learner: user.roleId === ROLE.learner,
-    previous: course.videos[index - 1]?.id ?? null,
-    next: course.videos[index + 1]?.id ?? null,
+    previous: course.videos[index - 1]?._id ?? null,
+    next: course.videos[index + 1]?._id ?? null,
     position: index + 1,
   })
 }
@@ -54,27 +54,27 @@ export default function VideoPage() {
     window.history.replaceState(window.history.state, '', url)
   }
   // Previous and Next keep the tab the learner is on
-  const videoHref = (id: string, on: TabId = tab) => `/course/${course.id}/${id}${tabQuery(new URLSearchParams(), on)}`
-  useAccessLogPing({ enabled: learner, pageName: 'Video', courseId: course.id, videoId: video.id })
+  const videoHref = (id: string, on: TabId = tab) => `/course/${course._id}/${id}${tabQuery(new URLSearchParams(), on)}`
+  useAccessLogPing({ enabled: learner, pageName: 'Video', courseId: course._id, videoId: video._id })
   return (
     <div className="grid gap-8 lg:grid-cols-[1fr_24rem]">
       <div className="space-y-4">
         <Breadcrumb
           items={[
             { label: 'My Courses', to: '/courses' },
-            { label: course.title, to: `/course/${course.id}` },
+            { label: course.title, to: `/course/${course._id}` },
           ]}
         />
         {learner ? (
           <VideoPlayer
             video={{
-              id: video.id,
+              id: video._id,
               title: video.title,
               embedUrl: video.embedUrl,
               duration: video.duration,
               lastPosition: video.lastPosition,
             }}
-            courseId={course.id}
+            courseId={course._id}
             userId={userId}
             onProgress={(answer) => {
               // a video just completed: its green check, the next video's lock and the percent change
@@ -109,19 +109,19 @@ export default function VideoPage() {
             {
               id: 'contents',
               label: 'Contents',
-              href: videoHref(video.id, 'contents'),
-              content: <VideoList courseId={course.id} videos={course.videos} currentId={video.id} />,
+              href: videoHref(video._id, 'contents'),
+              content: <VideoList courseId={course._id} videos={course.videos} currentId={video._id} />,
             },
             {
               id: 'documents',
               label: 'Documents',
-              href: videoHref(video.id, 'documents'),
+              href: videoHref(video._id, 'documents'),
               content: <FileList items={course.documents} empty="No Documents found" />,
             },
             {
               id: 'scenarios',
               label: 'Scenarios',
-              href: videoHref(video.id, 'scenarios'),
+              href: videoHref(video._id, 'scenarios'),
               content: <FileList items={course.scenarios} empty="No Scenarios found" />,
             },
           ]}

@@ -29,7 +29,7 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage, {
 
 async function loadPage({ request, params }: LoaderFunctionArgs) {
   const { user, course } = await loadCourse(request, params.courseId ?? '')
-  const assessments = await listAssessments(user, { courseId: course.id, userId: user.id })
+  const assessments = await listAssessments(user, { courseId: course._id, userId: user.id })
   return json({ course, assessments, upload: uploadRules('assessment') })
 }
 
@@ -75,7 +75,7 @@ export default function CoursePage() {
               </span>
             </summary>
             <div className="border-t border-slate-100">
-              <VideoList courseId={course.id} videos={course.videos} />
+              <VideoList courseId={course._id} videos={course.videos} />
             </div>
           </details>
         </section>
@@ -134,7 +134,7 @@ export default function CoursePage() {
         <div className="space-y-4 p-5">
           <ProgressBar percent={course.percent} label="Course progress" />
           {next ? (
-            <Link to={`/course/${course.id}/${next.id}`} className="btn-primary w-full">
+            <Link to={`/course/${course._id}/${next._id}`} className="btn-primary w-full">
               {course.percent > 0 ? 'Continue' : 'Start Course'}
             </Link>
           ) : null}
@@ -145,7 +145,7 @@ export default function CoursePage() {
   )
 }
 
-function AssessmentDialog({ scenarios, upload }: { scenarios: { id: string; name: string }[]; upload: UploadRules }) {
+function AssessmentDialog({ scenarios, upload }: { scenarios: { _id: string; name: string }[]; upload: UploadRules }) {
   const actionData = useActionData<FormReply>()
   const navigation = useNavigation()
   const [uploading, setUploading] = useState(false)
@@ -177,7 +177,7 @@ function AssessmentDialog({ scenarios, upload }: { scenarios: { id: string; name
           label="Scenario"
           errors={fields.relatedScenarioId.errors}
           placeholder="Choose a scenario"
-          options={scenarios.map((s) => ({ value: s.id, label: s.name }))}
+          options={scenarios.map((s) => ({ value: s._id, label: s.name }))}
           selectProps={getSelectProps(fields.relatedScenarioId)}
         />
         <FormError id={form.errorId} errors={form.errors} />
