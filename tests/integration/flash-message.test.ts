@@ -1,17 +1,11 @@
-import type http from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as root from '#app/root.tsx'
 import * as publicLayout from '#app/routes/_public+/_layout.tsx'
 import * as courseView from '#app/routes/_public+/course-view.$courseId.tsx'
 import * as preview from '#app/routes/_public+/preview.$courseId.$videoId.tsx'
-import { resetEnvCache } from '#app/utils/env.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { makeCourse } from '#tests/factories.ts'
-import { standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
-import { createApp } from '../../server/web-server.js'
+import { serve, standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
 
 // A redirect's one-time message in the HTML of the page it leads to, through the web server and
 // Remix's handler with the real root: a browser without JavaScript reads it there. The route table is
@@ -34,9 +28,7 @@ const routes: Record<string, StandInRoute> = {
   },
 }
 
-const build = () => standInBuild(routes)
-
-let server: http.Server
+let server: Awaited<ReturnType<typeof serve>>
 let base: string
 const created = { courseId: '', cookie: '' }
 
@@ -46,17 +38,11 @@ beforeAll(async () => {
   const course = await makeCourse()
   created.courseId = course.id
   created.cookie = toastCookie(await redirectWithSuccess(`/course-view/${course.id}`, 'Course created.'))
-  resetEnvCache()
-  const logger = pino({ level: 'silent' }, new Writable({ write: (_line, _encoding, done) => done() }))
-  server = createApp({ build: build(), logger, metrics: undefined }).listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  server = await serve(standInBuild(routes))
+  base = server.base
 })
 
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise((resolve) => server.close(resolve))
-})
+afterAll(() => server.close())
 
 /** The toast cookie a response sets, as the browser sends it back. */
 function toastCookie(response: Response) {

@@ -1,7 +1,3 @@
-import type http from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REFERENCE_PAGE_POLICY } from '#app/modules/api-docs/reference-page.server.ts'
 import * as root from '#app/root.tsx'
@@ -13,8 +9,7 @@ import * as fileRoute from '#app/routes/files.$key.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
 import { makeAdmin, makeStoredFile } from '#tests/factories.ts'
 import { sessionCookieFor } from '#tests/sessions.ts'
-import { standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
-import { createApp } from '../../server/web-server.js'
+import { serve, standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
 
 // The response headers of the web server (server/web-server.js) in front of the real entry, root and
 // pages: the page's Content-Security-Policy with a fresh nonce on every script the page carries, the
@@ -35,18 +30,13 @@ const routes: Record<string, StandInRoute> = {
   'routes/$': { id: 'routes/$', parentId: 'root', path: '*', module: notFoundPage },
 }
 
-const build = () => standInBuild(routes)
-
-const servers: http.Server[] = []
+const servers: Awaited<ReturnType<typeof serve>>[] = []
 
 /** The web server as `portal serve` runs it, created with the environment as it is now. */
 async function startServer(): Promise<string> {
-  resetEnvCache()
-  const logger = pino({ level: 'silent' }, new Writable({ write: (_line, _encoding, done) => done() }))
-  const server = createApp({ build: build(), logger, metrics: undefined }).listen(0, '127.0.0.1')
+  const server = await serve(standInBuild(routes))
   servers.push(server)
-  await new Promise((resolve) => server.once('listening', resolve))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return server.base
 }
 
 const saved = { PUBLIC_URL: process.env.PUBLIC_URL, VIDEO_HOSTS: process.env.VIDEO_HOSTS }
@@ -63,10 +53,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  }
+  for (const server of servers) await server.close()
   process.env.PUBLIC_URL = saved.PUBLIC_URL
   if (saved.VIDEO_HOSTS === undefined) delete process.env.VIDEO_HOSTS
   else process.env.VIDEO_HOSTS = saved.VIDEO_HOSTS
