@@ -18,6 +18,7 @@ import { getEnv, resetEnvCache } from '#app/utils/env.server.ts'
 import { db, sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram } from '#tests/factories.ts'
 import { docxBytes, elfBytes, pdfBytes, plainZipBytes, pngBytes, readBody, useS3rver } from '#tests/fixtures/files.ts'
+import { multipartRequest } from '#tests/requests.ts'
 
 const URL = 'http://portal.test/api/category/addCourseImage'
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
@@ -45,24 +46,7 @@ afterAll(async () => {
 function formRequest(parts: Record<string, string | File>) {
   const form = new FormData()
   for (const [name, value] of Object.entries(parts)) form.append(name, value)
-  // The encoded form, read through a stream of our own: when the server stops reading a refused body,
-  // cancelling undici's FormData stream itself makes it enqueue into a closed stream (Node 24), an
-  // unhandled error that is no fault of the code under test. Ours just stops pulling.
-  const encoded = new Response(form)
-  const reader = encoded.body!.getReader()
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read()
-      if (done) controller.close()
-      else controller.enqueue(value)
-    },
-  })
-  return new Request(URL, {
-    method: 'POST',
-    body,
-    headers: { 'Content-Type': encoded.headers.get('Content-Type') ?? '' },
-    duplex: 'half',
-  } as RequestInit)
+  return multipartRequest(URL, form)
 }
 
 const file = (bytes: Uint8Array, name: string, type = 'application/octet-stream') =>
