@@ -2,7 +2,7 @@ import type { Browser } from '@playwright/test'
 import type { ParsedMail } from 'mailparser'
 import { waitForMail } from '../outbox.ts'
 import { expect, test } from './fixtures.ts'
-import { expectAccessible, portal, signIn } from './helpers.ts'
+import { createLearner, expectAccessible, fillPersonForm, signIn } from './helpers.ts'
 
 // The links in the password mails, followed as a person follows them: the address is taken out of the
 // mail as it was sent (its text part, the same as the HTML button's), opened in a browser of its own,
@@ -25,22 +25,7 @@ function linkIn(mail: ParsedMail, button: string) {
 /** A learner of the test's own, so the demo accounts keep their passwords for the other suites. */
 async function newLearner(name: string) {
   const learner = { userName: `mail.${name}`, email: `mail.${name}@example.com`, password: 'Before-mail1!' }
-  await portal(
-    'users',
-    'create',
-    '--role',
-    'learner',
-    '--email',
-    learner.email,
-    '--password',
-    learner.password,
-    '--first-name',
-    'Mailed',
-    '--last-name',
-    name,
-    '--username',
-    learner.userName,
-  )
+  await createLearner({ ...learner, firstName: 'Mailed', lastName: name })
   return learner
 }
 
@@ -129,10 +114,7 @@ test("a coach an admin creates chooses a password from the invitation mail's lin
   await page.goto('/admin/coach')
   await page.getByRole('link', { name: 'Create New Coach' }).click()
   const dialog = page.getByRole('dialog', { name: 'Create New Coach' })
-  await dialog.getByLabel('First Name').fill(coach.firstName)
-  await dialog.getByLabel('Last Name').fill(coach.lastName)
-  await dialog.getByLabel('UserName').fill(coach.userName)
-  await dialog.getByLabel('Email').fill(coach.email)
+  await fillPersonForm(dialog, coach)
   await dialog.getByRole('button', { name: 'Create' }).click()
   await expect(page.getByText(`Coach ${coach.userName} created; the invitation mail is on its way.`)).toBeVisible()
 
