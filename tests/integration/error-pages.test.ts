@@ -11,8 +11,8 @@ import * as publicLayout from '#app/routes/_public+/_layout.tsx'
 import * as courseView from '#app/routes/_public+/course-view.$courseId.tsx'
 import * as adminLayout from '#app/routes/admin+/_layout.tsx'
 import { pageLoader } from '#app/utils/pages.server.ts'
-import { makeAdmin, makeCourse, makeLearner } from '#tests/factories.ts'
-import { sessionCookieFor } from '#tests/sessions.ts'
+import { makeCourse } from '#tests/factories.ts'
+import { signedInPeople, type SignedInPerson } from '#tests/sessions.ts'
 import { serve, standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
 
 // Error pages through the web server and Remix's handler, with the real root, layouts and boundary: a
@@ -75,13 +75,11 @@ const routes: Record<string, StandInRoute> = {
 
 let server: Awaited<ReturnType<typeof serve>>
 let base: string
-const cookies = { learner: '', admin: '' }
+let people: Record<'learner' | 'admin', SignedInPerson>
 
 beforeAll(async () => {
   // sign in before the server installs Remix's globals (Headers without getSetCookie)
-  const [learner, admin] = await Promise.all([makeLearner(), makeAdmin()])
-  cookies.learner = await sessionCookieFor(learner.userName)
-  cookies.admin = await sessionCookieFor(admin.userName)
+  people = await signedInPeople('learner', 'admin')
   server = await serve(standInBuild(routes))
   base = server.base
 })
@@ -116,7 +114,7 @@ function expectErrorPage(
 
 describe('a page loader refused by its service', () => {
   it('answers 403 with what happened, the reason and a way back to the learner’s home, in the header', async () => {
-    const shown = await page('/refused/403', cookies.learner)
+    const shown = await page('/refused/403', people.learner.cookie)
     expectErrorPage(shown, {
       status: 403,
       says: ['Error 403', 'Not available to you', 'Only the course’s coach may open this report.'],
@@ -127,7 +125,7 @@ describe('a page loader refused by its service', () => {
   })
 
   it('answers 409 with what happened and a way back to the admin dashboard, in the admin layout', async () => {
-    const shown = await page('/admin/refused/409', cookies.admin)
+    const shown = await page('/admin/refused/409', people.admin.cookie)
     expectErrorPage(shown, {
       status: 409,
       says: ['Error 409', 'That cannot be done right now', 'This export is running; wait for it to finish.'],
@@ -148,7 +146,7 @@ describe('a page loader refused by its service', () => {
 
   it('still sends a learner back to My Courses with a toast for a course not assigned to them', async () => {
     const course = await makeCourse()
-    const { status, response } = await page(`/course/${course.id}`, cookies.learner)
+    const { status, response } = await page(`/course/${course.id}`, people.learner.cookie)
     expect(status).toBe(302)
     expect(new URL(response.headers.get('Location') ?? '', base).pathname).toBe('/courses')
   })
@@ -156,7 +154,7 @@ describe('a page loader refused by its service', () => {
 
 describe('a page that fails', () => {
   it('answers 500 saying it went wrong on our side, with no error or stack trace, and a way back', async () => {
-    const { status, text, html } = await page('/refused/500', cookies.learner)
+    const { status, text, html } = await page('/refused/500', people.learner.cookie)
     expect(status).toBe(500)
     expect(text).toContain('Something went wrong on our side')
     // what the page shows (Remix itself leaves the error out of the page's data in production)
