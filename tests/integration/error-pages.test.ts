@@ -13,13 +13,13 @@ import * as adminLayout from '#app/routes/admin+/_layout.tsx'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { makeCourse } from '#tests/factories.ts'
 import { signedInPeople, type SignedInPerson } from '#tests/sessions.ts'
-import { serve, standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
+import { serve, standInBuild, type OwnRoute } from '#tests/stand-in-build.ts'
 
 // Error pages through the web server and Remix's handler, with the real root, layouts and boundary: a
 // page loader's refusal answers with its own status (403, 409, not a 500) and says what happened and
-// where to go; a failure is a 500 that shows nothing of the error. The route table is written here
-// (as security-headers.test.ts does) so no `remix build` is needed; the refusing pages are this
-// test's own, mounted in the real layouts.
+// where to go; a failure is a 500 that shows nothing of the error. The build is a stand-in
+// (tests/stand-in-build.ts) so no `remix build` is needed; the refusing pages are this test's own,
+// mounted in the real layouts.
 
 const REFUSALS: Record<string, () => never> = {
   '403': () => {
@@ -40,37 +40,18 @@ const refusingPage = {
   ErrorBoundary: () => createElement(GeneralErrorBoundary),
 }
 
-const routes: Record<string, StandInRoute> = {
-  root: { id: 'root', path: '', module: root },
-  'routes/_learner+/_layout': { id: 'routes/_learner+/_layout', parentId: 'root', module: learnerLayout },
-  'routes/_learner+/refused': {
-    id: 'routes/_learner+/refused',
-    parentId: 'routes/_learner+/_layout',
-    path: 'refused/:status',
-    module: refusingPage,
-  },
-  'routes/_learner+/course.$courseId._index': {
-    id: 'routes/_learner+/course.$courseId._index',
-    parentId: 'routes/_learner+/_layout',
-    path: 'course/:courseId',
-    index: true,
-    module: learnerCourse,
-  },
-  'routes/admin+/_layout': { id: 'routes/admin+/_layout', parentId: 'root', path: 'admin', module: adminLayout },
-  'routes/admin+/refused': {
-    id: 'routes/admin+/refused',
-    parentId: 'routes/admin+/_layout',
-    path: 'refused/:status',
-    module: refusingPage,
-  },
-  'routes/_public+/_layout': { id: 'routes/_public+/_layout', parentId: 'root', module: publicLayout },
-  'routes/_public+/course-view.$courseId': {
-    id: 'routes/_public+/course-view.$courseId',
-    parentId: 'routes/_public+/_layout',
-    path: 'course-view/:courseId',
-    module: courseView,
-  },
-  'routes/$': { id: 'routes/$', parentId: 'root', path: '*', module: notFoundPage },
+const appRoutes = {
+  root,
+  'routes/_learner+/_layout': learnerLayout,
+  'routes/_learner+/course.$courseId._index': learnerCourse,
+  'routes/admin+/_layout': adminLayout,
+  'routes/_public+/_layout': publicLayout,
+  'routes/_public+/course-view.$courseId': courseView,
+  'routes/$': notFoundPage,
+}
+const refusingRoutes: Record<string, OwnRoute> = {
+  'routes/_learner+/refused': { parentId: 'routes/_learner+/_layout', path: 'refused/:status', module: refusingPage },
+  'routes/admin+/refused': { parentId: 'routes/admin+/_layout', path: 'refused/:status', module: refusingPage },
 }
 
 let server: Awaited<ReturnType<typeof serve>>
@@ -80,7 +61,7 @@ let people: Record<'learner' | 'admin', SignedInPerson>
 beforeAll(async () => {
   // sign in before the server installs Remix's globals (Headers without getSetCookie)
   people = await signedInPeople('learner', 'admin')
-  server = await serve(standInBuild(routes))
+  server = await serve(await standInBuild(appRoutes, refusingRoutes))
   base = server.base
 })
 

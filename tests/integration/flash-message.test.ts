@@ -5,27 +5,17 @@ import * as courseView from '#app/routes/_public+/course-view.$courseId.tsx'
 import * as preview from '#app/routes/_public+/preview.$courseId.$videoId.tsx'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { makeCourse } from '#tests/factories.ts'
-import { serve, standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
+import { serve, standInBuild } from '#tests/stand-in-build.ts'
 
 // A redirect's one-time message in the HTML of the page it leads to, through the web server and
-// Remix's handler with the real root: a browser without JavaScript reads it there. The route table is
-// written here (as error-pages.test.ts does) so no `remix build` is needed.
+// Remix's handler with the real root: a browser without JavaScript reads it there. The build is a
+// stand-in (tests/stand-in-build.ts) so no `remix build` is needed.
 
-const routes: Record<string, StandInRoute> = {
-  root: { id: 'root', path: '', module: root },
-  'routes/_public+/_layout': { id: 'routes/_public+/_layout', parentId: 'root', module: publicLayout },
-  'routes/_public+/course-view.$courseId': {
-    id: 'routes/_public+/course-view.$courseId',
-    parentId: 'routes/_public+/_layout',
-    path: 'course-view/:courseId',
-    module: courseView,
-  },
-  'routes/_public+/preview.$courseId.$videoId': {
-    id: 'routes/_public+/preview.$courseId.$videoId',
-    parentId: 'routes/_public+/_layout',
-    path: 'preview/:courseId/:videoId',
-    module: preview,
-  },
+const routes = {
+  root,
+  'routes/_public+/_layout': publicLayout,
+  'routes/_public+/course-view.$courseId': courseView,
+  'routes/_public+/preview.$courseId.$videoId': preview,
 }
 
 let server: Awaited<ReturnType<typeof serve>>
@@ -38,7 +28,7 @@ beforeAll(async () => {
   const course = await makeCourse()
   created.courseId = course.id
   created.cookie = toastCookie(await redirectWithSuccess(`/course-view/${course.id}`, 'Course created.'))
-  server = await serve(standInBuild(routes))
+  server = await serve(await standInBuild(routes))
   base = server.base
 })
 

@@ -9,32 +9,27 @@ import * as fileRoute from '#app/routes/files.$key.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
 import { makeAdmin, makeStoredFile } from '#tests/factories.ts'
 import { sessionCookieFor } from '#tests/sessions.ts'
-import { serve, standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
+import { serve, standInBuild } from '#tests/stand-in-build.ts'
 
 // The response headers of the web server (server/web-server.js) in front of the real entry, root and
 // pages: the page's Content-Security-Policy with a fresh nonce on every script the page carries, the
-// headers every answer gets, and HSTS only when PUBLIC_URL is https. The route table is written here
-// (as web-server-lists.test.ts does) so no `remix build` is needed.
+// headers every answer gets, and HSTS only when PUBLIC_URL is https. The build is a stand-in
+// (tests/stand-in-build.ts) so no `remix build` is needed.
 
-const routes: Record<string, StandInRoute> = {
-  root: { id: 'root', path: '', module: root },
-  'routes/_auth+/_layout': { id: 'routes/_auth+/_layout', parentId: 'root', module: authLayout },
-  'routes/_auth+/sign-in': {
-    id: 'routes/_auth+/sign-in',
-    parentId: 'routes/_auth+/_layout',
-    path: 'sign-in',
-    module: signInPage,
-  },
-  'routes/files.$key': { id: 'routes/files.$key', parentId: 'root', path: 'files/:key', module: fileRoute },
-  'routes/api+/docs': { id: 'routes/api+/docs', parentId: 'root', path: 'api/docs', module: referenceRoute },
-  'routes/$': { id: 'routes/$', parentId: 'root', path: '*', module: notFoundPage },
+const routes = {
+  root,
+  'routes/_auth+/_layout': authLayout,
+  'routes/_auth+/sign-in': signInPage,
+  'routes/files.$key': fileRoute,
+  'routes/api+/docs': referenceRoute,
+  'routes/$': notFoundPage,
 }
 
 const servers: Awaited<ReturnType<typeof serve>>[] = []
 
 /** The web server as `portal serve` runs it, created with the environment as it is now. */
 async function startServer(): Promise<string> {
-  const server = await serve(standInBuild(routes))
+  const server = await serve(await standInBuild(routes))
   servers.push(server)
   return server.base
 }

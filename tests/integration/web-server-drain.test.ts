@@ -33,7 +33,7 @@ afterEach(() => {
 
 async function start(loader: () => Promise<Response>) {
   const lifecycle = createLifecycle()
-  const { server, base } = await serve(bareBuild({ 'routes/held': { loader } }), { logger, lifecycle })
+  const { server, base } = await serve(await bareBuild({}, { 'routes/held': { loader } }), { logger, lifecycle })
   servers.push(server)
   return { lifecycle, server, base }
 }

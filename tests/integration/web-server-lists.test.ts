@@ -16,9 +16,9 @@ import { bareBuild, recordingLogger, serve } from '#tests/stand-in-build.ts'
 import { sendRemixResponse } from '../../server/remix-handler.js'
 
 // The web server (server/web-server.js: Express, compression, the request log, our Remix handler) on a
-// real port, in this process, with the real /api list routes on this file's database. The stand-in is
-// the route table, which `remix build` would compile: written here, with the app's future flags and two
-// small routes of its own, so the routes share this process's database pool and the test can watch it.
+// real port, in this process, with the real /api list routes on this file's database. The build is a
+// stand-in (tests/stand-in-build.ts) with two small routes of its own, so the routes share this process's
+// database pool and the test can watch it.
 //
 // A client slower than the database must pause the list's cursor, not have the answer pile up in the
 // server's memory; and no more than LIST_STREAMS_MAX lists stream at once.
@@ -69,23 +69,24 @@ beforeAll(async () => {
   )
   expected = JSON.stringify({ message: (await listUsers(admin, 'learner', {})).rows })
 
-  const build = bareBuild({
-    'routes/api+/user.usersList.user': learnersRoute,
-    'routes/api+/category.accessLog': accessLogRoute,
-    'routes/random-bytes': stubModule(randomAnswer),
-    // what the handler must pass on as it is: a status text and two cookies
-    'routes/two-cookies': stubModule(
-      () =>
-        new Response('{}', {
-          status: 202,
-          statusText: 'Taken',
-          headers: [
-            ['Set-Cookie', 'first=1; Path=/'],
-            ['Set-Cookie', 'second=2; Path=/'],
-          ],
-        }),
-    ),
-  })
+  const build = await bareBuild(
+    { 'routes/api+/user.usersList.user': learnersRoute, 'routes/api+/category.accessLog': accessLogRoute },
+    {
+      'routes/random-bytes': stubModule(randomAnswer),
+      // what the handler must pass on as it is: a status text and two cookies
+      'routes/two-cookies': stubModule(
+        () =>
+          new Response('{}', {
+            status: 202,
+            statusText: 'Taken',
+            headers: [
+              ['Set-Cookie', 'first=1; Path=/'],
+              ['Set-Cookie', 'second=2; Path=/'],
+            ],
+          }),
+      ),
+    },
+  )
   server = await serve(build, { logger })
   server.server.on('connection', (socket: Socket) => sockets.set(socket.remotePort!, socket))
   port = server.port

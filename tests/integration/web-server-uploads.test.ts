@@ -33,7 +33,7 @@ beforeAll(async () => {
   admin = await makeAdmin()
   coach = await makeCoach()
   adminCookie = await sessionCookieFor(admin.userName)
-  const build = bareBuild({
+  const build = await bareBuild({
     'routes/api+/category.addCourseDocument': addCourseDocument,
     'routes/api+/category.addCourseImage': addCourseImage,
     'routes/api+/user.editProfile': editProfile,
