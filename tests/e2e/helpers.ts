@@ -83,6 +83,14 @@ export async function playFromVideoHost(
   return courseId
 }
 
+/** On the Choose a new password page: sets `password` and lands on the sign-in page. */
+export async function chooseNewPassword(page: Page, password: string) {
+  await page.getByLabel('New Password').fill(password)
+  await page.getByLabel('Confirm Password').fill(password)
+  await page.getByRole('button', { name: 'Set password' }).click()
+  await expect(page).toHaveURL(/\/sign-in$/)
+}
+
 /** Fills the Create New User / Coach / Admin dialog's fields; the password ones only when one is given. */
 export async function fillPersonForm(
   dialog: Locator,
@@ -121,6 +129,21 @@ export async function expectAccessible(page: Page, where: string) {
 /** On My Courses: the Start Course button of the course with this title. */
 export async function startCourse(page: Page, title: string) {
   await page.getByTestId('course-card').filter({ hasText: title }).getByRole('link', { name: 'Start Course' }).click()
+}
+
+/**
+ * The dry run of a user import as its page shows it: the counts, and as many rows in the table of
+ * accounts to create and in the table of failing rows (each with its header row). Both tables.
+ */
+export async function expectDryRun(page: Page, fileName: string, counts: { toCreate: number; failed: number }) {
+  await expect(page.getByRole('heading', { name: `Dry run of ${fileName}` })).toBeVisible()
+  await expect(page.locator('[data-count="To create"]')).toHaveText(String(counts.toCreate))
+  await expect(page.locator('[data-count="Failed"]')).toHaveText(String(counts.failed))
+  const toCreate = page.getByRole('table', { name: 'Accounts to create' })
+  await expect(toCreate.getByRole('row')).toHaveCount(1 + counts.toCreate)
+  const problems = page.getByRole('table', { name: /Rows that will not be imported/ })
+  await expect(problems.getByRole('row')).toHaveCount(1 + counts.failed)
+  return { toCreate, problems }
 }
 
 /** Waits until Remix has taken the server-rendered page over in the browser (hydration). */
