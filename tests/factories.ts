@@ -50,6 +50,16 @@ export function personFields(overrides: Record<string, string> = {}) {
   }
 }
 
+type Role = 'learner' | 'coach' | 'admin' | 'superAdmin'
+const ROLE_IDS = { learner: ROLE.learner, coach: ROLE.coach, admin: ROLE.admin, superAdmin: ROLE.superAdmin }
+
+/** One new account of each role named. */
+export async function makePeople<R extends Role>(...roles: R[]) {
+  const people = {} as Record<R, Awaited<ReturnType<typeof makeUser>>>
+  for (const role of roles) people[role] = await makeUser({ roleId: ROLE_IDS[role] })
+  return people
+}
+
 type VideoSpec = { title?: string; duration?: number | null; visibility?: boolean; preview?: boolean; after?: number[] }
 
 /** A course with videos in the given order; `after` lists indexes of prerequisite videos. */
