@@ -33,8 +33,8 @@ export async function portal(...args: string[]) {
 type Learner = { userName: string; email: string; password: string; firstName: string; lastName: string }
 
 /**
- * A learner of the spec's own, made with the CLI (so the demo accounts keep their passwords for the
- * other specs), with the courses given. `mayExist`: a worker that starts again after a failed test
+ * A learner of the test file's own, made with the CLI (so the demo accounts keep their passwords
+ * for the other files), with the courses given. `mayExist`: a worker that starts again after a failed test
  * makes them again, and finds them there.
  */
 export async function createLearner(learner: Learner, options: { courses?: string[]; mayExist?: boolean } = {}) {
