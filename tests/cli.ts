@@ -27,3 +27,45 @@ export async function portal(
     return { code: e.code, stdout: e.stdout, stderr: e.stderr }
   }
 }
+
+/** An account as `portal users create` takes it; without a password, it is read from standard input. */
+export type NewAccount = {
+  role: string
+  email: string
+  password?: string
+  firstName: string
+  lastName: string
+  userName: string
+}
+
+/** The arguments of `portal users create` for `account`. */
+export const usersCreateArgs = (account: NewAccount) => [
+  'users',
+  'create',
+  '--role',
+  account.role,
+  '--email',
+  account.email,
+  ...(account.password === undefined ? ['--password-stdin'] : ['--password', account.password]),
+  '--first-name',
+  account.firstName,
+  '--last-name',
+  account.lastName,
+  '--username',
+  account.userName,
+]
+
+/** The arguments of `portal exports schedule add` for a schedule writing to the folder `to`. */
+export const scheduleAddArgs = (schedule: { name: string; cron: string; range: string; to: string }) => [
+  'exports',
+  'schedule',
+  'add',
+  '--name',
+  schedule.name,
+  '--cron',
+  schedule.cron,
+  '--range',
+  schedule.range,
+  '--to',
+  schedule.to,
+]

@@ -33,6 +33,33 @@ export const makeAdmin = () => makeUser({ roleId: ROLE.admin })
 export const makeSuperAdmin = () => makeUser({ roleId: ROLE.superAdmin })
 export const makeCoach = () => makeUser({ roleId: ROLE.coach })
 
+/**
+ * What the Create New User form (and the /api's register call) takes for a new person, with a unique
+ * username and email; nothing is created.
+ */
+export function personFields(overrides: Record<string, string> = {}) {
+  const id = unique()
+  return {
+    firstName: 'Newton',
+    lastName: 'Person',
+    userName: `newton${id}`,
+    email: `newton${id}@example.com`,
+    password: 'Welcome-1st!',
+    confirmPassword: 'Welcome-1st!',
+    ...overrides,
+  }
+}
+
+type Role = 'learner' | 'coach' | 'admin' | 'superAdmin'
+const ROLE_IDS = { learner: ROLE.learner, coach: ROLE.coach, admin: ROLE.admin, superAdmin: ROLE.superAdmin }
+
+/** One new account of each role named. */
+export async function makePeople<R extends Role>(...roles: R[]) {
+  const people = {} as Record<R, Awaited<ReturnType<typeof makeUser>>>
+  for (const role of roles) people[role] = await makeUser({ roleId: ROLE_IDS[role] })
+  return people
+}
+
 type VideoSpec = { title?: string; duration?: number | null; visibility?: boolean; preview?: boolean; after?: number[] }
 
 /** A course with videos in the given order; `after` lists indexes of prerequisite videos. */

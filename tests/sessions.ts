@@ -1,6 +1,6 @@
 import { action as signInAction } from '#app/routes/_auth+/sign-in.tsx'
 import { getToast } from '#app/utils/toast.server.ts'
-import { PASSWORD } from './factories.ts'
+import { makePeople, type makeUser, PASSWORD } from './factories.ts'
 import { call } from './requests.ts'
 
 // What a browser keeps between requests: the session cookie and the one-shot toast.
@@ -27,4 +27,16 @@ export async function toastOf(response: Response) {
     ?.split(';')[0]
   if (!cookie) return undefined
   return (await getToast(new Request('http://portal.test/', { headers: { Cookie: cookie } }))).toast
+}
+
+/** A new account of a role, signed in: what the factory made, with its session cookie. */
+export type SignedInPerson = Awaited<ReturnType<typeof makeUser>> & { cookie: string }
+
+/** One new account of each role named, each signed in through the sign-in action. */
+export async function signedInPeople<R extends Parameters<typeof makePeople>[number]>(
+  ...roles: R[]
+): Promise<Record<R, SignedInPerson>> {
+  const people = (await makePeople(...roles)) as Record<R, SignedInPerson>
+  for (const role of roles) people[role].cookie = await sessionCookieFor(people[role].userName)
+  return people
 }

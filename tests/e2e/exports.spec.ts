@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { scheduleAddArgs } from '../cli.ts'
 import { expect, test } from './fixtures.ts'
 import { expectAccessible, portal } from './helpers.ts'
 
@@ -9,19 +10,7 @@ import { expectAccessible, portal } from './helpers.ts'
 const folder = `${mkdtempSync(path.join(os.tmpdir(), 'portal-e2e-exports-'))}/`
 
 test.beforeAll(async () => {
-  await portal(
-    'exports',
-    'schedule',
-    'add',
-    '--name',
-    'nightly',
-    '--cron',
-    '0 2 * * *',
-    '--range',
-    'last-month',
-    '--to',
-    folder,
-  )
+  await portal(...scheduleAddArgs({ name: 'nightly', cron: '0 2 * * *', range: 'last-month', to: folder }))
   await portal('exports', 'run', 'nightly')
 })
 

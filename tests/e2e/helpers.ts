@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import AxeBuilder from '@axe-core/playwright'
-import { expect, type Page } from '@playwright/test'
+import { expect, type APIRequestContext, type Locator, type Page } from '@playwright/test'
+import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { usersCreateArgs } from '../cli.ts'
 
 export const root = path.resolve(import.meta.dirname, '..', '..')
 
@@ -26,6 +28,81 @@ export async function portal(...args: string[]) {
       EMBEDDED_PG_PORT: process.env.E2E_PG_PORT ?? '54330',
     },
   })
+}
+
+type Learner = { userName: string; email: string; password: string; firstName: string; lastName: string }
+
+/**
+ * A learner of the test file's own, made with the CLI (so the demo accounts keep their passwords
+ * for the other files), with the courses given. `mayExist`: a worker that starts again after a failed test
+ * makes them again, and finds them there.
+ */
+export async function createLearner(learner: Learner, options: { courses?: string[]; mayExist?: boolean } = {}) {
+  await portal(...usersCreateArgs({ role: 'learner', ...learner })).catch((error: Error) => {
+    if (!options.mayExist || !error.message.includes('already exists')) throw error
+  })
+  for (const course of options.courses ?? [])
+    await portal('assign', 'course', '--user', learner.userName, '--course', course)
+}
+
+/**
+ * Points a seeded video at the stand-in video host (which VIDEO_HOSTS allows in tests), through the
+ * admin's /api calls, keeping its title, description and prerequisites. The course's id.
+ */
+export async function playFromVideoHost(
+  request: APIRequestContext,
+  where: { course: string; video: string },
+  play: { path: string; duration: number; preview: boolean },
+) {
+  const login = await request.post('/api/user/login', { data: { email: 'admin', password: DEMO_PASSWORD } })
+  const { token } = (await login.json()) as { token: string }
+  const headers = { Authorization: `Bearer ${token}` }
+  const { courses } = (await (await request.get('/api/category/coursesList', { headers })).json()) as {
+    courses: { _id: string; title: string }[]
+  }
+  const courseId = courses.find((c) => c.title === where.course)?._id
+  const detail = (await (await request.get(`/api/category/course/${courseId}`, { headers })).json()) as {
+    message: { videos: { _id: string; title: string; description: string; prerequisiteVideos: { _id: string }[] }[] }
+  }
+  const video = detail.message.videos.find((v) => v.title === where.video)
+  if (!courseId || !video) throw new Error(`the seeded course ${where.course} is not as expected`)
+  const edited = await request.put(`/api/category/editVideo/${video._id}`, {
+    headers,
+    data: {
+      courseId,
+      title: video.title,
+      description: video.description,
+      embedUrl: `${process.env.E2E_VIDEO_HOST}${play.path}`,
+      duration: play.duration,
+      visibility: true,
+      preview: play.preview,
+      prerequisiteVideos: video.prerequisiteVideos.map((p) => p._id),
+    },
+  })
+  expect(edited.status()).toBe(200)
+  return courseId
+}
+
+/** On the Choose a new password page: sets `password` and lands on the sign-in page. */
+export async function chooseNewPassword(page: Page, password: string) {
+  await page.getByLabel('New Password').fill(password)
+  await page.getByLabel('Confirm Password').fill(password)
+  await page.getByRole('button', { name: 'Set password' }).click()
+  await expect(page).toHaveURL(/\/sign-in$/)
+}
+
+/** Fills the Create New User / Coach / Admin dialog's fields; the password ones only when one is given. */
+export async function fillPersonForm(
+  dialog: Locator,
+  person: { firstName: string; lastName: string; userName: string; email: string; password?: string },
+) {
+  await dialog.getByLabel('First Name').fill(person.firstName)
+  await dialog.getByLabel('Last Name').fill(person.lastName)
+  await dialog.getByLabel('UserName').fill(person.userName)
+  await dialog.getByLabel('Email').fill(person.email)
+  if (person.password === undefined) return
+  await dialog.getByLabel('Password', { exact: true }).fill(person.password)
+  await dialog.getByLabel('Confirm Password').fill(person.password)
 }
 
 /**
@@ -52,6 +129,21 @@ export async function expectAccessible(page: Page, where: string) {
 /** On My Courses: the Start Course button of the course with this title. */
 export async function startCourse(page: Page, title: string) {
   await page.getByTestId('course-card').filter({ hasText: title }).getByRole('link', { name: 'Start Course' }).click()
+}
+
+/**
+ * The dry run of a user import as its page shows it: the counts, and as many rows in the table of
+ * accounts to create and in the table of failing rows (each with its header row). Both tables.
+ */
+export async function expectDryRun(page: Page, fileName: string, counts: { toCreate: number; failed: number }) {
+  await expect(page.getByRole('heading', { name: `Dry run of ${fileName}` })).toBeVisible()
+  await expect(page.locator('[data-count="To create"]')).toHaveText(String(counts.toCreate))
+  await expect(page.locator('[data-count="Failed"]')).toHaveText(String(counts.failed))
+  const toCreate = page.getByRole('table', { name: 'Accounts to create' })
+  await expect(toCreate.getByRole('row')).toHaveCount(1 + counts.toCreate)
+  const problems = page.getByRole('table', { name: /Rows that will not be imported/ })
+  await expect(problems.getByRole('row')).toHaveCount(1 + counts.failed)
+  return { toCreate, problems }
 }
 
 /** Waits until Remix has taken the server-rendered page over in the browser (hydration). */

@@ -1,7 +1,6 @@
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { pdfBytes } from '../fixtures/files.ts'
 import { expect, test } from './fixtures.ts'
-import { expectAccessible, portal, signIn } from './helpers.ts'
+import { createLearner, expectAccessible, playFromVideoHost, signIn } from './helpers.ts'
 
 // Issue 4's learner journey on the seeded catalogue, in Chromium: explore, previews, sign in, a
 // locked video, real watching through the stand-in video host, resume, an assessment, the profile,
@@ -15,52 +14,13 @@ const NEW_PASSWORD = 'Journey-2nd?'
 
 test.describe('the learner journey', () => {
   test.beforeAll(async ({ request }) => {
-    // a learner of our own, so the other suites' demo accounts keep their passwords
-    await portal(
-      'users',
-      'create',
-      '--role',
-      'learner',
-      '--email',
-      LEARNER.email,
-      '--password',
-      LEARNER.password,
-      '--first-name',
-      'Joanna',
-      '--last-name',
-      'Journey',
-      '--username',
-      LEARNER.userName,
+    await createLearner({ ...LEARNER, firstName: 'Joanna', lastName: 'Journey' }, { courses: [COURSE] })
+    // the prerequisite plays from the stand-in host, 20 s long at 2×
+    await playFromVideoHost(
+      request,
+      { course: COURSE, video: PREREQUISITE },
+      { path: '/embed/etl-extract?d=20&speed=2', duration: 20, preview: false },
     )
-    await portal('assign', 'course', '--user', LEARNER.userName, '--course', COURSE)
-
-    // the prerequisite plays from the stand-in host (allowed in VIDEO_HOSTS for tests), 20 s long at 2×
-    const login = await request.post('/api/user/login', { data: { email: 'admin', password: DEMO_PASSWORD } })
-    const { token } = (await login.json()) as { token: string }
-    const headers = { Authorization: `Bearer ${token}` }
-    const { courses } = (await (await request.get('/api/category/coursesList', { headers })).json()) as {
-      courses: { _id: string; title: string }[]
-    }
-    const courseId = courses.find((c) => c.title === COURSE)?._id
-    const detail = (await (await request.get(`/api/category/course/${courseId}`, { headers })).json()) as {
-      message: { videos: { _id: string; title: string; description: string; prerequisiteVideos: { _id: string }[] }[] }
-    }
-    const video = detail.message.videos.find((v) => v.title === PREREQUISITE)
-    if (!courseId || !video) throw new Error('the seeded ETL course is not as expected')
-    const edited = await request.put(`/api/category/editVideo/${video._id}`, {
-      headers,
-      data: {
-        courseId,
-        title: video.title,
-        description: video.description,
-        embedUrl: `${process.env.E2E_VIDEO_HOST}/embed/etl-extract?d=20&speed=2`,
-        duration: 20,
-        visibility: true,
-        preview: false,
-        prerequisiteVideos: video.prerequisiteVideos.map((p) => p._id),
-      },
-    })
-    expect(edited.status()).toBe(200)
   })
 
   test('a learner explores, watches for real, resumes, hands in an assessment and changes the password', async ({

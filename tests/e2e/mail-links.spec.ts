@@ -2,7 +2,7 @@ import type { Browser } from '@playwright/test'
 import type { ParsedMail } from 'mailparser'
 import { waitForMail } from '../outbox.ts'
 import { expect, test } from './fixtures.ts'
-import { expectAccessible, portal, signIn } from './helpers.ts'
+import { chooseNewPassword, createLearner, expectAccessible, fillPersonForm, signIn } from './helpers.ts'
 
 // The links in the password mails, followed as a person follows them: the address is taken out of the
 // mail as it was sent (its text part, the same as the HTML button's), opened in a browser of its own,
@@ -25,22 +25,7 @@ function linkIn(mail: ParsedMail, button: string) {
 /** A learner of the test's own, so the demo accounts keep their passwords for the other suites. */
 async function newLearner(name: string) {
   const learner = { userName: `mail.${name}`, email: `mail.${name}@example.com`, password: 'Before-mail1!' }
-  await portal(
-    'users',
-    'create',
-    '--role',
-    'learner',
-    '--email',
-    learner.email,
-    '--password',
-    learner.password,
-    '--first-name',
-    'Mailed',
-    '--last-name',
-    name,
-    '--username',
-    learner.userName,
-  )
+  await createLearner({ ...learner, firstName: 'Mailed', lastName: name })
   return learner
 }
 
@@ -70,10 +55,7 @@ for (const javaScriptEnabled of [true, false]) {
     await expect(page.getByRole('heading', { name: 'Choose a new password' })).toBeVisible()
     if (javaScriptEnabled) await expectAccessible(page, 'the reset page')
     const chosen = 'After-mail2?'
-    await page.getByLabel('New Password').fill(chosen)
-    await page.getByLabel('Confirm Password').fill(chosen)
-    await page.getByRole('button', { name: 'Set password' }).click()
-    await expect(page).toHaveURL(/\/sign-in$/)
+    await chooseNewPassword(page, chosen)
     await expect(page.getByText('Your password is set. Sign in with it now.')).toBeVisible()
 
     // the new password opens the account; the old one no longer does
@@ -103,10 +85,7 @@ test('the reset link also works in its other spelling, /reset-password?token=…
 
   await page.goto(byQuery)
   await expect(page.getByRole('heading', { name: 'Choose a new password' })).toBeVisible()
-  await page.getByLabel('New Password').fill('By-query3!')
-  await page.getByLabel('Confirm Password').fill('By-query3!')
-  await page.getByRole('button', { name: 'Set password' }).click()
-  await expect(page).toHaveURL(/\/sign-in$/)
+  await chooseNewPassword(page, 'By-query3!')
   await signIn(page, learner.email, 'By-query3!')
   await expect(page).toHaveURL(/\/courses$/)
 
@@ -129,10 +108,7 @@ test("a coach an admin creates chooses a password from the invitation mail's lin
   await page.goto('/admin/coach')
   await page.getByRole('link', { name: 'Create New Coach' }).click()
   const dialog = page.getByRole('dialog', { name: 'Create New Coach' })
-  await dialog.getByLabel('First Name').fill(coach.firstName)
-  await dialog.getByLabel('Last Name').fill(coach.lastName)
-  await dialog.getByLabel('UserName').fill(coach.userName)
-  await dialog.getByLabel('Email').fill(coach.email)
+  await fillPersonForm(dialog, coach)
   await dialog.getByRole('button', { name: 'Create' }).click()
   await expect(page.getByText(`Coach ${coach.userName} created; the invitation mail is on its way.`)).toBeVisible()
 
@@ -145,10 +121,7 @@ test("a coach an admin creates chooses a password from the invitation mail's lin
   const tab = await context.newPage()
   await tab.goto(link)
   await expect(tab.getByRole('heading', { name: 'Choose a new password' })).toBeVisible()
-  await tab.getByLabel('New Password').fill('Coach-own4!')
-  await tab.getByLabel('Confirm Password').fill('Coach-own4!')
-  await tab.getByRole('button', { name: 'Set password' }).click()
-  await expect(tab).toHaveURL(/\/sign-in$/)
+  await chooseNewPassword(tab, 'Coach-own4!')
   await expect(tab.getByText('Your password is set. Sign in with it now.')).toBeVisible()
   await signIn(tab, coach.email, 'Coach-own4!')
   await expect(tab).toHaveURL(/\/admin\/dashboard$/)

@@ -1,6 +1,6 @@
 import { waitForMail } from '../outbox.ts'
 import { expect, test } from './fixtures.ts'
-import { expectAccessible, portal, signIn } from './helpers.ts'
+import { chooseNewPassword, expectAccessible, fillPersonForm, portal, signIn } from './helpers.ts'
 
 // Issue 5's journey: an admin adds a learner by hand and gives them a course and a program; the
 // learner recovers a forgotten password through the mailed link; a partner's bridge link signs them
@@ -28,12 +28,7 @@ test('an admin adds a learner who recovers a password by mail and arrives throug
   await expectAccessible(page, 'Users List')
   await page.getByRole('link', { name: 'Create New User' }).click()
   const dialog = page.getByRole('dialog', { name: 'Create New User' })
-  await dialog.getByLabel('First Name').fill(LEARNER.firstName)
-  await dialog.getByLabel('Last Name').fill(LEARNER.lastName)
-  await dialog.getByLabel('UserName').fill(LEARNER.userName)
-  await dialog.getByLabel('Email').fill(LEARNER.email)
-  await dialog.getByLabel('Password', { exact: true }).fill(LEARNER.password)
-  await dialog.getByLabel('Confirm Password').fill(LEARNER.password)
+  await fillPersonForm(dialog, LEARNER)
   await dialog.getByRole('button', { name: 'Create' }).click()
   await expect(page.getByText(`User ${LEARNER.userName} created.`)).toBeVisible()
 
@@ -70,10 +65,7 @@ test('an admin adds a learner who recovers a password by mail and arrives throug
   expect(link).toBeDefined()
   await tab.goto(link as string)
   await expectAccessible(tab, 'the reset page')
-  await tab.getByLabel('New Password').fill('Learner-own2!')
-  await tab.getByLabel('Confirm Password').fill('Learner-own2!')
-  await tab.getByRole('button', { name: 'Set password' }).click()
-  await expect(tab).toHaveURL(/\/sign-in$/)
+  await chooseNewPassword(tab, 'Learner-own2!')
   await expect(tab.getByText('Your password is set. Sign in with it now.')).toBeVisible()
   await signIn(tab, LEARNER.userName, 'Learner-own2!')
   await expect(tab.getByTestId('course-card')).toHaveCount(3)

@@ -1,7 +1,6 @@
 import { type Page } from '@playwright/test'
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { expect, test } from './fixtures.ts'
-import { portal, signIn, startCourse, whenHydrated } from './helpers.ts'
+import { createLearner, playFromVideoHost, signIn, startCourse, whenHydrated } from './helpers.ts'
 
 // The pages under their Content-Security-Policy in Chromium (ADR 028): they work, the player loads
 // from the video host, the app's own viewer frames a stored PDF, the dashboard draws its chart, and
@@ -30,54 +29,13 @@ async function watchPolicy(page: Page) {
 
 test.describe('the security headers', () => {
   test.beforeAll(async ({ request }) => {
-    // a worker that starts again after a failed test runs this again: the learner may be there already
-    await portal(
-      'users',
-      'create',
-      '--role',
-      'learner',
-      '--email',
-      LEARNER.email,
-      '--password',
-      LEARNER.password,
-      '--first-name',
-      'Paula',
-      '--last-name',
-      'Policy',
-      '--username',
-      LEARNER.userName,
-    ).catch((error: Error) => {
-      if (!error.message.includes('already exists')) throw error
-    })
-    await portal('assign', 'course', '--user', LEARNER.userName, '--course', COURSE)
-
-    // the course's first video plays from the stand-in host, which VIDEO_HOSTS allows in tests
-    const login = await request.post('/api/user/login', { data: { email: 'admin', password: DEMO_PASSWORD } })
-    const { token } = (await login.json()) as { token: string }
-    const headers = { Authorization: `Bearer ${token}` }
-    const { courses } = (await (await request.get('/api/category/coursesList', { headers })).json()) as {
-      courses: { _id: string; title: string }[]
-    }
-    courseId = courses.find((c) => c.title === COURSE)?._id ?? ''
-    const detail = (await (await request.get(`/api/category/course/${courseId}`, { headers })).json()) as {
-      message: { videos: { _id: string; title: string; description: string; prerequisiteVideos: { _id: string }[] }[] }
-    }
-    const video = detail.message.videos.find((v) => v.title === VIDEO)
-    if (!courseId || !video) throw new Error('the seeded warehouse course is not as expected')
-    const edited = await request.put(`/api/category/editVideo/${video._id}`, {
-      headers,
-      data: {
-        courseId,
-        title: video.title,
-        description: video.description,
-        embedUrl: `${process.env.E2E_VIDEO_HOST}/embed/warehouse-intro?d=30`,
-        duration: 30,
-        visibility: true,
-        preview: true,
-        prerequisiteVideos: video.prerequisiteVideos.map((p) => p._id),
-      },
-    })
-    expect(edited.status()).toBe(200)
+    await createLearner({ ...LEARNER, firstName: 'Paula', lastName: 'Policy' }, { courses: [COURSE], mayExist: true })
+    // the course's first video plays from the stand-in host
+    courseId = await playFromVideoHost(
+      request,
+      { course: COURSE, video: VIDEO },
+      { path: '/embed/warehouse-intro?d=30', duration: 30, preview: true },
+    )
   })
 
   test('the pages work under their policy and nothing of the app is refused', async ({ page, context, signInAs }) => {

@@ -1,7 +1,6 @@
 import { mkdtemp, readFile, readdir, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { Writable } from 'node:stream'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { parse } from 'csv-parse/sync'
 import { describe, expect, it } from 'vitest'
@@ -28,29 +27,28 @@ import {
   makeUser,
   recordWatched,
 } from '#tests/factories.ts'
-import { readBody, S3_TEST_BUCKET, startS3rver, useS3rver } from '#tests/fixtures/files.ts'
+import { memorySink, readBody, S3_TEST_BUCKET, startS3rver, useS3rver } from '#tests/fixtures/files.ts'
 import { startS3Recorder } from '#tests/fixtures/s3-recorder.ts'
 import { call } from '#tests/requests.ts'
 import { sessionCookieFor } from '#tests/sessions.ts'
 
 type Row = Record<string, string>
 
-/** What an export's sink received, as text. */
-function collector() {
-  const chunks: Buffer[] = []
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      chunks.push(chunk)
-      done()
-    },
-  })
-  return { sink, text: () => Buffer.concat(chunks).toString('utf8') }
+/** `count` videos with 10 kB titles in the course, written set-based: every row of an export of them is long. */
+async function addLongVideos(courseId: string, count: number) {
+  const sql = await sequelize()
+  await sql.query(
+    `INSERT INTO content_entries (course_id, kind, order_id, title, embed_url, duration)
+     SELECT :course, 'video', g, 'Long ' || g || repeat('x', 10000), 'https://www.youtube-nocookie.com/embed/x', 100
+       FROM generate_series(1, :count) g`,
+    { replacements: { course: courseId, count } },
+  )
 }
 
 const csvRows = (text: string) => parse(text, { columns: true }) as Row[]
 
 async function exportText(input: object, format: 'csv' | 'jsonl' = 'csv') {
-  const { sink, text } = collector()
+  const { sink, text } = memorySink()
   const progress = await writeAccessLog(SYSTEM, input, sink, { format })
   return { ...progress, text: text() }
 }
@@ -203,7 +201,7 @@ describe('the access-log export', () => {
 
   it('is for the admin side only', async () => {
     const learner = await makeLearner()
-    const { sink } = collector()
+    const { sink } = memorySink()
     await expect(writeAccessLog(learner, {}, sink)).rejects.toMatchObject({ status: 403 })
     const dir = await mkdtemp(path.join(os.tmpdir(), 'portal-export-'))
     await expect(exportAccessLog(learner, {}, parseDestination(path.join(dir, 'x.csv')))).rejects.toMatchObject({
@@ -212,7 +210,7 @@ describe('the access-log export', () => {
     expect(await readdir(dir)).toEqual([])
     // coaches read the access log, so they may export it
     const coach = await makeCoach()
-    await expect(writeAccessLog(coach, {}, collector().sink)).resolves.toMatchObject({ rows: expect.any(Number) })
+    await expect(writeAccessLog(coach, {}, memorySink().sink)).resolves.toMatchObject({ rows: expect.any(Number) })
   })
 
   it('leaves nothing behind when the target cannot be written or the export stops part-way', async () => {
@@ -295,12 +293,7 @@ describe('the access-log export to S3', () => {
     const course = await makeCourse({ title: `Export stopped ${Date.now() % 1e6}` })
     const stamp = `stopped${Date.now()}`
     const sql = await sequelize()
-    await sql.query(
-      `INSERT INTO content_entries (course_id, kind, order_id, title, embed_url, duration)
-       SELECT :course, 'video', g, 'Long ' || g || repeat('x', 10000), 'https://www.youtube-nocookie.com/embed/x', 100
-         FROM generate_series(1, 40) g`,
-      { replacements: { course: course.id } },
-    )
+    await addLongVideos(course.id, 40)
     await sql.query(
       `INSERT INTO users (first_name, user_name, email, role_id)
        SELECT 'Stopped', :stamp || g, :stamp || g || '@example.com', 2 FROM generate_series(1, 100) g`,
@@ -354,12 +347,7 @@ describe('the access-log export to S3', () => {
     const course = await makeCourse({ title: `Export big ${Date.now() % 1e6}` })
     const learner = await makeLearner()
     const sql = await sequelize()
-    await sql.query(
-      `INSERT INTO content_entries (course_id, kind, order_id, title, embed_url, duration)
-       SELECT :course, 'video', g, 'Long ' || g || repeat('x', 10000), 'https://www.youtube-nocookie.com/embed/x', 100
-         FROM generate_series(1, 600) g`,
-      { replacements: { course: course.id } },
-    )
+    await addLongVideos(course.id, 600)
     await sql.query(
       `INSERT INTO video_viewings (user_id, video_id, course_id, last_viewed_at)
        SELECT :learner, id, course_id, now() FROM content_entries WHERE course_id = :course`,

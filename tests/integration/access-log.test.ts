@@ -18,6 +18,14 @@ type Entry = {
   lastViewed: string
 }
 
+/** A new learner assigned a new course of one video titled `title`: the video as progress calls name it. */
+async function oneVideo(title: string, duration: number | null = 100) {
+  const learner = await makeLearner()
+  const course = await makeCourse({ title: `${title} ${Date.now() % 1e6}`, videos: [{ title, duration }] })
+  await assignCourse(learner.id, course.id)
+  return { learner, course, video: { courseId: course.id, videoId: course.videos[0].id } }
+}
+
 async function viewing() {
   const learner = await makeLearner()
   const sql = await makeCourse({ title: `Log SQL ${Date.now() % 1e6}`, videos: [{ title: 'Select', duration: 100 }] })
@@ -70,13 +78,7 @@ describe('POST /api/category/accessLog and GET /api/category/allusers', () => {
   })
 
   it('shows the furthest second really played, even after the learner went back (any video host)', async () => {
-    const learner = await makeLearner()
-    const course = await makeCourse({
-      title: `Log Load ${Date.now() % 1e6}`,
-      videos: [{ title: 'Load', duration: 300 }],
-    })
-    await assignCourse(learner.id, course.id)
-    const video = { courseId: course.id, videoId: course.videos[0].id }
+    const { learner, course, video } = await oneVideo('Load', 300)
     // played 0–50, then went back to the start; no video audits (Vimeo and <video> send none)
     await recordProgress(learner, { ...video, watched: [[0, 50]], position: 50 })
     await recordProgress(learner, { ...video, watched: [[0, 5]], position: 5 })
@@ -86,13 +88,7 @@ describe('POST /api/category/accessLog and GET /api/category/allusers', () => {
   })
 
   it('follows a heartbeat a few seconds after the last, though its Last Viewed stays put', async () => {
-    const learner = await makeLearner()
-    const course = await makeCourse({
-      title: `Log Soon ${Date.now() % 1e6}`,
-      videos: [{ title: 'Soon', duration: 300 }],
-    })
-    await assignCourse(learner.id, course.id)
-    const video = { courseId: course.id, videoId: course.videos[0].id }
+    const { learner, course, video } = await oneVideo('Soon', 300)
     await recordProgress(learner, { ...video, watched: [[0, 20]], position: 20 })
     const admin = await makeAdmin()
     const first = await body<{ data: Entry[] }>(await report({ courses: [course.id] }, admin.token))
@@ -102,19 +98,8 @@ describe('POST /api/category/accessLog and GET /api/category/allusers', () => {
   })
 
   it('shows the length the player reported for a video the admin gave no duration', async () => {
-    const learner = await makeLearner()
-    const course = await makeCourse({
-      title: `Log Open ${Date.now() % 1e6}`,
-      videos: [{ title: 'Open', duration: null }],
-    })
-    await assignCourse(learner.id, course.id)
-    await recordProgress(learner, {
-      courseId: course.id,
-      videoId: course.videos[0].id,
-      watched: [[0, 30]],
-      position: 30,
-      duration: 240,
-    })
+    const { learner, course, video } = await oneVideo('Open', null)
+    await recordProgress(learner, { ...video, watched: [[0, 30]], position: 30, duration: 240 })
     const admin = await makeAdmin()
     const entries = await body<{ data: (Entry & { videoDuration: number | null })[] }>(
       await report({ courses: [course.id] }, admin.token),
@@ -163,17 +148,15 @@ describe('viewing from either write path', () => {
   const setAt = async (table: 'video_progress' | 'video_audits', column: string, id: string, at: string) =>
     (await sequelize()).query(`UPDATE ${table} SET ${column} = :at WHERE user_id = :id`, { replacements: { id, at } })
 
-  async function oneVideo(title: string) {
-    const learner = await makeLearner()
-    const course = await makeCourse({ title: `${title} ${Date.now() % 1e6}`, videos: [{ title, duration: 100 }] })
-    await assignCourse(learner.id, course.id)
-    return { learner, course, video: { userId: learner.id, courseId: course.id, videoId: course.videos[0].id } }
-  }
-
   it('shows a learner whose player sends only video audits', async () => {
     const other = await oneVideo('Only audits')
     // the audit caps its progress at the furthest playhead on record, so none here yet
-    await recordVideoAudit(other.learner, { ...other.video, videoDuration: 100, videoProgress: 0 })
+    await recordVideoAudit(other.learner, {
+      ...other.video,
+      userId: other.learner.id,
+      videoDuration: 100,
+      videoProgress: 0,
+    })
     const admin = await makeAdmin()
     const { rows, total } = await accessLogReport(admin, { courses: [other.course.id] })
     expect(total).toBe(1)
@@ -182,8 +165,8 @@ describe('viewing from either write path', () => {
 
   it('filters and shows Last Viewed by the latest of the heartbeat and the audit', async () => {
     const { learner, course, video } = await oneVideo('Latest')
-    await recordProgress(learner, { courseId: course.id, videoId: video.videoId, watched: [[0, 30]], position: 30 })
-    await recordVideoAudit(learner, { ...video, videoDuration: 100, videoProgress: 30 })
+    await recordProgress(learner, { ...video, watched: [[0, 30]], position: 30 })
+    await recordVideoAudit(learner, { ...video, userId: learner.id, videoDuration: 100, videoProgress: 30 })
     await setAt('video_progress', 'updated_at', learner.id, '2026-03-03T10:00:00Z')
     await setAt('video_audits', 'last_viewed_at', learner.id, '2026-03-09T08:00:00Z')
     const admin = await makeAdmin()
@@ -208,7 +191,7 @@ describe('viewing from either write path', () => {
 
   it('reads dates in the filter’s time zone', async () => {
     const { learner, course, video } = await oneVideo('Zoned')
-    await recordProgress(learner, { courseId: course.id, videoId: video.videoId, watched: [[0, 5]], position: 5 })
+    await recordProgress(learner, { ...video, watched: [[0, 5]], position: 5 })
     await setAt('video_progress', 'updated_at', learner.id, '2026-03-03T23:30:00Z')
     const admin = await makeAdmin()
     const day = (date: string, timeZone?: string) =>

@@ -3,7 +3,6 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { storage } from '#app/modules/files/storage.server.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
-import { action as signInAction } from '#app/routes/_auth+/sign-in.tsx'
 import * as addDocuments from '#app/routes/admin+/addDocuments.tsx'
 import * as addScenarios from '#app/routes/admin+/addScenarios.tsx'
 import * as newProgram from '#app/routes/admin+/newProgram.tsx'
@@ -11,11 +10,11 @@ import * as programs from '#app/routes/admin+/programs.tsx'
 import * as addCourseDocumentRoute from '#app/routes/api+/category.addCourseDocument.ts'
 import * as addCourseImageRoute from '#app/routes/api+/category.addCourseImage.ts'
 import { db } from '#db/client.ts'
-import { makeAdmin, makeCoach, makeCourse, makeLearner, PASSWORD } from '#tests/factories.ts'
+import { makeCourse } from '#tests/factories.ts'
 import { elfBytes, pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
 import { renderRoute, type RouteModule } from '#tests/render.tsx'
 import { body, call } from '#tests/requests.ts'
-import { toastOf } from '#tests/sessions.ts'
+import { toastOf, signedInPeople, type SignedInPerson } from '#tests/sessions.ts'
 
 // The admin pages that add documents, scenarios and programs, and the Program List, driven the way
 // a browser drives them: multipart posts with the file (no JavaScript) or with the JSON of a file
@@ -25,31 +24,13 @@ type Reply = { result: { status?: string; error?: Record<string, string[]>; init
 type FileInfo = { key: string; link: string; name: string }
 type Part = [name: string, value: string | File]
 
-const session: Record<'admin' | 'coach' | 'learner', { id: string; token: string; cookie: string }> = {} as never
+let session: Record<'admin' | 'coach' | 'learner', SignedInPerson>
 let sql: { id: string; title: string }
 let modelling: { id: string; title: string }
 let warehouse: { id: string; title: string }
 
-/** Sign in through the page's action and keep the session cookie it sets. */
-async function signIn(userName: string) {
-  const response = await call(signInAction, '/sign-in', {
-    method: 'POST',
-    body: new URLSearchParams({ email: userName, password: PASSWORD, redirectTo: '' }),
-  })
-  const cookie = response.headers.get('Set-Cookie')?.split(';')[0] ?? ''
-  expect(cookie).toMatch(/^__portal_session=/)
-  return cookie
-}
-
 beforeAll(async () => {
-  for (const [role, make] of [
-    ['admin', makeAdmin],
-    ['coach', makeCoach],
-    ['learner', makeLearner],
-  ] as const) {
-    const user = await make()
-    session[role] = { id: user.id, token: user.token, cookie: await signIn(user.userName) }
-  }
+  session = await signedInPeople('admin', 'coach', 'learner')
   sql = await makeCourse({ title: 'Admin Pages SQL' })
   modelling = await makeCourse({ title: 'Admin Pages Modelling' })
   warehouse = await makeCourse({ title: 'Admin Pages Warehouse' })

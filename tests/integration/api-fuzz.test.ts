@@ -12,14 +12,12 @@ import { db } from '#db/client.ts'
 import { apiRoutes, routeModule } from '#tests/api-routes.ts'
 import {
   assignCourse,
-  makeAdmin,
-  makeCoach,
   makeCourse,
   makeDocument,
   makeLearner,
+  makePeople,
   makeProgram,
   makeStoredFile,
-  makeSuperAdmin,
   PASSWORD,
   recordWatched,
 } from '#tests/factories.ts'
@@ -385,13 +383,7 @@ const routes = await fuzzRoutes()
 const answered = new Map<string, Set<number>>()
 
 beforeAll(async () => {
-  users = {
-    learner: await makeLearner(),
-    coach: await makeCoach(),
-    admin: await makeAdmin(),
-    superAdmin: await makeSuperAdmin(),
-    other: await makeLearner(),
-  }
+  users = { ...(await makePeople('learner', 'coach', 'admin', 'superAdmin')), other: await makeLearner() }
   await refreshTokens()
   const key = new TextEncoder().encode(getSecrets().jwtSecret)
   const claims = { r_id: 1, ver: 0 }

@@ -8,19 +8,10 @@ import * as viewerPage from '#app/routes/admin+/assignmentDocumentViewer.$assign
 import * as listRoute from '#app/routes/api+/assignmentDocuments.getAssignmentDocuments.ts'
 import * as individualRoute from '#app/routes/api+/assignmentDocuments.getIndividualAssignmentDocument.$id.ts'
 import { sequelize, db } from '#db/client.ts'
-import {
-  assignCourse,
-  makeAdmin,
-  makeCoach,
-  makeCourse,
-  makeDocument,
-  makeLearner,
-  makeStoredFile,
-  makeUser,
-} from '#tests/factories.ts'
+import { assignCourse, makeCourse, makeDocument, makeStoredFile, makeUser } from '#tests/factories.ts'
 import { renderRoute, type RouteModule } from '#tests/render.tsx'
 import { body, call } from '#tests/requests.ts'
-import { sessionCookieFor } from '#tests/sessions.ts'
+import { sessionCookieFor, signedInPeople, type SignedInPerson } from '#tests/sessions.ts'
 
 // Reviewing learners' assessment uploads on the admin side: the two /api calls with the old client's
 // expanded shape (learner, course and scenario as objects), and the User Assignment Documents list and viewer pages.
@@ -103,18 +94,10 @@ const individualCall = (id: string, token?: string) =>
 const open = (route: { loader: unknown }, path: string, cookie: string, params: Record<string, string> = {}) =>
   call(route.loader as never, path, { headers: { Cookie: cookie }, params })
 
-const people = {} as Record<'admin' | 'coach' | 'learner', { id: string; token: string; userName: string }>
-const cookies = {} as Record<'admin' | 'coach' | 'learner', string>
+let people: Record<'admin' | 'coach' | 'learner', SignedInPerson>
 
 beforeAll(async () => {
-  for (const [role, make] of [
-    ['admin', makeAdmin],
-    ['coach', makeCoach],
-    ['learner', makeLearner],
-  ] as const) {
-    people[role] = await make()
-    cookies[role] = await sessionCookieFor(people[role].userName)
-  }
+  people = await signedInPeople('admin', 'coach', 'learner')
 })
 
 describe('GET /api/assignmentDocuments/getAssignmentDocuments', () => {
@@ -261,7 +244,7 @@ describe('the User Assignment Documents page', () => {
     const made = []
     for (let i = 0; i < 8; i++)
       made.push(await makeAssessment({ firstName: 'Paula', lastName: `Page${i}`, courseTitle: `Listed ${id}` }))
-    const list = async (query: string, cookie = cookies.admin) => {
+    const list = async (query: string, cookie = people.admin.cookie) => {
       const response = await open(listPage, `/admin/assignmentDocumentList?${query}`, cookie)
       expect(response.status).toBe(200)
       return body<ListPage>(response)
@@ -280,7 +263,7 @@ describe('the User Assignment Documents page', () => {
       scenarioName: expect.stringMatching(/^case-.+\.pdf$/),
       fileName: expect.stringMatching(/^answer-.+\.pdf$/),
     })
-    const second = await list(`q=Listed+${id}&page=2`, cookies.coach)
+    const second = await list(`q=Listed+${id}&page=2`, people.coach.cookie)
     expect(second.rows.map((row) => row._id)).toEqual([made[0].id])
     expect((await list(`q=Listed+${id}&size=14`)).rows).toHaveLength(8)
     const byLastName = await list(`q=Listed+${id}&sort=lastName&dir=asc&size=21`)
@@ -289,7 +272,7 @@ describe('the User Assignment Documents page', () => {
 
   it('says No Assignment found when nothing matches, and renders the table without JavaScript', async () => {
     const empty = await body<ListPage>(
-      await open(listPage, `/admin/assignmentDocumentList?q=nothing-${tag()}`, cookies.admin),
+      await open(listPage, `/admin/assignmentDocumentList?q=nothing-${tag()}`, people.admin.cookie),
     )
     expect(empty).toMatchObject({ rows: [], total: 0 })
 
@@ -308,7 +291,7 @@ describe('the User Assignment Documents page', () => {
   })
 
   it('keeps learners out of the admin area and sends the signed-out to sign in', async () => {
-    const learner = await open(listPage, '/admin/assignmentDocumentList', cookies.learner)
+    const learner = await open(listPage, '/admin/assignmentDocumentList', people.learner.cookie)
     expect(learner.status).toBe(302)
     expect(learner.headers.get('Location')).toBe('/courses')
     const anonymous = await call(listPage.loader as never, '/admin/assignmentDocumentList')
@@ -324,7 +307,7 @@ describe('the assessment viewer page', () => {
 
   it('shows the admin side the learner, the file, a Download link and a PDF frame', async () => {
     const upload = await makeAssessment({ firstName: 'Vera', lastName: 'Viewer', fileName: 'vera plan.pdf' })
-    for (const cookie of [cookies.admin, cookies.coach]) {
+    for (const cookie of [people.admin.cookie, people.coach.cookie]) {
       const response = await view(upload.id, cookie)
       expect(response.status).toBe(200)
       expect(await body(response)).toMatchObject({
@@ -339,7 +322,7 @@ describe('the assessment viewer page', () => {
       })
     }
     // what a browser gets before (or without) JavaScript: the frame itself, no loading overlay over it
-    const page = await renderPage(viewerPage, path(upload.id), cookies.coach)
+    const page = await renderPage(viewerPage, path(upload.id), people.coach.cookie)
     expect(page.getByRole('heading', { level: 1, name: 'Vera Viewer' })).toBeInTheDocument()
     const download = page.getByRole('link', { name: 'Download' })
     expect(download).toHaveAttribute('href', `/files/${upload.file.key}`)
@@ -359,8 +342,8 @@ describe('the assessment viewer page', () => {
       fileName: 'plan.docx',
       contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
     })
-    expect(await body(await view(upload.id, cookies.admin))).toMatchObject({ shown: false })
-    const page = await renderPage(viewerPage, path(upload.id), cookies.admin)
+    expect(await body(await view(upload.id, people.admin.cookie))).toMatchObject({ shown: false })
+    const page = await renderPage(viewerPage, path(upload.id), people.admin.cookie)
     expect(page.queryByTitle(/\(PDF\)$/)).not.toBeInTheDocument()
     expect(page.getByText('This file cannot be shown in the browser. Download it to open it.')).toBeInTheDocument()
     expect(page.getByRole('link', { name: 'Download' })).toHaveAttribute('download', 'plan.docx')
@@ -368,12 +351,12 @@ describe('the assessment viewer page', () => {
 
   it('answers 404 for an unknown or malformed id and sends a learner, even the owner, away', async () => {
     for (const id of [randomUUID(), 'nope']) {
-      const missing = await view(id, cookies.admin)
+      const missing = await view(id, people.admin.cookie)
       expect(missing.status).toBe(404)
     }
     const upload = await makeAssessment()
     const owner = await sessionCookieFor(upload.learner.userName)
-    for (const cookie of [owner, cookies.learner]) {
+    for (const cookie of [owner, people.learner.cookie]) {
       const response = await view(upload.id, cookie)
       expect(response.status).toBe(302)
       expect(response.headers.get('Location')).toBe('/courses')
@@ -382,7 +365,7 @@ describe('the assessment viewer page', () => {
 })
 
 /** The page as the server renders it before any JavaScript runs, for the admin unless told. */
-const renderPage = (page: RouteModule, path: string, cookie = cookies.admin) =>
+const renderPage = (page: RouteModule, path: string, cookie = people.admin.cookie) =>
   renderRoute(page, path, {
     cookie,
     pattern: path.startsWith('/admin/assignmentDocumentViewer/')

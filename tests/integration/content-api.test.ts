@@ -20,30 +20,15 @@ import * as getDocumentsRoute from '#app/routes/api+/category.getDocuments.$cour
 import * as createProgramRoute from '#app/routes/api+/program.createProgram.ts'
 import * as getProgramsRoute from '#app/routes/api+/program.getPrograms.ts'
 import { db } from '#db/client.ts'
-import {
-  assignCourse,
-  makeAdmin,
-  makeCoach,
-  makeCourse,
-  makeDocument,
-  makeLearner,
-  makeStoredFile,
-  makeSuperAdmin,
-} from '#tests/factories.ts'
+import { assignCourse, makeCourse, makeDocument, makeLearner, makePeople, makeStoredFile } from '#tests/factories.ts'
 import { pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
 import { body, call } from '#tests/requests.ts'
 
 // Every course-content call of the /api: success, each validation failure, and each role.
 
-type Actors = Record<'learner' | 'coach' | 'admin' | 'superadmin', { id: string; token: string }>
-let as: Actors
+let as: Awaited<ReturnType<typeof makePeople<'learner' | 'coach' | 'admin' | 'superAdmin'>>>
 beforeAll(async () => {
-  as = {
-    learner: await makeLearner(),
-    coach: await makeCoach(),
-    admin: await makeAdmin(),
-    superadmin: await makeSuperAdmin(),
-  }
+  as = await makePeople('learner', 'coach', 'admin', 'superAdmin')
 })
 
 const get = (route: { loader: unknown }, path: string, token?: string, params: Record<string, string> = {}) =>
@@ -86,7 +71,7 @@ describe('GET /api/category/courses and coursesList', () => {
       title: 'Catalogue Zeta',
       videos: [{ duration: 100 }, { duration: 50 }, { duration: 999, visibility: false }],
     })
-    for (const role of ['learner', 'coach', 'admin', 'superadmin'] as const) {
+    for (const role of ['learner', 'coach', 'admin', 'superAdmin'] as const) {
       const response = await get(coursesRoute, '/api/category/courses', as[role].token)
       expect(response.status).toBe(200)
       const { courses } = await body<{ courses: { _id: string; duration: number }[] }>(response)
@@ -264,7 +249,7 @@ describe('POST /api/category/course and PUT editCourseDetails', () => {
     const second = await makeStoredFile('course_image', { name: 'new.png' })
     const payload = { courseId, title: 'New title', description: 'New text', courseImage: second }
     await expectAdminsOnly((token) => send(editCourseRoute, 'PUT', '/x', payload, token))
-    const response = await send(editCourseRoute, 'PUT', '/x', payload, as.superadmin.token)
+    const response = await send(editCourseRoute, 'PUT', '/x', payload, as.superAdmin.token)
     expect(response.status).toBe(200)
     expect(await body(response)).toMatchObject({
       message: 'Course details saved.',
@@ -820,7 +805,7 @@ describe('POST /api/category/addCourseImage and addCourseDocument', () => {
 
 describe('the super admin', () => {
   it('may make every change an admin may', async () => {
-    const token = as.superadmin.token
+    const token = as.superAdmin.token
     const ok = async (response: Promise<Response>) => {
       const answer = await response
       expect(answer.status, await answer.clone().text()).toBe(200)

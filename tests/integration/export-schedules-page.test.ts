@@ -9,9 +9,8 @@ import * as page from '#app/routes/admin+/exports.tsx'
 import * as download from '#app/routes/admin+/exports_.$runId.download.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
 import { sequelize } from '#db/client.ts'
-import { makeAdmin, makeCoach, makeLearner } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
-import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
+import { toastOf, signedInPeople, type SignedInPerson } from '#tests/sessions.ts'
 
 // The Scheduled exports page and its download route, driven as a browser without JavaScript drives them.
 
@@ -24,17 +23,11 @@ type PageData = {
   s3Targets: string[]
 }
 
-const cookies = {} as Record<'admin' | 'coach' | 'learner', string>
-const tokens = {} as Record<'coach' | 'learner', string>
+let people: Record<'admin' | 'coach' | 'learner', SignedInPerson>
 let dir: string
 
 beforeAll(async () => {
-  const [admin, coach, learner] = await Promise.all([makeAdmin(), makeCoach(), makeLearner()])
-  cookies.admin = await sessionCookieFor(admin.userName)
-  cookies.coach = await sessionCookieFor(coach.userName)
-  cookies.learner = await sessionCookieFor(learner.userName)
-  tokens.coach = coach.token
-  tokens.learner = learner.token
+  people = await signedInPeople('admin', 'coach', 'learner')
 })
 
 async function ensureExportsFolder() {
@@ -49,13 +42,14 @@ beforeEach(async () => {
   dir = `${await mkdtemp(path.join(await ensureExportsFolder(), 'page-'))}/`
 })
 
-const open = (who: keyof typeof cookies) => call(page.loader, '/admin/exports', { headers: { Cookie: cookies[who] } })
+const open = (who: keyof typeof people) =>
+  call(page.loader, '/admin/exports', { headers: { Cookie: people[who].cookie } })
 
-const post = (who: keyof typeof cookies, fields: Record<string, string | string[]>) => {
+const post = (who: keyof typeof people, fields: Record<string, string | string[]>) => {
   const form = new URLSearchParams()
   for (const [name, value] of Object.entries(fields))
     for (const v of Array.isArray(value) ? value : [value]) form.append(name, v)
-  return call(page.action, '/admin/exports', { method: 'POST', headers: { Cookie: cookies[who] }, body: form })
+  return call(page.action, '/admin/exports', { method: 'POST', headers: { Cookie: people[who].cookie }, body: form })
 }
 
 const fields = () => ({
@@ -210,8 +204,11 @@ describe('S3 destinations from the admin area', () => {
 })
 
 describe('downloading a run’s file', () => {
-  const get = (who: keyof typeof cookies, runId: string) =>
-    call(download.loader, `/admin/exports/${runId}/download`, { headers: { Cookie: cookies[who] }, params: { runId } })
+  const get = (who: keyof typeof people, runId: string) =>
+    call(download.loader, `/admin/exports/${runId}/download`, {
+      headers: { Cookie: people[who].cookie },
+      params: { runId },
+    })
 
   it('streams the recorded file of a succeeded run to the admin side, by session or token, and nothing else', async () => {
     await addSchedule(SYSTEM, { ...fields(), intent: undefined })
@@ -239,10 +236,10 @@ describe('downloading a run’s file', () => {
     // a Bearer token does as the session does, as for /files
     const byToken = (token: string) =>
       call(download.loader, `/admin/exports/${run.id}/download`, { params: { runId: run.id }, token })
-    const coachDownload = await byToken(tokens.coach)
+    const coachDownload = await byToken(people.coach.token)
     expect(coachDownload.status).toBe(200)
     expect(await coachDownload.text()).toBe(written)
-    expect((await byToken(tokens.learner)).status).toBe(403)
+    expect((await byToken(people.learner.token)).status).toBe(403)
     expect((await byToken('not-a-token')).status).toBe(401)
     expect(await body<PageData>(await open('coach'))).toMatchObject({ canDownload: true })
 

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { sequelize } from '#db/client.ts'
-import { portal } from '#tests/cli.ts'
+import { portal, scheduleAddArgs } from '#tests/cli.ts'
 import { makeCourse } from '#tests/factories.ts'
 
 // `portal exports …` in a child process, on this test file's database (DATABASE_URL).
@@ -18,20 +18,7 @@ describe('portal exports schedule', () => {
     const course = await makeCourse()
     const dir = await folder()
     const add = (...extra: string[]) =>
-      portal([
-        'exports',
-        'schedule',
-        'add',
-        '--name',
-        'nightly',
-        '--cron',
-        '0 2 * * *',
-        '--range',
-        'yesterday',
-        '--to',
-        dir,
-        ...extra,
-      ])
+      portal([...scheduleAddArgs({ name: 'nightly', cron: '0 2 * * *', range: 'yesterday', to: dir }), ...extra])
 
     const added = await add('--course', course.id, '--tz', 'Europe/Berlin', '--format', 'jsonl')
     expect(added).toMatchObject({ code: 0, stdout: '' })

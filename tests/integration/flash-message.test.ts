@@ -1,42 +1,24 @@
-import type http from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as root from '#app/root.tsx'
 import * as publicLayout from '#app/routes/_public+/_layout.tsx'
 import * as courseView from '#app/routes/_public+/course-view.$courseId.tsx'
 import * as preview from '#app/routes/_public+/preview.$courseId.$videoId.tsx'
-import { resetEnvCache } from '#app/utils/env.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { makeCourse } from '#tests/factories.ts'
-import { standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
-import { createApp } from '../../server/web-server.js'
+import { serve, standInBuild } from '#tests/stand-in-build.ts'
 
 // A redirect's one-time message in the HTML of the page it leads to, through the web server and
-// Remix's handler with the real root: a browser without JavaScript reads it there. The route table is
-// written here (as error-pages.test.ts does) so no `remix build` is needed.
+// Remix's handler with the real root: a browser without JavaScript reads it there. The build is a
+// stand-in (tests/stand-in-build.ts) so no `remix build` is needed.
 
-const routes: Record<string, StandInRoute> = {
-  root: { id: 'root', path: '', module: root },
-  'routes/_public+/_layout': { id: 'routes/_public+/_layout', parentId: 'root', module: publicLayout },
-  'routes/_public+/course-view.$courseId': {
-    id: 'routes/_public+/course-view.$courseId',
-    parentId: 'routes/_public+/_layout',
-    path: 'course-view/:courseId',
-    module: courseView,
-  },
-  'routes/_public+/preview.$courseId.$videoId': {
-    id: 'routes/_public+/preview.$courseId.$videoId',
-    parentId: 'routes/_public+/_layout',
-    path: 'preview/:courseId/:videoId',
-    module: preview,
-  },
+const routes = {
+  root,
+  'routes/_public+/_layout': publicLayout,
+  'routes/_public+/course-view.$courseId': courseView,
+  'routes/_public+/preview.$courseId.$videoId': preview,
 }
 
-const build = () => standInBuild(routes)
-
-let server: http.Server
+let server: Awaited<ReturnType<typeof serve>>
 let base: string
 const created = { courseId: '', cookie: '' }
 
@@ -46,17 +28,11 @@ beforeAll(async () => {
   const course = await makeCourse()
   created.courseId = course.id
   created.cookie = toastCookie(await redirectWithSuccess(`/course-view/${course.id}`, 'Course created.'))
-  resetEnvCache()
-  const logger = pino({ level: 'silent' }, new Writable({ write: (_line, _encoding, done) => done() }))
-  server = createApp({ build: build(), logger, metrics: undefined }).listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  server = await serve(await standInBuild(routes))
+  base = server.base
 })
 
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise((resolve) => server.close(resolve))
-})
+afterAll(() => server.close())
 
 /** The toast cookie a response sets, as the browser sends it back. */
 function toastCookie(response: Response) {

@@ -24,6 +24,7 @@ import {
   makeSuperAdmin,
   makeUser,
   PASSWORD,
+  personFields,
 } from '#tests/factories.ts'
 import { readOutbox, resetTokenIn, waitForMail } from '#tests/outbox.ts'
 import { body, call } from '#tests/requests.ts'
@@ -34,21 +35,6 @@ const post = (route: { action: unknown }, json: unknown, token?: string, params:
   call(route.action as never, '/x', { method: 'POST', json, token, params })
 const get = (route: { loader: unknown }, path: string, token?: string, params: Record<string, string> = {}) =>
   call(route.loader as never, path, { token, params })
-
-let n = 0
-const person = (overrides: Record<string, unknown> = {}) => {
-  n += 1
-  const id = `${Date.now() % 1e6}${n}`
-  return {
-    firstName: 'Newton',
-    lastName: 'Person',
-    userName: `newton${id}`,
-    email: `newton${id}@example.com`,
-    password: 'Welcome-1st!',
-    confirmPassword: 'Welcome-1st!',
-    ...overrides,
-  }
-}
 
 const outbox = () => readOutbox(getEnv().DATA_DIR)
 const RESET = /^Reset your .* password$/
@@ -69,21 +55,21 @@ async function linkLifetimeSeconds(userId: string, purpose: 'reset' | 'invite') 
 
 describe('POST /api/user/register', () => {
   it('lets admins create learners, only the super admin admins, and nobody else anything', async () => {
-    expect((await post(registerRoute, person())).status).toBe(401)
-    expect((await post(registerRoute, person(), (await makeLearner()).token)).status).toBe(403)
-    expect((await post(registerRoute, person(), (await makeCoach()).token)).status).toBe(403)
+    expect((await post(registerRoute, personFields())).status).toBe(401)
+    expect((await post(registerRoute, personFields(), (await makeLearner()).token)).status).toBe(403)
+    expect((await post(registerRoute, personFields(), (await makeCoach()).token)).status).toBe(403)
     const admin = await makeAdmin()
-    const created = await post(registerRoute, person({ role: 'learner' }), admin.token)
+    const created = await post(registerRoute, personFields({ role: 'learner' }), admin.token)
     expect(created.status).toBe(200)
     expect(await body(created)).toMatchObject({ user: { roleId: 2 } })
-    expect((await post(registerRoute, person({ role: 'admin' }), admin.token)).status).toBe(403)
+    expect((await post(registerRoute, personFields({ role: 'admin' }), admin.token)).status).toBe(403)
     const superAdmin = await makeSuperAdmin()
-    expect(await body(await post(registerRoute, person({ role: 'admin' }), superAdmin.token))).toMatchObject({
+    expect(await body(await post(registerRoute, personFields({ role: 'admin' }), superAdmin.token))).toMatchObject({
       user: { roleId: 3 },
     })
     // registration makes learners and admins only: no super admin, and coaches through their own call
     for (const role of ['superadmin', 'coach']) {
-      const data = person({ role })
+      const data = personFields({ role })
       const refused = await post(registerRoute, data, superAdmin.token)
       expect(refused.status).toBe(400)
       expect(await body(refused)).toMatchObject({ errors: { role: 'Role must be learner or admin.' } })
@@ -92,7 +78,7 @@ describe('POST /api/user/register', () => {
   })
 
   it('sends the new user an invitation whose link sets a password', async () => {
-    const data = person()
+    const data = personFields()
     await post(registerRoute, data, (await makeAdmin()).token)
     const mail = await mailTo(data.email, INVITE)
     const token = resetTokenIn(mail)
@@ -115,18 +101,18 @@ describe('POST /api/user/register', () => {
 
   it('answers duplicates with 409 and the old client’s email / userName fields, and invalid input with firstName', async () => {
     const admin = await makeAdmin()
-    const first = person()
+    const first = personFields()
     await post(registerRoute, first, admin.token)
-    const email = await post(registerRoute, person({ email: first.email.toUpperCase() }), admin.token)
+    const email = await post(registerRoute, personFields({ email: first.email.toUpperCase() }), admin.token)
     expect(email.status).toBe(409)
     expect(await body(email)).toEqual({
       message: 'Email already exists.',
       errors: { email: 'Email already exists.' },
       email: 'Email already exists.',
     })
-    const userName = await post(registerRoute, person({ userName: first.userName }), admin.token)
+    const userName = await post(registerRoute, personFields({ userName: first.userName }), admin.token)
     expect(await body(userName)).toMatchObject({ userName: 'UserName already exists.' })
-    const invalid = await post(registerRoute, person({ firstName: 'Al' }), admin.token)
+    const invalid = await post(registerRoute, personFields({ firstName: 'Al' }), admin.token)
     expect(invalid.status).toBe(400)
     expect(await body(invalid)).toEqual({
       message: 'First Name must be at least 4 characters.',
@@ -263,7 +249,7 @@ describe('links and password changes', () => {
   })
 
   it('answers people calls from non-admins with a message about people', async () => {
-    const refused = await post(registerRoute, person(), (await makeCoach()).token)
+    const refused = await post(registerRoute, personFields(), (await makeCoach()).token)
     expect(await body(refused)).toEqual({ message: 'Only admins can manage people.' })
   })
 })

@@ -9,7 +9,15 @@ import * as userDetails from '#app/routes/admin+/user.$userId.tsx'
 import * as usersList from '#app/routes/admin+/users.tsx'
 import { getEnv } from '#app/utils/env.server.ts'
 import { db } from '#db/client.ts'
-import { makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram, makeSuperAdmin } from '#tests/factories.ts'
+import {
+  makeAdmin,
+  makeCoach,
+  makeCourse,
+  makeLearner,
+  makeProgram,
+  makeSuperAdmin,
+  personFields,
+} from '#tests/factories.ts'
 import { resetTokenIn, waitForMail } from '#tests/outbox.ts'
 import { call } from '#tests/requests.ts'
 import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
@@ -23,23 +31,10 @@ const post = (route: { action: unknown }, path: string, cookie: string, body: Re
     params,
   })
 
-const stamp = () => `${Date.now() % 1e7}${Math.floor(Math.random() * 100)}`
-const registration = () => {
-  const id = stamp()
-  return {
-    firstName: 'Pagely',
-    lastName: 'Made',
-    userName: `paged${id}`,
-    email: `paged${id}@example.com`,
-    password: 'Paged-pass1!',
-    confirmPassword: 'Paged-pass1!',
-  }
-}
-
 describe('the people lists', () => {
   it('let an admin create a learner from Users List, with the registration messages', async () => {
     const admin = await sessionCookieFor((await makeAdmin()).userName)
-    const data = registration()
+    const data = personFields()
     const created = await post(usersList, '/admin/users?new=1', admin, data)
     expect(created.headers.get('Location')).toBe('/admin/users')
     expect(await toastOf(created)).toMatchObject({ message: `User ${data.userName} created.` })
@@ -47,7 +42,7 @@ describe('the people lists', () => {
     expect(await User.findOne({ where: { userName: data.userName } })).toMatchObject({ roleId: 2 })
 
     const invalid = await post(usersList, '/admin/users?new=1', admin, {
-      ...registration(),
+      ...personFields(),
       firstName: 'Al',
       confirmPassword: 'x',
     })
@@ -55,7 +50,7 @@ describe('the people lists', () => {
       firstName: ['First Name must be at least 4 characters.'],
       confirmPassword: ['Passwords must match'],
     })
-    const duplicate = await post(usersList, '/admin/users?new=1', admin, { ...registration(), email: data.email })
+    const duplicate = await post(usersList, '/admin/users?new=1', admin, { ...personFields(), email: data.email })
     expect(duplicate.status).toBe(409)
     const refused = ((await duplicate.json()) as Reply).result
     expect(refused.error.email).toEqual(['Email already exists.'])
@@ -67,7 +62,7 @@ describe('the people lists', () => {
 
   it('let only the super admin create and remove admins', async () => {
     const admin = await sessionCookieFor((await makeAdmin()).userName)
-    const attempt = registration()
+    const attempt = personFields()
     const refused = await post(adminList, '/admin/adminUsers?new=1', admin, attempt)
     expect(refused.status).toBe(403)
     expect(((await refused.json()) as Reply).result.error['']).toEqual([
@@ -75,7 +70,7 @@ describe('the people lists', () => {
     ])
     expect(await (await db()).User.findOne({ where: { userName: attempt.userName } })).toBeNull()
     const superAdmin = await sessionCookieFor((await makeSuperAdmin()).userName)
-    const data = registration()
+    const data = personFields()
     await post(adminList, '/admin/adminUsers?new=1', superAdmin, data)
     const { User } = await db()
     const made = await User.findOne({ where: { userName: data.userName } })
@@ -120,7 +115,7 @@ describe('the people lists', () => {
 
   it('let an admin create a coach who is invited by mail; a coach reads the lists but creates nobody', async () => {
     const admin = await sessionCookieFor((await makeAdmin()).userName)
-    const { password: _p, confirmPassword: _c, ...coach } = registration()
+    const { password: _p, confirmPassword: _c, ...coach } = personFields()
     const created = await post(coachList, '/admin/coach?new=1', admin, coach)
     expect(await toastOf(created)).toMatchObject({ message: expect.stringContaining('invitation') })
     const coachCookie = await sessionCookieFor((await makeCoach()).userName)
@@ -128,11 +123,11 @@ describe('the people lists', () => {
       headers: { Cookie: coachCookie },
     })
     expect(await list.json()).toMatchObject({ total: 1, canCreate: false })
-    const { password: _p2, confirmPassword: _c2, ...other } = registration()
+    const { password: _p2, confirmPassword: _c2, ...other } = personFields()
     const byCoach = await post(coachList, '/admin/coach?new=1', coachCookie, other)
     expect(byCoach.headers.get('Location')).toBe('/admin/coach')
     expect(await toastOf(byCoach)).toMatchObject({ type: 'error', message: 'Only admins can manage people.' })
-    const learner = registration()
+    const learner = personFields()
     const learnerByCoach = await post(usersList, '/admin/users?new=1', coachCookie, learner)
     expect(learnerByCoach.headers.get('Location')).toBe('/admin/users')
     expect(await toastOf(learnerByCoach)).toMatchObject({ type: 'error', message: 'Only admins can manage people.' })

@@ -42,6 +42,7 @@ import {
   makeProgram,
   makeStoredFile,
   makeUser,
+  personFields,
 } from '#tests/factories.ts'
 import { pdfBytes } from '#tests/fixtures/files.ts'
 import { call } from '#tests/requests.ts'
@@ -96,18 +97,7 @@ async function page(answer: Promise<Response>): Promise<Outcome> {
 }
 
 const unique = () => randomBytes(4).toString('hex')
-const person = (role?: 'learner' | 'admin') => {
-  const id = unique()
-  return {
-    firstName: 'Perry',
-    lastName: 'Mission',
-    userName: `perry${id}`,
-    email: `perry${id}@example.com`,
-    password: 'Welcome-1st!',
-    confirmPassword: 'Welcome-1st!',
-    ...(role ? { role } : {}),
-  }
-}
+const person = (role?: 'learner' | 'admin') => personFields(role ? { role } : {})
 const pdf = async () => new File([new Uint8Array(await pdfBytes())], 'answer.pdf', { type: 'application/pdf' })
 const multipart = (field: string, file: File) => {
   const form = new FormData()

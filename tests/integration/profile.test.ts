@@ -9,11 +9,18 @@ import { body, call } from '#tests/requests.ts'
 const put = (route: { action: unknown }, token: string, json: unknown) =>
   call(route.action as never, '/x', { method: 'PUT', token, json })
 
+type Caller = { id: string; token: string }
+/** The profile form sent by the account it is about. */
+const editOwnProfile = (caller: Caller, fields: Record<string, unknown>) =>
+  put(editProfileRoute, caller.token, { userId: caller.id, ...fields })
+/** The password form sent by the account it is about. */
+const changeOwnPassword = (caller: Caller, fields: Record<string, unknown>) =>
+  put(passwordRoute, caller.token, { userId: caller.id, ...fields })
+
 describe('PUT /api/user/editProfile', () => {
   it('changes one’s own names, never the email, and answers the old client’s messages', async () => {
     const learner = await makeLearner()
-    const ok = await put(editProfileRoute, learner.token, {
-      userId: learner.id,
+    const ok = await editOwnProfile(learner, {
       firstName: 'Renamed',
       lastName: 'Person',
       userName: 'renamed.person',
@@ -25,14 +32,13 @@ describe('PUT /api/user/editProfile', () => {
       user: { firstName: 'Renamed', userName: 'renamed.person' },
     })
 
-    const invalid = await put(editProfileRoute, learner.token, { userId: learner.id, firstName: '', userName: 'abc' })
+    const invalid = await editOwnProfile(learner, { firstName: '', userName: 'abc' })
     expect(await body(invalid)).toMatchObject({
       errors: { firstName: 'Firstname field is required', userName: 'UserName must be at least 4 characters' },
     })
-    const empty = await put(editProfileRoute, learner.token, { userId: learner.id, firstName: 'Name', userName: '' })
+    const empty = await editOwnProfile(learner, { firstName: 'Name', userName: '' })
     expect(await body(empty)).toMatchObject({ errors: { userName: 'UserName field is required' } })
-    const email = await put(editProfileRoute, learner.token, {
-      userId: learner.id,
+    const email = await editOwnProfile(learner, {
       firstName: 'Renamed',
       userName: 'renamed.person',
       email: 'new@example.com',
@@ -45,11 +51,7 @@ describe('PUT /api/user/editProfile', () => {
     expect(
       (await put(editProfileRoute, learner.token, { userId: other.id, firstName: 'X', userName: 'xxxx' })).status,
     ).toBe(403)
-    const taken = await put(editProfileRoute, learner.token, {
-      userId: learner.id,
-      firstName: 'Name',
-      userName: 'takenname',
-    })
+    const taken = await editOwnProfile(learner, { firstName: 'Name', userName: 'takenname' })
     expect(taken.status).toBe(409)
     expect(await body(taken)).toMatchObject({ errors: { userName: 'UserName already exists.' } })
   })
@@ -82,16 +84,14 @@ describe('the account an /api call names', () => {
 describe('PUT /api/user/profilePassword', () => {
   it('changes the password after checking the current one, and signs every session out', async () => {
     const learner = await makeLearner()
-    const wrong = await put(passwordRoute, learner.token, {
-      userId: learner.id,
+    const wrong = await changeOwnPassword(learner, {
       currentPassword: 'Not-it-1!',
       newPassword: 'Fresh-pass2@',
       confirmPassword: 'Fresh-pass2@',
     })
     expect(await body(wrong)).toMatchObject({ errors: { currentPassword: 'The current password is not right.' } })
 
-    const changed = await put(passwordRoute, learner.token, {
-      userId: learner.id,
+    const changed = await changeOwnPassword(learner, {
       currentPassword: PASSWORD,
       newPassword: 'Fresh-pass2@',
       confirmPassword: 'Fresh-pass2@',
@@ -104,7 +104,7 @@ describe('PUT /api/user/profilePassword', () => {
 
   it('answers the old client’s messages', async () => {
     const learner = await makeLearner()
-    const empty = await put(passwordRoute, learner.token, { userId: learner.id })
+    const empty = await changeOwnPassword(learner, {})
     expect(await body(empty)).toMatchObject({
       errors: {
         currentPassword: 'Current Password field is required field.',
@@ -112,8 +112,7 @@ describe('PUT /api/user/profilePassword', () => {
         confirmPassword: 'Confirm Password field is required field.',
       },
     })
-    const weak = await put(passwordRoute, learner.token, {
-      userId: learner.id,
+    const weak = await changeOwnPassword(learner, {
       currentPassword: PASSWORD,
       newPassword: 'weakpass',
       confirmPassword: 'other',
@@ -126,8 +125,7 @@ describe('PUT /api/user/profilePassword', () => {
         confirmPassword: 'Passwords must match',
       },
     })
-    const weakByFormName = await put(passwordRoute, learner.token, {
-      userId: learner.id,
+    const weakByFormName = await changeOwnPassword(learner, {
       currentPassword: PASSWORD,
       password: 'weakpass',
       confirmPassword: 'weakpass',

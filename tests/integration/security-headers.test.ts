@@ -1,7 +1,3 @@
-import type http from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REFERENCE_PAGE_POLICY } from '#app/modules/api-docs/reference-page.server.ts'
 import * as root from '#app/root.tsx'
@@ -13,40 +9,29 @@ import * as fileRoute from '#app/routes/files.$key.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
 import { makeAdmin, makeStoredFile } from '#tests/factories.ts'
 import { sessionCookieFor } from '#tests/sessions.ts'
-import { standInBuild, type StandInRoute } from '#tests/stand-in-build.ts'
-import { createApp } from '../../server/web-server.js'
+import { serve, standInBuild } from '#tests/stand-in-build.ts'
 
 // The response headers of the web server (server/web-server.js) in front of the real entry, root and
 // pages: the page's Content-Security-Policy with a fresh nonce on every script the page carries, the
-// headers every answer gets, and HSTS only when PUBLIC_URL is https. The route table is written here
-// (as web-server-lists.test.ts does) so no `remix build` is needed.
+// headers every answer gets, and HSTS only when PUBLIC_URL is https. The build is a stand-in
+// (tests/stand-in-build.ts) so no `remix build` is needed.
 
-const routes: Record<string, StandInRoute> = {
-  root: { id: 'root', path: '', module: root },
-  'routes/_auth+/_layout': { id: 'routes/_auth+/_layout', parentId: 'root', module: authLayout },
-  'routes/_auth+/sign-in': {
-    id: 'routes/_auth+/sign-in',
-    parentId: 'routes/_auth+/_layout',
-    path: 'sign-in',
-    module: signInPage,
-  },
-  'routes/files.$key': { id: 'routes/files.$key', parentId: 'root', path: 'files/:key', module: fileRoute },
-  'routes/api+/docs': { id: 'routes/api+/docs', parentId: 'root', path: 'api/docs', module: referenceRoute },
-  'routes/$': { id: 'routes/$', parentId: 'root', path: '*', module: notFoundPage },
+const routes = {
+  root,
+  'routes/_auth+/_layout': authLayout,
+  'routes/_auth+/sign-in': signInPage,
+  'routes/files.$key': fileRoute,
+  'routes/api+/docs': referenceRoute,
+  'routes/$': notFoundPage,
 }
 
-const build = () => standInBuild(routes)
-
-const servers: http.Server[] = []
+const servers: Awaited<ReturnType<typeof serve>>[] = []
 
 /** The web server as `portal serve` runs it, created with the environment as it is now. */
 async function startServer(): Promise<string> {
-  resetEnvCache()
-  const logger = pino({ level: 'silent' }, new Writable({ write: (_line, _encoding, done) => done() }))
-  const server = createApp({ build: build(), logger, metrics: undefined }).listen(0, '127.0.0.1')
+  const server = await serve(await standInBuild(routes))
   servers.push(server)
-  await new Promise((resolve) => server.once('listening', resolve))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return server.base
 }
 
 const saved = { PUBLIC_URL: process.env.PUBLIC_URL, VIDEO_HOSTS: process.env.VIDEO_HOSTS }
@@ -63,10 +48,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  }
+  for (const server of servers) await server.close()
   process.env.PUBLIC_URL = saved.PUBLIC_URL
   if (saved.VIDEO_HOSTS === undefined) delete process.env.VIDEO_HOSTS
   else process.env.VIDEO_HOSTS = saved.VIDEO_HOSTS

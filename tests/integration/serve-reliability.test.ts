@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openEmbeddedDatabase, runningPostmaster, type EmbeddedHandle } from '#db/embedded.ts'
-import { portal } from '#tests/cli.ts'
+import { portal, usersCreateArgs } from '#tests/cli.ts'
 import { parsePage } from '#tests/render.tsx'
 import { freePort } from '#tests/setup/global.ts'
 
@@ -53,14 +53,16 @@ beforeAll(async () => {
   expect(output).toContain('The portal is ready')
 
   const created = await portal(
-    ['users', 'create', '--role', 'admin', '--email', 'ops@example.com', '--password-stdin', '--json'].concat([
-      '--first-name',
-      'Operator',
-      '--last-name',
-      'Team',
-      '--username',
-      'opsteam',
-    ]),
+    [
+      ...usersCreateArgs({
+        role: 'admin',
+        email: 'ops@example.com',
+        firstName: 'Operator',
+        lastName: 'Team',
+        userName: 'opsteam',
+      }),
+      '--json',
+    ],
     env,
     { input: `${PASSWORD}\n` },
   )

@@ -14,10 +14,12 @@ import {
 } from '#app/modules/files/service.server.ts'
 import { storage } from '#app/modules/files/storage.server.ts'
 import { receiveUpload, type ReceiveUploadOptions } from '#app/modules/files/upload.server.ts'
-import { getEnv, resetEnvCache } from '#app/utils/env.server.ts'
+import { getEnv } from '#app/utils/env.server.ts'
 import { db, sequelize } from '#db/client.ts'
+import { useEnv } from '#tests/env.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram } from '#tests/factories.ts'
 import { docxBytes, elfBytes, pdfBytes, plainZipBytes, pngBytes, readBody, useS3rver } from '#tests/fixtures/files.ts'
+import { multipartRequest } from '#tests/requests.ts'
 
 const URL = 'http://portal.test/api/category/addCourseImage'
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
@@ -45,24 +47,7 @@ afterAll(async () => {
 function formRequest(parts: Record<string, string | File>) {
   const form = new FormData()
   for (const [name, value] of Object.entries(parts)) form.append(name, value)
-  // The encoded form, read through a stream of our own: when the server stops reading a refused body,
-  // cancelling undici's FormData stream itself makes it enqueue into a closed stream (Node 24), an
-  // unhandled error that is no fault of the code under test. Ours just stops pulling.
-  const encoded = new Response(form)
-  const reader = encoded.body!.getReader()
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read()
-      if (done) controller.close()
-      else controller.enqueue(value)
-    },
-  })
-  return new Request(URL, {
-    method: 'POST',
-    body,
-    headers: { 'Content-Type': encoded.headers.get('Content-Type') ?? '' },
-    duplex: 'half',
-  } as RequestInit)
+  return multipartRequest(URL, form)
 }
 
 const file = (bytes: Uint8Array, name: string, type = 'application/octet-stream') =>
@@ -289,16 +274,7 @@ describe('receiveUpload', () => {
   })
 
   describe('with a small image limit', () => {
-    const saved = process.env.UPLOAD_MAX_IMAGE_MB
-    beforeAll(() => {
-      process.env.UPLOAD_MAX_IMAGE_MB = '0.05' // 52,428 bytes
-      resetEnvCache()
-    })
-    afterAll(() => {
-      if (saved === undefined) delete process.env.UPLOAD_MAX_IMAGE_MB
-      else process.env.UPLOAD_MAX_IMAGE_MB = saved
-      resetEnvCache()
-    })
+    useEnv({ UPLOAD_MAX_IMAGE_MB: '0.05' }) // 52,428 bytes
 
     test('an image over the limit is refused with 413 as soon as it passes it, and nothing is stored', async () => {
       const before = await leftovers()
@@ -444,16 +420,7 @@ describe('receiveUpload', () => {
 })
 
 describe('the quota of unattached uploads (UPLOAD_UNATTACHED_MAX_MB)', () => {
-  const saved = process.env.UPLOAD_UNATTACHED_MAX_MB
-  beforeAll(() => {
-    process.env.UPLOAD_UNATTACHED_MAX_MB = '0.1' // 104,857 bytes
-    resetEnvCache()
-  })
-  afterAll(() => {
-    if (saved === undefined) delete process.env.UPLOAD_UNATTACHED_MAX_MB
-    else process.env.UPLOAD_UNATTACHED_MAX_MB = saved
-    resetEnvCache()
-  })
+  useEnv({ UPLOAD_UNATTACHED_MAX_MB: '0.1' }) // 104,857 bytes
 
   /** A real PDF of about `size` bytes (padding after its end, as some writers leave). */
   const paddedPdf = async (size: number) => {

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { parse } from 'csv-parse/sync'
 import { QueryTypes } from 'sequelize'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { importJobsSettled } from '#app/modules/users/import-jobs.server.ts'
+import type { ImportPreview } from '#app/modules/users/import-files.server.ts'
+import { importJobsSettled, type ImportJobView } from '#app/modules/users/import-jobs.server.ts'
 import * as importPage from '#app/routes/admin+/users_.import.tsx'
 import * as jobPage from '#app/routes/admin+/users_.import_.$jobId.tsx'
 import * as errorsRoute from '#app/routes/admin+/users_.import_.errors.$key.ts'
@@ -10,7 +11,7 @@ import { resetEnvCache } from '#app/utils/env.server.ts'
 import { db, sequelize } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeLearner } from '#tests/factories.ts'
 import { elfBytes } from '#tests/fixtures/files.ts'
-import { BASE, call } from '#tests/requests.ts'
+import { BASE, call, multipartRequest } from '#tests/requests.ts'
 import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 
 // The Import users page as a browser without JavaScript uses it: a multipart upload that answers with
@@ -20,41 +21,11 @@ import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 const PATH = '/admin/users/import'
 const tag = () => randomBytes(3).toString('hex')
 
-type PlannedRow = {
-  row: number
-  firstName: string
-  lastName: string
-  email: string
-  userName: string
-  role: string
-  courses: string
-  programs: string
-}
-type Plan = { create: PlannedRow[]; update: PlannedRow[] }
-type Preview = {
-  key: string
-  name: string
-  choices: { key: string; onExisting: string; invite: boolean; delimiter: string }
-  counts: { rows: number; created: number; updated: number; skipped: number; assigned: number; failed: number }
-  plan: Plan
-  problems: { row: number; field: string; message: string }[]
-  moreFailedRows: number
-}
 type Reply =
   | { step: 'upload'; errors: Record<string, string>; values: Record<string, string> }
-  | { step: 'preview'; preview: Preview }
+  | { step: 'preview'; preview: ImportPreview }
   | { step: 'confirm'; error: string }
-type Counts = Preview['counts']
-type Job = {
-  id: string
-  fileName: string
-  status: 'running' | 'succeeded' | 'failed'
-  bytesRead: number
-  bytesTotal: number
-  counts: Counts
-  errorsKey: string | null
-  message: string | null
-}
+type Job = ImportJobView
 type JobPage = { job: Job; errorsHref: string | null }
 
 let adminCookie: string
@@ -71,10 +42,7 @@ afterEach(() => {
 // no import may still be writing when the file's database goes
 afterAll(() => importJobsSettled())
 
-/**
- * The page's upload form, posted. The body is read through a stream of our own, so that a server
- * refusing it part-way just stops pulling (cancelling undici's own FormData stream errors on Node 24).
- */
+/** The page's upload form, posted. */
 async function upload(
   content: string | Buffer,
   fields: Record<string, string> = {},
@@ -83,21 +51,7 @@ async function upload(
   const form = new FormData()
   for (const [field, value] of Object.entries(fields)) form.append(field, value)
   form.append('file', new File([typeof content === 'string' ? content : new Uint8Array(content)], name))
-  const encoded = new Response(form)
-  const reader = encoded.body!.getReader()
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read()
-      if (done) controller.close()
-      else controller.enqueue(value)
-    },
-  })
-  const request = new Request(`${BASE}${PATH}`, {
-    method: 'POST',
-    body,
-    headers: { 'Content-Type': encoded.headers.get('Content-Type') ?? '', Cookie: cookie },
-    duplex: 'half',
-  } as RequestInit)
+  const request = multipartRequest(`${BASE}${PATH}`, form, { Cookie: cookie })
   try {
     return await importPage.action({ request, params: {}, context: {} })
   } catch (thrown) {

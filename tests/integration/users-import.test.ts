@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { Readable, Writable } from 'node:stream'
+import { Readable } from 'node:stream'
 import { parse } from 'csv-parse/sync'
 import { QueryTypes } from 'sequelize'
 import { describe, expect, it } from 'vitest'
@@ -17,6 +17,7 @@ import {
   makeSuperAdmin,
   makeUser,
 } from '#tests/factories.ts'
+import { memorySink } from '#tests/fixtures/files.ts'
 
 // The user import engine on a real database: the file's layout, every row rule, the modes, the error CSV.
 
@@ -25,18 +26,6 @@ const tag = () => randomBytes(3).toString('hex')
 
 function source(text: string | Buffer) {
   return Readable.from([typeof text === 'string' ? Buffer.from(text) : text])
-}
-
-/** A sink that keeps what the import writes to it. */
-function memorySink() {
-  const chunks: Buffer[] = []
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      chunks.push(chunk)
-      done()
-    },
-  })
-  return { sink, text: () => Buffer.concat(chunks).toString('utf8') }
 }
 
 const run = (text: string | Buffer, options: ImportOptions = {}, actor = SYSTEM) =>

@@ -1,29 +1,13 @@
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { Writable } from 'node:stream'
-import { installGlobals } from '@remix-run/node'
-import { pino } from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import remixConfig from '../../remix.config.js'
-import { createApp, createLifecycle, drain } from '../../server/web-server.js'
+import { bareBuild, recordingLogger, serve } from '#tests/stand-in-build.ts'
+import { createLifecycle, drain } from '../../server/web-server.js'
 
 // The web server's stop (server/web-server.js's `drain`) in this process, on a stand-in route table whose
 // one route answers only when the test lets it: what /readyz says once the stop has begun, the request in
 // flight answered and its connection closed after it, and the bound on how long a stop waits.
 
-const future = remixConfig.future ?? {}
-installGlobals({ nativeFetch: future.v3_singleFetch })
-
-const logLines: Record<string, unknown>[] = []
-const logger = pino(
-  { level: 'info' },
-  new Writable({
-    write(line: Buffer, _encoding, done) {
-      logLines.push(JSON.parse(line.toString()) as Record<string, unknown>)
-      done()
-    },
-  }),
-)
+const { logger, lines: logLines } = recordingLogger()
 
 /** A request held by the route until `release()`; `arrived` resolves once the route has it. */
 function heldRoute() {
@@ -48,26 +32,10 @@ afterEach(() => {
 })
 
 async function start(loader: () => Promise<Response>) {
-  const build = {
-    routes: {
-      root: { id: 'root', path: '', module: {} },
-      'routes/held': { id: 'routes/held', parentId: 'root', path: 'held', module: { loader } },
-    },
-    entry: { module: {} },
-    future,
-    publicPath: '/build/',
-    assetsBuildDirectory: 'public/build',
-    assets: { entry: { module: '', imports: [] }, routes: {}, url: '', version: 'test' },
-  }
   const lifecycle = createLifecycle()
-  const app = createApp({ build, logger, metrics: undefined, lifecycle })
-  const listenOn = async () => {
-    const server = app.listen(0, '127.0.0.1')
-    servers.push(server)
-    await new Promise((resolve) => server.once('listening', resolve))
-    return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
-  }
-  return { lifecycle, ...(await listenOn()) }
+  const { server, base } = await serve(await bareBuild({}, { 'routes/held': { loader } }), { logger, lifecycle })
+  servers.push(server)
+  return { lifecycle, server, base }
 }
 
 type Answer = { status: number; connection: string | undefined; body: string }

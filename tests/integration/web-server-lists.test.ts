@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import http, { type IncomingMessage } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { Writable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
-import { installGlobals } from '@remix-run/node'
 import express from 'express'
-import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROLE } from '#app/modules/auth/roles.ts'
 import { listUsers } from '#app/modules/users/service.server.ts'
@@ -15,14 +12,13 @@ import { resetEnvCache } from '#app/utils/env.server.ts'
 import { JSON_CHUNK_CHARS, TOO_MANY_LIST_STREAMS } from '#app/utils/json-stream.server.ts'
 import { sequelize } from '#db/client.ts'
 import { makeAdmin } from '#tests/factories.ts'
-import remixConfig from '../../remix.config.js'
+import { bareBuild, recordingLogger, serve } from '#tests/stand-in-build.ts'
 import { sendRemixResponse } from '../../server/remix-handler.js'
-import { createApp } from '../../server/web-server.js'
 
 // The web server (server/web-server.js: Express, compression, the request log, our Remix handler) on a
-// real port, in this process, with the real /api list routes on this file's database. The stand-in is
-// the route table, which `remix build` would compile: written here, with the app's future flags and two
-// small routes of its own, so the routes share this process's database pool and the test can watch it.
+// real port, in this process, with the real /api list routes on this file's database. The build is a
+// stand-in (tests/stand-in-build.ts) with two small routes of its own, so the routes share this process's
+// database pool and the test can watch it.
 //
 // A client slower than the database must pause the list's cursor, not have the answer pile up in the
 // server's memory; and no more than LIST_STREAMS_MAX lists stream at once.
@@ -34,11 +30,11 @@ const LEARNERS = 100_000
 
 type Admin = Awaited<ReturnType<typeof makeAdmin>>
 let admin: Admin
-let server: http.Server
+let server: Awaited<ReturnType<typeof serve>>
 let port: number
 let expected: string
 const sockets = new Map<number, Socket>()
-const logLines: Record<string, unknown>[] = []
+const { logger, lines: logLines } = recordingLogger()
 
 const stubModule = (loader: () => Response) => ({ loader })
 
@@ -60,7 +56,6 @@ const randomAnswer = () =>
     ),
     { headers: { 'Content-Type': 'text/plain' } },
   )
-const route = (id: string, path: string, module: object) => ({ id, parentId: 'root', path, module })
 
 beforeAll(async () => {
   admin = await makeAdmin()
@@ -74,64 +69,31 @@ beforeAll(async () => {
   )
   expected = JSON.stringify({ message: (await listUsers(admin, 'learner', {})).rows })
 
-  // as loadBuild does for this app's build
-  const future = remixConfig.future ?? {}
-  installGlobals({ nativeFetch: future.v3_singleFetch })
-  const build = {
-    routes: {
-      root: { id: 'root', path: '', module: {} },
-      'routes/api+/user.usersList.user': route(
-        'routes/api+/user.usersList.user',
-        'api/user/usersList/user',
-        learnersRoute,
-      ),
-      'routes/api+/category.accessLog': route(
-        'routes/api+/category.accessLog',
-        'api/category/accessLog',
-        accessLogRoute,
-      ),
-      'routes/random-bytes': route('routes/random-bytes', 'random-bytes', stubModule(randomAnswer)),
+  const build = await bareBuild(
+    { 'routes/api+/user.usersList.user': learnersRoute, 'routes/api+/category.accessLog': accessLogRoute },
+    {
+      'routes/random-bytes': stubModule(randomAnswer),
       // what the handler must pass on as it is: a status text and two cookies
-      'routes/two-cookies': route(
-        'routes/two-cookies',
-        'two-cookies',
-        stubModule(
-          () =>
-            new Response('{}', {
-              status: 202,
-              statusText: 'Taken',
-              headers: [
-                ['Set-Cookie', 'first=1; Path=/'],
-                ['Set-Cookie', 'second=2; Path=/'],
-              ],
-            }),
-        ),
+      'routes/two-cookies': stubModule(
+        () =>
+          new Response('{}', {
+            status: 202,
+            statusText: 'Taken',
+            headers: [
+              ['Set-Cookie', 'first=1; Path=/'],
+              ['Set-Cookie', 'second=2; Path=/'],
+            ],
+          }),
       ),
     },
-    entry: { module: {} },
-    future,
-    publicPath: '/build/',
-    assetsBuildDirectory: 'public/build',
-    assets: { entry: { module: '', imports: [] }, routes: {}, url: '', version: 'test' },
-  }
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(line: Buffer, _encoding, done) {
-        logLines.push(JSON.parse(line.toString()) as Record<string, unknown>)
-        done()
-      },
-    }),
   )
-  server = createApp({ build, logger, metrics: undefined }).listen(0, '127.0.0.1')
-  server.on('connection', (socket: Socket) => sockets.set(socket.remotePort!, socket))
-  await new Promise((resolve) => server.once('listening', resolve))
-  port = (server.address() as AddressInfo).port
+  server = await serve(build, { logger })
+  server.server.on('connection', (socket: Socket) => sockets.set(socket.remotePort!, socket))
+  port = server.port
 }, 120_000)
 
 afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise((resolve) => server.close(resolve))
+  await server.close()
   delete process.env.LIST_STREAMS_MAX
   resetEnvCache()
 })

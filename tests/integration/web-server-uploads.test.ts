@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { installGlobals } from '@remix-run/node'
 import contentDisposition from 'content-disposition'
-import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as newCourse from '#app/routes/admin+/newCourse.tsx'
 import * as addCourseDocument from '#app/routes/api+/category.addCourseDocument.ts'
@@ -14,8 +11,7 @@ import { resetEnvCache } from '#app/utils/env.server.ts'
 import { makeAdmin, makeCoach } from '#tests/factories.ts'
 import { pdfBytes, pngBytes } from '#tests/fixtures/files.ts'
 import { sessionCookieFor } from '#tests/sessions.ts'
-import remixConfig from '../../remix.config.js'
-import { createApp } from '../../server/web-server.js'
+import { bareBuild, serve } from '#tests/stand-in-build.ts'
 
 // Every refusal of a request with a body reaches the client, over a real socket, however much of the
 // body the client is still sending: the web server of server/web-server.js on a port in this
@@ -30,48 +26,26 @@ resetEnvCache()
 let admin: Awaited<ReturnType<typeof makeAdmin>>
 let coach: Awaited<ReturnType<typeof makeCoach>>
 let adminCookie: string
-let server: http.Server
+let server: Awaited<ReturnType<typeof serve>>
 let port: number
-
-const route = (id: string, path: string, module: object) => ({ id, parentId: 'root', path, module })
 
 beforeAll(async () => {
   admin = await makeAdmin()
   coach = await makeCoach()
   adminCookie = await sessionCookieFor(admin.userName)
-  const future = remixConfig.future ?? {}
-  installGlobals({ nativeFetch: future.v3_singleFetch })
-  const build = {
-    routes: {
-      root: { id: 'root', path: '', module: {} },
-      'routes/api+/category.addCourseDocument': route(
-        'routes/api+/category.addCourseDocument',
-        'api/category/addCourseDocument',
-        addCourseDocument,
-      ),
-      'routes/api+/category.addCourseImage': route(
-        'routes/api+/category.addCourseImage',
-        'api/category/addCourseImage',
-        addCourseImage,
-      ),
-      'routes/api+/user.editProfile': route('routes/api+/user.editProfile', 'api/user/editProfile', editProfile),
-      'routes/admin+/newCourse': route('routes/admin+/newCourse', 'admin/newCourse', newCourse),
-      'routes/files.$key': route('routes/files.$key', 'files/:key', fileRoute),
-    },
-    entry: { module: {} },
-    future,
-    publicPath: '/build/',
-    assetsBuildDirectory: 'public/build',
-    assets: { entry: { module: '', imports: [] }, routes: {}, url: '', version: 'test' },
-  }
-  server = createApp({ build, logger: pino({ level: 'silent' }), metrics: undefined }).listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  port = (server.address() as AddressInfo).port
+  const build = await bareBuild({
+    'routes/api+/category.addCourseDocument': addCourseDocument,
+    'routes/api+/category.addCourseImage': addCourseImage,
+    'routes/api+/user.editProfile': editProfile,
+    'routes/admin+/newCourse': newCourse,
+    'routes/files.$key': fileRoute,
+  })
+  server = await serve(build)
+  port = server.port
 })
 
 afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise((resolve) => server.close(resolve))
+  await server.close()
   delete process.env.UPLOAD_MAX_IMAGE_MB
   delete process.env.DISCARD_BODY_MAX_MB
   resetEnvCache()

@@ -5,7 +5,7 @@ import http from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { runningPostmaster } from '#db/embedded.ts'
-import { portal } from '#tests/cli.ts'
+import { portal, usersCreateArgs } from '#tests/cli.ts'
 import { buildIfMissing, portalEnv, root, waitUntilServing } from '../bench/serve.ts'
 
 // What an operator lives with, measured on the built portal (`portal serve --no-build`, the embedded
@@ -149,14 +149,16 @@ async function main() {
     const exited = new Promise<number | null>((resolve) => serve!.once('exit', resolve))
     await waitUntilServing(serve, `${base}/readyz`)
     const created = await portal(
-      ['users', 'create', '--role', 'admin', '--email', 'reliable@example.com', '--password-stdin', '--json'].concat([
-        '--first-name',
-        'Reliable',
-        '--last-name',
-        'Operator',
-        '--username',
-        'reliable',
-      ]),
+      [
+        ...usersCreateArgs({
+          role: 'admin',
+          email: 'reliable@example.com',
+          firstName: 'Reliable',
+          lastName: 'Operator',
+          userName: 'reliable',
+        }),
+        '--json',
+      ],
       env,
       { input: `${PASSWORD}\n` },
     )

@@ -22,6 +22,18 @@ function setup(duration: number | null = null) {
   return { tracker, at, wait, play }
 }
 
+/**
+ * Play to 5.97 s, then a pause reported YouTube's way: onStateChange (paused) carries the last known
+ * time, infoDelivery the new one (6.26 s) just after.
+ */
+function pauseReportedLate({ tracker, play, wait }: Pick<ReturnType<typeof setup>, 'tracker' | 'play' | 'wait'>) {
+  play(0, 5.97)
+  wait(0.148)
+  tracker.sample(5.97, false)
+  wait(0.001)
+  tracker.sample(6.26, false)
+}
+
 const total = (ranges: WatchedRange[]) => ranges.reduce((sum, [start, end]) => sum + end - start, 0)
 
 describe('WatchTracker: normal play', () => {
@@ -206,24 +218,15 @@ describe('WatchTracker: pauses', () => {
   })
 
   it('counts the play between a pause reported with the old time and the new time that follows', () => {
-    // YouTube-style order: onStateChange (paused) carries the last known time, infoDelivery the new one
     const { tracker, play, wait } = setup()
-    play(0, 5.97)
-    wait(0.148)
-    tracker.sample(5.97, false)
-    wait(0.001)
-    tracker.sample(6.26, false)
+    pauseReportedLate({ play, wait, tracker })
     expect(tracker.take()).toEqual([[0, 6]])
     expect(tracker.position).toBe(6)
   })
 
   it('still refuses a seek made while paused after such a report', () => {
     const { tracker, play, wait } = setup()
-    play(0, 5.97)
-    wait(0.148)
-    tracker.sample(5.97, false)
-    wait(0.001)
-    tracker.sample(6.26, false)
+    pauseReportedLate({ play, wait, tracker })
     wait(3)
     tracker.sample(6.26, false)
     wait(2)

@@ -3,7 +3,7 @@ import { renderToString } from 'react-dom/server'
 // Remix 2 is built on this router and renders pages on the server the same way.
 import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom/server'
 import { describe, expect, it } from 'vitest'
-import { DataTable, type DataTableColumn } from './data-table.tsx'
+import { DataTable, type DataTableColumn, type DataTableProps } from './data-table.tsx'
 
 type User = { id: string; name: string; email: string }
 
@@ -27,6 +27,12 @@ async function renderAt(url: string, element: ReactNode) {
   return renderToString(<StaticRouterProvider router={router} context={context} hydrate={false} />)
 }
 
+/** Server-renders the table of `users` (or of the given rows) as the page at `url`. */
+const renderTable = (
+  url: string,
+  props: Omit<DataTableProps<User>, 'columns' | 'rows' | 'getRowKey'> & { rows?: User[] },
+) => renderAt(url, <DataTable columns={columns} rows={users} getRowKey={(u) => u.id} {...props} />)
+
 /** The decoded hrefs of all links in the markup. */
 function hrefs(html: string) {
   return [...html.matchAll(/<a [^>]*href="([^"]*)"/g)].map((m) => m[1].replaceAll('&amp;', '&'))
@@ -34,21 +40,15 @@ function hrefs(html: string) {
 
 describe('DataTable', () => {
   it('renders the headers, the rows and a link per row', async () => {
-    const html = await renderAt(
-      '/admin/users',
-      <DataTable
-        label="Users List"
-        columns={columns}
-        rows={users}
-        getRowKey={(u) => u.id}
-        rowHref={(u) => `/admin/user/${u.id}`}
-        total={2}
-        page={1}
-        pageSize={7}
-        sort="name"
-        dir="asc"
-      />,
-    )
+    const html = await renderTable('/admin/users', {
+      label: 'Users List',
+      rowHref: (u) => `/admin/user/${u.id}`,
+      total: 2,
+      page: 1,
+      pageSize: 7,
+      sort: 'name',
+      dir: 'asc',
+    })
     expect(html).toContain('<caption class="sr-only">Users List</caption>')
     // the table scrolls sideways in a named box that a keyboard can reach, not the whole page
     expect(html).toMatch(
@@ -65,38 +65,21 @@ describe('DataTable', () => {
   })
 
   it('shows the empty text when there are no rows', async () => {
-    const html = await renderAt(
-      '/admin/coach',
-      <DataTable
-        label="Coach's List"
-        columns={columns}
-        rows={[]}
-        getRowKey={(u) => u.id}
-        total={0}
-        page={1}
-        pageSize={7}
-      />,
-    )
+    const html = await renderTable('/admin/coach', { label: "Coach's List", rows: [], total: 0, page: 1, pageSize: 7 })
     expect(html).toContain('No Data Found')
     expect(html).toMatch(/<td colspan="3">/i)
     expect(html).toContain('Showing 0 of 0')
   })
 
   it('builds paging and sort links that keep the other query parameters', async () => {
-    const html = await renderAt(
-      '/admin/accesslog?q=sql&course=c1&course=c2&size=14&sort=name&dir=asc&page=2',
-      <DataTable
-        label="Access Log"
-        columns={columns}
-        rows={users}
-        getRowKey={(u) => u.id}
-        total={40}
-        page={2}
-        pageSize={14}
-        sort="name"
-        dir="asc"
-      />,
-    )
+    const html = await renderTable('/admin/accesslog?q=sql&course=c1&course=c2&size=14&sort=name&dir=asc&page=2', {
+      label: 'Access Log',
+      total: 40,
+      page: 2,
+      pageSize: 14,
+      sort: 'name',
+      dir: 'asc',
+    })
     const links = hrefs(html)
     expect(links).toContain('/admin/accesslog?q=sql&course=c1&course=c2&size=14&sort=name&dir=asc&page=1')
     expect(links).toContain('/admin/accesslog?q=sql&course=c1&course=c2&size=14&sort=name&dir=asc&page=3')
@@ -108,52 +91,24 @@ describe('DataTable', () => {
   })
 
   it('disables Previous on the first page and Next on the last', async () => {
-    const first = await renderAt(
-      '/admin/users',
-      <DataTable
-        label="Users"
-        columns={columns}
-        rows={users}
-        getRowKey={(u) => u.id}
-        total={9}
-        page={1}
-        pageSize={7}
-      />,
-    )
+    const first = await renderTable('/admin/users', { label: 'Users', total: 9, page: 1, pageSize: 7 })
     expect(first).toMatch(/<a role="link" aria-disabled="true"[^>]*>Previous<\/a>/)
     expect(hrefs(first)).toContain('/admin/users?page=2')
 
-    const last = await renderAt(
-      '/admin/users?page=2',
-      <DataTable
-        label="Users"
-        columns={columns}
-        rows={users}
-        getRowKey={(u) => u.id}
-        total={9}
-        page={2}
-        pageSize={7}
-      />,
-    )
+    const last = await renderTable('/admin/users?page=2', { label: 'Users', total: 9, page: 2, pageSize: 7 })
     expect(last).toMatch(/<a role="link" aria-disabled="true"[^>]*>Next<\/a>/)
     expect(hrefs(last)).toContain('/admin/users?page=1')
     expect(last).toContain('Showing 8–9 of 9')
   })
 
   it('carries the other parameters through the search and page size forms as hidden inputs', async () => {
-    const html = await renderAt(
-      '/admin/courses?q=old&sort=title&dir=desc&page=4&size=21',
-      <DataTable
-        label="Course List"
-        columns={columns}
-        rows={users}
-        getRowKey={(u) => u.id}
-        total={100}
-        page={4}
-        pageSize={21}
-        search={{ value: 'old', placeholder: 'Search courses' }}
-      />,
-    )
+    const html = await renderTable('/admin/courses?q=old&sort=title&dir=desc&page=4&size=21', {
+      label: 'Course List',
+      total: 100,
+      page: 4,
+      pageSize: 21,
+      search: { value: 'old', placeholder: 'Search courses' },
+    })
     const forms = [...html.matchAll(/<form[^>]*>(.*?)<\/form>/g)].map((m) => m[0])
     expect(forms).toHaveLength(2)
     const [searchForm, sizeForm] = forms
