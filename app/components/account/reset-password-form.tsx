@@ -1,7 +1,7 @@
-import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { getFormProps, useForm, type SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation } from '@remix-run/react'
-import { PasswordField } from '#app/components/ui/field.tsx'
+import { FormPasswordField } from '#app/components/forms/fields.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { NewPasswordSchema, PASSWORD_HINT } from '#app/modules/users/schema.ts'
 
@@ -20,16 +20,8 @@ export function ResetPasswordForm({ action, lastResult }: { action: string; last
       <h1 className="text-2xl font-bold">Choose a new password</h1>
       <p className="mt-1 text-sm text-slate-600">{PASSWORD_HINT}</p>
       <Form method="post" action={action} className="mt-6 space-y-2" {...getFormProps(form)}>
-        <PasswordField
-          label="New Password"
-          errors={fields.password.errors}
-          inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'new-password' }}
-        />
-        <PasswordField
-          label="Confirm Password"
-          errors={fields.confirmPassword.errors}
-          inputProps={{ ...getInputProps(fields.confirmPassword, { type: 'password' }), autoComplete: 'new-password' }}
-        />
+        <FormPasswordField meta={fields.password} label="New Password" autoComplete="new-password" />
+        <FormPasswordField meta={fields.confirmPassword} label="Confirm Password" autoComplete="new-password" />
         <FormError id={form.errorId} errors={form.errors} />
         <button type="submit" className="btn-primary w-full" disabled={navigation.state === 'submitting'}>
           Set password

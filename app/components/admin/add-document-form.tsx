@@ -1,15 +1,15 @@
-import { getFormProps, getSelectProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { getFormProps, useForm, type SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { Form, Link, useNavigation } from '@remix-run/react'
 import { useState } from 'react'
+import { FormFileField, FormSelectField } from '#app/components/forms/fields.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
-import { SelectField } from '#app/components/ui/field.tsx'
-import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
+import { type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { AddDocumentSchema, type AddDocumentInput, type DocumentType } from '#app/modules/content/schema.ts'
 
-const TEXTS: Record<DocumentType, { title: string; fileLabel: string; tab: string }> = {
+export const TEXTS: Record<DocumentType, { title: string; fileLabel: string; tab: string }> = {
   Document: { title: 'Add Documents', fileLabel: 'Document', tab: 'documents' },
   Scenarios: { title: 'Add Scenarios', fileLabel: 'Scenario', tab: 'scenarios' },
 }
@@ -25,7 +25,7 @@ export type AddDocumentFormProps = {
 }
 
 /**
- * The Add Documents and Add Scenarios page: a course and a file. With JavaScript the file is uploaded
+ * The Add Documents and Add Scenarios form: a course and a file. With JavaScript the file is uploaded
  * as soon as it is chosen (Save waits for it); without, it travels with the form as `courseDocument`.
  */
 export function AddDocumentForm({ documentType, courses, courseId, upload, lastResult }: AddDocumentFormProps) {
@@ -53,7 +53,9 @@ export function AddDocumentForm({ documentType, courses, courseId, upload, lastR
           { label: text.title },
         ]}
       />
-      <h1 className="mt-2 text-2xl font-bold">{text.title}</h1>
+      <h1 id={`${form.id}-heading`} className="mt-2 text-2xl font-bold">
+        {text.title}
+      </h1>
       {courses.length === 0 ? (
         <div className="card mt-6">
           <EmptyState
@@ -67,24 +69,26 @@ export function AddDocumentForm({ documentType, courses, courseId, upload, lastR
           />
         </div>
       ) : (
-        <Form method="post" encType="multipart/form-data" className="card mt-6 space-y-2 p-6" {...getFormProps(form)}>
+        <Form
+          method="post"
+          encType="multipart/form-data"
+          className="card mt-6 space-y-2 p-6"
+          aria-labelledby={`${form.id}-heading`}
+          {...getFormProps(form)}
+        >
           {/* first in the form, so a file refused on arrival still leaves what came before it readable */}
           <input type="hidden" name="documentType" value={documentType} />
-          <SelectField
+          <FormSelectField
+            meta={fields.courseId}
             label="Course"
-            errors={fields.courseId.errors}
             placeholder="Select a course"
             options={courses.map((c) => ({ value: c._id, label: c.title }))}
-            selectProps={getSelectProps(fields.courseId)}
           />
-          <FileUpload
+          <FormFileField
+            meta={fields.document}
             label={text.fileLabel}
-            name="document"
-            fileFieldName="courseDocument"
-            action="/api/category/addCourseDocument"
-            accept={upload.accept}
-            hint={upload.hint}
-            errors={fields.document.errors}
+            kind="document"
+            upload={upload}
             onUploadingChange={setUploading}
           />
           <FormFooter

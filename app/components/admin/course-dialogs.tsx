@@ -1,11 +1,11 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react'
+import { getFormProps, useForm, type FormMetadata, type SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { Form, useNavigation, useSearchParams } from '@remix-run/react'
-import { useState } from 'react'
-import { Field, TextareaField } from '#app/components/ui/field.tsx'
-import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
+import { useState, type ReactNode } from 'react'
+import { FormField, FormFileField, FormTextareaField } from '#app/components/forms/fields.tsx'
+import { type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
-import { Overlay } from '#app/components/ui/overlay.tsx'
+import { Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
 import { Toggle } from '#app/components/ui/toggle.tsx'
 import type { DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
 import { EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
@@ -32,26 +32,49 @@ function useBusy(intent: string) {
   return navigation.state === 'submitting' && (navigation.formAction ?? '').includes(`intent=${intent}`)
 }
 
-function Actions({
-  busy,
-  disabled,
-  label,
+/**
+ * A dialog's form: posted to the page with its intent, named by the dialog's title, and ending with
+ * its form-level error, Cancel (back to the page) and Save (disabled while saving or uploading).
+ */
+function DialogForm({
+  form,
+  intent,
+  multipart = false,
+  uploading = false,
   closeTo,
+  children,
 }: {
-  busy: boolean
-  disabled?: boolean
-  label: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any dialog's form, whatever its schema
+  form: FormMetadata<any, string[]>
+  intent: string
+  multipart?: boolean
+  uploading?: boolean
   closeTo: string
+  children: ReactNode
 }) {
+  const action = useActionUrl(intent)
+  const busy = useBusy(intent)
   return (
-    <div className="flex justify-end gap-3">
-      <a href={closeTo} className="btn-secondary">
-        Cancel
-      </a>
-      <button type="submit" className="btn-primary" disabled={busy || disabled}>
-        {busy ? 'Saving…' : label}
-      </button>
-    </div>
+    <Form
+      method="post"
+      action={action}
+      encType={multipart ? 'multipart/form-data' : undefined}
+      preventScrollReset
+      aria-labelledby={OVERLAY_TITLE_ID}
+      {...getFormProps(form)}
+      className="space-y-1"
+    >
+      {children}
+      <FormError id={form.errorId} errors={form.errors} />
+      <div className="flex justify-end gap-3">
+        <a href={closeTo} className="btn-secondary">
+          Cancel
+        </a>
+        <button type="submit" className="btn-primary" disabled={busy || uploading}>
+          {busy ? 'Saving…' : 'Save'}
+        </button>
+      </div>
+    </Form>
   )
 }
 
@@ -66,8 +89,6 @@ export function EditVideoDialog({
   closeTo: string
   lastResult: LastResult
 }) {
-  const action = useActionUrl('editVideo')
-  const busy = useBusy('editVideo')
   const [form, fields] = useForm({
     id: `edit-video-${video._id}`,
     lastResult,
@@ -78,7 +99,7 @@ export function EditVideoDialog({
   })
   return (
     <Overlay title="Edit video" description={video.title} closeTo={closeTo}>
-      <Form method="post" action={action} preventScrollReset {...getFormProps(form)} className="space-y-1">
+      <DialogForm form={form} intent="editVideo" closeTo={closeTo}>
         <input type="hidden" name="videoId" value={video._id} />
         <VideoFields
           fields={fields}
@@ -90,9 +111,7 @@ export function EditVideoDialog({
             prerequisiteIds: video.prerequisiteVideos.map((p) => p._id),
           }}
         />
-        <FormError id={form.errorId} errors={form.errors} />
-        <Actions busy={busy} label="Save" closeTo={closeTo} />
-      </Form>
+      </DialogForm>
     </Overlay>
   )
 }
@@ -109,8 +128,6 @@ export function EditDocumentDialog({
   /** the file picker's accept and hint (uploadRules('documentEdit')) */
   upload: UploadRules
 }) {
-  const action = useActionUrl('editDocument')
-  const busy = useBusy('editDocument')
   const [uploading, setUploading] = useState(false)
   const [form, fields] = useForm({
     id: `edit-document-${document._id}`,
@@ -123,20 +140,9 @@ export function EditDocumentDialog({
   const kind = document.documentType === 'Scenarios' ? 'scenario' : 'document'
   return (
     <Overlay title={`Edit ${kind}`} description={document.document.name} closeTo={closeTo}>
-      <Form
-        method="post"
-        action={action}
-        encType="multipart/form-data"
-        preventScrollReset
-        {...getFormProps(form)}
-        className="space-y-1"
-      >
+      <DialogForm form={form} intent="editDocument" multipart uploading={uploading} closeTo={closeTo}>
         <input type="hidden" name="documentId" value={document._id} />
-        <Field
-          label="Order Id"
-          errors={fields.orderId.errors}
-          inputProps={{ ...getInputProps(fields.orderId, { type: 'number' }), min: 0 }}
-        />
+        <FormField meta={fields.orderId} label="Order Id" type="number" min={0} />
         <div className="pb-4">
           <Toggle
             name="visibility"
@@ -146,19 +152,14 @@ export function EditDocumentDialog({
             defaultChecked={document.visibility}
           />
         </div>
-        <FileUpload
+        <FormFileField
+          meta={fields.document}
           label="Replace the file (optional)"
-          name="document"
-          fileFieldName="courseDocument"
-          action="/api/category/addCourseDocument"
-          accept={upload.accept}
-          hint={upload.hint}
-          errors={fields.document.errors}
+          kind="document"
+          upload={upload}
           onUploadingChange={setUploading}
         />
-        <FormError id={form.errorId} errors={form.errors} />
-        <Actions busy={busy} disabled={uploading} label="Save" closeTo={closeTo} />
-      </Form>
+      </DialogForm>
     </Overlay>
   )
 }
@@ -184,8 +185,6 @@ export function EditCourseDialog({
   /** the image picker's accept and hint (uploadRules('courseImage')) */
   upload: UploadRules
 }) {
-  const action = useActionUrl('editCourse')
-  const busy = useBusy('editCourse')
   const [uploading, setUploading] = useState(false)
   const [form, fields] = useForm({
     id: 'edit-course',
@@ -204,38 +203,19 @@ export function EditCourseDialog({
   })
   return (
     <Overlay title="Edit Course Details" closeTo={closeTo}>
-      <Form
-        method="post"
-        action={action}
-        encType="multipart/form-data"
-        preventScrollReset
-        {...getFormProps(form)}
-        className="space-y-1"
-      >
-        <Field
-          label="Course Name"
-          errors={fields.title.errors}
-          inputProps={getInputProps(fields.title, { type: 'text' })}
-        />
-        <TextareaField
-          label="Description"
-          errors={fields.description.errors}
-          textareaProps={getTextareaProps(fields.description)}
-        />
-        <FileUpload
+      <DialogForm form={form} intent="editCourse" multipart uploading={uploading} closeTo={closeTo}>
+        <FormField meta={fields.title} label="Course Name" />
+        <FormTextareaField meta={fields.description} label="Description" />
+        <FormFileField
+          meta={fields.courseImage}
           label="Course Image"
-          name="courseImage"
-          fileFieldName="courseImage"
-          action="/api/category/addCourseImage"
-          accept={upload.accept}
+          kind="image"
+          upload={upload}
           hint={`${upload.hint}; leave it to keep the current image`}
           defaultFileInfo={course.courseImage}
-          errors={fields.courseImage.errors}
           onUploadingChange={setUploading}
         />
-        <FormError id={form.errorId} errors={form.errors} />
-        <Actions busy={busy} disabled={uploading} label="Save" closeTo={closeTo} />
-      </Form>
+      </DialogForm>
     </Overlay>
   )
 }
@@ -271,7 +251,13 @@ export function DeleteEntryDialog({
         </>
       }
     >
-      <Form method="post" action={action} preventScrollReset className="flex justify-end gap-3">
+      <Form
+        method="post"
+        action={action}
+        preventScrollReset
+        aria-labelledby={OVERLAY_TITLE_ID}
+        className="flex justify-end gap-3"
+      >
         <input type="hidden" name={video ? 'videoId' : 'documentId'} value={entry._id} />
         <a href={closeTo} className="btn-secondary" data-autofocus>
           Cancel

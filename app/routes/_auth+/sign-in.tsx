@@ -1,9 +1,9 @@
-import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getFormProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Field, PasswordField } from '#app/components/ui/field.tsx'
+import { FormField, FormPasswordField } from '#app/components/forms/fields.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { landingPath } from '#app/modules/auth/permissions.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
@@ -65,16 +65,8 @@ export default function SignIn() {
       <p className="mt-1 text-sm text-slate-600">Welcome back. Sign in to continue your courses.</p>
       <Form method="post" className="mt-6 space-y-2" {...getFormProps(form)}>
         <input type="hidden" name="redirectTo" value={params.get('redirectTo') ?? ''} />
-        <Field
-          label="Username / Email"
-          errors={fields.email.errors}
-          inputProps={{ ...getInputProps(fields.email, { type: 'text' }), autoComplete: 'username', autoFocus: true }}
-        />
-        <PasswordField
-          label="Password"
-          errors={fields.password.errors}
-          inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'current-password' }}
-        />
+        <FormField meta={fields.email} label="Username / Email" autoComplete="username" autoFocus />
+        <FormPasswordField meta={fields.password} label="Password" autoComplete="current-password" />
         <FormError id={form.errorId} errors={form.errors} />
         <button type="submit" className="btn-primary w-full" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign In'}

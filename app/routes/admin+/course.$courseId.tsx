@@ -282,9 +282,9 @@ function VideosTab({
                 className="aspect-video w-full shrink-0 overflow-hidden rounded-md bg-black md:w-72"
               />
               <div className="min-w-0 flex-1">
-                <h3 className="font-semibold">
+                <h2 className="font-semibold">
                   <span className="tabular-nums text-slate-500">{index + 1}.</span> {video.title}
-                </h3>
+                </h2>
                 <p className="mt-1 flex flex-wrap gap-2 text-xs">
                   <span className="text-slate-500">
                     {video.duration ? formatDuration(video.duration) : 'No duration'}

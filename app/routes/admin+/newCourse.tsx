@@ -1,12 +1,11 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
+import { getFormProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { useState } from 'react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { FormField, FormFileField, FormTextareaField } from '#app/components/forms/fields.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
-import { Field, TextareaField } from '#app/components/ui/field.tsx'
-import { FileUpload } from '#app/components/ui/file-upload.tsx'
 import { FormFooter } from '#app/components/ui/form-footer.tsx'
 import { createCourse } from '#app/modules/courses/admin.server.ts'
 import { NewCourseSchema } from '#app/modules/courses/schema.ts'
@@ -56,26 +55,23 @@ export default function NewCourse() {
   return (
     <div className="max-w-2xl">
       <Breadcrumb items={[{ label: 'Courses', to: '/admin/courses' }, { label: 'Add New Course' }]} />
-      <h1 className="mt-2 text-2xl font-bold">Add New Course</h1>
-      <Form method="post" encType="multipart/form-data" className="card mt-6 space-y-2 p-6" {...getFormProps(form)}>
-        <Field
-          label="Course Title"
-          errors={fields.title.errors}
-          inputProps={getInputProps(fields.title, { type: 'text' })}
-        />
-        <TextareaField
-          label="Description"
-          errors={fields.description.errors}
-          textareaProps={getTextareaProps(fields.description)}
-        />
-        <FileUpload
+      <h1 id="new-course-heading" className="mt-2 text-2xl font-bold">
+        Add New Course
+      </h1>
+      <Form
+        method="post"
+        encType="multipart/form-data"
+        className="card mt-6 space-y-2 p-6"
+        aria-labelledby="new-course-heading"
+        {...getFormProps(form)}
+      >
+        <FormField meta={fields.title} label="Course Title" />
+        <FormTextareaField meta={fields.description} label="Description" />
+        <FormFileField
+          meta={fields.courseImage}
           label="Course Image"
-          name="courseImage"
-          fileFieldName="courseImage"
-          action="/api/category/addCourseImage"
-          accept={upload.accept}
-          hint={upload.hint}
-          errors={fields.courseImage.errors}
+          kind="image"
+          upload={upload}
           onUploadingChange={setUploading}
         />
         <FormFooter
