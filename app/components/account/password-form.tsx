@@ -1,19 +1,16 @@
-import { getFormProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
+import { getFormProps, type SubmissionResult } from '@conform-to/react'
 import { Form, useNavigation } from '@remix-run/react'
 import { FormPasswordField } from '#app/components/forms/fields.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { PASSWORD_HINT, PasswordChangeSchema } from '#app/modules/users/schema.ts'
 
 /** Reset Password from the user menu: the current password, then the new one twice; then sign in again. */
 export function PasswordForm({ lastResult }: { lastResult?: SubmissionResult<string[]> }) {
   const navigation = useNavigation()
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(PasswordChangeSchema, {
     id: 'password',
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: PasswordChangeSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   const saving = navigation.state === 'submitting'
   return (

@@ -1,19 +1,16 @@
-import { getFormProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
+import { getFormProps, type SubmissionResult } from '@conform-to/react'
 import { Form, useNavigation } from '@remix-run/react'
 import { FormPasswordField } from '#app/components/forms/fields.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { NewPasswordSchema, PASSWORD_HINT } from '#app/modules/users/schema.ts'
 
 /** The page a reset or invitation link opens: the new password twice. */
 export function ResetPasswordForm({ action, lastResult }: { action: string; lastResult?: SubmissionResult<string[]> }) {
   const navigation = useNavigation()
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(NewPasswordSchema, {
     id: 'reset',
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewPasswordSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   return (
     <div className="card w-full max-w-md p-8">

@@ -1,8 +1,8 @@
-import { getFormProps, useForm, type FormMetadata, type SubmissionResult } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
+import { getFormProps, type FormMetadata, type SubmissionResult } from '@conform-to/react'
 import { Form, useNavigation, useSearchParams } from '@remix-run/react'
-import { useState, type ReactNode } from 'react'
-import { FormField, FormFileField, FormTextareaField } from '#app/components/forms/fields.tsx'
+import { type ReactNode } from 'react'
+import { FormField, FormFileField, FormTextareaField, UploadsScope, useUploads } from '#app/components/forms/fields.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
@@ -34,13 +34,13 @@ function useBusy(intent: string) {
 
 /**
  * A dialog's form: posted to the page with its intent, named by the dialog's title, and ending with
- * its form-level error, Cancel (back to the page) and Save (disabled while saving or uploading).
+ * its form-level error, Cancel (back to the page) and Save (disabled while saving, or while a file field
+ * inside uploads).
  */
 function DialogForm({
   form,
   intent,
   multipart = false,
-  uploading = false,
   closeTo,
   children,
 }: {
@@ -48,12 +48,12 @@ function DialogForm({
   form: FormMetadata<any, string[]>
   intent: string
   multipart?: boolean
-  uploading?: boolean
   closeTo: string
   children: ReactNode
 }) {
   const action = useActionUrl(intent)
   const busy = useBusy(intent)
+  const { uploading, report } = useUploads()
   return (
     <Form
       method="post"
@@ -64,7 +64,7 @@ function DialogForm({
       {...getFormProps(form)}
       className="space-y-1"
     >
-      {children}
+      <UploadsScope report={report}>{children}</UploadsScope>
       <FormError id={form.errorId} errors={form.errors} />
       <div className="flex justify-end gap-3">
         <a href={closeTo} className="btn-secondary">
@@ -89,13 +89,10 @@ export function EditVideoDialog({
   closeTo: string
   lastResult: LastResult
 }) {
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(EditVideoSchema.omit({ courseId: true }), {
     id: `edit-video-${video._id}`,
     lastResult,
     defaultValue: { title: video.title, description: video.description, embedUrl: video.embedUrl },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: EditVideoSchema.omit({ courseId: true }) }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   return (
     <Overlay title="Edit video" description={video.title} closeTo={closeTo}>
@@ -128,19 +125,15 @@ export function EditDocumentDialog({
   /** the file picker's accept and hint (uploadRules('documentEdit')) */
   upload: UploadRules
 }) {
-  const [uploading, setUploading] = useState(false)
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(EditDocumentFormSchema.omit({ courseId: true }), {
     id: `edit-document-${document._id}`,
     lastResult,
     defaultValue: { orderId: String(document.orderId) },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: EditDocumentFormSchema.omit({ courseId: true }) }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   const kind = document.documentType === 'Scenarios' ? 'scenario' : 'document'
   return (
     <Overlay title={`Edit ${kind}`} description={document.document.name} closeTo={closeTo}>
-      <DialogForm form={form} intent="editDocument" multipart uploading={uploading} closeTo={closeTo}>
+      <DialogForm form={form} intent="editDocument" multipart closeTo={closeTo}>
         <input type="hidden" name="documentId" value={document._id} />
         <FormField meta={fields.orderId} label="Order Id" type="number" min={0} />
         <div className="pb-4">
@@ -152,13 +145,7 @@ export function EditDocumentDialog({
             defaultChecked={document.visibility}
           />
         </div>
-        <FormFileField
-          meta={fields.document}
-          label="Replace the file (optional)"
-          kind="document"
-          upload={upload}
-          onUploadingChange={setUploading}
-        />
+        <FormFileField meta={fields.document} label="Replace the file (optional)" kind="document" upload={upload} />
       </DialogForm>
     </Overlay>
   )
@@ -185,8 +172,7 @@ export function EditCourseDialog({
   /** the image picker's accept and hint (uploadRules('courseImage')) */
   upload: UploadRules
 }) {
-  const [uploading, setUploading] = useState(false)
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(EditCourseSchema.omit({ courseId: true }), {
     id: 'edit-course',
     lastResult,
     defaultValue: {
@@ -196,14 +182,11 @@ export function EditCourseDialog({
     },
     // the picker left empty posts an empty file under the same name as the current image's JSON;
     // the server skips it, and so must the check here, or the image kept reads as missing
-    onValidate: ({ formData }) =>
-      parseWithZod(withoutEmptyFiles(formData), { schema: EditCourseSchema.omit({ courseId: true }) }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
+    prepare: withoutEmptyFiles,
   })
   return (
     <Overlay title="Edit Course Details" closeTo={closeTo}>
-      <DialogForm form={form} intent="editCourse" multipart uploading={uploading} closeTo={closeTo}>
+      <DialogForm form={form} intent="editCourse" multipart closeTo={closeTo}>
         <FormField meta={fields.title} label="Course Name" />
         <FormTextareaField meta={fields.description} label="Description" />
         <FormFileField
@@ -213,7 +196,6 @@ export function EditCourseDialog({
           upload={upload}
           hint={`${upload.hint}; leave it to keep the current image`}
           defaultFileInfo={course.courseImage}
-          onUploadingChange={setUploading}
         />
       </DialogForm>
     </Overlay>

@@ -1,5 +1,15 @@
 import { getInputProps, getSelectProps, getTextareaProps, type FieldMetadata } from '@conform-to/react'
-import { type InputHTMLAttributes, type TextareaHTMLAttributes } from 'react'
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useId,
+  useState,
+  type ChangeEvent,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type TextareaHTMLAttributes,
+} from 'react'
 import { Field, PasswordField, SelectField, TextareaField } from '#app/components/ui/field.tsx'
 import { FileUpload, type FileInfo, type UploadRules } from '#app/components/ui/file-upload.tsx'
 
@@ -54,11 +64,13 @@ export function FormSelectField({
   label,
   options,
   placeholder,
+  onChange,
 }: {
   meta: Meta
   label: string
   options: { value: string; label: string }[]
   placeholder?: string
+  onChange?: (event: ChangeEvent<HTMLSelectElement>) => void
 }) {
   return (
     <SelectField
@@ -66,9 +78,37 @@ export function FormSelectField({
       errors={meta.errors}
       placeholder={placeholder}
       options={options}
-      selectProps={getSelectProps(meta)}
+      selectProps={{ ...getSelectProps(meta), onChange }}
     />
   )
+}
+
+type ReportUpload = (field: string, uploading: boolean) => void
+
+const UploadsContext = createContext<ReportUpload | null>(null)
+
+/**
+ * The uploads of a form's file fields: `uploading` while any of them is sending its file (the form's
+ * Save waits), and `report`, which they call from inside an `UploadsScope`.
+ */
+export function useUploads() {
+  const [busy, setBusy] = useState<ReadonlySet<string>>(() => new Set())
+  const report = useCallback(
+    (field: string, uploading: boolean) =>
+      setBusy((current) => {
+        const next = new Set(current)
+        if (uploading) next.add(field)
+        else next.delete(field)
+        return next
+      }),
+    [],
+  )
+  return { uploading: busy.size > 0, report }
+}
+
+/** Where the file fields inside report their uploads to (`useUploads().report`). */
+export function UploadsScope({ report, children }: { report: ReportUpload; children: ReactNode }) {
+  return <UploadsContext.Provider value={report}>{children}</UploadsContext.Provider>
 }
 
 /**
@@ -84,7 +124,8 @@ const UPLOADS = {
 /**
  * A labelled file field for one field: the file is uploaded when chosen and the field carries its
  * `{ key, link, name }` (or, without JavaScript, the file travels with the form). `upload` is the
- * server's rules for the picker; `hint` replaces their hint.
+ * server's rules for the picker; `hint` replaces their hint. Inside an `UploadsScope` it tells the
+ * form while it uploads.
  */
 export function FormFileField({
   meta,
@@ -93,7 +134,6 @@ export function FormFileField({
   upload,
   hint = upload.hint,
   defaultFileInfo,
-  onUploadingChange,
 }: {
   meta: Meta
   label: string
@@ -101,8 +141,9 @@ export function FormFileField({
   upload: UploadRules
   hint?: string
   defaultFileInfo?: FileInfo | null
-  onUploadingChange?: (uploading: boolean) => void
 }) {
+  const field = useId()
+  const report = useContext(UploadsContext)
   return (
     <FileUpload
       label={label}
@@ -112,7 +153,7 @@ export function FormFileField({
       hint={hint}
       defaultFileInfo={defaultFileInfo}
       errors={meta.errors}
-      onUploadingChange={onUploadingChange}
+      onUploadingChange={report ? (uploading) => report(field, uploading) : undefined}
     />
   )
 }

@@ -1,7 +1,7 @@
-import { getFormProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
+import { getFormProps, type SubmissionResult } from '@conform-to/react'
 import { Form, useNavigation } from '@remix-run/react'
 import { FormField, FormPasswordField } from '#app/components/forms/fields.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { NewCoachSchema, RegisterSchema } from '#app/modules/users/schema.ts'
 
@@ -22,12 +22,9 @@ export function PersonForm({
 }) {
   const navigation = useNavigation()
   const withPassword = kind !== 'coach'
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(withPassword ? RegisterSchema : NewCoachSchema, {
     id: `new-${kind}`,
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: withPassword ? RegisterSchema : NewCoachSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   const saving = navigation.state === 'submitting'
   return (

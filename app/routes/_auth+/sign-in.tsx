@@ -1,9 +1,10 @@
-import { getFormProps, useForm } from '@conform-to/react'
+import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FormField, FormPasswordField } from '#app/components/forms/fields.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { landingPath } from '#app/modules/auth/permissions.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
@@ -51,12 +52,9 @@ export default function SignIn() {
   const actionData = useActionData<typeof action>()
   const [params] = useSearchParams()
   const navigation = useNavigation()
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(LoginSchema, {
     id: 'sign-in',
     lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: LoginSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   const busy = navigation.state !== 'idle' && navigation.formAction?.toLowerCase().startsWith('/sign-in')
   return (

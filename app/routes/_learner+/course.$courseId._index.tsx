@@ -1,12 +1,11 @@
 import { getFormProps, useForm } from '@conform-to/react'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import { useState } from 'react'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { FileList, VideoList } from '#app/components/course/video-list.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { FormFileField, FormSelectField } from '#app/components/forms/fields.tsx'
+import { FormFileField, FormSelectField, UploadsScope, useUploads } from '#app/components/forms/fields.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
@@ -147,7 +146,7 @@ export default function CoursePage() {
 function AssessmentDialog({ scenarios, upload }: { scenarios: { id: string; name: string }[]; upload: UploadRules }) {
   const actionData = useActionData<FormReply>()
   const navigation = useNavigation()
-  const [uploading, setUploading] = useState(false)
+  const { uploading, report } = useUploads()
   // Validated by the action only (its reply puts each message beside its field, with or without
   // JavaScript): client-side validation would bring zod to every course page (ADR 021).
   const [form, fields] = useForm({ id: 'assessment', lastResult: actionData?.result })
@@ -163,13 +162,9 @@ function AssessmentDialog({ scenarios, upload }: { scenarios: { id: string; name
         className="space-y-1"
         {...getFormProps(form)}
       >
-        <FormFileField
-          meta={fields.document}
-          label="Your document"
-          kind="document"
-          upload={upload}
-          onUploadingChange={setUploading}
-        />
+        <UploadsScope report={report}>
+          <FormFileField meta={fields.document} label="Your document" kind="document" upload={upload} />
+        </UploadsScope>
         <FormSelectField
           meta={fields.relatedScenarioId}
           label="Scenario"
