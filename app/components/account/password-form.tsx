@@ -1,8 +1,8 @@
 import { getFormProps, type SubmissionResult } from '@conform-to/react'
 import { Form, useNavigation } from '@remix-run/react'
 import { FormPasswordField } from '#app/components/forms/fields.tsx'
+import { FormSubmit } from '#app/components/forms/form-submit.tsx'
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
-import { FormError } from '#app/components/ui/form-footer.tsx'
 import { PASSWORD_HINT, PasswordChangeSchema } from '#app/modules/users/schema.ts'
 
 /** Reset Password from the user menu: the current password, then the new one twice; then sign in again. */
@@ -28,10 +28,7 @@ export function PasswordForm({ lastResult }: { lastResult?: SubmissionResult<str
         <FormPasswordField meta={fields.currentPassword} label="Current Password" autoComplete="current-password" />
         <FormPasswordField meta={fields.password} label="Password" autoComplete="new-password" />
         <FormPasswordField meta={fields.confirmPassword} label="Confirm Password" autoComplete="new-password" />
-        <FormError id={form.errorId} errors={form.errors} />
-        <button type="submit" className="btn-primary" disabled={saving}>
-          {saving ? 'Saving…' : 'Change Password'}
-        </button>
+        <FormSubmit form={form} label="Change Password" busy={saving} busyLabel="Saving…" />
       </Form>
     </div>
   )

@@ -1,8 +1,8 @@
 import { getFormProps, type SubmissionResult } from '@conform-to/react'
 import { Form, useNavigation } from '@remix-run/react'
 import { FormPasswordField } from '#app/components/forms/fields.tsx'
+import { FormSubmit } from '#app/components/forms/form-submit.tsx'
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
-import { FormError } from '#app/components/ui/form-footer.tsx'
 import { NewPasswordSchema, PASSWORD_HINT } from '#app/modules/users/schema.ts'
 
 /** The page a reset or invitation link opens: the new password twice. */
@@ -19,10 +19,12 @@ export function ResetPasswordForm({ action, lastResult }: { action: string; last
       <Form method="post" action={action} className="mt-6 space-y-2" {...getFormProps(form)}>
         <FormPasswordField meta={fields.password} label="New Password" autoComplete="new-password" />
         <FormPasswordField meta={fields.confirmPassword} label="Confirm Password" autoComplete="new-password" />
-        <FormError id={form.errorId} errors={form.errors} />
-        <button type="submit" className="btn-primary w-full" disabled={navigation.state === 'submitting'}>
-          Set password
-        </button>
+        <FormSubmit
+          form={form}
+          label="Set password"
+          busy={navigation.state === 'submitting'}
+          className="btn-primary w-full"
+        />
       </Form>
     </div>
   )

@@ -4,8 +4,8 @@ import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FormField, FormPasswordField } from '#app/components/forms/fields.tsx'
+import { FormSubmit } from '#app/components/forms/form-submit.tsx'
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
-import { FormError } from '#app/components/ui/form-footer.tsx'
 import { landingPath } from '#app/modules/auth/permissions.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -65,10 +65,7 @@ export default function SignIn() {
         <input type="hidden" name="redirectTo" value={params.get('redirectTo') ?? ''} />
         <FormField meta={fields.email} label="Username / Email" autoComplete="username" autoFocus />
         <FormPasswordField meta={fields.password} label="Password" autoComplete="current-password" />
-        <FormError id={form.errorId} errors={form.errors} />
-        <button type="submit" className="btn-primary w-full" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign In'}
-        </button>
+        <FormSubmit form={form} label="Sign In" busy={busy} busyLabel="Signing in…" className="btn-primary w-full" />
       </Form>
       <p className="mt-4 text-center text-sm">
         <Link to="/forgot-Password" className="font-medium text-brand-600 hover:underline">
