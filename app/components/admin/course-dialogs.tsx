@@ -1,5 +1,5 @@
-import { getFormProps, type FormMetadata, type SubmissionResult } from '@conform-to/react'
-import { Form, useNavigation, useSearchParams } from '@remix-run/react'
+import { getFormProps, type FormMetadata } from '@conform-to/react'
+import { Form, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
 import { type ReactNode } from 'react'
 import { FormField, FormFileField, FormTextareaField, UploadsScope, useUploads } from '#app/components/forms/fields.tsx'
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
@@ -12,12 +12,18 @@ import { EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/sc
 import type { CourseDto } from '#app/modules/courses/dto.ts'
 import { EditCourseSchema } from '#app/modules/courses/schema.ts'
 import { isInlineType } from '#app/modules/files/links.ts'
+import { type FormReply } from '#app/utils/forms.server.ts'
 import { VideoFields } from './video-fields.tsx'
 
 // The dialogs of the admin course page. Each form posts to the page with its intent in the URL and
 // keeps the page's other parameters, so a refusal comes back to the same open dialog.
 
-type LastResult = SubmissionResult<string[]> | undefined
+/** The action's reply to this dialog's form (its errors and what was typed), when it was this form that posted. */
+function useLastResult(intent: string) {
+  const actionData = useActionData<FormReply>()
+  const [params] = useSearchParams()
+  return params.get('intent') === intent ? actionData?.result : undefined
+}
 
 function useActionUrl(intent: string) {
   const [params] = useSearchParams()
@@ -82,16 +88,14 @@ export function EditVideoDialog({
   video,
   candidates,
   closeTo,
-  lastResult,
 }: {
   video: VideoDto
   candidates: { id: string; title: string }[]
   closeTo: string
-  lastResult: LastResult
 }) {
   const [form, fields] = useZodForm(EditVideoSchema.omit({ courseId: true }), {
     id: `edit-video-${video._id}`,
-    lastResult,
+    lastResult: useLastResult('editVideo'),
     defaultValue: { title: video.title, description: video.description, embedUrl: video.embedUrl },
   })
   return (
@@ -116,18 +120,16 @@ export function EditVideoDialog({
 export function EditDocumentDialog({
   document,
   closeTo,
-  lastResult,
   upload,
 }: {
   document: DocumentDto
   closeTo: string
-  lastResult: LastResult
   /** the file picker's accept and hint (uploadRules('documentEdit')) */
   upload: UploadRules
 }) {
   const [form, fields] = useZodForm(EditDocumentFormSchema.omit({ courseId: true }), {
     id: `edit-document-${document._id}`,
-    lastResult,
+    lastResult: useLastResult('editDocument'),
     defaultValue: { orderId: String(document.orderId) },
   })
   const kind = document.documentType === 'Scenarios' ? 'scenario' : 'document'
@@ -163,18 +165,16 @@ function withoutEmptyFiles(formData: FormData) {
 export function EditCourseDialog({
   course,
   closeTo,
-  lastResult,
   upload,
 }: {
   course: CourseDto
   closeTo: string
-  lastResult: LastResult
   /** the image picker's accept and hint (uploadRules('courseImage')) */
   upload: UploadRules
 }) {
   const [form, fields] = useZodForm(EditCourseSchema.omit({ courseId: true }), {
     id: 'edit-course',
-    lastResult,
+    lastResult: useLastResult('editCourse'),
     defaultValue: {
       title: course.title,
       description: course.description,
