@@ -111,7 +111,11 @@ test('an admin builds and arranges a course, and an assigned learner sees the re
   await expect(list.locator('[data-movable-handle]')).toHaveText([/Running Totals/, /Moving Averages/, /Ranking Rows/])
   await page.getByRole('button', { name: 'Save' }).click()
   await expect(page.getByText('The new order is saved.')).toBeVisible()
-  await expect(videos.locator('h3')).toHaveText([/1\. Running Totals/, /2\. Moving Averages/, /3\. Ranking Rows/])
+  await expect(videos.getByRole('heading', { level: 2 })).toHaveText([
+    /1\. Running Totals/,
+    /2\. Moving Averages/,
+    /3\. Ranking Rows/,
+  ])
 
   // the learner, assigned through the CLI, sees the new order without the hidden video
   await portal('assign', 'course', '--user', 'learner2', '--course', COURSE)

@@ -1,39 +1,30 @@
-import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
+import { getFormProps, type SubmissionResult } from '@conform-to/react'
 import { Form, useNavigation } from '@remix-run/react'
-import { PasswordField } from '#app/components/ui/field.tsx'
-import { FormError } from '#app/components/ui/form-footer.tsx'
+import { FormPasswordField } from '#app/components/forms/fields.tsx'
+import { FormSubmit } from '#app/components/forms/form-submit.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { NewPasswordSchema, PASSWORD_HINT } from '#app/modules/users/schema.ts'
 
 /** The page a reset or invitation link opens: the new password twice. */
 export function ResetPasswordForm({ action, lastResult }: { action: string; lastResult?: SubmissionResult<string[]> }) {
   const navigation = useNavigation()
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(NewPasswordSchema, {
     id: 'reset',
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewPasswordSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   return (
     <div className="card w-full max-w-md p-8">
       <h1 className="text-2xl font-bold">Choose a new password</h1>
       <p className="mt-1 text-sm text-slate-600">{PASSWORD_HINT}</p>
       <Form method="post" action={action} className="mt-6 space-y-2" {...getFormProps(form)}>
-        <PasswordField
-          label="New Password"
-          errors={fields.password.errors}
-          inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'new-password' }}
+        <FormPasswordField meta={fields.password} label="New Password" autoComplete="new-password" />
+        <FormPasswordField meta={fields.confirmPassword} label="Confirm Password" autoComplete="new-password" />
+        <FormSubmit
+          form={form}
+          label="Set password"
+          busy={navigation.state === 'submitting'}
+          className="btn-primary w-full"
         />
-        <PasswordField
-          label="Confirm Password"
-          errors={fields.confirmPassword.errors}
-          inputProps={{ ...getInputProps(fields.confirmPassword, { type: 'password' }), autoComplete: 'new-password' }}
-        />
-        <FormError id={form.errorId} errors={form.errors} />
-        <button type="submit" className="btn-primary w-full" disabled={navigation.state === 'submitting'}>
-          Set password
-        </button>
       </Form>
     </div>
   )

@@ -1,23 +1,29 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
-import { Form, useNavigation, useSearchParams } from '@remix-run/react'
-import { useState } from 'react'
-import { Field, TextareaField } from '#app/components/ui/field.tsx'
-import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
+import { getFormProps, type FormMetadata } from '@conform-to/react'
+import { Form, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
+import { type ReactNode } from 'react'
+import { FormField, FormFileField, FormTextareaField, UploadsScope, useUploads } from '#app/components/forms/fields.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
+import { type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
-import { Overlay } from '#app/components/ui/overlay.tsx'
+import { Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
 import { Toggle } from '#app/components/ui/toggle.tsx'
 import type { DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
 import { EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
 import type { CourseDto } from '#app/modules/courses/dto.ts'
 import { EditCourseSchema } from '#app/modules/courses/schema.ts'
 import { isInlineType } from '#app/modules/files/links.ts'
+import { type FormReply } from '#app/utils/forms.server.ts'
 import { VideoFields } from './video-fields.tsx'
 
 // The dialogs of the admin course page. Each form posts to the page with its intent in the URL and
 // keeps the page's other parameters, so a refusal comes back to the same open dialog.
 
-type LastResult = SubmissionResult<string[]> | undefined
+/** The action's reply to this dialog's form (its errors and what was typed), when it was this form that posted. */
+function useLastResult(intent: string) {
+  const actionData = useActionData<FormReply>()
+  const [params] = useSearchParams()
+  return params.get('intent') === intent ? actionData?.result : undefined
+}
 
 function useActionUrl(intent: string) {
   const [params] = useSearchParams()
@@ -32,26 +38,49 @@ function useBusy(intent: string) {
   return navigation.state === 'submitting' && (navigation.formAction ?? '').includes(`intent=${intent}`)
 }
 
-function Actions({
-  busy,
-  disabled,
-  label,
+/**
+ * A dialog's form: posted to the page with its intent, named by the dialog's title, and ending with
+ * its form-level error, Cancel (back to the page) and Save (disabled while saving, or while a file field
+ * inside uploads).
+ */
+function DialogForm({
+  form,
+  intent,
+  multipart = false,
   closeTo,
+  children,
 }: {
-  busy: boolean
-  disabled?: boolean
-  label: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any dialog's form, whatever its schema
+  form: FormMetadata<any, string[]>
+  intent: string
+  multipart?: boolean
   closeTo: string
+  children: ReactNode
 }) {
+  const action = useActionUrl(intent)
+  const busy = useBusy(intent)
+  const { uploading, report } = useUploads()
   return (
-    <div className="flex justify-end gap-3">
-      <a href={closeTo} className="btn-secondary">
-        Cancel
-      </a>
-      <button type="submit" className="btn-primary" disabled={busy || disabled}>
-        {busy ? 'Saving…' : label}
-      </button>
-    </div>
+    <Form
+      method="post"
+      action={action}
+      encType={multipart ? 'multipart/form-data' : undefined}
+      preventScrollReset
+      aria-labelledby={OVERLAY_TITLE_ID}
+      {...getFormProps(form)}
+      className="space-y-1"
+    >
+      <UploadsScope report={report}>{children}</UploadsScope>
+      <FormError id={form.errorId} errors={form.errors} />
+      <div className="flex justify-end gap-3">
+        <a href={closeTo} className="btn-secondary">
+          Cancel
+        </a>
+        <button type="submit" className="btn-primary" disabled={busy || uploading}>
+          {busy ? 'Saving…' : 'Save'}
+        </button>
+      </div>
+    </Form>
   )
 }
 
@@ -59,26 +88,19 @@ export function EditVideoDialog({
   video,
   candidates,
   closeTo,
-  lastResult,
 }: {
   video: VideoDto
   candidates: { id: string; title: string }[]
   closeTo: string
-  lastResult: LastResult
 }) {
-  const action = useActionUrl('editVideo')
-  const busy = useBusy('editVideo')
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(EditVideoSchema.omit({ courseId: true }), {
     id: `edit-video-${video._id}`,
-    lastResult,
+    lastResult: useLastResult('editVideo'),
     defaultValue: { title: video.title, description: video.description, embedUrl: video.embedUrl },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: EditVideoSchema.omit({ courseId: true }) }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   return (
     <Overlay title="Edit video" description={video.title} closeTo={closeTo}>
-      <Form method="post" action={action} preventScrollReset {...getFormProps(form)} className="space-y-1">
+      <DialogForm form={form} intent="editVideo" closeTo={closeTo}>
         <input type="hidden" name="videoId" value={video._id} />
         <VideoFields
           fields={fields}
@@ -90,9 +112,7 @@ export function EditVideoDialog({
             prerequisiteIds: video.prerequisiteVideos.map((p) => p._id),
           }}
         />
-        <FormError id={form.errorId} errors={form.errors} />
-        <Actions busy={busy} label="Save" closeTo={closeTo} />
-      </Form>
+      </DialogForm>
     </Overlay>
   )
 }
@@ -100,43 +120,24 @@ export function EditVideoDialog({
 export function EditDocumentDialog({
   document,
   closeTo,
-  lastResult,
   upload,
 }: {
   document: DocumentDto
   closeTo: string
-  lastResult: LastResult
   /** the file picker's accept and hint (uploadRules('documentEdit')) */
   upload: UploadRules
 }) {
-  const action = useActionUrl('editDocument')
-  const busy = useBusy('editDocument')
-  const [uploading, setUploading] = useState(false)
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(EditDocumentFormSchema.omit({ courseId: true }), {
     id: `edit-document-${document._id}`,
-    lastResult,
+    lastResult: useLastResult('editDocument'),
     defaultValue: { orderId: String(document.orderId) },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: EditDocumentFormSchema.omit({ courseId: true }) }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   const kind = document.documentType === 'Scenarios' ? 'scenario' : 'document'
   return (
     <Overlay title={`Edit ${kind}`} description={document.document.name} closeTo={closeTo}>
-      <Form
-        method="post"
-        action={action}
-        encType="multipart/form-data"
-        preventScrollReset
-        {...getFormProps(form)}
-        className="space-y-1"
-      >
+      <DialogForm form={form} intent="editDocument" multipart closeTo={closeTo}>
         <input type="hidden" name="documentId" value={document._id} />
-        <Field
-          label="Order Id"
-          errors={fields.orderId.errors}
-          inputProps={{ ...getInputProps(fields.orderId, { type: 'number' }), min: 0 }}
-        />
+        <FormField meta={fields.orderId} label="Order Id" type="number" min={0} />
         <div className="pb-4">
           <Toggle
             name="visibility"
@@ -146,19 +147,8 @@ export function EditDocumentDialog({
             defaultChecked={document.visibility}
           />
         </div>
-        <FileUpload
-          label="Replace the file (optional)"
-          name="document"
-          fileFieldName="courseDocument"
-          action="/api/category/addCourseDocument"
-          accept={upload.accept}
-          hint={upload.hint}
-          errors={fields.document.errors}
-          onUploadingChange={setUploading}
-        />
-        <FormError id={form.errorId} errors={form.errors} />
-        <Actions busy={busy} disabled={uploading} label="Save" closeTo={closeTo} />
-      </Form>
+        <FormFileField meta={fields.document} label="Replace the file (optional)" kind="document" upload={upload} />
+      </DialogForm>
     </Overlay>
   )
 }
@@ -175,21 +165,16 @@ function withoutEmptyFiles(formData: FormData) {
 export function EditCourseDialog({
   course,
   closeTo,
-  lastResult,
   upload,
 }: {
   course: CourseDto
   closeTo: string
-  lastResult: LastResult
   /** the image picker's accept and hint (uploadRules('courseImage')) */
   upload: UploadRules
 }) {
-  const action = useActionUrl('editCourse')
-  const busy = useBusy('editCourse')
-  const [uploading, setUploading] = useState(false)
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(EditCourseSchema.omit({ courseId: true }), {
     id: 'edit-course',
-    lastResult,
+    lastResult: useLastResult('editCourse'),
     defaultValue: {
       title: course.title,
       description: course.description,
@@ -197,45 +182,22 @@ export function EditCourseDialog({
     },
     // the picker left empty posts an empty file under the same name as the current image's JSON;
     // the server skips it, and so must the check here, or the image kept reads as missing
-    onValidate: ({ formData }) =>
-      parseWithZod(withoutEmptyFiles(formData), { schema: EditCourseSchema.omit({ courseId: true }) }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
+    prepare: withoutEmptyFiles,
   })
   return (
     <Overlay title="Edit Course Details" closeTo={closeTo}>
-      <Form
-        method="post"
-        action={action}
-        encType="multipart/form-data"
-        preventScrollReset
-        {...getFormProps(form)}
-        className="space-y-1"
-      >
-        <Field
-          label="Course Name"
-          errors={fields.title.errors}
-          inputProps={getInputProps(fields.title, { type: 'text' })}
-        />
-        <TextareaField
-          label="Description"
-          errors={fields.description.errors}
-          textareaProps={getTextareaProps(fields.description)}
-        />
-        <FileUpload
+      <DialogForm form={form} intent="editCourse" multipart closeTo={closeTo}>
+        <FormField meta={fields.title} label="Course Name" />
+        <FormTextareaField meta={fields.description} label="Description" />
+        <FormFileField
+          meta={fields.courseImage}
           label="Course Image"
-          name="courseImage"
-          fileFieldName="courseImage"
-          action="/api/category/addCourseImage"
-          accept={upload.accept}
+          kind="image"
+          upload={upload}
           hint={`${upload.hint}; leave it to keep the current image`}
           defaultFileInfo={course.courseImage}
-          errors={fields.courseImage.errors}
-          onUploadingChange={setUploading}
         />
-        <FormError id={form.errorId} errors={form.errors} />
-        <Actions busy={busy} disabled={uploading} label="Save" closeTo={closeTo} />
-      </Form>
+      </DialogForm>
     </Overlay>
   )
 }
@@ -271,7 +233,13 @@ export function DeleteEntryDialog({
         </>
       }
     >
-      <Form method="post" action={action} preventScrollReset className="flex justify-end gap-3">
+      <Form
+        method="post"
+        action={action}
+        preventScrollReset
+        aria-labelledby={OVERLAY_TITLE_ID}
+        className="flex justify-end gap-3"
+      >
         <input type="hidden" name={video ? 'videoId' : 'documentId'} value={entry._id} />
         <a href={closeTo} className="btn-secondary" data-autofocus>
           Cancel

@@ -1,5 +1,5 @@
-import { getInputProps, getTextareaProps, type FieldMetadata } from '@conform-to/react'
-import { Field, TextareaField } from '#app/components/ui/field.tsx'
+import { type FieldMetadata } from '@conform-to/react'
+import { FormField, FormTextareaField } from '#app/components/forms/fields.tsx'
 import { Toggle } from '#app/components/ui/toggle.tsx'
 import { formatDuration } from '#app/utils/format.ts'
 
@@ -37,34 +37,20 @@ export function VideoFields({
   const chosen = new Set(defaults.prerequisiteIds ?? [])
   return (
     <>
-      <Field
-        label="Video Title"
-        errors={fields.title.errors}
-        inputProps={getInputProps(fields.title, { type: 'text' })}
-      />
-      <TextareaField
-        label="Description"
-        errors={fields.description.errors}
-        textareaProps={getTextareaProps(fields.description)}
-      />
-      <TextareaField
+      <FormField meta={fields.title} label="Video Title" />
+      <FormTextareaField meta={fields.description} label="Description" />
+      <FormTextareaField
+        meta={fields.embedUrl}
         label="Embed code or video address"
-        errors={fields.embedUrl.errors}
-        textareaProps={{
-          ...getTextareaProps(fields.embedUrl),
-          rows: 3,
-          placeholder: 'https://www.youtube.com/watch?v=… or <iframe src="…"></iframe>',
-        }}
+        rows={3}
+        placeholder='https://www.youtube.com/watch?v=… or <iframe src="…"></iframe>'
       />
-      <Field
+      <FormField
+        meta={fields.duration}
         label="Duration (mm:ss or h:mm:ss)"
-        errors={fields.duration.errors}
-        inputProps={{
-          ...getInputProps(fields.duration, { type: 'text' }),
-          defaultValue: (fields.duration.initialValue as string | undefined) ?? formatDuration(defaults.duration),
-          placeholder: '12:30',
-          inputMode: 'numeric',
-        }}
+        defaultValue={(fields.duration.initialValue as string | undefined) ?? formatDuration(defaults.duration)}
+        placeholder="12:30"
+        inputMode="numeric"
       />
       <fieldset className="pb-5">
         <legend className="field-label">Prerequisite videos</legend>

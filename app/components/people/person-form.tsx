@@ -1,7 +1,7 @@
-import { getFormProps, getInputProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
+import { getFormProps, type SubmissionResult } from '@conform-to/react'
 import { Form, useNavigation } from '@remix-run/react'
-import { Field, PasswordField } from '#app/components/ui/field.tsx'
+import { FormField, FormPasswordField } from '#app/components/forms/fields.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { NewCoachSchema, RegisterSchema } from '#app/modules/users/schema.ts'
 
@@ -22,49 +22,23 @@ export function PersonForm({
 }) {
   const navigation = useNavigation()
   const withPassword = kind !== 'coach'
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(withPassword ? RegisterSchema : NewCoachSchema, {
     id: `new-${kind}`,
     lastResult,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: withPassword ? RegisterSchema : NewCoachSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   const saving = navigation.state === 'submitting'
   return (
     <Form method="post" action={action} className="space-y-1" {...getFormProps(form)}>
       <div className="grid gap-x-4 sm:grid-cols-2">
-        <Field
-          label="First Name"
-          errors={fields.firstName.errors}
-          inputProps={getInputProps(fields.firstName, { type: 'text' })}
-        />
-        <Field
-          label="Last Name"
-          errors={fields.lastName.errors}
-          inputProps={getInputProps(fields.lastName, { type: 'text' })}
-        />
+        <FormField meta={fields.firstName} label="First Name" />
+        <FormField meta={fields.lastName} label="Last Name" />
       </div>
-      <Field
-        label="UserName"
-        errors={fields.userName.errors}
-        inputProps={getInputProps(fields.userName, { type: 'text' })}
-      />
-      <Field label="Email" errors={fields.email.errors} inputProps={getInputProps(fields.email, { type: 'email' })} />
+      <FormField meta={fields.userName} label="UserName" />
+      <FormField meta={fields.email} label="Email" type="email" />
       {withPassword ? (
         <>
-          <PasswordField
-            label="Password"
-            errors={fields.password.errors}
-            inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'new-password' }}
-          />
-          <PasswordField
-            label="Confirm Password"
-            errors={fields.confirmPassword.errors}
-            inputProps={{
-              ...getInputProps(fields.confirmPassword, { type: 'password' }),
-              autoComplete: 'new-password',
-            }}
-          />
+          <FormPasswordField meta={fields.password} label="Password" autoComplete="new-password" />
+          <FormPasswordField meta={fields.confirmPassword} label="Confirm Password" autoComplete="new-password" />
         </>
       ) : null}
       <p className="text-sm text-slate-600">

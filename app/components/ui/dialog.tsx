@@ -12,6 +12,8 @@ type ModalProps = {
   open: boolean
   onClose: () => void
   title: string
+  /** the title's id, for a form inside to be named by it (`aria-labelledby`) */
+  titleId?: string
   description?: ReactNode
   size?: keyof typeof WIDTHS
   /** `alertdialog` for a question that interrupts (a confirmation). */
@@ -24,7 +26,16 @@ type ModalProps = {
  * click outside all call `onClose`; focus stays inside while it is open and returns afterwards.
  * Put `data-autofocus` on the element that should take focus first (the first field otherwise).
  */
-export function Modal({ open, onClose, title, description, size = 'md', role = 'dialog', children }: ModalProps) {
+export function Modal({
+  open,
+  onClose,
+  title,
+  titleId,
+  description,
+  size = 'md',
+  role = 'dialog',
+  children,
+}: ModalProps) {
   return (
     // The dialog element itself covers the screen, so it has a box (and tests see it as visible).
     <Dialog open={open} onClose={onClose} role={role} className="fixed inset-0 z-50 overflow-y-auto">
@@ -39,7 +50,9 @@ export function Modal({ open, onClose, title, description, size = 'md', role = '
         >
           <div className="flex items-start justify-between gap-4">
             <div>
-              <DialogTitle className="text-lg font-semibold text-slate-900">{title}</DialogTitle>
+              <DialogTitle id={titleId} className="text-lg font-semibold text-slate-900">
+                {title}
+              </DialogTitle>
               {description ? <Description className="mt-1 text-sm text-slate-600">{description}</Description> : null}
             </div>
             <button

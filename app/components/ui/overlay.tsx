@@ -6,6 +6,9 @@ import { useHydrated } from '#app/utils/use-hydrated.ts'
 // in the browser, so a page that only links to one does not carry it in its first load.
 const Modal = lazy(() => import('./dialog.tsx').then((m) => ({ default: m.Modal })))
 
+/** The id of the open overlay's title, to name a form inside it (`aria-labelledby`). */
+export const OVERLAY_TITLE_ID = 'overlay-title'
+
 /**
  * A dialog whose open state lives in the URL (`?edit=…`, `?delete=…`), so that a link opens it, the
  * back button closes it, and a form inside it works before or without JavaScript: until the page is
@@ -31,8 +34,8 @@ export function Overlay({
   const hydrated = useHydrated()
   const navigate = useNavigate()
   const card = (
-    <section className="card my-6 border-brand-500 p-6" aria-labelledby="overlay-title">
-      <h2 id="overlay-title" className="text-lg font-semibold">
+    <section className="card my-6 border-brand-500 p-6" aria-labelledby={OVERLAY_TITLE_ID}>
+      <h2 id={OVERLAY_TITLE_ID} className="text-lg font-semibold">
         {title}
       </h2>
       {description ? <div className="mt-1 text-sm text-slate-600">{description}</div> : null}
@@ -49,6 +52,7 @@ export function Overlay({
         open
         onClose={() => navigate(closeTo, { preventScrollReset: true, replace: true })}
         title={title}
+        titleId={OVERLAY_TITLE_ID}
         description={description}
         size={size}
         role={role}

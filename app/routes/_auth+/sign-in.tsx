@@ -1,10 +1,11 @@
-import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Field, PasswordField } from '#app/components/ui/field.tsx'
-import { FormError } from '#app/components/ui/form-footer.tsx'
+import { FormField, FormPasswordField } from '#app/components/forms/fields.tsx'
+import { FormSubmit } from '#app/components/forms/form-submit.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { landingPath } from '#app/modules/auth/permissions.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -51,12 +52,9 @@ export default function SignIn() {
   const actionData = useActionData<typeof action>()
   const [params] = useSearchParams()
   const navigation = useNavigation()
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(LoginSchema, {
     id: 'sign-in',
     lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: LoginSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   const busy = navigation.state !== 'idle' && navigation.formAction?.toLowerCase().startsWith('/sign-in')
   return (
@@ -65,20 +63,9 @@ export default function SignIn() {
       <p className="mt-1 text-sm text-slate-600">Welcome back. Sign in to continue your courses.</p>
       <Form method="post" className="mt-6 space-y-2" {...getFormProps(form)}>
         <input type="hidden" name="redirectTo" value={params.get('redirectTo') ?? ''} />
-        <Field
-          label="Username / Email"
-          errors={fields.email.errors}
-          inputProps={{ ...getInputProps(fields.email, { type: 'text' }), autoComplete: 'username', autoFocus: true }}
-        />
-        <PasswordField
-          label="Password"
-          errors={fields.password.errors}
-          inputProps={{ ...getInputProps(fields.password, { type: 'password' }), autoComplete: 'current-password' }}
-        />
-        <FormError id={form.errorId} errors={form.errors} />
-        <button type="submit" className="btn-primary w-full" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign In'}
-        </button>
+        <FormField meta={fields.email} label="Username / Email" autoComplete="username" autoFocus />
+        <FormPasswordField meta={fields.password} label="Password" autoComplete="current-password" />
+        <FormSubmit form={form} label="Sign In" busy={busy} busyLabel="Signing in…" className="btn-primary w-full" />
       </Form>
       <p className="mt-4 text-center text-sm">
         <Link to="/forgot-Password" className="font-medium text-brand-600 hover:underline">

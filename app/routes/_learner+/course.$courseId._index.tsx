@@ -1,16 +1,15 @@
-import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
+import { getFormProps, useForm } from '@conform-to/react'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import { useState } from 'react'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { FileList, VideoList } from '#app/components/course/video-list.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { FormFileField, FormSelectField, UploadsScope, useUploads } from '#app/components/forms/fields.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
-import { SelectField } from '#app/components/ui/field.tsx'
-import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
+import { type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
-import { Overlay } from '#app/components/ui/overlay.tsx'
+import { Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
 import { listAssessments, uploadAssessment } from '#app/modules/assessments/service.server.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -79,18 +78,17 @@ export default function CoursePage() {
             </div>
           </details>
         </section>
-        <section className="card" aria-labelledby="documents-heading">
-          <h2 id="documents-heading" className="border-b border-slate-100 px-4 py-3 font-semibold">
-            Documents
-          </h2>
-          <FileList items={course.documents} empty="No Documents found" />
-        </section>
-        <section className="card" aria-labelledby="scenarios-heading">
-          <h2 id="scenarios-heading" className="border-b border-slate-100 px-4 py-3 font-semibold">
-            Scenarios
-          </h2>
-          <FileList items={course.scenarios} empty="No Scenarios found" />
-        </section>
+        {[
+          { id: 'documents', title: 'Documents', items: course.documents },
+          { id: 'scenarios', title: 'Scenarios', items: course.scenarios },
+        ].map(({ id, title, items }) => (
+          <section key={id} className="card" aria-labelledby={`${id}-heading`}>
+            <h2 id={`${id}-heading`} className="border-b border-slate-100 px-4 py-3 font-semibold">
+              {title}
+            </h2>
+            <FileList items={items} empty={`No ${title} found`} />
+          </section>
+        ))}
         <section className="card" aria-labelledby="assessment-heading">
           <div className="flex items-center justify-between border-b border-slate-100 px-4 py-3">
             <h2 id="assessment-heading" className="font-semibold">
@@ -148,7 +146,7 @@ export default function CoursePage() {
 function AssessmentDialog({ scenarios, upload }: { scenarios: { _id: string; name: string }[]; upload: UploadRules }) {
   const actionData = useActionData<FormReply>()
   const navigation = useNavigation()
-  const [uploading, setUploading] = useState(false)
+  const { uploading, report } = useUploads()
   // Validated by the action only (its reply puts each message beside its field, with or without
   // JavaScript): client-side validation would bring zod to every course page (ADR 021).
   const [form, fields] = useForm({ id: 'assessment', lastResult: actionData?.result })
@@ -160,25 +158,18 @@ function AssessmentDialog({ scenarios, upload }: { scenarios: { _id: string; nam
         action="?assessment=new"
         encType="multipart/form-data"
         preventScrollReset
+        aria-labelledby={OVERLAY_TITLE_ID}
         className="space-y-1"
         {...getFormProps(form)}
       >
-        <FileUpload
-          label="Your document"
-          name="document"
-          fileFieldName="courseDocument"
-          action="/api/category/addCourseDocument"
-          accept={upload.accept}
-          hint={upload.hint}
-          errors={fields.document.errors}
-          onUploadingChange={setUploading}
-        />
-        <SelectField
+        <UploadsScope report={report}>
+          <FormFileField meta={fields.document} label="Your document" kind="document" upload={upload} />
+        </UploadsScope>
+        <FormSelectField
+          meta={fields.relatedScenarioId}
           label="Scenario"
-          errors={fields.relatedScenarioId.errors}
           placeholder="Choose a scenario"
           options={scenarios.map((s) => ({ value: s._id, label: s.name }))}
-          selectProps={getSelectProps(fields.relatedScenarioId)}
         />
         <FormError id={form.errorId} errors={form.errors} />
         <div className="flex justify-end gap-3">

@@ -15,7 +15,7 @@ import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 // the type, so a document can never be filed as a scenario by editing the hidden field.
 
 /** The courses to choose from, and the one named by `?courseId=` when it is one of them. */
-export async function addDocumentLoader(request: Request) {
+export async function addDocumentLoader({ request }: { request: Request }) {
   const user = await requireContentManager(request)
   const { rows: courses } = await listCourseTitles(user)
   const wanted = new URL(request.url).searchParams.get('courseId') ?? ''
@@ -30,7 +30,7 @@ const parse = (formData: FormData) => parseWithZod(formData, { schema: AddDocume
  * before through /api/category/addCourseDocument (its `{ key, link, name }` JSON in `document`).
  * Success goes to the course's documents or scenarios tab.
  */
-export async function addDocumentAction(request: Request, documentType: DocumentType) {
+export async function addDocumentAction({ request }: { request: Request }, documentType: DocumentType) {
   const user = await requireContentManager(request)
   const added = await submitUploadForm(request, {
     upload: { kind: 'document', fileField: 'courseDocument', actor: user },

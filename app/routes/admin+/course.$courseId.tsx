@@ -1,6 +1,6 @@
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Link, useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
+import { Link, useLoaderData, useSearchParams } from '@remix-run/react'
 import {
   DeleteEntryDialog,
   EditCourseDialog,
@@ -23,14 +23,7 @@ import { EditCourseSchema } from '#app/modules/courses/schema.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
-import {
-  pageAction,
-  invalidForm,
-  readForm,
-  submitToService,
-  type FormReply,
-  submitUploadForm,
-} from '#app/utils/forms.server.ts'
+import { pageAction, invalidForm, readForm, submitToService, submitUploadForm } from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
@@ -127,7 +120,6 @@ async function runAction({ request, params }: ActionFunctionArgs) {
 
 export default function AdminCourse() {
   const { course, canEdit, uploads } = useLoaderData<typeof loader>()
-  const actionData = useActionData<FormReply>()
   const [params] = useSearchParams()
   const tab: TabId = TABS.some((t) => t.id === params.get('tab')) ? (params.get('tab') as TabId) : 'videos'
   const here = (changes: Record<string, string | null>) => {
@@ -136,8 +128,6 @@ export default function AdminCourse() {
     return `/admin/course/${course._id}?${next}`
   }
   const closeTo = here({})
-  const intent = params.get('intent')
-  const lastResult = (forIntent: Intent) => (intent === forIntent ? actionData?.result : undefined)
 
   const editing = params.get('edit')
   const deleting = params.get('delete')
@@ -196,28 +186,17 @@ export default function AdminCourse() {
       </section>
 
       {canEdit && editing === 'course' ? (
-        <EditCourseDialog
-          course={course}
-          closeTo={closeTo}
-          lastResult={lastResult('editCourse')}
-          upload={uploads.image}
-        />
+        <EditCourseDialog course={course} closeTo={closeTo} upload={uploads.image} />
       ) : null}
       {canEdit && editVideo ? (
         <EditVideoDialog
           video={editVideo}
           candidates={course.videos.filter((v) => v._id !== editVideo._id).map((v) => ({ id: v._id, title: v.title }))}
           closeTo={closeTo}
-          lastResult={lastResult('editVideo')}
         />
       ) : null}
       {canEdit && editFile ? (
-        <EditDocumentDialog
-          document={editFile}
-          closeTo={closeTo}
-          lastResult={lastResult('editDocument')}
-          upload={uploads.document}
-        />
+        <EditDocumentDialog document={editFile} closeTo={closeTo} upload={uploads.document} />
       ) : null}
       {canEdit && deleteEntry ? (
         <DeleteEntryDialog
@@ -237,17 +216,12 @@ export default function AdminCourse() {
   )
 }
 
+/** The page's address with some parameters changed (a dialog opened: `{ edit: id }`). */
+type Here = (changes: Record<string, string | null>) => string
+
 type CourseData = ReturnType<typeof useLoaderData<typeof loader>>['course']
 
-function VideosTab({
-  course,
-  canEdit,
-  here,
-}: {
-  course: CourseData
-  canEdit: boolean
-  here: (changes: Record<string, string | null>) => string
-}) {
+function VideosTab({ course, canEdit, here }: { course: CourseData; canEdit: boolean; here: Here }) {
   const titles = new Map(course.videos.map((v) => [v._id, v.title]))
   return (
     <>
@@ -282,9 +256,9 @@ function VideosTab({
                 className="aspect-video w-full shrink-0 overflow-hidden rounded-md bg-black md:w-72"
               />
               <div className="min-w-0 flex-1">
-                <h3 className="font-semibold">
+                <h2 className="font-semibold">
                   <span className="tabular-nums text-slate-500">{index + 1}.</span> {video.title}
-                </h3>
+                </h2>
                 <p className="mt-1 flex flex-wrap gap-2 text-xs">
                   <span className="text-slate-500">
                     {video.duration ? formatDuration(video.duration) : 'No duration'}
@@ -298,26 +272,7 @@ function VideosTab({
                   </p>
                 ) : null}
                 <p className="mt-2 line-clamp-3 text-sm text-slate-700">{video.description}</p>
-                {canEdit ? (
-                  <div className="mt-3 flex gap-2">
-                    <Link
-                      to={here({ edit: video._id })}
-                      preventScrollReset
-                      className="btn-secondary py-1"
-                      aria-label={`Edit ${video.title}`}
-                    >
-                      Edit
-                    </Link>
-                    <Link
-                      to={here({ delete: video._id })}
-                      preventScrollReset
-                      className="btn py-1 text-red-700 hover:bg-red-50"
-                      aria-label={`Delete ${video.title}`}
-                    >
-                      Delete
-                    </Link>
-                  </div>
-                ) : null}
+                {canEdit ? <EntryActions id={video._id} name={video.title} here={here} className="mt-3" /> : null}
               </div>
             </li>
           ))}
@@ -338,7 +293,7 @@ function DocumentsTab({
   type: 'Document' | 'Scenarios'
   items: DocumentDto[]
   canEdit: boolean
-  here: (changes: Record<string, string | null>) => string
+  here: Here
 }) {
   const scenarios = type === 'Scenarios'
   return (
@@ -381,31 +336,41 @@ function DocumentsTab({
                 {item.document.name}
               </Link>
               {!item.visibility ? <Badge tone="amber">Hidden</Badge> : null}
-              {canEdit ? (
-                <span className="flex gap-2">
-                  <Link
-                    to={here({ edit: item._id })}
-                    preventScrollReset
-                    className="btn-secondary py-1"
-                    aria-label={`Edit ${item.document.name}`}
-                  >
-                    Edit
-                  </Link>
-                  <Link
-                    to={here({ delete: item._id })}
-                    preventScrollReset
-                    className="btn py-1 text-red-700 hover:bg-red-50"
-                    aria-label={`Delete ${item.document.name}`}
-                  >
-                    Delete
-                  </Link>
-                </span>
-              ) : null}
+              {canEdit ? <EntryActions id={item._id} name={item.document.name} here={here} /> : null}
             </li>
           ))}
         </ol>
       )}
     </>
+  )
+}
+
+/** Edit and Delete for one video, document or scenario: links that open their dialogs, named after it. */
+function EntryActions({
+  id,
+  name,
+  here,
+  className = '',
+}: {
+  id: string
+  name: string
+  here: Here
+  className?: string
+}) {
+  return (
+    <div className={`flex gap-2 ${className}`}>
+      <Link to={here({ edit: id })} preventScrollReset className="btn-secondary py-1" aria-label={`Edit ${name}`}>
+        Edit
+      </Link>
+      <Link
+        to={here({ delete: id })}
+        preventScrollReset
+        className="btn py-1 text-red-700 hover:bg-red-50"
+        aria-label={`Delete ${name}`}
+      >
+        Delete
+      </Link>
+    </div>
   )
 }
 

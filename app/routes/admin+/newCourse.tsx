@@ -1,13 +1,10 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import { useState } from 'react'
+import { useActionData, useLoaderData } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
-import { Field, TextareaField } from '#app/components/ui/field.tsx'
-import { FileUpload } from '#app/components/ui/file-upload.tsx'
-import { FormFooter } from '#app/components/ui/form-footer.tsx'
+import { FormField, FormFileField, FormTextareaField } from '#app/components/forms/fields.tsx'
+import { PageForm } from '#app/components/forms/page-form.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { createCourse } from '#app/modules/courses/admin.server.ts'
 import { NewCourseSchema } from '#app/modules/courses/schema.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
@@ -43,50 +40,22 @@ async function runAction({ request }: ActionFunctionArgs) {
 export default function NewCourse() {
   const { upload } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
-  const navigation = useNavigation()
-  const [uploading, setUploading] = useState(false)
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(NewCourseSchema, {
     id: 'new-course',
     lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewCourseSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
-  const saving = navigation.state !== 'idle' && navigation.formMethod === 'POST'
   return (
-    <div className="max-w-2xl">
-      <Breadcrumb items={[{ label: 'Courses', to: '/admin/courses' }, { label: 'Add New Course' }]} />
-      <h1 className="mt-2 text-2xl font-bold">Add New Course</h1>
-      <Form method="post" encType="multipart/form-data" className="card mt-6 space-y-2 p-6" {...getFormProps(form)}>
-        <Field
-          label="Course Title"
-          errors={fields.title.errors}
-          inputProps={getInputProps(fields.title, { type: 'text' })}
-        />
-        <TextareaField
-          label="Description"
-          errors={fields.description.errors}
-          textareaProps={getTextareaProps(fields.description)}
-        />
-        <FileUpload
-          label="Course Image"
-          name="courseImage"
-          fileFieldName="courseImage"
-          action="/api/category/addCourseImage"
-          accept={upload.accept}
-          hint={upload.hint}
-          errors={fields.courseImage.errors}
-          onUploadingChange={setUploading}
-        />
-        <FormFooter
-          errorId={form.errorId}
-          error={form.errors?.[0]}
-          saving={saving}
-          busy={uploading}
-          cancelTo="/admin/courses"
-        />
-      </Form>
-    </div>
+    <PageForm
+      form={form}
+      heading="Add New Course"
+      breadcrumb={[{ label: 'Courses', to: '/admin/courses' }, { label: 'Add New Course' }]}
+      multipart
+      cancelTo="/admin/courses"
+    >
+      <FormField meta={fields.title} label="Course Title" />
+      <FormTextareaField meta={fields.description} label="Description" />
+      <FormFileField meta={fields.courseImage} label="Course Image" kind="image" upload={upload} />
+    </PageForm>
   )
 }
 

@@ -1,12 +1,11 @@
-import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, useActionData, useFetcher, useLoaderData, useNavigation } from '@remix-run/react'
+import { useActionData, useFetcher, useLoaderData } from '@remix-run/react'
 import { VideoFields } from '#app/components/admin/video-fields.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
-import { SelectField } from '#app/components/ui/field.tsx'
-import { FormFooter } from '#app/components/ui/form-footer.tsx'
+import { FormSelectField } from '#app/components/forms/fields.tsx'
+import { PageForm } from '#app/components/forms/page-form.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { NewVideoSchema } from '#app/modules/content/schema.ts'
 import { createVideo } from '#app/modules/content/service.server.ts'
 import { getCourseDetail } from '#app/modules/courses/admin.server.ts'
@@ -49,51 +48,36 @@ async function runAction({ request }: ActionFunctionArgs) {
 export default function NewVideo() {
   const { courses, courseId, videos } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
-  const navigation = useNavigation()
   // another course chosen: its videos are fetched as the prerequisites on offer, nothing typed is lost
   const other = useFetcher<typeof loader>()
   const candidates = other.data?.videos ?? videos
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(NewVideoSchema, {
     id: 'new-video',
     lastResult: actionData?.result,
     defaultValue: { relatedCourse: courseId },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewVideoSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
-  const saving = navigation.state !== 'idle' && navigation.formMethod === 'POST'
   const course = courses.find((c) => c._id === courseId)
   return (
-    <div className="max-w-2xl">
-      <Breadcrumb
-        items={[
-          { label: 'Courses', to: '/admin/courses' },
-          ...(course ? [{ label: course.title, to: `/admin/course/${course._id}` }] : []),
-          { label: 'Add New Video' },
-        ]}
+    <PageForm
+      form={form}
+      heading="Add New Video"
+      breadcrumb={[
+        { label: 'Courses', to: '/admin/courses' },
+        ...(course ? [{ label: course.title, to: `/admin/course/${course._id}` }] : []),
+        { label: 'Add New Video' },
+      ]}
+      className="card mt-6 space-y-1 p-6"
+      cancelTo={course ? `/admin/course/${course._id}` : '/admin/courses'}
+    >
+      <FormSelectField
+        meta={fields.relatedCourse}
+        label="Video Related Course"
+        placeholder="Select a course"
+        options={courses.map((c) => ({ value: c._id, label: c.title }))}
+        onChange={(event) => other.load(`/admin/newVideo?courseId=${encodeURIComponent(event.currentTarget.value)}`)}
       />
-      <h1 className="mt-2 text-2xl font-bold">Add New Video</h1>
-      <Form method="post" className="card mt-6 space-y-1 p-6" {...getFormProps(form)}>
-        <SelectField
-          label="Video Related Course"
-          errors={fields.relatedCourse.errors}
-          placeholder="Select a course"
-          options={courses.map((c) => ({ value: c._id, label: c.title }))}
-          selectProps={{
-            ...getSelectProps(fields.relatedCourse),
-            onChange: (event) =>
-              other.load(`/admin/newVideo?courseId=${encodeURIComponent(event.currentTarget.value)}`),
-          }}
-        />
-        <VideoFields fields={fields} candidates={candidates} />
-        <FormFooter
-          errorId={form.errorId}
-          error={form.errors?.[0]}
-          saving={saving}
-          cancelTo={course ? `/admin/course/${course._id}` : '/admin/courses'}
-        />
-      </Form>
-    </div>
+      <VideoFields fields={fields} candidates={candidates} />
+    </PageForm>
   )
 }
 

@@ -1,0 +1,32 @@
+import { useForm, type DefaultValue, type SubmissionResult } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod'
+import { type input, type output, type ZodTypeAny } from 'zod'
+
+/** The fields a schema reads; any, for a schema that takes anything first (`z.preprocess`). */
+type Fields<Schema extends ZodTypeAny> =
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- what conform assumes when it cannot tell
+  input<Schema> extends Record<string, unknown> ? input<Schema> : Record<string, any>
+
+/**
+ * A conform form checked in the browser by the same zod schema the server uses: first when a field is
+ * left, then again as it is typed in. `prepare` changes what is checked (not what is posted).
+ */
+export function useZodForm<Schema extends ZodTypeAny>(
+  schema: Schema,
+  {
+    prepare,
+    ...options
+  }: {
+    id: string
+    lastResult?: SubmissionResult<string[]>
+    defaultValue?: DefaultValue<Fields<Schema>>
+    prepare?: (formData: FormData) => FormData
+  },
+) {
+  return useForm<Fields<Schema>, output<Schema>>({
+    ...options,
+    onValidate: ({ formData }) => parseWithZod(prepare ? prepare(formData) : formData, { schema }),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+  })
+}
