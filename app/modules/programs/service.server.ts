@@ -1,4 +1,5 @@
 import { col, fn, Op, type Transaction } from 'sequelize'
+import type { z } from 'zod'
 import { db, mapRows, pipeQuery, type RowStream, sequelize, transaction } from '#db/client.ts'
 import type { Program } from '#db/models/index.ts'
 import { requirePermission } from '../auth/permissions.ts'
@@ -161,6 +162,19 @@ function programDto(program: Program): ProgramDto {
   }
 }
 
+/** A program's own columns, from its form or its /api call, as created and as edited. */
+function programColumns(data: z.output<typeof NewProgramSchema>, imageKey: string | null) {
+  return {
+    title: data.title,
+    description: data.description,
+    path: data.path,
+    learningPath: data.learningPath,
+    duration: data.duration,
+    price: data.price.toFixed(2),
+    imageKey,
+  }
+}
+
 /** POST /api/program/createProgram: a program of existing courses, in the order given. */
 export async function createProgram(actor: Actor, input: NewProgramInput): Promise<ProgramDto> {
   assertContentManager(actor)
@@ -179,18 +193,7 @@ export async function createProgram(actor: Actor, input: NewProgramInput): Promi
     const imageKey = data.programImage
       ? await attachableImage(data.programImage, null, transaction, 'programImage')
       : null
-    const program = await Program.create(
-      {
-        title: data.title,
-        description: data.description,
-        path: data.path,
-        learningPath: data.learningPath,
-        duration: data.duration,
-        price: data.price.toFixed(2),
-        imageKey,
-      },
-      { transaction },
-    )
+    const program = await Program.create(programColumns(data, imageKey), { transaction })
     await ProgramCourse.bulkCreate(
       data.courses.map((courseId, position) => ({ programId: program.id, courseId, position })),
       { transaction },
@@ -286,18 +289,7 @@ export async function editProgram(actor: Actor, input: EditProgramInput): Promis
     const imageKey = data.programImage
       ? await attachableImage(data.programImage, old, transaction, 'programImage')
       : old
-    await program.update(
-      {
-        title: data.title,
-        description: data.description,
-        path: data.path,
-        learningPath: data.learningPath,
-        duration: data.duration,
-        price: data.price.toFixed(2),
-        imageKey,
-      },
-      { transaction },
-    )
+    await program.update(programColumns(data, imageKey), { transaction })
     await writeCourses(program.id, data.courses, transaction)
     return old && old !== imageKey ? old : null
   })
