@@ -5,7 +5,7 @@ import { FormField, FormFileField, FormTextareaField, UploadsScope, useUploads }
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
-import { Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
+import { DeleteButtons, Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
 import { Toggle } from '#app/components/ui/toggle.tsx'
 import type { DocumentDto, VideoDto } from '#app/modules/content/dto.ts'
 import { EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
@@ -241,12 +241,7 @@ export function DeleteEntryDialog({
         className="flex justify-end gap-3"
       >
         <input type="hidden" name={video ? 'videoId' : 'documentId'} value={entry._id} />
-        <a href={closeTo} className="btn-secondary" data-autofocus>
-          Cancel
-        </a>
-        <button type="submit" className="btn bg-red-600 text-white hover:bg-red-700" disabled={busy}>
-          {busy ? 'Deleting…' : 'Delete'}
-        </button>
+        <DeleteButtons closeTo={closeTo} busy={busy} />
       </Form>
     </Overlay>
   )

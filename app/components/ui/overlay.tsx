@@ -62,3 +62,17 @@ export function Overlay({
     </Suspense>
   )
 }
+
+/** The buttons that end a dialog which deletes: Cancel closes it (focused first), Delete says when it is working. */
+export function DeleteButtons({ closeTo, busy }: { closeTo: string; busy: boolean }) {
+  return (
+    <>
+      <a href={closeTo} className="btn-secondary" data-autofocus>
+        Cancel
+      </a>
+      <button type="submit" className="btn bg-red-600 text-white hover:bg-red-700" disabled={busy}>
+        {busy ? 'Deleting…' : 'Delete'}
+      </button>
+    </>
+  )
+}

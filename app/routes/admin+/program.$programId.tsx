@@ -6,7 +6,7 @@ import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { DetailList } from '#app/components/ui/detail-list.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
-import { Overlay } from '#app/components/ui/overlay.tsx'
+import { DeleteButtons, Overlay } from '#app/components/ui/overlay.tsx'
 import { can } from '#app/modules/auth/permissions.ts'
 import { deleteProgram, getProgram } from '#app/modules/programs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -177,12 +177,7 @@ function DeleteProgramDialog({ title, learners, closeTo }: { title: string; lear
         ) : null}
         <FormError errors={refused?.message ? [refused.message] : undefined} />
         <div className="flex justify-end gap-3">
-          <a href={closeTo} className="btn-secondary" data-autofocus>
-            Cancel
-          </a>
-          <button type="submit" className="btn bg-red-600 text-white hover:bg-red-700" disabled={busy}>
-            {busy ? 'Deleting…' : 'Delete'}
-          </button>
+          <DeleteButtons closeTo={closeTo} busy={busy} />
         </div>
       </Form>
     </Overlay>
