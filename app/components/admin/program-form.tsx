@@ -1,10 +1,9 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm, type SubmissionResult } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
-import { Form, useNavigation } from '@remix-run/react'
-import { useCallback, useState } from 'react'
-import { Field, TextareaField } from '#app/components/ui/field.tsx'
-import { FileUpload, type UploadRules } from '#app/components/ui/file-upload.tsx'
-import { FormFooter } from '#app/components/ui/form-footer.tsx'
+import { type SubmissionResult } from '@conform-to/react'
+import { useCallback } from 'react'
+import { FormField, FormFileField, FormTextareaField } from '#app/components/forms/fields.tsx'
+import { PageForm } from '#app/components/forms/page-form.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
+import { type UploadRules } from '#app/components/ui/file-upload.tsx'
 import type { FileInfoDto } from '#app/modules/content/dto.ts'
 import { NewProgramSchema } from '#app/modules/programs/schema.ts'
 import { ProgramCourses } from './program-courses.tsx'
@@ -28,12 +27,14 @@ function courseIds(value: unknown): string[] {
 }
 
 /**
- * The program form of Add New Program and Edit Program: the same fields, checks and messages
- * (NewProgramSchema), posted as multipart so that an image can come with it before or without JavaScript.
- * Editing, the current image is kept unless another one is chosen.
+ * The page of Add New Program and Edit Program: the same fields, checks and messages (NewProgramSchema),
+ * posted as multipart so that an image can come with it before or without JavaScript. Editing, the
+ * current image is kept unless another one is chosen.
  */
 export function ProgramForm({
   id,
+  heading,
+  breadcrumb,
   courses,
   upload,
   lastResult,
@@ -41,6 +42,8 @@ export function ProgramForm({
   program,
 }: {
   id: string
+  heading: string
+  breadcrumb: { label: string; to?: string }[]
   /** every course that may be chosen; the edit page lists the program's own first, in their order */
   courses: { _id: string; title: string }[]
   upload: UploadRules
@@ -49,9 +52,7 @@ export function ProgramForm({
   /** the program being edited; none for a new one */
   program?: ProgramFormValues
 }) {
-  const navigation = useNavigation()
-  const [uploading, setUploading] = useState(false)
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(NewProgramSchema, {
     id,
     lastResult,
     defaultValue: program
@@ -66,11 +67,7 @@ export function ProgramForm({
           programImage: program.programImage ? JSON.stringify(program.programImage) : '',
         }
       : undefined,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewProgramSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
-  const saving = navigation.state !== 'idle' && navigation.formMethod === 'POST'
   const coursesTouched = Boolean(fields.courses.errors)
   const revalidateCourses = useCallback(() => {
     // the checkboxes are not the posted fields, so conform does not see them change: ask it
@@ -78,42 +75,13 @@ export function ProgramForm({
   }, [coursesTouched, form, fields.courses.name])
 
   return (
-    <Form method="post" encType="multipart/form-data" className="card mt-6 space-y-2 p-6" {...getFormProps(form)}>
-      <Field
-        label="Program Name"
-        errors={fields.title.errors}
-        inputProps={getInputProps(fields.title, { type: 'text' })}
-      />
-      <Field
-        label="Program Path"
-        errors={fields.path.errors}
-        inputProps={getInputProps(fields.path, { type: 'text' })}
-      />
-      <Field
-        label="Program Learning Path"
-        errors={fields.learningPath.errors}
-        inputProps={getInputProps(fields.learningPath, { type: 'text' })}
-      />
-      <Field
-        label="Program Duration"
-        errors={fields.duration.errors}
-        inputProps={{ ...getInputProps(fields.duration, { type: 'text' }), placeholder: 'e.g. 12 weeks' }}
-      />
-      <TextareaField
-        label="Program Description"
-        errors={fields.description.errors}
-        textareaProps={getTextareaProps(fields.description)}
-      />
-      <Field
-        label="Price"
-        errors={fields.price.errors}
-        inputProps={{
-          ...getInputProps(fields.price, { type: 'number' }),
-          min: 0,
-          step: '0.01',
-          inputMode: 'decimal',
-        }}
-      />
+    <PageForm form={form} heading={heading} breadcrumb={breadcrumb} multipart cancelTo={cancelTo}>
+      <FormField meta={fields.title} label="Program Name" />
+      <FormField meta={fields.path} label="Program Path" />
+      <FormField meta={fields.learningPath} label="Program Learning Path" />
+      <FormField meta={fields.duration} label="Program Duration" placeholder="e.g. 12 weeks" />
+      <FormTextareaField meta={fields.description} label="Program Description" />
+      <FormField meta={fields.price} label="Price" type="number" min={0} step="0.01" inputMode="decimal" />
       <ProgramCourses
         courses={courses}
         defaultValue={courseIds(fields.courses.initialValue)}
@@ -121,24 +89,14 @@ export function ProgramForm({
         onChange={revalidateCourses}
       />
       {/* last in the form, so an image refused on arrival leaves every other field readable */}
-      <FileUpload
+      <FormFileField
+        meta={fields.programImage}
         label="Program Image (optional)"
-        name="programImage"
-        fileFieldName="courseImage"
-        action="/api/category/addCourseImage"
-        accept={upload.accept}
+        kind="image"
+        upload={upload}
         hint={program?.programImage ? `${upload.hint}; leave it to keep the current image` : upload.hint}
         defaultFileInfo={program?.programImage ?? null}
-        errors={fields.programImage.errors}
-        onUploadingChange={setUploading}
       />
-      <FormFooter
-        errorId={form.errorId}
-        error={form.errors?.[0]}
-        saving={saving}
-        busy={uploading}
-        cancelTo={cancelTo}
-      />
-    </Form>
+    </PageForm>
   )
 }

@@ -3,7 +3,6 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { ProgramForm } from '#app/components/admin/program-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { programFormData } from '#app/modules/programs/form.ts'
@@ -47,17 +46,15 @@ export default function NewProgram() {
   const { courses, upload } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   return (
-    <div className="max-w-2xl">
-      <Breadcrumb items={[{ label: 'Programs', to: '/admin/programs' }, { label: 'Add New Program' }]} />
-      <h1 className="mt-2 text-2xl font-bold">Add New Program</h1>
-      <ProgramForm
-        id="new-program"
-        courses={courses}
-        upload={upload}
-        lastResult={actionData?.result}
-        cancelTo="/admin/programs"
-      />
-    </div>
+    <ProgramForm
+      id="new-program"
+      heading="Add New Program"
+      breadcrumb={[{ label: 'Programs', to: '/admin/programs' }, { label: 'Add New Program' }]}
+      courses={courses}
+      upload={upload}
+      lastResult={actionData?.result}
+      cancelTo="/admin/programs"
+    />
   )
 }
 

@@ -3,7 +3,6 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { ProgramForm } from '#app/components/admin/program-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { programFormData } from '#app/modules/programs/form.ts'
@@ -60,20 +59,16 @@ export default function EditProgram() {
   const actionData = useActionData<FormReply>()
   const page = `/admin/program/${program._id}`
   return (
-    <div className="max-w-2xl">
-      <Breadcrumb
-        items={[{ label: 'Programs', to: '/admin/programs' }, { label: program.title, to: page }, { label: 'Edit' }]}
-      />
-      <h1 className="mt-2 text-2xl font-bold">Edit Program</h1>
-      <ProgramForm
-        id="edit-program"
-        courses={courses}
-        upload={upload}
-        lastResult={actionData?.result}
-        cancelTo={page}
-        program={{ ...program, courses: program.courses.map((c) => c._id) }}
-      />
-    </div>
+    <ProgramForm
+      id="edit-program"
+      heading="Edit Program"
+      breadcrumb={[{ label: 'Programs', to: '/admin/programs' }, { label: program.title, to: page }, { label: 'Edit' }]}
+      courses={courses}
+      upload={upload}
+      lastResult={actionData?.result}
+      cancelTo={page}
+      program={{ ...program, courses: program.courses.map((c) => c._id) }}
+    />
   )
 }
 
