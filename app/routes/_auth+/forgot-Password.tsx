@@ -1,9 +1,11 @@
-import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import type { ActionFunctionArgs, MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Field } from '#app/components/ui/field.tsx'
+import { FormField } from '#app/components/forms/fields.tsx'
+import { FormSubmit } from '#app/components/forms/form-submit.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { requestPasswordReset } from '#app/modules/auth/password-links.server.ts'
 import { FORGOT_PASSWORD_ANSWER, ForgotPasswordFormSchema } from '#app/modules/auth/schema.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -25,12 +27,9 @@ export default function ForgotPassword() {
   const actionData = useActionData<FormReply>()
   const navigation = useNavigation()
   const [params] = useSearchParams()
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(ForgotPasswordFormSchema, {
     id: 'forgot',
     lastResult: actionData?.result,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ForgotPasswordFormSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   return (
     <div className="card w-full max-w-md p-8">
@@ -43,14 +42,13 @@ export default function ForgotPassword() {
         <p className="mt-1 text-sm text-slate-600">Enter your email and we send you a link to choose a new password.</p>
       )}
       <Form method="post" className="mt-6 space-y-2" {...getFormProps(form)}>
-        <Field
-          label="Email"
-          errors={fields.email.errors}
-          inputProps={{ ...getInputProps(fields.email, { type: 'email' }), autoComplete: 'email' }}
+        <FormField meta={fields.email} label="Email" type="email" autoComplete="email" />
+        <FormSubmit
+          form={form}
+          label="Send reset link"
+          busy={navigation.state === 'submitting'}
+          className="btn-primary w-full"
         />
-        <button type="submit" className="btn-primary w-full" disabled={navigation.state === 'submitting'}>
-          Send reset link
-        </button>
       </Form>
       <p className="mt-4 text-center text-sm">
         <Link to="/sign-in" className="font-medium text-brand-600 hover:underline">

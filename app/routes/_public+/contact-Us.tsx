@@ -1,10 +1,11 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
+import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { type ActionFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, useActionData, useNavigation } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Field, TextareaField } from '#app/components/ui/field.tsx'
-import { FormError } from '#app/components/ui/form-footer.tsx'
+import { FormField, FormTextareaField } from '#app/components/forms/fields.tsx'
+import { FormSubmit } from '#app/components/forms/form-submit.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { ContactSchema } from '#app/modules/contact/schema.ts'
 import { sendContactMessage } from '#app/modules/contact/service.server.ts'
 import { useOptionalUser } from '#app/root.tsx'
@@ -30,13 +31,10 @@ export default function ContactUs() {
   const actionData = useActionData<FormReply>()
   const navigation = useNavigation()
   const user = useOptionalUser()
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(ContactSchema, {
     id: 'contact',
     lastResult: actionData?.result,
     defaultValue: user ? { name: `${user.firstName} ${user.lastName}`.trim(), email: user.email } : undefined,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ContactSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
   const sending = navigation.state === 'submitting'
   return (
@@ -74,35 +72,16 @@ export default function ContactUs() {
       </section>
       <Form method="post" className="card space-y-1 p-6" {...getFormProps(form)}>
         <h2 className="mb-4 text-lg font-semibold">Send us a message</h2>
-        <Field
-          label="Your name"
-          errors={fields.name.errors}
-          inputProps={{ ...getInputProps(fields.name, { type: 'text' }), autoComplete: 'name' }}
-        />
-        <Field
-          label="Your email"
-          errors={fields.email.errors}
-          inputProps={{ ...getInputProps(fields.email, { type: 'email' }), autoComplete: 'email' }}
-        />
-        <Field
-          label="Subject"
-          errors={fields.subject.errors}
-          inputProps={getInputProps(fields.subject, { type: 'text' })}
-        />
-        <TextareaField
-          label="Message"
-          errors={fields.message.errors}
-          textareaProps={{ ...getTextareaProps(fields.message), rows: 6 }}
-        />
+        <FormField meta={fields.name} label="Your name" autoComplete="name" />
+        <FormField meta={fields.email} label="Your email" type="email" autoComplete="email" />
+        <FormField meta={fields.subject} label="Subject" />
+        <FormTextareaField meta={fields.message} label="Message" rows={6} />
         {/* people never see this field; robots fill it in */}
         <div className="hidden" aria-hidden>
           <label htmlFor="contact-website">Website</label>
           <input id="contact-website" type="text" name="website" tabIndex={-1} autoComplete="off" />
         </div>
-        <FormError id={form.errorId} errors={form.errors} />
-        <button type="submit" className="btn-primary" disabled={sending}>
-          {sending ? 'Sending…' : 'Send message'}
-        </button>
+        <FormSubmit form={form} label="Send message" busy={sending} busyLabel="Sending…" />
       </Form>
     </main>
   )
