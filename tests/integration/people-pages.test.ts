@@ -1,3 +1,4 @@
+import { within } from '@testing-library/dom'
 import { describe, expect, it } from 'vitest'
 import { login } from '#app/modules/auth/service.server.ts'
 import * as forgotPage from '#app/routes/_auth+/forgot-Password.tsx'
@@ -19,6 +20,7 @@ import {
   personFields,
 } from '#tests/factories.ts'
 import { resetTokenIn, waitForMail } from '#tests/outbox.ts'
+import { renderRoute } from '#tests/render.tsx'
 import { call } from '#tests/requests.ts'
 import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 
@@ -168,6 +170,27 @@ describe('User Details', () => {
     }
     expect(page.courses.map((c) => c.title)).toEqual(['Direct', 'Program part'])
     expect(page.assignedPrograms).toHaveLength(1)
+  })
+
+  it('shows a refused assignment beside its own choice only, without JavaScript', async () => {
+    const learner = await makeLearner()
+    const course = await makeCourse({ title: 'Not yet assigned' })
+    const admin = await sessionCookieFor((await makeAdmin()).userName)
+    const page = await renderRoute(userDetails as never, `/admin/user/${learner.id}?assign=program`, {
+      cookie: admin,
+      pattern: '/admin/user/:userId',
+      form: [['programId', crypto.randomUUID()]],
+    })
+    const assignProgram = page.getByRole('form', { name: 'Assign Program' })
+    expect(within(assignProgram).getByRole('combobox', { name: 'Program' })).toHaveAccessibleDescription(
+      'Course is required field to assign',
+    )
+    expect(within(assignProgram).getByRole('button', { name: 'Assign Program' })).toBeEnabled()
+    const assignCourse = page.getByRole('form', { name: 'Assign New Course' })
+    const courses = within(assignCourse).getByRole('combobox', { name: 'Course' })
+    expect(courses).not.toHaveAccessibleDescription()
+    expect(within(courses).getByRole('option', { name: course.title })).toHaveValue(course.id)
+    expect(assignCourse).toHaveAttribute('action', expect.stringMatching(/\?assign=course$/))
   })
 
   it('refuses a coach who assigns a course or a program, with an error toast and no assignment', async () => {

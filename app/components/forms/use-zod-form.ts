@@ -9,24 +9,28 @@ type Fields<Schema extends ZodTypeAny> =
 
 /**
  * A conform form checked in the browser by the same zod schema the server uses: first when a field is
- * left, then again as it is typed in. `prepare` changes what is checked (not what is posted).
+ * left, then again as it is typed in; with `checkOnSubmit`, only when it is posted (a form of one
+ * choice, which would otherwise say what is missing as soon as the keyboard passes through it).
+ * `prepare` changes what is checked (not what is posted).
  */
 export function useZodForm<Schema extends ZodTypeAny>(
   schema: Schema,
   {
     prepare,
+    checkOnSubmit = false,
     ...options
   }: {
     id: string
     lastResult?: SubmissionResult<string[]>
     defaultValue?: DefaultValue<Fields<Schema>>
     prepare?: (formData: FormData) => FormData
+    checkOnSubmit?: boolean
   },
 ) {
   return useForm<Fields<Schema>, output<Schema>>({
     ...options,
     onValidate: ({ formData }) => parseWithZod(prepare ? prepare(formData) : formData, { schema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
+    shouldValidate: checkOnSubmit ? 'onSubmit' : 'onBlur',
+    shouldRevalidate: checkOnSubmit ? 'onSubmit' : 'onInput',
   })
 }

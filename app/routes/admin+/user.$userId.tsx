@@ -1,13 +1,16 @@
-import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
+import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { type ZodTypeAny } from 'zod'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { FormSelectField } from '#app/components/forms/fields.tsx'
+import { FormSubmit } from '#app/components/forms/form-submit.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
 import { DetailList } from '#app/components/ui/detail-list.tsx'
-import { SelectField } from '#app/components/ui/field.tsx'
 import { AssignCourseSchema, AssignProgramSchema } from '#app/modules/assignments/schema.ts'
 import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
 import { can } from '#app/modules/auth/permissions.ts'
@@ -146,51 +149,73 @@ export default function UserDetails() {
   )
 }
 
-function AssignForms({ data }: { data: ReturnType<typeof useLoaderData<typeof loader>> }) {
+type PageData = ReturnType<typeof useLoaderData<typeof loader>>
+
+/** Assign New Course and Assign Program, each posted to the page with `?assign=` naming it. */
+function AssignForms({ data }: { data: PageData }) {
   const actionData = useActionData<FormReply>()
   const [params] = useSearchParams()
-  const navigation = useNavigation()
   const which = params.get('assign') === 'program' ? 'program' : 'course'
-  const [courseForm, courseFields] = useForm({
-    id: 'assign-course',
-    lastResult: which === 'course' ? actionData?.result : undefined,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: AssignCourseSchema.omit({ userId: true }) }),
-  })
-  const [programForm, programFields] = useForm({
-    id: 'assign-program',
-    lastResult: which === 'program' ? actionData?.result : undefined,
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: AssignProgramSchema.omit({ userId: true }) }),
-  })
-  const busy = navigation.state === 'submitting'
+  const lastResult = (kind: keyof typeof ASSIGN) => (which === kind ? actionData?.result : undefined)
   return (
     <div className="mt-8 grid gap-6 md:grid-cols-2">
-      <Form method="post" action="?assign=course" className="card space-y-1 p-6" {...getFormProps(courseForm)}>
-        <h2 className="mb-3 font-semibold">Assign New Course</h2>
-        <SelectField
-          label="Course"
-          errors={courseFields.courseId.errors}
-          placeholder="Select a course"
-          options={data.unassignedCourses.map((c) => ({ value: c._id, label: c.title }))}
-          selectProps={getSelectProps(courseFields.courseId)}
-        />
-        <button type="submit" className="btn-primary" disabled={busy}>
-          Assign Course
-        </button>
-      </Form>
-      <Form method="post" action="?assign=program" className="card space-y-1 p-6" {...getFormProps(programForm)}>
-        <h2 className="mb-3 font-semibold">Assign Program</h2>
-        <SelectField
-          label="Program"
-          errors={programFields.programId.errors}
-          placeholder="Select a program"
-          options={data.programs.map((p) => ({ value: p._id, label: p.title }))}
-          selectProps={getSelectProps(programFields.programId)}
-        />
-        <button type="submit" className="btn-primary" disabled={busy}>
-          Assign Program
-        </button>
-      </Form>
+      <AssignForm kind="course" choices={data.unassignedCourses} lastResult={lastResult('course')} />
+      <AssignForm kind="program" choices={data.programs} lastResult={lastResult('program')} />
     </div>
+  )
+}
+
+const ASSIGN = {
+  course: {
+    heading: 'Assign New Course',
+    label: 'Course',
+    placeholder: 'Select a course',
+    submit: 'Assign Course',
+    field: 'courseId',
+    schema: AssignCourseSchema.omit({ userId: true }),
+  },
+  program: {
+    heading: 'Assign Program',
+    label: 'Program',
+    placeholder: 'Select a program',
+    submit: 'Assign Program',
+    field: 'programId',
+    schema: AssignProgramSchema.omit({ userId: true }),
+  },
+} as const
+
+/** One of the two: a choice of what the learner does not have yet, and its button. */
+function AssignForm({
+  kind,
+  choices,
+  lastResult,
+}: {
+  kind: keyof typeof ASSIGN
+  choices: { _id: string; title: string }[]
+  lastResult?: FormReply['result']
+}) {
+  const navigation = useNavigation()
+  const { heading, label, placeholder, submit, field, schema } = ASSIGN[kind]
+  const [form, fields] = useZodForm<ZodTypeAny>(schema, { id: `assign-${kind}`, lastResult, checkOnSubmit: true })
+  return (
+    <Form
+      method="post"
+      action={`?assign=${kind}`}
+      className="card space-y-1 p-6"
+      aria-labelledby={`${form.id}-heading`}
+      {...getFormProps(form)}
+    >
+      <h2 id={`${form.id}-heading`} className="mb-3 font-semibold">
+        {heading}
+      </h2>
+      <FormSelectField
+        meta={fields[field]}
+        label={label}
+        placeholder={placeholder}
+        options={choices.map((c) => ({ value: c._id, label: c.title }))}
+      />
+      <FormSubmit form={form} label={submit} busy={navigation.state === 'submitting'} />
+    </Form>
   )
 }
 
