@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { within } from '@testing-library/dom'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { addSchedule, listRuns, listSchedules, runSchedule } from '#app/modules/exports/service.server.ts'
@@ -9,6 +10,8 @@ import * as page from '#app/routes/admin+/exports.tsx'
 import * as download from '#app/routes/admin+/exports_.$runId.download.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
 import { sequelize } from '#db/client.ts'
+import { makeCourse } from '#tests/factories.ts'
+import { renderRoute, type RouteModule } from '#tests/render.tsx'
 import { body, call } from '#tests/requests.ts'
 import { toastOf, signedInPeople, type SignedInPerson } from '#tests/sessions.ts'
 
@@ -90,6 +93,29 @@ describe('the Scheduled exports page', () => {
     const removed = await post('admin', { intent: 'remove', name: 'nightly' })
     expect(await toastOf(removed)).toMatchObject({ type: 'success' })
     expect(await listSchedules(SYSTEM)).toEqual([])
+  })
+
+  it('offers a checkbox per course without JavaScript and saves the ticked ones; an unknown one is refused beside them', async () => {
+    const [first, second] = [await makeCourse({ title: 'Export First' }), await makeCourse({ title: 'Export Second' })]
+    const render = (form?: [string, string][]) =>
+      renderRoute(page as RouteModule, '/admin/exports', { cookie: people.admin.cookie, form })
+    const shown = await render()
+    const choice = shown.getByRole('group', { name: 'Courses' })
+    expect(choice).toHaveAccessibleDescription('None chosen means every course.')
+    for (const course of [first, second])
+      expect(within(choice).getByRole('checkbox', { name: course.title })).toHaveAttribute('name', 'courses')
+    // no list that needs Ctrl or ⌘ to pick several
+    expect(shown.queryByRole('listbox')).toBeNull()
+
+    const unknown = crypto.randomUUID()
+    const refused = await render([...Object.entries(fields()), ['courses', first.id], ['courses', unknown]])
+    expect(refused.getByText(`There is no course ${unknown}.`)).toBeInTheDocument()
+    expect(refused.getByRole('checkbox', { name: first.title })).toBeChecked()
+    expect(refused.getByRole('checkbox', { name: second.title })).not.toBeChecked()
+
+    const added = await post('admin', { ...fields(), courses: [first.id, second.id] })
+    expect(await toastOf(added)).toMatchObject({ type: 'success', message: 'Schedule nightly added.' })
+    expect((await listSchedules(SYSTEM)).map((s) => [...s.courses].sort())).toEqual([[first.id, second.id].sort()])
   })
 
   it('shows a coach everything but refuses every change, and turns a learner away', async () => {

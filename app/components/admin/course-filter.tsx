@@ -14,8 +14,8 @@ export type CourseFilterProps = {
 const HINT = 'None chosen means every course.'
 
 /**
- * A choice of several courses for a GET filter. Before JavaScript runs (or without it) the server renders
- * a checkbox per course, which a plain form posts as `name=<id>` once each; once hydrated the same choice
+ * A choice of several courses, for a filter or a form. Before JavaScript runs (or without it) the server
+ * renders a checkbox per course, which a plain form posts as `name=<id>` once each; once hydrated the same choice
  * is Headless UI's Listbox (`multiple`), opened with the keyboard or a tap, Space or Enter picking an option
  * and leaving the list open. The Listbox gets no name (Headless UI would post `name[0]`, `name[1]`…): one
  * hidden input per chosen course posts exactly what the checkboxes post.

@@ -2,7 +2,7 @@ import { type SubmissionResult } from '@conform-to/react'
 import { useCallback } from 'react'
 import { FormField, FormFileField, FormTextareaField } from '#app/components/forms/fields.tsx'
 import { PageForm } from '#app/components/forms/page-form.tsx'
-import { useZodForm } from '#app/components/forms/use-zod-form.ts'
+import { initialValues, useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { type UploadRules } from '#app/components/ui/file-upload.tsx'
 import type { FileInfoDto } from '#app/modules/content/dto.ts'
 import { NewProgramSchema } from '#app/modules/programs/schema.ts'
@@ -18,12 +18,6 @@ export type ProgramFormValues = {
   price: number | null
   courses: string[]
   programImage: FileInfoDto | null
-}
-
-/** The courses of a form shown again, whether conform read one or several. */
-function courseIds(value: unknown): string[] {
-  const list = Array.isArray(value) ? value : [value]
-  return list.filter((item): item is string => typeof item === 'string')
 }
 
 /**
@@ -84,7 +78,7 @@ export function ProgramForm({
       <FormField meta={fields.price} label="Price" type="number" min={0} step="0.01" inputMode="decimal" />
       <ProgramCourses
         courses={courses}
-        defaultValue={courseIds(fields.courses.initialValue)}
+        defaultValue={initialValues(fields.courses.initialValue)}
         errors={fields.courses.errors}
         onChange={revalidateCourses}
       />

@@ -34,3 +34,12 @@ export function useZodForm<Schema extends ZodTypeAny>(
     shouldRevalidate: checkOnSubmit ? 'onSubmit' : 'onInput',
   })
 }
+
+/**
+ * The values a field of several (checkboxes, a choice of courses) starts with when a form is shown again,
+ * whether conform read none, one or several.
+ */
+export function initialValues(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : [value]
+  return list.filter((item): item is string => typeof item === 'string')
+}

@@ -1,10 +1,13 @@
-import { getFormProps, getInputProps, getSelectProps, useForm } from '@conform-to/react'
+import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { CourseFilter } from '#app/components/admin/course-filter.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { FormField, FormSelectField } from '#app/components/forms/fields.tsx'
+import { FormSubmit } from '#app/components/forms/form-submit.tsx'
+import { initialValues, useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { ColumnHeads } from '#app/components/ui/column-heads.tsx'
-import { Field, SelectField } from '#app/components/ui/field.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
 import { can, PERMISSIONS } from '#app/modules/auth/permissions.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
@@ -131,13 +134,10 @@ export default function ScheduledExports() {
   const busy = navigation.state !== 'idle'
   const removing = canManage ? schedules.find((s) => s.name === params.get('remove')) : undefined
   const titles = new Map(courses.map((c) => [c._id, c.title]))
-  const [form, fields] = useForm({
+  const [form, fields] = useZodForm(ScheduleSchema, {
     id: 'new-schedule',
     lastResult: actionData?.result,
     defaultValue: { timeZone: 'UTC', range: 'yesterday', format: 'csv' },
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: ScheduleSchema }),
-    shouldValidate: 'onBlur',
-    shouldRevalidate: 'onInput',
   })
 
   return (
@@ -227,68 +227,36 @@ export default function ScheduledExports() {
           </h2>
           <Form method="post" className="card mt-3 grid gap-x-4 gap-y-1 p-6 sm:grid-cols-2" {...getFormProps(form)}>
             <input type="hidden" name="intent" value="add" />
-            <Field
-              label="Name"
-              errors={fields.name.errors}
-              inputProps={{ ...getInputProps(fields.name, { type: 'text' }), placeholder: 'nightly' }}
-            />
-            <Field
-              label="Cron (minute hour day month weekday)"
-              errors={fields.cron.errors}
-              inputProps={{ ...getInputProps(fields.cron, { type: 'text' }), placeholder: '0 2 * * *' }}
-            />
-            <Field
-              label="Time zone"
-              errors={fields.timeZone.errors}
-              inputProps={getInputProps(fields.timeZone, { type: 'text' })}
-            />
-            <SelectField
+            <FormField meta={fields.name} label="Name" placeholder="nightly" />
+            <FormField meta={fields.cron} label="Cron (minute hour day month weekday)" placeholder="0 2 * * *" />
+            <FormField meta={fields.timeZone} label="Time zone" />
+            <FormSelectField
+              meta={fields.range}
               label="Days"
-              errors={fields.range.errors}
               options={EXPORT_RANGES.map((r) => ({ value: r, label: RANGE_LABELS[r] }))}
-              selectProps={getSelectProps(fields.range)}
             />
             <div className="sm:col-span-2">
-              <label htmlFor="schedule-courses" className="field-label">
-                Courses
-              </label>
-              <select
-                id="schedule-courses"
+              <CourseFilter
                 name={fields.courses.name}
-                multiple
-                size={4}
-                defaultValue={(fields.courses.initialValue as string[] | string | undefined) ?? []}
-                className="field-input"
-                aria-describedby="schedule-courses-hint"
-              >
-                {courses.map((c) => (
-                  <option key={c._id} value={c._id}>
-                    {c.title}
-                  </option>
-                ))}
-              </select>
-              <p id="schedule-courses-hint" className="mt-1 text-xs text-slate-500">
-                None chosen means every course. Ctrl or ⌘ picks several.
-              </p>
+                label="Courses"
+                courses={courses}
+                defaultValue={initialValues(fields.courses.initialValue)}
+              />
               <p className="field-error">{fields.courses.errors?.[0]}</p>
             </div>
-            <SelectField
+            <FormSelectField
+              meta={fields.format}
               label="Format"
-              errors={fields.format.errors}
               options={SCHEDULE_FORMATS.map((f) => ({ value: f, label: f === 'csv' ? 'CSV' : 'JSON Lines' }))}
-              selectProps={getSelectProps(fields.format)}
             />
-            <Field
+            <FormField
+              meta={fields.destination}
               label={
                 s3Targets.length
                   ? `Destination (a folder in ${folder}, or an S3 prefix under ${s3Targets.join(' or ')})`
                   : `Destination (a folder in ${folder})`
               }
-              errors={fields.destination.errors}
-              inputProps={{
-                ...getInputProps(fields.destination, { type: 'text' }),
-                placeholder: s3Targets[0] ?? `${folder}nightly/`,
-              }}
+              placeholder={s3Targets[0] ?? `${folder}nightly/`}
             />
             <p className="-mt-1 text-xs text-slate-500 sm:col-span-2">
               {s3Targets.length
@@ -296,14 +264,7 @@ export default function ScheduledExports() {
                 : 'S3 destinations and other server folders are set with the portal CLI.'}
             </p>
             <div className="sm:col-span-2">
-              {form.errors?.length ? (
-                <p id={form.errorId} className="field-error" role="alert">
-                  {form.errors[0]}
-                </p>
-              ) : null}
-              <button type="submit" className="btn-primary" disabled={busy}>
-                Add schedule
-              </button>
+              <FormSubmit form={form} label="Add schedule" busy={busy} />
             </div>
           </Form>
         </section>
