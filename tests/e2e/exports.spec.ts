@@ -51,6 +51,13 @@ test('an admin adds a schedule, is told what is wrong first, and removes it afte
 }) => {
   await signInAs('admin')
   await page.goto('/admin/exports')
+  // two courses, each picked from the list with a click (no Ctrl or ⌘)
+  const picker = page.getByRole('button', { name: /^Courses/ })
+  await picker.click()
+  for (const title of ['SQL Fundamentals', 'Data Modelling for Relational Databases'])
+    await page.getByRole('option', { name: title }).click()
+  await page.keyboard.press('Escape')
+  await expect(picker).toContainText('2 courses')
   await page.getByLabel('Name').fill('weekly')
   await page.getByLabel('Cron (minute hour day month weekday)').fill('0 3 * * 8')
   await page.getByLabel('Days').selectOption({ label: 'Last 7 days' })
@@ -58,6 +65,7 @@ test('an admin adds a schedule, is told what is wrong first, and removes it afte
   await page.getByRole('button', { name: 'Add schedule' }).click()
   await expect(page.getByText(/Cron "0 3 \* \* 8" is not a valid schedule/)).toBeVisible()
   await expect(page.getByText(/A folder destination must be an absolute path/)).toBeVisible()
+  await expect(picker).toContainText('2 courses')
 
   await page.getByLabel('Cron (minute hour day month weekday)').fill('0 3 * * 1')
   // from the admin area, a folder outside the portal's exports folder is refused
@@ -69,6 +77,8 @@ test('an admin adds a schedule, is told what is wrong first, and removes it afte
   await expect(page.getByText('Schedule weekly added.')).toBeVisible()
   const row = page.getByRole('table', { name: 'Schedules' }).getByRole('row', { name: /weekly/ })
   await expect(row).toContainText('Last 7 days')
+  await expect(row).toContainText('SQL Fundamentals')
+  await expect(row).toContainText('Data Modelling for Relational Databases')
   await expectAccessible(page, 'the Scheduled exports page (admin)')
 
   await row.getByRole('link', { name: 'Remove weekly' }).click()
