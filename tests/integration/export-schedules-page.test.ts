@@ -109,7 +109,9 @@ describe('the Scheduled exports page', () => {
 
     const unknown = crypto.randomUUID()
     const refused = await render([...Object.entries(fields()), ['courses', first.id], ['courses', unknown]])
-    expect(refused.getByText(`There is no course ${unknown}.`)).toBeInTheDocument()
+    expect(refused.getByRole('group', { name: 'Courses' })).toHaveAccessibleDescription(
+      `None chosen means every course. There is no course ${unknown}.`,
+    )
     expect(refused.getByRole('checkbox', { name: first.title })).toBeChecked()
     expect(refused.getByRole('checkbox', { name: second.title })).not.toBeChecked()
 

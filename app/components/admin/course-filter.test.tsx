@@ -1,5 +1,6 @@
 import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
+import { parsePage } from '#tests/render.tsx'
 import { CourseFilter, CourseListbox } from './course-filter.tsx'
 
 const courses = [
@@ -51,5 +52,25 @@ describe('CourseListbox (after hydration)', () => {
     const none = renderToString(<CourseListbox name="course" label="Courses" courses={courses} defaultValue={[]} />)
     expect(none).toContain('Every course')
     expect(posted(none)).toEqual([])
+  })
+})
+
+describe('a refused choice', () => {
+  // the Listbox's descriptions are wired by Headless UI once hydrated (its Field), not in the server's HTML
+  it('is described on the checkboxes the server renders', () => {
+    const plain = parsePage(
+      renderToString(
+        <CourseFilter
+          name="course"
+          label="Courses"
+          courses={courses}
+          defaultValue={[]}
+          errors={['There is no course c9.']}
+        />,
+      ),
+    )
+    expect(plain.getByRole('group', { name: 'Courses' })).toHaveAccessibleDescription(
+      'None chosen means every course. There is no course c9.',
+    )
   })
 })

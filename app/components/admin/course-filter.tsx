@@ -9,6 +9,8 @@ export type CourseFilterProps = {
   courses: { _id: string; title: string }[]
   /** The ids chosen when the page was loaded. */
   defaultValue: string[]
+  /** The choice's refusal, if a form refused it: described on the control. */
+  errors?: string[]
 }
 
 const HINT = 'None chosen means every course.'
@@ -26,7 +28,7 @@ export function CourseFilter(props: CourseFilterProps) {
 }
 
 /** The Listbox, as shown once JavaScript runs. Exported for tests. */
-export function CourseListbox({ name, label, courses, defaultValue }: CourseFilterProps) {
+export function CourseListbox({ name, label, courses, defaultValue, errors }: CourseFilterProps) {
   const [chosen, setChosen] = useState(defaultValue)
   const titles = courses.filter((c) => chosen.includes(c._id)).map((c) => c.title)
   return (
@@ -65,6 +67,7 @@ export function CourseListbox({ name, label, courses, defaultValue }: CourseFilt
         </ListboxOptions>
       </Listbox>
       <Description className="mt-1 text-xs text-slate-500">{HINT}</Description>
+      {errors?.[0] ? <Description className="field-error">{errors[0]}</Description> : null}
       {chosen.map((id) => (
         <input key={id} type="hidden" name={name} value={id} />
       ))}
@@ -72,9 +75,10 @@ export function CourseListbox({ name, label, courses, defaultValue }: CourseFilt
   )
 }
 
-function CourseCheckboxes({ name, label, courses, defaultValue }: CourseFilterProps) {
+function CourseCheckboxes({ name, label, courses, defaultValue, errors }: CourseFilterProps) {
+  const error = errors?.[0]
   return (
-    <fieldset aria-describedby={`${name}-filter-hint`}>
+    <fieldset aria-describedby={error ? `${name}-filter-hint ${name}-filter-error` : `${name}-filter-hint`}>
       <legend className="field-label">{label}</legend>
       <div className="max-h-40 overflow-y-auto rounded-md border border-slate-300 bg-white px-3 py-2">
         {courses.map((course) => (
@@ -93,6 +97,11 @@ function CourseCheckboxes({ name, label, courses, defaultValue }: CourseFilterPr
       <p id={`${name}-filter-hint`} className="mt-1 text-xs text-slate-500">
         {HINT}
       </p>
+      {error ? (
+        <p id={`${name}-filter-error`} className="field-error">
+          {error}
+        </p>
+      ) : null}
     </fieldset>
   )
 }

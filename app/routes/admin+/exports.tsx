@@ -241,8 +241,8 @@ export default function ScheduledExports() {
                 label="Courses"
                 courses={courses}
                 defaultValue={initialValues(fields.courses.initialValue)}
+                errors={fields.courses.errors}
               />
-              <p className="field-error">{fields.courses.errors?.[0]}</p>
             </div>
             <FormSelectField
               meta={fields.format}
