@@ -2,7 +2,7 @@ import { Link } from '@remix-run/react'
 import { type ReactNode } from 'react'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { DataTable, type DataTableColumn } from '#app/components/ui/data-table.tsx'
-import { type TableQuery } from '#app/components/ui/table-query.ts'
+import { pagingProps, type TableQuery } from '#app/components/ui/table-query.ts'
 
 /**
  * An admin list of what the catalogue offers (courses, programs): the page's heading, then a table
@@ -62,10 +62,7 @@ export function CatalogueList<Row extends { _id: string; title: string }>({
           getRowKey={(row) => row._id}
           rowHref={rowHref}
           total={total}
-          page={query.page}
-          pageSize={query.size}
-          sort={query.sort}
-          dir={query.dir}
+          {...pagingProps(query)}
           emptyText={query.q ? `No ${noun} matches “${query.q}”.` : 'No Data Found'}
           search={{ value: query.q, placeholder: `Search ${noun}s`, label: `Search ${noun}s` }}
           actions={

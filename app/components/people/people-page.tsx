@@ -3,7 +3,7 @@ import { Link, useSearchParams } from '@remix-run/react'
 import type { ReactNode } from 'react'
 import { DataTable, type DataTableColumn } from '#app/components/ui/data-table.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
-import type { TableQuery } from '#app/components/ui/table-query.ts'
+import { pagingProps, type TableQuery } from '#app/components/ui/table-query.ts'
 import type { UserRow } from '#app/modules/users/service.server.ts'
 import { PersonForm } from './person-form.tsx'
 
@@ -58,10 +58,7 @@ export function PeoplePage({
           getRowKey={(r) => r._id}
           rowHref={rowHref}
           total={total}
-          page={query.page}
-          pageSize={query.size}
-          sort={query.sort}
-          dir={query.dir}
+          {...pagingProps(query)}
           emptyText={query.q ? `Nobody matches “${query.q}”.` : 'No Data Found'}
           search={{ value: query.q, placeholder: 'Search by name, username or email', label: `Search ${title}` }}
           actions={

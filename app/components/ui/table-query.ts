@@ -17,6 +17,14 @@ export type TableQuery<SortKey extends string = string> = {
   offset: number
 }
 
+/** A DataTable's paging and sorting props, as the page's query gives them. */
+export const pagingProps = (query: Pick<TableQuery, 'page' | 'size' | 'sort' | 'dir'>) => ({
+  page: query.page,
+  pageSize: query.size,
+  sort: query.sort,
+  dir: query.dir,
+})
+
 // Far past any real table (millions of log rows at 7 a page), low enough that the offset stays a
 // safe integer for the database instead of a 500 on `?page=1e30`.
 const MAX_PAGE = 10_000_000

@@ -2,7 +2,7 @@ import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/nod
 import { useLoaderData } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
-import { parseTableQuery } from '#app/components/ui/table-query.ts'
+import { pagingProps, parseTableQuery } from '#app/components/ui/table-query.ts'
 import { listAllAssessments } from '#app/modules/assessments/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
@@ -61,10 +61,7 @@ export default function AssignmentDocumentList() {
           getRowKey={(row) => row._id}
           rowHref={(row) => `/admin/assignmentDocumentViewer/${row._id}`}
           total={total}
-          page={query.page}
-          pageSize={query.size}
-          sort={query.sort}
-          dir={query.dir}
+          {...pagingProps(query)}
           emptyText={query.q ? `No Assignment found for “${query.q}”.` : 'No Assignment found'}
           search={{
             value: query.q,

@@ -3,7 +3,7 @@ import { Link, useLoaderData } from '@remix-run/react'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
-import { parseTableQuery } from '#app/components/ui/table-query.ts'
+import { pagingProps, parseTableQuery } from '#app/components/ui/table-query.ts'
 import { can } from '#app/modules/auth/permissions.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -85,10 +85,7 @@ export default function ProgramList() {
           rowHref={(row) => `/admin/program/${row._id}`}
           linkColumn="title"
           total={total}
-          page={query.page}
-          pageSize={query.size}
-          sort={query.sort}
-          dir={query.dir}
+          {...pagingProps(query)}
           emptyText={query.q ? `No program matches “${query.q}”.` : 'No Data Found'}
           search={{ value: query.q, placeholder: 'Search programs', label: 'Search programs' }}
           actions={
