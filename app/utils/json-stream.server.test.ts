@@ -120,7 +120,7 @@ describe('streamedJsonList', () => {
       )
     const logged = vi.spyOn(logger(), 'error').mockImplementation(() => undefined)
     try {
-      await expect(streamedJsonList('data', failing).text()).rejects.toThrow()
+      await expect(streamedJsonList('data', failing).text()).rejects.toThrow('the database went away')
       // one line through the credential scrubber, never the error object with its stack
       expect(logged).toHaveBeenCalledWith({ list: 'data', error: 'the database went away' }, 'streaming a list failed')
     } finally {
