@@ -5,41 +5,24 @@ import * as programPage from '#app/routes/admin+/program.$programId.tsx'
 import * as editPage from '#app/routes/admin+/program.$programId_.edit.tsx'
 import * as rearrangePage from '#app/routes/admin+/program.$programId_.rearrange.tsx'
 import { db } from '#db/client.ts'
-import {
-  assignCourse,
-  assignProgram,
-  makeAdmin,
-  makeCoach,
-  makeCourse,
-  makeLearner,
-  makeProgram,
-  makeStoredFile,
-} from '#tests/factories.ts'
+import { assignCourse, assignProgram, makeCourse, makeProgram, makeStoredFile } from '#tests/factories.ts'
 import { renderRoute, type RouteModule } from '#tests/render.tsx'
 import { call } from '#tests/requests.ts'
-import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
+import { signedInPeople, toastOf, type SignedInPerson } from '#tests/sessions.ts'
 
 // The program's pages as a browser without JavaScript uses them: the detail page, Edit Program,
 // Rearrange Program and the delete dialog's form.
 
 type Part = [name: string, value: string | File]
-type SignedIn = Awaited<ReturnType<typeof makeAdmin>> & { cookie: string }
-let admin: SignedIn
-let coach: SignedIn
-let learner: SignedIn
+let admin: SignedInPerson
+let coach: SignedInPerson
+let learner: SignedInPerson
 let courses: { id: string; title: string }[]
 let program: { id: string }
 let image: { key: string; name: string }
 
-const signedIn = async <U extends { userName: string }>(user: U) => ({
-  ...user,
-  cookie: await sessionCookieFor(user.userName),
-})
-
 beforeEach(async () => {
-  admin = await signedIn(await makeAdmin())
-  coach = await signedIn(await makeCoach())
-  learner = await signedIn(await makeLearner())
+  ;({ admin, coach, learner } = await signedInPeople('admin', 'coach', 'learner'))
   courses = [
     await makeCourse({ title: 'Pages Alpha' }),
     await makeCourse({ title: 'Pages Beta' }),

@@ -191,21 +191,36 @@ describe('PUT /api/program/editProgramOrder/{programId}', () => {
   })
 
   it('refuses an order that is not every course of the program once, and a coach', async () => {
-    for (const order of [
-      [{ _id: first.id, orderId: 0 }],
+    const every = 'Send every course of the program in the new order, each once.'
+    for (const [order, message] of [
+      [[{ _id: first.id, orderId: 0 }], every],
       [
-        { _id: first.id, orderId: 0 },
-        { _id: third.id, orderId: 1 },
+        [
+          { _id: first.id, orderId: 0 },
+          { _id: third.id, orderId: 1 },
+        ],
+        every,
       ],
       [
-        { _id: first.id, orderId: 0 },
-        { _id: second.id, orderId: 2 },
+        [
+          { _id: first.id, orderId: 0 },
+          { _id: second.id, orderId: 2 },
+        ],
+        'The orderIds must be 0, 1, 2 … with no gaps or repeats.',
       ],
-    ]) {
+      [
+        [
+          { _id: first.id, orderId: 0 },
+          { _id: first.id, orderId: 1 },
+        ],
+        'Each course may appear only once in the new order.',
+      ],
+    ] as const) {
       const response = await reorder(program.id, order, admin.token)
       expect(response.status).toBe(400)
-      expect(await body(response)).toEqual({ message: expect.any(String) })
+      expect(await body(response)).toEqual({ message })
     }
+    expect((await getProgram(admin, program.id)).courses.map((c) => c._id)).toEqual([first.id, second.id])
     const order = [
       { _id: second.id, orderId: 0 },
       { _id: first.id, orderId: 1 },

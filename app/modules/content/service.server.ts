@@ -258,6 +258,19 @@ export async function dependentsOf(videoId: string, transaction?: Transaction): 
 }
 
 /**
+ * A new order's ids, first to last: each id once, at the places 0, 1, 2 … with no gaps or repeats;
+ * refused otherwise. `noun` names what is ordered in the refusal.
+ */
+export function orderedIds(items: { _id: string; orderId: number }[], noun = 'item'): string[] {
+  const ids = items.map((i) => i._id)
+  if (new Set(ids).size !== ids.length) throw invalid(`Each ${noun} may appear only once in the new order.`)
+  const positions = items.map((i) => i.orderId).sort((a, b) => a - b)
+  if (positions.some((p, index) => p !== index))
+    throw invalid('The orderIds must be 0, 1, 2 … with no gaps or repeats.')
+  return [...items].sort((a, b) => a.orderId - b.orderId).map((i) => i._id)
+}
+
+/**
  * PUT /api/category/editVideoOrder and editDocumentOrder (list): the complete list of a course's
  * videos (or documents, or scenarios) with their zero-based positions, saved in one transaction.
  */
@@ -269,12 +282,7 @@ export async function reorderEntries(
   expected?: { courseId: string; kind?: ContentKind },
 ) {
   assertContentManager(actor)
-  const items = ReorderSchema.parse(input)
-  const ids = items.map((i) => i._id)
-  if (new Set(ids).size !== ids.length) throw invalid('Each item may appear only once in the new order.')
-  const positions = items.map((i) => i.orderId).sort((a, b) => a - b)
-  if (positions.some((p, index) => p !== index))
-    throw invalid('The orderIds must be 0, 1, 2 … with no gaps or repeats.')
+  const ids = orderedIds(ReorderSchema.parse(input))
 
   const { ContentEntry } = await db()
   return transaction(async (transaction) => {
@@ -300,8 +308,7 @@ export async function reorderEntries(
     const total = await ContentEntry.count({ where: { courseId: first.courseId, kind }, transaction })
     if (total !== ids.length)
       throw invalid(`Send every ${kind === 'video' ? 'video' : kind} of the course in the new order, each once.`)
-    const ordered = [...items].sort((a, b) => a.orderId - b.orderId).map((i) => i._id)
-    await writeOrder(ordered, transaction)
+    await writeOrder(ids, transaction)
     return { courseId: first.courseId, kind, count: ids.length }
   })
 }

@@ -5,7 +5,7 @@ import type { Program } from '#db/models/index.ts'
 import { requirePermission } from '../auth/permissions.ts'
 import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { fileInfo, type FileInfoDto } from '../content/dto.ts'
-import { assertContentManager } from '../content/service.server.ts'
+import { assertContentManager, orderedIds } from '../content/service.server.ts'
 import { attachableImage } from '../courses/admin.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { removeStoredFile } from '../files/service.server.ts'
@@ -179,7 +179,7 @@ function programColumns(data: z.output<typeof NewProgramSchema>, imageKey: strin
 export async function createProgram(actor: Actor, input: NewProgramInput): Promise<ProgramDto> {
   assertContentManager(actor)
   const data = NewProgramSchema.parse(input)
-  const { Program, ProgramCourse, Course, StoredFile } = await db()
+  const { Program, ProgramCourse, StoredFile } = await db()
   const id = await transaction(async (transaction) => {
     if (data.programImage) {
       // the same create twice (a double click, a retried request) makes one program
@@ -188,8 +188,7 @@ export async function createProgram(actor: Actor, input: NewProgramInput): Promi
       const repeated = await Program.findOne({ where, attributes: ['id'], transaction })
       if (repeated) return repeated.id
     }
-    const found = await Course.count({ where: { id: data.courses }, transaction })
-    if (found !== data.courses.length) throw invalid('Please select a course.', { courses: 'Please select a course.' })
+    await requireCourses(data.courses, transaction)
     const imageKey = data.programImage
       ? await attachableImage(data.programImage, null, transaction, 'programImage')
       : null
@@ -211,6 +210,19 @@ export type ProgramLearnerDto = { _id: string; firstName: string; lastName: stri
 export type ProgramDetail = ProgramDto & { learners: ProgramLearnerDto[] }
 
 const PROGRAM_NOT_FOUND = 'Program not found.'
+
+/** A call about one program names it by a uuid; anything else is no program (404, before any other check). */
+function requireProgramId(input: unknown) {
+  const given = input && typeof input === 'object' ? (input as { programId?: unknown }).programId : undefined
+  if (!isUuid(given)) throw notFound(PROGRAM_NOT_FOUND)
+}
+
+/** Every course named is there; otherwise the form's message on its courses. */
+async function requireCourses(courseIds: string[], transaction: Transaction) {
+  const { Course } = await db()
+  const found = await Course.count({ where: { id: courseIds }, transaction })
+  if (found !== courseIds.length) throw invalid('Please select a course.', { courses: 'Please select a course.' })
+}
 
 /** The program's page and GET /api/program/getProgram: the program with its learners; the admin side only. */
 export async function getProgram(actor: Actor, programId: string): Promise<ProgramDetail> {
@@ -277,14 +289,11 @@ async function writeCourses(programId: string, courseIds: string[], transaction:
  */
 export async function editProgram(actor: Actor, input: EditProgramInput): Promise<ProgramDto> {
   assertContentManager(actor)
-  const given = input && typeof input === 'object' ? (input as { programId?: unknown }).programId : undefined
-  if (!isUuid(given)) throw notFound(PROGRAM_NOT_FOUND)
+  requireProgramId(input)
   const data = EditProgramSchema.parse(input)
-  const { Course } = await db()
   const replaced = await transaction(async (transaction) => {
     const program = await lockProgram(data.programId, transaction)
-    const found = await Course.count({ where: { id: data.courses }, transaction })
-    if (found !== data.courses.length) throw invalid('Please select a course.', { courses: 'Please select a course.' })
+    await requireCourses(data.courses, transaction)
     const old = program.imageKey
     const imageKey = data.programImage
       ? await attachableImage(data.programImage, old, transaction, 'programImage')
@@ -302,22 +311,16 @@ export async function editProgram(actor: Actor, input: EditProgramInput): Promis
 /** The program's rearrange page and PUT /api/program/editProgramOrder: every course of the program, in a new order. */
 export async function reorderProgram(actor: Actor, input: ProgramOrderInput): Promise<ProgramDto> {
   assertContentManager(actor)
-  const given = input && typeof input === 'object' ? (input as { programId?: unknown }).programId : undefined
-  if (!isUuid(given)) throw notFound(PROGRAM_NOT_FOUND)
+  requireProgramId(input)
   const { programId, courses } = ProgramOrderSchema.parse(input)
-  const ids = courses.map((c) => c._id)
-  if (new Set(ids).size !== ids.length) throw invalid('Each course may appear only once in the new order.')
-  const positions = courses.map((c) => c.orderId).sort((a, b) => a - b)
-  if (positions.some((p, index) => p !== index))
-    throw invalid('The orderIds must be 0, 1, 2 … with no gaps or repeats.')
+  const ordered = orderedIds(courses, 'course')
   const { ProgramCourse } = await db()
   await transaction(async (transaction) => {
     await lockProgram(programId, transaction)
     const current = await ProgramCourse.findAll({ where: { programId }, attributes: ['courseId'], transaction })
     const held = new Set(current.map((c) => c.courseId))
-    if (current.length !== ids.length || ids.some((id) => !held.has(id)))
+    if (current.length !== ordered.length || ordered.some((id) => !held.has(id)))
       throw invalid('Send every course of the program in the new order, each once.')
-    const ordered = [...courses].sort((a, b) => a.orderId - b.orderId).map((c) => c._id)
     await writeCourses(programId, ordered, transaction)
   })
   const [program] = await programsById([programId])
@@ -341,8 +344,7 @@ export async function deleteProgram(
   input: DeleteProgramInput,
 ): Promise<{ title: string; unassigned: number }> {
   assertContentManager(actor)
-  const given = input && typeof input === 'object' ? (input as { programId?: unknown }).programId : undefined
-  if (!isUuid(given)) throw notFound(PROGRAM_NOT_FOUND)
+  requireProgramId(input)
   const { programId, confirmUnassign } = DeleteProgramSchema.parse(input)
   const { ProgramAssignment, ProgramCourse } = await db()
   const deleted = await transaction(async (transaction) => {

@@ -38,9 +38,9 @@ async function runAction({ request, params }: ActionFunctionArgs) {
   const user = await requireContentManager(request, `/admin/program/${encodeURIComponent(programId)}`)
   const form = await readForm(request)
   if (form.get('intent') !== 'delete') return json<DeleteReply>({ message: 'Unknown action.' }, { status: 400 })
-  const confirmUnassign = form.get('confirmUnassign') === 'on'
+  // the checkbox posts "on" when ticked; the service's schema reads it as the /api's flag
   const deleted = await replyOnRefusal(
-    () => deleteProgram(user, { programId, confirmUnassign }),
+    () => deleteProgram(user, { programId, confirmUnassign: form.get('confirmUnassign') ?? undefined }),
     ({ message }): DeleteReply => ({ message }),
   )
   if (!deleted.ok) return deleted.response
