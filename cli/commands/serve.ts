@@ -14,6 +14,13 @@ import { seedDemoOnce } from '#db/seeds/demo.ts'
 import { printDemoAccounts } from '../demo.ts'
 
 const require = createRequire(import.meta.url)
+
+/** The `remix` command as @remix-run/dev declares it in its package.json (`bin`), not a path inside the package. */
+function remixBin() {
+  const manifest = require.resolve('@remix-run/dev/package.json')
+  const { bin } = require(manifest) as { bin: { remix: string } }
+  return path.join(path.dirname(manifest), bin.remix)
+}
 const root = path.resolve(import.meta.dirname, '..', '..')
 
 export function registerServe(program: Command) {
@@ -36,7 +43,7 @@ async function serve(options: ServeOptions) {
   const secrets = getSecrets()
   if (options.build && buildIsStale()) {
     console.log('Building the app…')
-    await run(process.execPath, [require.resolve('@remix-run/dev/dist/cli.js'), 'build'])
+    await run(process.execPath, [remixBin(), 'build'])
   }
 
   // an embedded database is stopped by this process, after the web server has drained (ADR 026)

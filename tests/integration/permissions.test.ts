@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
 import { Writable } from 'node:stream'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { accessLogTotal } from '#app/modules/access-log/service.server.ts'
@@ -449,5 +451,30 @@ describe('the permission table against the portal', () => {
           expect(await c.run(who)).toBe(expected)
         })
       }
+  })
+})
+
+describe('pages and components', () => {
+  // what the signed-in person may see or do is asked of the table; a page that compares their role
+  // itself (`user.roleId === ROLE.learner`) would drift from it. A record's role (a row of a people
+  // list, a profile) may still be read for what it shows.
+  const ui = ['app/routes', 'app/components'].flatMap((dir) =>
+    readdirSync(path.resolve(import.meta.dirname, '../..', dir), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name))
+      .map((entry) => path.join(entry.parentPath, entry.name)),
+  )
+
+  it("never compare the signed-in person's role themselves", () => {
+    const compared = ui.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) =>
+          /\b(user|actor|me|viewer)\??\.roleId\s*[!=]==?|ROLE\.\w+\s*[!=]==?\s*(user|actor)\??\.roleId/.test(line)
+            ? [`${path.relative(process.cwd(), file)}:${i + 1}`]
+            : [],
+        ),
+    )
+    expect(ui.length).toBeGreaterThan(50)
+    expect(compared).toEqual([])
   })
 })

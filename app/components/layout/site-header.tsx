@@ -1,22 +1,21 @@
 import { Form, Link, NavLink, useLocation, useSearchParams } from '@remix-run/react'
 import { useEffect, useId, useState } from 'react'
 import { can } from '#app/modules/auth/permissions.ts'
-import { ROLE } from '#app/modules/auth/roles.ts'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 import { Logo } from './logo.tsx'
 import { UserMenu } from './user-menu.tsx'
 
-type HeaderUser = { firstName: string; lastName: string; roleId: number } | null
+type HeaderUser = { id: string; firstName: string; lastName: string; roleId: number } | null
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
   `rounded-md px-3 py-2 text-sm font-medium ${isActive ? 'bg-brand-50 text-brand-700' : 'text-slate-700 hover:bg-slate-100'}`
 
 /**
- * The top bar: a visitor gets Home, Courses and Login; a learner (role 2 only) My Courses,
+ * The top bar: a visitor gets Home, Courses and Login; a learner (whoever is assigned courses) My Courses,
  * Explore Courses and, on those two pages, the course search; everyone signed in the user menu.
  */
 export function SiteHeader({ user, marketingUrl }: { user: HeaderUser; marketingUrl: string | null }) {
-  const learner = user?.roleId === ROLE.learner
+  const learner = can(user, 'read:course:assigned')
   const links = user
     ? learner
       ? [

@@ -1,6 +1,6 @@
 import { db, query, sql } from '#db/client.ts'
-import { requirePermission } from '../auth/permissions.ts'
-import { ROLE, type Actor } from '../auth/roles.ts'
+import { can, requirePermission } from '../auth/permissions.ts'
+import { type Actor } from '../auth/roles.ts'
 import { fileInfo } from '../content/dto.ts'
 import { forbidden, notFound, ServiceError } from '../errors.ts'
 import { fileLink } from '../files/links.ts'
@@ -117,7 +117,7 @@ export async function getCourseContents(actor: Actor, courseId: string): Promise
     ],
   })
   // the learner's id; progress and locks are theirs alone
-  const learner = actor.roleId === ROLE.learner ? actor.id : null
+  const learner = can(actor, 'record:progress:own') ? actor.id : null
   const progress = learner
     ? await VideoProgress.findAll({
         where: { userId: learner, courseId },

@@ -3,6 +3,9 @@ import { fileRef, required, uuid } from '../content/schema.ts'
 
 // A course's own fields as the admin forms, the /api calls and the CLI send them; its videos,
 // documents and scenarios are validated in content/schema.ts.
+// One field, `title`, everywhere in the code. The two forms label it as their screens always have,
+// "Course Title" when a course is added and "Course Name" when it is edited, and their refusals keep
+// those words: integrations and people match on them.
 
 export const NewCourseSchema = z.object({
   title: required('Course Title is required field.', 200),

@@ -8,7 +8,7 @@ import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts
 import { VideoPlayer } from '#app/components/player/video-player.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { Tabs } from '#app/components/ui/tabs.tsx'
-import { ROLE } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration } from '#app/utils/format.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
@@ -32,7 +32,7 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
     course,
     video,
     userId: user.id,
-    learner: user.roleId === ROLE.learner,
+    learner: can(user, 'record:progress:own'),
     previous: course.videos[index - 1]?._id ?? null,
     next: course.videos[index + 1]?._id ?? null,
     position: index + 1,

@@ -4,7 +4,7 @@ import { CourseImage } from '#app/components/course/course-image.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts'
-import { ROLE } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
 import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength } from '#app/utils/format.ts'
@@ -19,7 +19,7 @@ async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request)
   const q = new URL(request.url).searchParams.get('q')?.slice(0, 100) ?? ''
   const courses = await listAssignedCourses(user, { search: q })
-  return json({ courses, q, learner: user.roleId === ROLE.learner })
+  return json({ courses, q, learner: can(user, 'record:progress:own') })
 }
 
 export default function MyCourses() {

@@ -3,7 +3,7 @@ import { Form, Link, useLoaderData } from '@remix-run/react'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts'
-import { ROLE } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
 import { listPublicCatalogue } from '#app/modules/courses/catalogue.server.ts'
 import { useOptionalUser } from '#app/root.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -25,7 +25,7 @@ async function loadPage({ request }: LoaderFunctionArgs) {
 export default function ExploreCourses() {
   const { courses, q } = useLoaderData<typeof loader>()
   const user = useOptionalUser()
-  const learner = user?.roleId === ROLE.learner
+  const learner = can(user, 'record:progress:own')
   useAccessLogPing({ enabled: learner, pageName: 'Explore Courses' })
   return (
     <main className="mx-auto max-w-7xl px-4 py-8 sm:px-6">
