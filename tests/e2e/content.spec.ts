@@ -3,7 +3,7 @@ import { pdfBytes, pngBytes } from '../fixtures/files.ts'
 import { expect, test } from './fixtures.ts'
 import { portal, startCourse, whenHydrated } from './helpers.ts'
 
-// Issue 3's journey: an admin builds a course from nothing, and a learner sees exactly what the admin
+// An admin's course-building journey: an admin builds a course from nothing, and a learner sees exactly what the admin
 // arranged: the new order, and not the hidden video.
 
 const COURSE = 'E2E Window Functions'
