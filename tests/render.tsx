@@ -20,12 +20,16 @@ export function parsePage(html: string) {
 
 /**
  * What a browser posts from `form`: its fields' [name, value] pairs in order, hidden inputs and checked
- * boxes included, as the person sends them without seeing them.
+ * boxes included, as the person sends them without seeing them. A file field gives its file's name
+ * (empty when none is chosen).
  */
 export function postedBy(form: Element | null): [string, string][] {
   const window = form?.ownerDocument.defaultView
   if (!window || !(form instanceof window.HTMLFormElement)) throw new Error(`expected a form, got ${form?.tagName}`)
-  return [...new window.FormData(form).entries()].map(([name, value]) => [name, String(value)])
+  return [...new window.FormData(form).entries()].map(([name, value]) => [
+    name,
+    typeof value === 'string' ? value : value.name,
+  ])
 }
 
 export type RouteModule = { default: ComponentType; loader: unknown; action?: unknown }
