@@ -1,38 +1,26 @@
 import { json } from '@remix-run/node'
-import { renderToString } from 'react-dom/server'
-import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom/server'
 import { describe, expect, it } from 'vitest'
+import { renderComponent } from '#tests/render.tsx'
 import { GeneralErrorBoundary } from './error-boundary.tsx'
 
-const text = (html: string) => html.replace(/<[^>]+>/g, '')
-
-/** The boundary's text as a route shows it when its loader throws `thrown`. */
-async function renderThrown(thrown: unknown) {
-  const handler = createStaticHandler([
-    {
-      path: '*',
-      loader: () => {
-        throw thrown
-      },
-      element: <p>never</p>,
-      errorElement: <GeneralErrorBoundary />,
-    },
-  ])
-  const context = await handler.query(new Request('http://portal.test/contact-Us'))
-  if (context instanceof Response) throw new Error('unexpected redirect')
-  const router = createStaticRouter(handler.dataRoutes, context)
-  return text(renderToString(<StaticRouterProvider router={router} context={context} hydrate={false} />))
-}
+/** The boundary as a page shows it when its loader throws `thrown`. */
+const renderThrown = (thrown: unknown) => renderComponent(<GeneralErrorBoundary />, '/contact-Us', { thrown })
 
 describe('GeneralErrorBoundary', () => {
   it("says why a request was refused when the 400 carries the app's message", async () => {
-    const html = await renderThrown(json({ message: 'Text cannot contain NUL characters.' }, { status: 400 }))
-    expect(html).toContain('Error 400')
-    expect(html).toContain('Text cannot contain NUL characters.')
+    const page = await renderThrown(json({ message: 'Text cannot contain NUL characters.' }, { status: 400 }))
+    expect(page.getByText('Error 400')).toBeInTheDocument()
+    expect(page.getByRole('heading', { level: 1, name: 'That request was not understood' })).toBeInTheDocument()
+    expect(page.getByText('Text cannot contain NUL characters.')).toBeInTheDocument()
+    expect(page.getByText('Check what you entered and try again.')).toBeInTheDocument()
+    // a visitor is sent to the public home and offered sign-in
+    expect(page.getByRole('link', { name: 'Go to the home page' })).toHaveAttribute('href', '/')
+    expect(page.getByRole('link', { name: 'Sign in' })).toHaveAttribute('href', '/sign-in')
   })
 
   it('keeps its own words for a 400 without one', async () => {
-    const html = await renderThrown(json({}, { status: 400 }))
-    expect(html).toContain('Check what you entered and try again.')
+    const page = await renderThrown(json({}, { status: 400 }))
+    expect(page.getByRole('heading', { level: 1, name: 'That request was not understood' })).toBeInTheDocument()
+    expect(page.getByText('Check what you entered and try again.')).toBeInTheDocument()
   })
 })

@@ -1,14 +1,15 @@
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { expect, test } from './fixtures.ts'
-import { signIn } from './helpers.ts'
 
 // Admin forms in a browser without JavaScript: Edit Course Details posted as a plain multipart form,
 // and the access log's filter as a plain GET form, its courses as checkboxes.
 
 test.use({ javaScriptEnabled: false })
 
-test('Edit Course Details keeps the current image when no other is chosen, without JavaScript', async ({ page }) => {
-  await signIn(page, 'admin', DEMO_PASSWORD)
+test('Edit Course Details keeps the current image when no other is chosen, without JavaScript', async ({
+  page,
+  signInAs,
+}) => {
+  await signInAs('admin')
   await page.goto('/admin/courses')
   await page.getByRole('link', { name: 'Building ETL Pipelines' }).click()
   await page.getByRole('link', { name: 'Edit Course Details' }).click()
@@ -26,8 +27,9 @@ test('Edit Course Details keeps the current image when no other is chosen, witho
 
 test('the access log filters by two courses from checkboxes, and Clear Filter shows it whole again, without JavaScript', async ({
   page,
+  signInAs,
 }) => {
-  await signIn(page, 'admin', DEMO_PASSWORD)
+  await signInAs('admin')
   await page.goto('/admin/accesslog')
   const table = page.getByRole('table', { name: 'Access Log' })
   const courses = page.getByRole('group', { name: 'Courses' })

@@ -7,8 +7,8 @@ import { expectAccessible, portal, signIn } from './helpers.ts'
 
 const count = (page: Page, label: string) => page.getByTestId('count-card').filter({ hasText: label })
 
-test('an admin lands on the dashboard and sees the three counts', async ({ page }) => {
-  await signIn(page, 'admin', DEMO_PASSWORD)
+test('an admin lands on the dashboard and sees the three counts', async ({ page, signInAs }) => {
+  await signInAs('admin')
   await expect(page).toHaveURL(/\/admin\/dashboard$/)
   await expect(count(page, 'Total Courses')).toContainText('4')
   await expect(count(page, 'Total Admins')).toContainText('2')

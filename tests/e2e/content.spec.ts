@@ -3,8 +3,8 @@ import { pdfBytes, pngBytes } from '../fixtures/files.ts'
 import { expect, test } from './fixtures.ts'
 import { portal, startCourse, whenHydrated } from './helpers.ts'
 
-// Issue 3's journey: an admin builds a course from nothing, and a learner sees exactly what the admin
-// arranged: the new order, and not the hidden video.
+// Building a course, end to end: an admin builds a course from nothing, and a learner sees exactly what
+// the admin arranged: the new order, and not the hidden video.
 
 const COURSE = 'E2E Window Functions'
 

@@ -1,7 +1,6 @@
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { pngBytes } from '../fixtures/files.ts'
 import { expect, test } from './fixtures.ts'
-import { signIn, startCourse } from './helpers.ts'
+import { startCourse } from './helpers.ts'
 
 // A redirect's one-time message in a browser without JavaScript: it is in the page's HTML, as a status
 // (or an alert for a refusal) above the page, and the next page load no longer shows it.
@@ -11,8 +10,8 @@ test.use({ javaScriptEnabled: false })
 const LOCKED = 'You have to finish Filtering and Sorting with SELECT videos to unlock this video'
 const NOT_FOR_PREVIEW = 'Video is not available for preview!!!'
 
-test('a learner opening a locked video reads why on the course page, once', async ({ page }) => {
-  await signIn(page, 'learner1', DEMO_PASSWORD)
+test('a learner opening a locked video reads why on the course page, once', async ({ page, signInAs }) => {
+  await signInAs('learner1')
   await startCourse(page, 'SQL Fundamentals')
   await page.getByRole('link', { name: /^4\. Joining Tables/ }).click()
   await expect(page).toHaveURL(/\/course\/[0-9a-f-]{36}$/)
@@ -25,8 +24,8 @@ test('a learner opening a locked video reads why on the course page, once', asyn
   await expect(page.getByText(LOCKED)).toHaveCount(0)
 })
 
-test('an admin adds a course and reads that it was created', async ({ page }) => {
-  await signIn(page, 'admin', DEMO_PASSWORD)
+test('an admin adds a course and reads that it was created', async ({ page, signInAs }) => {
+  await signInAs('admin')
   await page.goto('/admin/newCourse')
   await page.getByLabel('Course Title').fill('No Script Partitioning')
   await page.getByLabel('Description').fill('Range, list and hash partitions, added from a page without JavaScript.')

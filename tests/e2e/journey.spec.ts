@@ -2,7 +2,7 @@ import { pdfBytes } from '../fixtures/files.ts'
 import { expect, test } from './fixtures.ts'
 import { createLearner, expectAccessible, playFromVideoHost, signIn } from './helpers.ts'
 
-// Issue 4's learner journey on the seeded catalogue, in Chromium: explore, previews, sign in, a
+// A learner's journey on the seeded catalogue, in Chromium: explore, previews, sign in, a
 // locked video, real watching through the stand-in video host, resume, an assessment, the profile,
 // a new password. Every page is checked with axe on the way.
 

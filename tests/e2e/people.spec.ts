@@ -2,7 +2,7 @@ import { waitForMail } from '../outbox.ts'
 import { expect, test } from './fixtures.ts'
 import { chooseNewPassword, expectAccessible, fillPersonForm, portal, signIn } from './helpers.ts'
 
-// Issue 5's journey: an admin adds a learner by hand and gives them a course and a program; the
+// People and access, end to end: an admin adds a learner by hand and gives them a course and a program; the
 // learner recovers a forgotten password through the mailed link; a partner's bridge link signs them
 // into the course, once.
 

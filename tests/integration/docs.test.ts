@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest'
 // The repository's documentation stands on its own: no tracked file cites notes a clone does not have
 // (a design or style file, a section of a specification, a folder beside the repository), and every
 // relative link in the docs, and every `docs/product.md#…` a comment points to, leads somewhere real.
-// .ci/ may name what CI needs to run; nothing else may.
+// .ci/ may name what CI needs to run; nothing else may. Code, tests and docs say what the product does,
+// not which issue asked for it.
 
 const root = path.resolve(path.dirname(url.fileURLToPath(import.meta.url)), '../..')
 const self = path
@@ -26,6 +27,15 @@ const OUTSIDE_NOTES = [
   /\bspec['’]s\b/i,
 ]
 
+/**
+ * Ways of naming an issue or a pull request: "Issue 3's journey", "PR 12", "(#41)". Not a colour
+ * (`#111;`), an HTML entity (`&#39;`) or a password (`Reliable#2026`).
+ */
+const ISSUE_NUMBERS = [/\b(?:issue|ticket|PR|pull request)s?\s+#?\d+/i, /(?:^|[\s([])#\d+(?=$|[\s).,:\]])/]
+
+/** Where the product's own words live: code, tests, the database, the CLI, the server and the docs. */
+const PRODUCT_FILES = /^(?:app|cli|db|docs|server|tests)\/|^README\.md$/
+
 const tracked = () =>
   execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
     .split('\0')
@@ -37,15 +47,28 @@ function text(file: string): string | undefined {
   return bytes.includes(0) ? undefined : bytes.toString('utf8')
 }
 
-/** `file:line: text` for every line of `files` that cites notes outside the repository. */
-function citations(files: { name: string; text: string }[]): string[] {
+/** `file:line: text` for every line of `files` that one of `patterns` finds. */
+function linesMatching(files: { name: string; text: string }[], patterns: RegExp[]): string[] {
   const found: string[] = []
   for (const { name, text } of files)
     text.split('\n').forEach((line, index) => {
-      if (OUTSIDE_NOTES.some((pattern) => pattern.test(line))) found.push(`${name}:${index + 1}: ${line.trim()}`)
+      if (patterns.some((pattern) => pattern.test(line))) found.push(`${name}:${index + 1}: ${line.trim()}`)
     })
   return found
 }
+
+/** `file:line: text` for every line of `files` that cites notes outside the repository. */
+const citations = (files: { name: string; text: string }[]) => linesMatching(files, OUTSIDE_NOTES)
+
+/** `file:line: text` for every line of `files` that names an issue or a pull request by its number. */
+const issueNumbers = (files: { name: string; text: string }[]) => linesMatching(files, ISSUE_NUMBERS)
+
+/** The tracked files outside .ci/ (other than this one) that `include` keeps, with their text. */
+const trackedTexts = (include: (file: string) => boolean = () => true) =>
+  tracked()
+    .filter((file) => !file.startsWith('.ci/') && file !== self && include(file))
+    .map((name) => ({ name, text: text(name) }))
+    .filter((file): file is { name: string; text: string } => file.text !== undefined)
 
 /** The anchors GitHub gives a Markdown file's headings. */
 function anchorsOf(markdown: string): Set<string> {
@@ -92,12 +115,23 @@ function relativeLinks(markdown: string): string[] {
 
 describe('the documentation', () => {
   it('cites no notes outside the repository, in any tracked file outside .ci/', () => {
-    const files = tracked()
-      .filter((file) => !file.startsWith('.ci/') && file !== self)
-      .map((name) => ({ name, text: text(name) }))
-      .filter((file): file is { name: string; text: string } => file.text !== undefined)
+    const files = trackedTexts()
     expect(files.length).toBeGreaterThan(100)
     expect(citations(files)).toEqual([])
+  })
+
+  it('names no issue or pull request by number in the code, tests, database, CLI, server or docs', () => {
+    const files = trackedTexts((file) => PRODUCT_FILES.test(file))
+    expect(files.map(({ name }) => name)).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'docs/product.md',
+        'app/root.tsx',
+        'cli/index.ts',
+        'tests/e2e/journey.spec.ts',
+      ]),
+    )
+    expect(issueNumbers(files)).toEqual([])
   })
 
   it('has relative links in README.md and docs/ that lead to a file, and to a heading when they name one', () => {
@@ -132,6 +166,12 @@ describe('the documentation', () => {
         { name: 'c.ts', text: "// the product's rules\nconst spec = 1\n// tests/e2e/x.spec.ts" },
       ]),
     ).toEqual(['a.ts:1: // as the spec says (§4)', `b.md:1: see ${notes}`, `b.md:2: see ${folder}`])
+    expect(
+      issueNumbers([
+        { name: 'd.ts', text: "// Issue 3's journey\n// fixed in PR 12 (#41)\n// see #7\n// the issue this solves" },
+        { name: 'e.ts', text: "color: #111;\n'&#39;'\nconst PASSWORD = 'Reliable#2026'\n// 3 issues left" },
+      ]),
+    ).toEqual(["d.ts:1: // Issue 3's journey", 'd.ts:2: // fixed in PR 12 (#41)', 'd.ts:3: // see #7'])
     expect(relativeLinks('[a](docs/x.md#y) [b](https://example.com) [c](#here) [d](mailto:a@b.c)')).toEqual([
       'docs/x.md#y',
       '#here',

@@ -5,6 +5,7 @@ import * as courseView from '#app/routes/_public+/course-view.$courseId.tsx'
 import * as preview from '#app/routes/_public+/preview.$courseId.$videoId.tsx'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import { makeCourse } from '#tests/factories.ts'
+import { parsePage } from '#tests/render.tsx'
 import { serve, standInBuild } from '#tests/stand-in-build.ts'
 
 // A redirect's one-time message in the HTML of the page it leads to, through the web server and
@@ -57,22 +58,22 @@ describe('the flash message of a redirect', () => {
 
     const landed = await get(`/course-view/${course.id}`, toastCookie(refused))
     expect(landed.status).toBe(200)
-    const html = await landed.text()
-    // the region is in the page before the header, not only in the data handed to the browser
-    expect(html).toMatch(
-      /<div role="alert" data-flash="error"[^>]*><div[^>]*><p[^>]*>Video is not available for preview!!!<\/p><\/div><\/div><header/,
-    )
+    const page = parsePage(await landed.text())
+    // the region is in the page, before the header, not only in the data handed to the browser
+    const alert = page.getByRole('alert')
+    expect(alert).toHaveTextContent(/^Video is not available for preview!!!$/)
+    expect(alert.compareDocumentPosition(page.getByRole('banner'))).toBe(alert.DOCUMENT_POSITION_FOLLOWING)
 
     const again = await get(`/course-view/${course.id}`, toastCookie(landed))
-    const next = await again.text()
-    expect(next).toContain('Paid lesson')
-    expect(next).not.toContain('data-flash')
-    expect(next).not.toContain('not available for preview!!!')
+    const next = parsePage(await again.text())
+    expect(next.getByText('Paid lesson')).toBeInTheDocument()
+    expect(next.queryByRole('alert')).toBeNull()
+    expect(next.queryByText('Video is not available for preview!!!')).toBeNull()
   })
 
   it('is a status, not an alert, for a success', async () => {
-    const html = await (await get(`/course-view/${created.courseId}`, created.cookie)).text()
-    expect(html).toMatch(/<div role="status" data-flash="success"[^>]*>[\s\S]*?Course created\.<\/p>/)
-    expect(html).not.toContain('role="alert" data-flash')
+    const page = parsePage(await (await get(`/course-view/${created.courseId}`, created.cookie)).text())
+    expect(page.getByRole('status')).toHaveTextContent(/^Course created\.$/)
+    expect(page.queryByRole('alert')).toBeNull()
   })
 })

@@ -29,7 +29,8 @@ import {
 import { readOutbox, resetTokenIn, waitForMail } from '#tests/outbox.ts'
 import { body, call } from '#tests/requests.ts'
 
-// Issue 5's calls and security rules, for each role: anonymous, learner A, learner B, coach, admin, super admin.
+// The /api's calls on people (sign-up, lists, profiles, password recovery, coaches, assignments) and who
+// may make them, for each role: anonymous, learner A, learner B, coach, admin, super admin.
 
 const post = (route: { action: unknown }, json: unknown, token?: string, params: Record<string, string> = {}) =>
   call(route.action as never, '/x', { method: 'POST', json, token, params })

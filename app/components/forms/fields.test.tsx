@@ -1,9 +1,8 @@
 import { getFormProps, useForm, type SubmissionResult } from '@conform-to/react'
 import { type ReactNode } from 'react'
 import { renderToString } from 'react-dom/server'
-import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom/server'
 import { describe, expect, it } from 'vitest'
-import { parsePage } from '#tests/render.tsx'
+import { parsePage, renderComponent } from '#tests/render.tsx'
 import {
   FormField,
   FormFileField,
@@ -120,14 +119,6 @@ describe('the shared form fields', () => {
   })
 })
 
-async function inRouter(element: ReactNode) {
-  const handler = createStaticHandler([{ path: '*', element }])
-  const context = await handler.query(new Request('http://portal.test/admin/newCourse'))
-  if (context instanceof Response) throw new Error('unexpected redirect')
-  const router = createStaticRouter(handler.dataRoutes, context)
-  return parsePage(renderToString(<StaticRouterProvider router={router} context={context} hydrate={false} />))
-}
-
 function NewThing({ instead }: { instead?: ReactNode }) {
   const [form, fields] = useForm({ id: 'new-thing' })
   return (
@@ -147,7 +138,7 @@ function NewThing({ instead }: { instead?: ReactNode }) {
 
 describe('PageForm', () => {
   it('is a form named by the page heading, posted as multipart, ending with Save and Cancel', async () => {
-    const page = await inRouter(<NewThing />)
+    const page = await renderComponent(<NewThing />, '/admin/newThing')
     expect(page.getByRole('heading', { level: 1, name: 'Add New Thing' })).toBeInTheDocument()
     const form = page.getByRole('form', { name: 'Add New Thing' })
     expect(form).toHaveAttribute('method', 'post')
@@ -158,7 +149,7 @@ describe('PageForm', () => {
   })
 
   it('shows what it is given instead of the form when there is nothing to fill in', async () => {
-    const page = await inRouter(<NewThing instead={<p>Add a course first.</p>} />)
+    const page = await renderComponent(<NewThing instead={<p>Add a course first.</p>} />, '/admin/newThing')
     expect(page.queryByRole('form')).toBeNull()
     expect(page.getByText('Add a course first.')).toBeInTheDocument()
   })

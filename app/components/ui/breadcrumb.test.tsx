@@ -1,27 +1,11 @@
-import { type ReactNode } from 'react'
-import { renderToString } from 'react-dom/server'
-import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom/server'
 import { describe, expect, it } from 'vitest'
+import { renderComponent } from '#tests/render.tsx'
 import { Breadcrumb } from './breadcrumb.tsx'
 import { FormFooter } from './form-footer.tsx'
 
-async function render(element: ReactNode) {
-  const handler = createStaticHandler([{ path: '*', element }])
-  const context = await handler.query(new Request('http://portal.test/admin/newVideo'))
-  if (context instanceof Response) throw new Error('unexpected redirect')
-  const router = createStaticRouter(handler.dataRoutes, context)
-  return renderToString(<StaticRouterProvider router={router} context={context} hydrate={false} />)
-}
-
-const text = (html: string) =>
-  html
-    .replace(/<[^>]+>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-
 describe('Breadcrumb', () => {
   it('links the steps back and marks the last, unlinked, as the current page', async () => {
-    const html = await render(
+    const page = await renderComponent(
       <Breadcrumb
         items={[
           { label: 'Courses', to: '/admin/courses' },
@@ -29,29 +13,37 @@ describe('Breadcrumb', () => {
           { label: 'Add New Video' },
         ]}
       />,
+      '/admin/newVideo',
     )
-    expect(text(html)).toBe('Courses / SQL <Basics> / Add New Video')
-    expect([...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1])).toEqual(['/admin/courses', '/admin/course/c1'])
-    expect(html).toMatch(/<span aria-current="page"[^>]*>Add New Video<\/span>/)
-    expect(html).toContain('aria-label="Breadcrumb"')
+    const trail = page.getByRole('navigation', { name: 'Breadcrumb' })
+    expect(trail).toHaveTextContent(/^Courses \/ SQL <Basics> \/ Add New Video$/)
+    const links = page.getAllByRole('link')
+    expect(links.map((link) => [link.textContent, link.getAttribute('href')])).toEqual([
+      ['Courses', '/admin/courses'],
+      ['SQL <Basics>', '/admin/course/c1'],
+    ])
+    expect(page.getByText('Add New Video')).toHaveAttribute('aria-current', 'page')
+    expect(page.queryByRole('link', { name: 'Add New Video' })).toBeNull()
   })
 })
 
 describe('FormFooter', () => {
   it('names the form error for Conform, and keeps Save disabled while saving or uploading', async () => {
-    const idle = await render(
+    const idle = await renderComponent(
       <FormFooter errorId="f-error" error="Try again" saving={false} cancelTo="/admin/courses" />,
     )
-    expect(idle).toMatch(/<p id="f-error" role="alert"[^>]*>Try again<\/p>/)
-    expect(idle).toMatch(/<button type="submit"[^>]*>Save<\/button>/)
-    expect(idle).not.toMatch(/<button[^>]*disabled/)
-    expect(idle).toMatch(/<a[^>]*href="\/admin\/courses"[^>]*>Cancel<\/a>/)
+    expect(idle.getByRole('alert')).toHaveTextContent('Try again')
+    expect(idle.getByRole('alert')).toHaveAttribute('id', 'f-error')
+    expect(idle.getByRole('button', { name: 'Save' })).toHaveAttribute('type', 'submit')
+    expect(idle.getByRole('button', { name: 'Save' })).toBeEnabled()
+    expect(idle.getByRole('link', { name: 'Cancel' })).toHaveAttribute('href', '/admin/courses')
 
-    const uploading = await render(<FormFooter errorId="f-error" saving={false} busy />)
-    expect(uploading).toMatch(/<button type="submit"[^>]*disabled=""[^>]*>Save<\/button>/)
-    expect(uploading).not.toContain('Cancel')
+    const uploading = await renderComponent(<FormFooter errorId="f-error" saving={false} busy />)
+    expect(uploading.getByRole('button', { name: 'Save' })).toBeDisabled()
+    expect(uploading.queryByRole('link', { name: 'Cancel' })).toBeNull()
 
-    const saving = await render(<FormFooter errorId="f-error" saving />)
-    expect(saving).toMatch(/<button type="submit"[^>]*disabled=""[^>]*>Saving…<\/button>/)
+    const saving = await renderComponent(<FormFooter errorId="f-error" saving />)
+    expect(saving.getByRole('button', { name: 'Saving…' })).toBeDisabled()
+    expect(saving.queryByRole('button', { name: 'Save' })).toBeNull()
   })
 })

@@ -1,5 +1,5 @@
-import { renderToString } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
+import { postedBy, renderComponent } from '#tests/render.tsx'
 import { FileUpload, readUploadResponse } from './file-upload.tsx'
 
 describe('readUploadResponse', () => {
@@ -30,45 +30,48 @@ describe('readUploadResponse', () => {
 })
 
 describe('FileUpload on the server', () => {
-  it('is a plain, labelled file input named for the multipart form, with the server error', () => {
-    const html = renderToString(
-      <FileUpload
-        id="course-image"
-        label="Course Image"
-        name="courseImage"
-        fileFieldName="courseImage"
-        action="/api/category/addCourseImage"
-        accept="image/png,image/gif,image/jpeg"
-        errors={['Please Upload the Image']}
-      />,
+  it('is a plain, labelled file input named for the multipart form, with the server error', async () => {
+    const page = await renderComponent(
+      <form aria-label="Course">
+        <FileUpload
+          id="course-image"
+          label="Course Image"
+          name="courseImage"
+          fileFieldName="courseImage"
+          action="/api/category/addCourseImage"
+          accept="image/png,image/gif,image/jpeg"
+          errors={['Please Upload the Image']}
+        />
+      </form>,
     )
-    expect(html).toContain('<label for="course-image" class="field-label">Course Image</label>')
-    expect(html).toMatch(
-      /<input id="course-image" type="file" name="courseImage" accept="image\/png,image\/gif,image\/jpeg"/,
-    )
-    expect(html).toContain('aria-invalid="true"')
-    expect(html).toMatch(/aria-describedby="course-image-status course-image-error"/)
-    expect(html).toContain('<p id="course-image-error" class="field-error">Please Upload the Image</p>')
-    // nothing uploaded yet: no stored-file field
-    expect(html).not.toContain('type="hidden"')
+    const input = page.getByLabelText('Course Image')
+    expect(input).toHaveAttribute('type', 'file')
+    expect(input).toHaveAttribute('name', 'courseImage')
+    expect(input).toHaveAttribute('accept', 'image/png,image/gif,image/jpeg')
+    expect(input).toBeInvalid()
+    expect(input).toHaveAccessibleDescription(/Please Upload the Image$/)
+    // nothing uploaded yet: no stored file posted with the form
+    expect(postedBy(page.getByRole('form', { name: 'Course' }))).toEqual([['courseImage', '']])
   })
 
-  it('keeps an already stored file in the hidden field and links to it', () => {
+  it('keeps an already stored file in the hidden field and links to it', async () => {
     const stored = { key: 'abc', link: '/files/abc', name: 'old "logo".png' }
-    const html = renderToString(
-      <FileUpload
-        label="Course Image"
-        name="courseImage"
-        fileFieldName="courseDocument"
-        action="/upload"
-        defaultFileInfo={stored}
-      />,
+    const page = await renderComponent(
+      <form aria-label="Course">
+        <FileUpload
+          label="Course Image"
+          name="courseImage"
+          fileFieldName="courseDocument"
+          action="/upload"
+          defaultFileInfo={stored}
+        />
+      </form>,
     )
-    const hidden = /<input type="hidden" name="courseImage" value="([^"]*)"\/>/.exec(html)
-    expect(hidden).not.toBeNull()
-    expect(JSON.parse(hidden![1].replaceAll('&quot;', '"'))).toEqual(stored)
-    expect(html).toContain('name="courseDocument"')
-    expect(html).toContain('Current file: <a href="/files/abc"')
-    expect(html).not.toContain('aria-invalid')
+    const posted = postedBy(page.getByRole('form', { name: 'Course' }))
+    expect(posted.map(([name]) => name)).toEqual(['courseDocument', 'courseImage'])
+    expect(JSON.parse(posted[1][1])).toEqual(stored)
+    expect(page.getByRole('link', { name: 'old "logo".png' })).toHaveAttribute('href', '/files/abc')
+    expect(page.getByRole('link', { name: 'old "logo".png' }).parentElement).toHaveTextContent(/^Current file: /)
+    expect(page.getByLabelText('Course Image')).not.toBeInvalid()
   })
 })

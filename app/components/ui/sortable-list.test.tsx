@@ -1,5 +1,6 @@
-import { renderToString } from 'react-dom/server'
+import { within } from '@testing-library/dom'
 import { describe, expect, it } from 'vitest'
+import { postedBy, renderComponent } from '#tests/render.tsx'
 import { hiddenOrderInputs, SortableList } from './sortable-list.tsx'
 
 const items = [
@@ -9,30 +10,52 @@ const items = [
 ]
 
 describe('hiddenOrderInputs', () => {
-  it('renders one hidden order input per item, in order', () => {
-    const html = renderToString(<form>{hiddenOrderInputs(items)}</form>)
-    expect(html).toBe(
-      '<form><input type="hidden" name="order" value="v1"/><input type="hidden" name="order" value="v2"/>' +
-        '<input type="hidden" name="order" value="v3"/></form>',
+  it('renders one hidden order input per item, in order', async () => {
+    const page = await renderComponent(<form aria-label="Order">{hiddenOrderInputs(items)}</form>)
+    expect(postedBy(page.getByRole('form', { name: 'Order' }))).toEqual([
+      ['order', 'v1'],
+      ['order', 'v2'],
+      ['order', 'v3'],
+    ])
+    const named = await renderComponent(
+      <form aria-label="Order">{hiddenOrderInputs(items.slice(0, 1), 'videoOrder')}</form>,
     )
-    expect(renderToString(<>{hiddenOrderInputs(items.slice(0, 1), 'videoOrder')}</>)).toContain('name="videoOrder"')
+    expect(postedBy(named.getByRole('form', { name: 'Order' }))).toEqual([['videoOrder', 'v1']])
   })
 })
 
 describe('SortableList on the server', () => {
-  it('renders a labelled, numbered list with a handle and move buttons per item, disabled until hydrated', () => {
-    const html = renderToString(<SortableList label="Course videos" items={items} onChange={() => {}} name="order" />)
-    expect(html).toContain('<ol aria-label="Course videos"')
-    const texts = [...html.matchAll(/tabular-nums[^>]*>(\d+)\.<\/span><span class="truncate">([^<]*)</g)].map(
-      (m) => `${m[1]}. ${m[2]}`,
+  it('renders a labelled, numbered list with a handle and move buttons per item, disabled until hydrated', async () => {
+    const page = await renderComponent(
+      <form aria-label="Videos">
+        <SortableList label="Course videos" items={items} onChange={() => {}} name="order" />
+      </form>,
     )
-    expect(texts).toEqual(['1. Intro to SQL', '2. Joins', '3. Star schemas'])
-    expect(html.match(/data-movable-handle="true"/g)).toHaveLength(3)
-    expect(html).toContain('aria-label="Move up: Joins"')
-    expect(html).toContain('aria-label="Move down: Star schemas"')
-    expect(html.match(/<button type="button" data-focus="(up|down)" aria-label="[^"]*" disabled=""/g)).toHaveLength(6)
-    expect(html).toContain('role="status"')
-    expect(html).not.toContain('aria-roledescription')
-    expect([...html.matchAll(/name="order" value="([^"]+)"/g)].map((m) => m[1])).toEqual(['v1', 'v2', 'v3'])
+    const list = page.getByRole('list', { name: 'Course videos' })
+    const rows = within(list).getAllByRole('listitem')
+    expect(rows.map((row) => row.textContent)).toEqual([
+      '1.Intro to SQLMove upMove down',
+      '2.JoinsMove upMove down',
+      '3.Star schemasMove upMove down',
+    ])
+    for (const row of rows) expect(row).not.toHaveAttribute('aria-roledescription')
+    // each row's handle, which react-movable drags by, says where the item is and how to move it
+    const handles = rows.map((row) => within(row).getAllByRole('button')[0])
+    expect(handles.map((handle) => handle.textContent)).toEqual(['1.Intro to SQL', '2.Joins', '3.Star schemas'])
+    for (const handle of handles) {
+      expect(handle).toHaveAttribute('data-movable-handle', 'true')
+      expect(handle).toHaveAccessibleDescription(/^Drag an item by its title/)
+    }
+    const moves = page.getAllByRole('button', { name: /^Move (up|down): / })
+    expect(moves).toHaveLength(6)
+    for (const move of moves) expect(move).toBeDisabled()
+    expect(page.getByRole('button', { name: 'Move up: Joins' })).toBeInTheDocument()
+    expect(page.getByRole('button', { name: 'Move down: Star schemas' })).toBeInTheDocument()
+    expect(page.getByRole('status')).toBeInTheDocument()
+    expect(postedBy(page.getByRole('form', { name: 'Videos' }))).toEqual([
+      ['order', 'v1'],
+      ['order', 'v2'],
+      ['order', 'v3'],
+    ])
   })
 })

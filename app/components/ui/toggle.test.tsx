@@ -1,47 +1,50 @@
-import { renderToString } from 'react-dom/server'
+import { type ReactNode } from 'react'
 import { describe, expect, it } from 'vitest'
+import { postedBy, renderComponent } from '#tests/render.tsx'
 import { Toggle, ToggleSwitch } from './toggle.tsx'
 
-/** The values a browser would post for `name` from this markup (hidden inputs and checked radios or boxes). */
-function posted(html: string, name: string) {
-  return [...html.matchAll(/<input ([^>]*)\/?>/g)]
-    .map((m) => m[1])
-    .filter((attrs) => attrs.includes(`name="${name}"`))
-    .filter((attrs) => /type="hidden"/.test(attrs) || / checked=""/.test(attrs))
-    .map((attrs) => /value="([^"]*)"/.exec(attrs)?.[1])
+/** `element` in a form, as the server renders it, and what that form posts. */
+async function renderInForm(element: ReactNode) {
+  const page = await renderComponent(<form aria-label="Settings">{element}</form>)
+  return { page, posted: postedBy(page.getByRole('form', { name: 'Settings' })) }
 }
 
 describe('Toggle', () => {
-  it('renders two radios on the server, so the choice works and posts true or false without JavaScript', () => {
-    const on = renderToString(
+  it('renders two radios on the server, so the choice works and posts true or false without JavaScript', async () => {
+    const on = await renderInForm(
       <Toggle name="visibility" label="Visibility" defaultChecked onLabel="Unhide" offLabel="Hide" />,
     )
-    expect(on).toContain('<legend')
-    expect(on).toContain('Visibility</legend>')
-    expect(on).toMatch(/<input type="radio" name="visibility"[^>]*value="true"\/>Unhide<\/label>/)
-    expect(on).toMatch(/<input type="radio" name="visibility"[^>]*value="false"\/>Hide<\/label>/)
-    expect(posted(on, 'visibility')).toEqual(['true'])
+    const group = on.page.getByRole('group', { name: 'Visibility' })
+    expect(group).toContainElement(on.page.getByRole('radio', { name: 'Unhide' }))
+    expect(on.page.getByRole('radio', { name: 'Unhide' })).toBeChecked()
+    expect(on.page.getByRole('radio', { name: 'Unhide' })).toHaveAttribute('value', 'true')
+    expect(on.page.getByRole('radio', { name: 'Hide' })).not.toBeChecked()
+    expect(on.page.getByRole('radio', { name: 'Hide' })).toHaveAttribute('value', 'false')
+    expect(on.posted).toEqual([['visibility', 'true']])
 
-    const off = renderToString(<Toggle name="preview" label="Preview" checked={false} onLabel="Yes" offLabel="No" />)
-    expect(posted(off, 'preview')).toEqual(['false'])
+    const off = await renderInForm(
+      <Toggle name="preview" label="Preview" checked={false} onLabel="Yes" offLabel="No" />,
+    )
+    expect(off.page.getByRole('radio', { name: 'No' })).toBeChecked()
+    expect(off.posted).toEqual([['preview', 'false']])
   })
 })
 
 describe('ToggleSwitch (after hydration)', () => {
-  it('is a labelled switch that posts exactly one true or false and shows the current word', () => {
-    const on = renderToString(
+  it('is a labelled switch that posts exactly one true or false and shows the current word', async () => {
+    const on = await renderInForm(
       <ToggleSwitch name="visibility" label="Visibility" defaultChecked onLabel="Unhide" offLabel="Hide" />,
     )
-    expect(on).toMatch(/role="switch"[^>]*aria-checked="true"/)
-    expect(on).toContain('>Unhide</span>')
-    expect(on).not.toContain('>Hide</span>')
+    const visibility = on.page.getByRole('switch', { name: 'Visibility' })
+    expect(visibility).toBeChecked()
+    expect(on.page.getByText('Unhide')).toBeInTheDocument()
+    expect(on.page.queryByText('Hide')).toBeNull()
     // Headless UI's own named checkbox would post "on" or nothing: the switch must carry no name
-    expect(posted(on, 'visibility')).toEqual(['true'])
-    expect(on).not.toContain('value="on"')
+    expect(on.posted).toEqual([['visibility', 'true']])
 
-    const off = renderToString(<ToggleSwitch name="preview" label="Preview" checked={false} />)
-    expect(off).toMatch(/aria-checked="false"/)
-    expect(off).toContain('>No</span>')
-    expect(posted(off, 'preview')).toEqual(['false'])
+    const off = await renderInForm(<ToggleSwitch name="preview" label="Preview" checked={false} />)
+    expect(off.page.getByRole('switch', { name: 'Preview' })).not.toBeChecked()
+    expect(off.page.getByText('No')).toBeInTheDocument()
+    expect(off.posted).toEqual([['preview', 'false']])
   })
 })
