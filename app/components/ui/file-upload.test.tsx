@@ -1,3 +1,4 @@
+import { type ComponentProps } from 'react'
 import { describe, expect, it } from 'vitest'
 import { postedBy, renderComponent } from '#tests/render.tsx'
 import { FileUpload, readUploadResponse } from './file-upload.tsx'
@@ -30,20 +31,24 @@ describe('readUploadResponse', () => {
 })
 
 describe('FileUpload on the server', () => {
-  it('is a plain, labelled file input named for the multipart form, with the server error', async () => {
-    const page = await renderComponent(
+  /** The upload field inside a form named Course, as the server renders it. */
+  const inCourseForm = (props: ComponentProps<typeof FileUpload>) =>
+    renderComponent(
       <form aria-label="Course">
-        <FileUpload
-          id="course-image"
-          label="Course Image"
-          name="courseImage"
-          fileFieldName="courseImage"
-          action="/api/category/addCourseImage"
-          accept="image/png,image/gif,image/jpeg"
-          errors={['Please Upload the Image']}
-        />
+        <FileUpload {...props} />
       </form>,
     )
+
+  it('is a plain, labelled file input named for the multipart form, with the server error', async () => {
+    const page = await inCourseForm({
+      id: 'course-image',
+      label: 'Course Image',
+      name: 'courseImage',
+      fileFieldName: 'courseImage',
+      action: '/api/category/addCourseImage',
+      accept: 'image/png,image/gif,image/jpeg',
+      errors: ['Please Upload the Image'],
+    })
     const input = page.getByLabelText('Course Image')
     expect(input).toHaveAttribute('type', 'file')
     expect(input).toHaveAttribute('name', 'courseImage')
@@ -56,17 +61,13 @@ describe('FileUpload on the server', () => {
 
   it('keeps an already stored file in the hidden field and links to it', async () => {
     const stored = { key: 'abc', link: '/files/abc', name: 'old "logo".png' }
-    const page = await renderComponent(
-      <form aria-label="Course">
-        <FileUpload
-          label="Course Image"
-          name="courseImage"
-          fileFieldName="courseDocument"
-          action="/upload"
-          defaultFileInfo={stored}
-        />
-      </form>,
-    )
+    const page = await inCourseForm({
+      label: 'Course Image',
+      name: 'courseImage',
+      fileFieldName: 'courseDocument',
+      action: '/upload',
+      defaultFileInfo: stored,
+    })
     const posted = postedBy(page.getByRole('form', { name: 'Course' }))
     expect(posted.map(([name]) => name)).toEqual(['courseDocument', 'courseImage'])
     expect(JSON.parse(posted[1][1])).toEqual(stored)
