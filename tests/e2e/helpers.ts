@@ -198,11 +198,21 @@ export async function expectFitsScreen(page: Page, path?: string, { status }: { 
       if (box && range.getBoundingClientRect().right > width + 0.5 && !inside)
         wider.push(`text "${text.textContent?.trim().slice(0, 40)}" in ${name(box)}`)
     }
-    return { scrollWidth: document.documentElement.scrollWidth, width, wider: wider.slice(0, 8) }
+    // what the screen holds in place (an open dialog, a toast) never widens the page, so it is checked on its
+    // own: it scrolls not sideways, and what it draws ends at the screen's edge
+    const held = [...document.body.querySelectorAll('*')].filter((el) => getComputedStyle(el).position === 'fixed')
+    const fixedWider = [
+      ...held.filter((el) => getComputedStyle(el).overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 0.5),
+      ...held
+        .flatMap((el) => [...el.querySelectorAll('*')])
+        .filter((el) => el.children.length === 0 && el.getBoundingClientRect().right > width + 0.5 && !clipped(el)),
+    ].map(name)
+    return { scrollWidth: document.documentElement.scrollWidth, width, wider: wider.slice(0, 8), fixedWider }
   })
   expect(overflow.scrollWidth, `${where} is wider than the screen: ${overflow.wider.join(' | ')}`).toBeLessThanOrEqual(
     overflow.width,
   )
+  expect(overflow.fixedWider, `${where} holds in place something wider than the screen`).toEqual([])
 }
 
 /**

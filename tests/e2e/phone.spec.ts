@@ -249,6 +249,27 @@ for (const phone of PHONES) {
       }
     })
 
+    test(`a course's dialogs fit a ${px} phone, as dialogs and as the panels they are without JavaScript`, async ({
+      page,
+      signInAs,
+    }) => {
+      await signInAs('admin')
+      const course = await adminCourseId(page, 'SQL Fundamentals')
+      for (const [tab, link] of [
+        ['videos', 'Edit Course Details'],
+        ['videos', /^Edit What SQL Is and Why It Lasts$/],
+        ['videos', /^Delete What SQL Is and Why It Lasts$/],
+        ['documents', 'SQL Joins Cheat Sheet.pdf'],
+        ['documents', 'Edit SQL Joins Cheat Sheet.pdf'],
+      ] as const) {
+        await page.goto(`/admin/course/${course}?tab=${tab}`)
+        await whenHydrated(page)
+        await page.getByRole('main').getByRole('link', { name: link, exact: true }).tap()
+        await expect(page.getByRole('dialog').or(page.getByRole('alertdialog')), String(link)).toBeVisible()
+        await expectFits(page)
+      }
+    })
+
     test(`an assessment and an import's own page fit a ${px} phone, long file names and all`, async ({
       page,
       request,
