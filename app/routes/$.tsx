@@ -13,6 +13,7 @@ export default function NotFound() {
   return null
 }
 
+// no layout draws this page, so its error page is the page's main landmark
 export function ErrorBoundary() {
-  return <GeneralErrorBoundary />
+  return <GeneralErrorBoundary landmark />
 }

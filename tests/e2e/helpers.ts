@@ -5,6 +5,7 @@ import AxeBuilder from '@axe-core/playwright'
 import { expect, type APIRequestContext, type Locator, type Page } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { usersCreateArgs } from '../cli.ts'
+import { pdfBytes } from '../fixtures/files.ts'
 
 export const root = path.resolve(import.meta.dirname, '..', '..')
 
@@ -149,4 +150,107 @@ export async function expectDryRun(page: Page, fileName: string, counts: { toCre
 /** Waits until Remix has taken the server-rendered page over in the browser (hydration). */
 export async function whenHydrated(page: Page) {
   await page.waitForFunction(() => '__remixRouter' in window)
+}
+
+/** The phones the pages are made for, in CSS pixels: the narrowest (360) and a common one (390). */
+export const PHONES = [
+  { width: 360, height: 740 },
+  { width: 390, height: 844 },
+] as const
+
+/**
+ * Opens the page (when a path is given, expecting `status`, else any success) and checks that it is no
+ * wider than the screen, naming what sticks out if it is. A wide table may scroll inside its own box.
+ */
+export async function expectFitsScreen(page: Page, path?: string, { status }: { status?: number } = {}) {
+  if (path) {
+    const response = await page.goto(path)
+    if (status) expect(response?.status(), path).toBe(status)
+    else expect(response?.status(), path).toBeLessThan(400)
+  }
+  const where = new URL(page.url()).pathname
+  const overflow = await page.evaluate(() => {
+    const width = window.innerWidth
+    // what sticks out past the screen's edge, leaving out what a scrolling or clipping box holds in
+    // (an absolutely placed element escapes every box up to its nearest placed ancestor)
+    const clipped = (el: Element) => {
+      let loose = getComputedStyle(el).position === 'absolute'
+      for (let up = el.parentElement; up && up !== document.body; up = up.parentElement) {
+        const style = getComputedStyle(up)
+        if (loose && style.position === 'static') continue
+        if (style.overflowX !== 'visible') return true
+        loose = style.position === 'absolute'
+      }
+      return false
+    }
+    const name = (el: Element) =>
+      `${el.tagName.toLowerCase()}.${String(el.getAttribute('class') ?? '').replace(/ +/g, '.')}`
+    const wider = [...document.body.querySelectorAll('*')]
+      .filter((el) => el.getBoundingClientRect().right > width + 0.5 && !clipped(el))
+      .map(name)
+    // text that runs out of its box (a word longer than the box is wide) sticks out while the box does not
+    const words = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+    const range = document.createRange()
+    for (let text = words.nextNode(); text; text = words.nextNode()) {
+      const box = text.parentElement
+      range.selectNodeContents(text)
+      const inside = box && (getComputedStyle(box).overflowX !== 'visible' || clipped(box))
+      if (box && range.getBoundingClientRect().right > width + 0.5 && !inside)
+        wider.push(`text "${text.textContent?.trim().slice(0, 40)}" in ${name(box)}`)
+    }
+    // what the screen holds in place (an open dialog, a toast) never widens the page, so it is checked on its
+    // own: it scrolls not sideways, and what it draws ends at the screen's edge
+    const held = [...document.body.querySelectorAll('*')].filter((el) => getComputedStyle(el).position === 'fixed')
+    const fixedWider = [
+      ...held.filter((el) => getComputedStyle(el).overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 0.5),
+      ...held
+        .flatMap((el) => [...el.querySelectorAll('*')])
+        .filter((el) => el.children.length === 0 && el.getBoundingClientRect().right > width + 0.5 && !clipped(el)),
+    ].map(name)
+    return { scrollWidth: document.documentElement.scrollWidth, width, wider: wider.slice(0, 8), fixedWider }
+  })
+  expect(overflow.scrollWidth, `${where} is wider than the screen: ${overflow.wider.join(' | ')}`).toBeLessThanOrEqual(
+    overflow.width,
+  )
+  expect(overflow.fixedWider, `${where} holds in place something wider than the screen`).toEqual([])
+}
+
+/**
+ * learner1 hands in an assessment through the /api, as the old client did (the seeded data has none):
+ * a PDF named `fileName`, registered against the first visible scenario of `course`.
+ */
+export async function handInAssessment(request: APIRequestContext, fileName: string, course = 'SQL Fundamentals') {
+  const login = await request.post('/api/user/login', { data: { email: 'learner1', password: DEMO_PASSWORD } })
+  expect(login.status()).toBe(200)
+  const { token } = (await login.json()) as { token: string }
+  const headers = { Authorization: `Bearer ${token}` }
+
+  const { user } = (await (await request.get('/api/user/profile', { headers })).json()) as { user: { _id: string } }
+  const assigned = (await (await request.get(`/api/category/assignedCourses/${user._id}`, { headers })).json()) as {
+    message: { assignedCourses: { _id: string; title: string }[] }
+  }
+  const courseId = assigned.message.assignedCourses.find((c) => c.title === course)?._id
+  if (!courseId) throw new Error(`learner1 is not assigned ${course}`)
+  const detail = (await (await request.get(`/api/category/course/${courseId}`, { headers })).json()) as {
+    message: { scenarios: { _id: string; visibility: boolean; document: { name: string } }[] }
+  }
+  const scenario = detail.message.scenarios.find((s) => s.visibility)
+  if (!scenario) throw new Error(`${course} has no visible scenario`)
+
+  const uploaded = await request.post('/api/category/addCourseDocument', {
+    headers,
+    multipart: {
+      courseDocument: { name: fileName, mimeType: 'application/pdf', buffer: await pdfBytes('My answer to the case') },
+    },
+  })
+  expect(uploaded.status()).toBe(200)
+  const { fileInfo } = (await uploaded.json()) as { fileInfo: { key: string; link: string; name: string } }
+
+  const registered = await request.post('/api/assignmentDocuments/uploadAssignmentDocument', {
+    headers,
+    data: { courseId, relatedScenarioId: scenario._id, document: fileInfo },
+  })
+  expect(registered.status()).toBe(200)
+  const { data } = (await registered.json()) as { data: { _id: string } }
+  return { id: data._id, fileInfo, scenarioName: scenario.document.name }
 }

@@ -44,7 +44,8 @@ export function RearrangeForm({
 /** The order as numbers to type: `position:{id}` fields, read by the server when no `order` is posted. */
 function PositionInputs({ items, label }: { items: SortableItem[]; label: string }) {
   return (
-    <fieldset>
+    // min-w-0: a fieldset is at least as wide as its widest line otherwise, and a long title would widen the page
+    <fieldset className="min-w-0">
       <legend className="mb-2 text-sm text-slate-600">Give each item its new position (1 is first), then Save.</legend>
       <ol aria-label={label} className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white">
         {items.map((item, index) => (
@@ -58,7 +59,7 @@ function PositionInputs({ items, label }: { items: SortableItem[]; label: string
               aria-label={`Position of ${item.label}`}
               className="field-input w-20"
             />
-            <span className="truncate">{item.label}</span>
+            <span className="min-w-0 truncate">{item.label}</span>
           </li>
         ))}
       </ol>

@@ -146,10 +146,11 @@ export default function AdminCourse() {
         <div className="w-48 shrink-0 overflow-hidden rounded-lg">
           <CourseImage src={course.courseImage?.link ?? null} title={course.title} />
         </div>
-        <div className="min-w-0 flex-1">
-          <h1 className="text-2xl font-bold">{course.title}</h1>
+        {/* below the image when the two do not fit side by side, so a title word is never squeezed */}
+        <div className="min-w-0 flex-1 basis-64">
+          <h1 className="break-words text-2xl font-bold">{course.title}</h1>
           <p className="mt-1 text-sm text-slate-500">{formatCourseLength(course.videos.length, course.duration)}</p>
-          <p className="mt-3 max-w-3xl whitespace-pre-line text-slate-700">{course.description}</p>
+          <p className="mt-3 max-w-3xl whitespace-pre-line break-words text-slate-700">{course.description}</p>
         </div>
       </header>
 

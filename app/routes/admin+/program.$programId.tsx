@@ -63,7 +63,8 @@ export default function AdminProgram() {
         <div className="w-48 shrink-0 overflow-hidden rounded-lg">
           <CourseImage src={program.programImage?.link ?? null} title={program.title} priority />
         </div>
-        <div className="min-w-0 flex-1">
+        {/* below the image when the two do not fit side by side, so a title word is never squeezed */}
+        <div className="min-w-0 flex-1 basis-64">
           <h1 className="break-words text-2xl font-bold">{program.title}</h1>
           <p className="mt-3 max-w-3xl whitespace-pre-line break-words text-slate-700">{program.description}</p>
         </div>
