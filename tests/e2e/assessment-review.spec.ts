@@ -1,8 +1,5 @@
-import { type APIRequestContext } from '@playwright/test'
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
-import { pdfBytes } from '../fixtures/files.ts'
 import { expect, test } from './fixtures.ts'
-import { expectAccessible, whenHydrated } from './helpers.ts'
+import { expectAccessible, handInAssessment, whenHydrated } from './helpers.ts'
 
 // A coach reviews a learner's assessment: the seeded data has none, so learner1 hands one in through
 // the /api first (as the old client did); the coach then finds it in User Assignment Documents from
@@ -11,49 +8,12 @@ import { expectAccessible, whenHydrated } from './helpers.ts'
 const COURSE = 'SQL Fundamentals'
 const FILE_NAME = `review-${Date.now().toString(36)}.pdf`
 
-/** learner1 uploads a PDF and registers it against a visible scenario of SQL Fundamentals. */
-async function handInAssessment(request: APIRequestContext) {
-  const login = await request.post('/api/user/login', { data: { email: 'learner1', password: DEMO_PASSWORD } })
-  expect(login.status()).toBe(200)
-  const { token } = (await login.json()) as { token: string }
-  const headers = { Authorization: `Bearer ${token}` }
-
-  const { user } = (await (await request.get('/api/user/profile', { headers })).json()) as { user: { _id: string } }
-  const assigned = (await (await request.get(`/api/category/assignedCourses/${user._id}`, { headers })).json()) as {
-    message: { assignedCourses: { _id: string; title: string }[] }
-  }
-  const courseId = assigned.message.assignedCourses.find((c) => c.title === COURSE)?._id
-  if (!courseId) throw new Error(`learner1 is not assigned ${COURSE}`)
-  const course = (await (await request.get(`/api/category/course/${courseId}`, { headers })).json()) as {
-    message: { scenarios: { _id: string; visibility: boolean; document: { name: string } }[] }
-  }
-  const scenario = course.message.scenarios.find((s) => s.visibility)
-  if (!scenario) throw new Error(`${COURSE} has no visible scenario`)
-
-  const uploaded = await request.post('/api/category/addCourseDocument', {
-    headers,
-    multipart: {
-      courseDocument: { name: FILE_NAME, mimeType: 'application/pdf', buffer: await pdfBytes('My answer to the case') },
-    },
-  })
-  expect(uploaded.status()).toBe(200)
-  const { fileInfo } = (await uploaded.json()) as { fileInfo: { key: string; link: string; name: string } }
-
-  const registered = await request.post('/api/assignmentDocuments/uploadAssignmentDocument', {
-    headers,
-    data: { courseId, relatedScenarioId: scenario._id, document: fileInfo },
-  })
-  expect(registered.status()).toBe(200)
-  const { data } = (await registered.json()) as { data: { _id: string } }
-  return { id: data._id, fileInfo, scenarioName: scenario.document.name }
-}
-
 test('a coach finds a learner’s assessment in the list and opens it in the viewer', async ({
   signInAs,
   page,
   request,
 }) => {
-  const assessment = await handInAssessment(request)
+  const assessment = await handInAssessment(request, { login: 'learner1', course: COURSE, fileName: FILE_NAME })
 
   await signInAs('coach')
   await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Assessments' }).click()
