@@ -1,0 +1,276 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Page } from '@playwright/test'
+import { scheduleAddArgs } from '../cli.ts'
+import { resetTokenIn, waitForMail } from '../outbox.ts'
+import { expect, test } from './fixtures.ts'
+import { createLearner, expectAccessible, handInAssessment, portal, startCourse, whenHydrated } from './helpers.ts'
+
+// Every page outside the admin's content pages (those are admin-a11y.spec.ts's) passes axe (no serious
+// or critical violation) on a desktop and on two phone widths: the public pages and the error page, the
+// reset page a mailed link opens, the learner's pages with each tab, menu and dialog open, and the
+// people, access log, assessment, export and import pages of the admin area with their dialogs open.
+// The demo data is only looked at: what a test needs to exist (an account, an assessment, a schedule, an
+// import) it makes of its own, and the schedule it removes again.
+
+const viewports = [
+  ['desktop', { width: 1280, height: 800 }],
+  ['390 px phone', { width: 390, height: 844 }],
+  ['360 px phone', { width: 360, height: 740 }],
+] as const
+
+const SCHEDULE = 'a11y-nightly'
+const folder = `${mkdtempSync(join(tmpdir(), 'portal-e2e-a11y-'))}/`
+
+test.beforeAll(async () => {
+  await portal(...scheduleAddArgs({ name: SCHEDULE, cron: '0 2 * * *', range: 'last-month', to: folder }))
+})
+
+test.afterAll(async () => {
+  await portal('exports', 'schedule', 'remove', SCHEDULE)
+})
+
+/** Opens the page, checks that it is the one asked for (by its title) and waits for it to hydrate. */
+async function open(page: Page, path: string, title: string | RegExp) {
+  const response = await page.goto(path)
+  expect(response?.status(), path).toBeLessThan(400)
+  await expect(page).toHaveTitle(typeof title === 'string' ? new RegExp(`^${title} · `) : title)
+  await whenHydrated(page)
+}
+
+/** On a phone the site header folds its links into a menu button: opens it when it is there. */
+async function openMobileMenu(page: Page, where: string) {
+  const button = page.getByRole('button', { name: 'Open menu' })
+  if (!(await button.isVisible())) return
+  await button.click()
+  await expect(page.getByRole('navigation', { name: 'Mobile' })).toBeVisible()
+  await expectAccessible(page, `${where}, the menu open`)
+  await page.keyboard.press('Escape')
+}
+
+/** Opens a dialog by its link, checks it, and closes it again with Escape: nothing is sent. */
+async function checkDialog(page: Page, link: string, dialog: { role?: 'dialog' | 'alertdialog'; name: string }) {
+  await page.getByRole('link', { name: link, exact: true }).click()
+  await expect(page.getByRole(dialog.role ?? 'dialog', { name: dialog.name })).toBeVisible()
+  await expectAccessible(page, `the ${dialog.name} dialog`)
+  await page.keyboard.press('Escape')
+  await expect(page.getByRole(dialog.role ?? 'dialog')).toHaveCount(0)
+}
+
+for (const [width, viewport] of viewports) {
+  const slug = width.replace(/\W+/g, '-')
+
+  test.describe(`every page on a ${width}`, () => {
+    test.use({ viewport })
+    // axe takes a few seconds a page on a busy machine, and each test looks at many
+    test.describe.configure({ timeout: 120_000 })
+
+    test('the public pages, the error page and a refused reset link, signed out', async ({ page }) => {
+      for (const [path, title] of [
+        ['/', /\S/],
+        ['/sign-in', 'Sign in'],
+        ['/forgot-Password', 'Forgot Password'],
+        ['/contact-Us', 'Contact Us'],
+        ['/explore-courses', 'Explore Courses'],
+      ] as const) {
+        await open(page, path, title)
+        await expectAccessible(page, path)
+      }
+      await openMobileMenu(page, '/explore-courses')
+
+      await page.getByRole('link', { name: 'View Course: Building ETL Pipelines' }).click()
+      await expect(page.getByRole('heading', { name: 'Building ETL Pipelines', level: 1 })).toBeVisible()
+      await expectAccessible(page, 'the course overview')
+      await page.getByRole('link', { name: /What ETL Is and Where It Fits/ }).click()
+      await expect(page.getByRole('heading', { name: 'What ETL Is and Where It Fits', level: 1 })).toBeVisible()
+      await expectAccessible(page, 'a preview')
+
+      const missing = await page.goto('/no-such-page')
+      expect(missing?.status()).toBe(404)
+      await expect(page.getByRole('heading', { name: 'Page not found', level: 1 })).toBeVisible()
+      await expectAccessible(page, 'the 404 page, signed out')
+
+      // a link whose token is no good lands on Forgot Password with the reason
+      await page.goto(`/reset-password?${new URLSearchParams({ token: 'not-a-token' })}`)
+      await expect(page).toHaveURL(/\/forgot-Password$/)
+      await expect(page.getByText('Token Expired, Please enter your email id to verify again.')).toBeVisible()
+      await expectAccessible(page, 'Forgot Password after a refused link')
+
+      // a partner's sign-in link that is no good
+      const bridge = await page.goto('/ibridge/not-a-link')
+      expect(bridge?.status()).toBe(401)
+      await expect(page.getByRole('heading', { name: 'This sign-in link cannot be used', level: 1 })).toBeVisible()
+      await expectAccessible(page, 'a refused bridge link')
+    })
+
+    test('the reset page a mailed link opens, in both spellings', async ({ page }) => {
+      const learner = { userName: `a11y.reset.${slug}`, email: `a11y.reset.${slug}@example.com` }
+      await createLearner(
+        { ...learner, password: 'Before-a11y1!', firstName: 'Rhea', lastName: 'Reset' },
+        { mayExist: true },
+      )
+      await page.goto('/forgot-Password')
+      await page.getByLabel('Email').fill(learner.email)
+      await page.getByRole('button', { name: 'Send reset link' }).click()
+      await expect(page.getByRole('status').filter({ hasText: 'If an account matches' })).toBeVisible()
+      await expectAccessible(page, 'Forgot Password, the link sent')
+      const mail = await waitForMail(process.env.E2E_DATA_DIR as string, { to: learner.email, subject: /^Reset your/ })
+      const token = resetTokenIn(mail)
+      for (const path of [`/reset-Password/${token}`, `/reset-password?${new URLSearchParams({ token })}`]) {
+        await open(page, path, 'Reset Password')
+        await expect(page.getByRole('heading', { name: 'Choose a new password' })).toBeVisible()
+        await expectAccessible(page, path)
+        // sent empty, the form shows its errors and keeps the link good
+        await page.getByRole('button', { name: 'Set password' }).click()
+        await expect(page.getByLabel('New Password')).toHaveAttribute('aria-invalid', 'true')
+        await expectAccessible(page, `${path} with its errors`)
+      }
+    })
+
+    test('the learner’s pages, each tab, menu and dialog open', async ({ page, signInAs }) => {
+      await signInAs('learner1')
+      await open(page, '/courses', 'My Courses')
+      await expectAccessible(page, 'My Courses')
+      await openMobileMenu(page, 'My Courses')
+      await page.getByRole('button', { name: 'User menu' }).click()
+      await expect(page.getByRole('menuitem', { name: 'Edit Profile' })).toBeVisible()
+      await expectAccessible(page, 'the open user menu')
+      await page.keyboard.press('Escape')
+
+      await startCourse(page, 'SQL Fundamentals')
+      await expect(page.getByRole('heading', { name: 'SQL Fundamentals', level: 1 })).toBeVisible()
+      await whenHydrated(page)
+      await expectAccessible(page, 'the course page')
+      await checkDialog(page, 'Upload Assessment', { name: 'Upload Assessment' })
+
+      await page.getByRole('link', { name: /What SQL Is and Why It Lasts/ }).click()
+      await expect(page.getByRole('heading', { name: 'What SQL Is and Why It Lasts', level: 1 })).toBeVisible()
+      await whenHydrated(page)
+      await expectAccessible(page, 'the video page, Contents')
+      for (const tab of ['Documents', 'Scenarios']) {
+        await page.getByRole('tab', { name: tab }).click()
+        await expect(page.getByRole('tabpanel', { name: tab })).toBeVisible()
+        await expectAccessible(page, `the video page, ${tab}`)
+      }
+
+      for (const [path, title] of [
+        ['/explore-courses', 'Explore Courses'],
+        ['/editProfile', 'Edit Profile'],
+        ['/Passwordreset', 'Reset Password'],
+      ] as const) {
+        await open(page, path, title)
+        await expectAccessible(page, path)
+      }
+      const missing = await page.goto('/no-such-page')
+      expect(missing?.status()).toBe(404)
+      await expect(page.getByRole('heading', { name: 'Page not found', level: 1 })).toBeVisible()
+      await expectAccessible(page, 'the 404 page, signed in')
+    })
+
+    test('the people pages with their Create New dialogs, the course list and the access log', async ({
+      page,
+      signInAs,
+    }) => {
+      await signInAs('superadmin')
+      const menu = page.locator('summary').filter({ hasText: /^Menu$/ })
+      if (await menu.isVisible()) {
+        await menu.click()
+        await expect(
+          page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Users', exact: true }),
+        ).toBeVisible()
+        await expectAccessible(page, 'the admin menu open')
+      }
+      for (const [path, title, create] of [
+        ['/admin/users', 'Users', 'Create New User'],
+        ['/admin/coach', 'Coaches', 'Create New Coach'],
+        ['/admin/adminUsers', 'Admins', 'Create New Admin'],
+      ] as const) {
+        await open(page, path, title)
+        await expectAccessible(page, path)
+        await checkDialog(page, create, { name: create })
+      }
+      // the super admin's Remove asks first; Cancel leaves the admin as they are
+      await page
+        .getByRole('link', { name: /^Remove / })
+        .first()
+        .click()
+      const remove = page.getByRole('alertdialog', { name: 'Remove admin' })
+      await expect(remove).toBeVisible()
+      await expectAccessible(page, 'the Remove admin dialog')
+      await remove.getByRole('link', { name: 'Cancel' }).click()
+      await expect(remove).toHaveCount(0)
+      await open(page, '/admin/users', 'Users')
+      await page.locator('a[href^="/admin/user/"]').first().click()
+      await expect(page.getByRole('heading', { name: 'User Details' })).toBeVisible()
+      await whenHydrated(page)
+      await expectAccessible(page, 'User Details')
+
+      for (const [path, title] of [
+        ['/admin/courses', 'Courses'],
+        ['/admin/accesslog', 'Access Log'],
+      ] as const) {
+        await open(page, path, title)
+        await expectAccessible(page, path)
+      }
+      const missing = await page.goto('/admin/no-such-page')
+      expect(missing?.status()).toBe(404)
+      await expect(page.getByRole('heading', { name: 'Page not found', level: 1 })).toBeVisible()
+      await expectAccessible(page, 'the 404 page in the admin area')
+    })
+
+    test('the assessment list and viewer', async ({ page, signInAs, request }) => {
+      const learner = { userName: `a11y.assessed.${slug}`, email: `a11y.assessed.${slug}@example.com` }
+      const password = 'Hands-in-a11y1!'
+      await createLearner(
+        { ...learner, password, firstName: 'Astrid', lastName: 'Assessed' },
+        { courses: ['SQL Fundamentals'], mayExist: true },
+      )
+      const assessment = await handInAssessment(request, {
+        login: learner.userName,
+        password,
+        course: 'SQL Fundamentals',
+        fileName: `a11y-${slug}.pdf`,
+      })
+      await signInAs('coach')
+      await open(page, '/admin/assignmentDocumentList', 'User Assignment Documents')
+      await expectAccessible(page, 'the assessment list')
+      await open(page, `/admin/assignmentDocumentViewer/${assessment.id}`, / · Astrid Assessed · /)
+      await expect(page.getByRole('heading', { name: `a11y-${slug}.pdf`, level: 2 })).toBeVisible()
+      await expectAccessible(page, 'the assessment viewer')
+    })
+
+    test('the exports page with its remove dialog, and the import pages', async ({ page, signInAs }) => {
+      await signInAs('admin')
+      await open(page, '/admin/exports', 'Scheduled exports')
+      await expectAccessible(page, '/admin/exports')
+      // only opened: the schedule is removed by afterAll
+      await page.getByRole('link', { name: `Remove ${SCHEDULE}` }).click()
+      const dialog = page.getByRole('alertdialog', { name: 'Remove schedule' })
+      await expect(dialog).toBeVisible()
+      await expectAccessible(page, 'the remove schedule dialog')
+      await dialog.getByRole('link', { name: 'Cancel' }).click()
+      await expect(dialog).toHaveCount(0)
+
+      await open(page, '/admin/users/import', 'Import users')
+      await expectAccessible(page, 'Import users')
+      const csv = [
+        'First Name;Last Name;Email;Username;Password;Courses',
+        `Ines;Imported;a11y.import.${slug}@example.com;a11y.import.${slug};;`,
+      ]
+      await page.getByLabel('CSV file').setInputFiles({
+        name: `a11y-${slug}.csv`,
+        mimeType: 'text/csv',
+        buffer: Buffer.from(`${csv.join('\r\n')}\r\n`),
+      })
+      await page.getByRole('button', { name: 'Upload and check' }).click()
+      await expect(page.getByRole('heading', { name: `Dry run of a11y-${slug}.csv` })).toBeVisible()
+      await expectAccessible(page, 'Import users, dry run')
+      await page.getByRole('button', { name: 'Confirm import' }).click()
+      await expect(page).toHaveURL(/\/admin\/users\/import\/[0-9a-f-]{36}$/)
+      await expect(page.getByRole('heading', { name: 'Import finished' })).toBeVisible()
+      await whenHydrated(page)
+      await expectAccessible(page, 'an import’s page')
+    })
+  })
+}
