@@ -128,6 +128,60 @@ for (const [width, viewport] of viewports) {
       }
     })
 
+    test('the forms with their errors shown, and a success message', async ({ page, signInAs }) => {
+      // each sent empty or wrong: the browser answers with the form's errors, and nothing is saved
+      const sentEmpty = async (path: string, title: string, button: string, field: string | RegExp) => {
+        await open(page, path, title)
+        await page.getByRole('button', { name: button }).click()
+        await expect(page.getByLabel(field).first()).toHaveAttribute('aria-invalid', 'true')
+        await expectAccessible(page, `${path} with its errors`)
+      }
+      await sentEmpty('/contact-Us', 'Contact Us', 'Send message', 'Your name')
+      await sentEmpty('/forgot-Password', 'Forgot Password', 'Send reset link', 'Email')
+      await sentEmpty('/sign-in', 'Sign in', 'Sign In', 'Username / Email')
+      // a wrong password: the server's answer
+      await page.getByLabel('Username / Email').fill(`a11y.nobody.${slug}`)
+      await page.getByLabel('Password', { exact: true }).fill('Not-the-password1!')
+      await page.getByRole('button', { name: 'Sign In' }).click()
+      await expect(page.getByText('Invalid Username/Email or Password.').first()).toBeVisible()
+      await expectAccessible(page, 'sign in refused')
+
+      await signInAs('learner1')
+      await sentEmpty('/Passwordreset', 'Reset Password', 'Change Password', 'Current Password')
+      await open(page, '/editProfile', 'Edit Profile')
+      await page.getByLabel('First Name').fill('')
+      await page.getByRole('button', { name: 'Save' }).click()
+      await expect(page.getByLabel('First Name')).toHaveAttribute('aria-invalid', 'true')
+      await expectAccessible(page, '/editProfile with its errors')
+
+      await signInAs('admin')
+      await sentEmpty('/admin/exports', 'Scheduled exports', 'Add schedule', 'Name')
+      await open(page, '/admin/users', 'Users')
+      await page.getByRole('link', { name: 'Create New User' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Create New User' })
+      await dialog.getByRole('button', { name: 'Create' }).click()
+      await expect(dialog.getByLabel('First Name')).toHaveAttribute('aria-invalid', 'true')
+      await expectAccessible(page, 'the Create New User dialog with its errors')
+      await page.keyboard.press('Escape')
+      await expect(dialog).toHaveCount(0)
+      // a file that is not a list of people: the server's refusal, and the file is not kept
+      await open(page, '/admin/users/import', 'Import users')
+      await page.getByLabel('CSV file').setInputFiles({
+        name: 'notes.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from('Just a note\r\n'),
+      })
+      await page.getByRole('button', { name: 'Upload and check' }).click()
+      await expect(page.getByLabel('CSV file')).toHaveAttribute('aria-invalid', 'true')
+      await expectAccessible(page, 'Import users with its errors')
+
+      // a success message: the admin's own profile saved as it is
+      await open(page, '/admin/editProfile', 'Edit Profile')
+      await page.getByRole('button', { name: 'Save' }).click()
+      await expect(page.getByText('Profile updated.')).toBeVisible()
+      await expectAccessible(page, 'the Profile updated message')
+    })
+
     test('the learner’s pages, each tab, menu and dialog open', async ({ page, signInAs }) => {
       await signInAs('learner1')
       await open(page, '/courses', 'My Courses')
