@@ -182,6 +182,54 @@ for (const [width, viewport] of viewports) {
       await expectAccessible(page, 'the Profile updated message')
     })
 
+    test('the dialogs before (or without) JavaScript, drawn as cards in their pages', async ({
+      browser,
+      page,
+      signInAs,
+    }) => {
+      // axe runs as the page's JavaScript, so the server's HTML is checked in a browser where the app's
+      // own scripts never arrive (its style sheet does): each dialog opened by its address
+      const withoutScripts = async () => {
+        const context = await browser.newContext({ viewport, storageState: await page.context().storageState() })
+        await context.route(/\/build\/.*\.js$/, (route) => route.abort())
+        return context
+      }
+      const expectCard = async (plain: Page, path: string, name: string) => {
+        const response = await plain.goto(path)
+        expect(response?.status(), path).toBe(200)
+        await expect(plain.getByRole('heading', { name, exact: true })).toBeVisible()
+        await expectAccessible(plain, `${path} without JavaScript`)
+      }
+
+      await signInAs('learner1')
+      await page.goto('/courses')
+      await startCourse(page, 'SQL Fundamentals')
+      await expect(page.getByRole('heading', { name: 'SQL Fundamentals', level: 1 })).toBeVisible()
+      const course = new URL(page.url()).pathname
+      const learner = await withoutScripts()
+      await expectCard(await learner.newPage(), `${course}?assessment=new`, 'Upload Assessment')
+      await learner.close()
+
+      await signInAs('superadmin')
+      await page.goto('/admin/adminUsers')
+      const removeAdmin = await page
+        .getByRole('link', { name: /^Remove / })
+        .first()
+        .getAttribute('href')
+      const admin = await withoutScripts()
+      const plain = await admin.newPage()
+      for (const [path, name] of [
+        ['/admin/users?new=1', 'Create New User'],
+        ['/admin/coach?new=1', 'Create New Coach'],
+        ['/admin/adminUsers?new=1', 'Create New Admin'],
+        [removeAdmin!, 'Remove admin'],
+        [`/admin/exports?remove=${SCHEDULE}`, 'Remove schedule'],
+      ] as const) {
+        await expectCard(plain, path, name)
+      }
+      await admin.close()
+    })
+
     test('the learner’s pages, each tab, menu and dialog open', async ({ page, signInAs }) => {
       await signInAs('learner1')
       await open(page, '/courses', 'My Courses')
