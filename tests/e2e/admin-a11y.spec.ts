@@ -3,9 +3,9 @@ import { expect, test } from './fixtures.ts'
 import { expectAccessible, whenHydrated } from './helpers.ts'
 
 // The admin's content pages pass axe (no serious or critical violation) as an admin sees them, on a
-// desktop and on a phone: the course page with each tab and each edit dialog open, the forms that add
-// to a course, both rearrange pages, the programs (the list, a program's page with its delete dialog, its edit
-// and rearrange pages), the dashboard and the admin's own account pages.
+// desktop and on phones 390 and 360 px wide: the course page with each tab, the document viewer and each
+// edit dialog open, the forms that add to a course, both rearrange pages, the programs (the list, a program's
+// page with its delete dialog, its edit and rearrange pages), the dashboard and the admin's own account pages.
 // Only looked at, nothing saved: the demo course is left as the seed made it.
 
 const COURSE = 'Building ETL Pipelines'
@@ -29,10 +29,13 @@ async function openTab(page: Page, tab: 'Course videos' | 'Documents' | 'Scenari
 
 for (const [width, viewport] of [
   ['desktop', { width: 1280, height: 800 }],
-  ['phone', { width: 390, height: 844 }],
+  ['390 px phone', { width: 390, height: 844 }],
+  ['360 px phone', { width: 360, height: 740 }],
 ] as const) {
   test.describe(`admin content pages on a ${width}`, () => {
     test.use({ viewport })
+    // axe takes a few seconds a page on a busy machine, and each test looks at many
+    test.describe.configure({ timeout: 120_000 })
 
     test.beforeEach(async ({ signInAs }) => {
       await signInAs('admin')
@@ -56,6 +59,14 @@ for (const [width, viewport] of [
 
       await openTab(page, 'Documents')
       await expectAccessible(page, 'the documents tab')
+      // the viewer: the document's name opens it
+      const document = page.getByTestId('admin-document').first().getByRole('link').first()
+      const name = (await document.textContent()) ?? ''
+      await document.click()
+      await expect(page.getByRole('dialog', { name })).toBeVisible()
+      await expectAccessible(page, 'the View Document dialog')
+      await page.keyboard.press('Escape')
+      await expect(page.getByRole('dialog')).toHaveCount(0)
       await page
         .getByRole('link', { name: /^Edit / })
         .first()

@@ -13,7 +13,7 @@ test('a coach finds a learner’s assessment in the list and opens it in the vie
   page,
   request,
 }) => {
-  const assessment = await handInAssessment(request, FILE_NAME, COURSE)
+  const assessment = await handInAssessment(request, { login: 'learner1', course: COURSE, fileName: FILE_NAME })
 
   await signInAs('coach')
   await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Assessments' }).click()

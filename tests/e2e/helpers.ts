@@ -47,6 +47,54 @@ export async function createLearner(learner: Learner, options: { courses?: strin
 }
 
 /**
+ * An assessment handed in through the /api, as the old client did: the learner (a demo account's
+ * password) uploads a PDF and registers it against a visible scenario of the course. Its id, file and scenario.
+ */
+export async function handInAssessment(
+  request: APIRequestContext,
+  {
+    login,
+    course: title,
+    fileName,
+    password = DEMO_PASSWORD,
+  }: { login: string; course: string; fileName: string; password?: string },
+) {
+  const signedIn = await request.post('/api/user/login', { data: { email: login, password } })
+  expect(signedIn.status()).toBe(200)
+  const { token } = (await signedIn.json()) as { token: string }
+  const headers = { Authorization: `Bearer ${token}` }
+
+  const { user } = (await (await request.get('/api/user/profile', { headers })).json()) as { user: { _id: string } }
+  const assigned = (await (await request.get(`/api/category/assignedCourses/${user._id}`, { headers })).json()) as {
+    message: { assignedCourses: { _id: string; title: string }[] }
+  }
+  const courseId = assigned.message.assignedCourses.find((c) => c.title === title)?._id
+  if (!courseId) throw new Error(`${login} is not assigned ${title}`)
+  const course = (await (await request.get(`/api/category/course/${courseId}`, { headers })).json()) as {
+    message: { scenarios: { _id: string; visibility: boolean; document: { name: string } }[] }
+  }
+  const scenario = course.message.scenarios.find((s) => s.visibility)
+  if (!scenario) throw new Error(`${title} has no visible scenario`)
+
+  const uploaded = await request.post('/api/category/addCourseDocument', {
+    headers,
+    multipart: {
+      courseDocument: { name: fileName, mimeType: 'application/pdf', buffer: await pdfBytes('My answer to the case') },
+    },
+  })
+  expect(uploaded.status()).toBe(200)
+  const { fileInfo } = (await uploaded.json()) as { fileInfo: { key: string; link: string; name: string } }
+
+  const registered = await request.post('/api/assignmentDocuments/uploadAssignmentDocument', {
+    headers,
+    data: { courseId, relatedScenarioId: scenario._id, document: fileInfo },
+  })
+  expect(registered.status()).toBe(200)
+  const { data } = (await registered.json()) as { data: { _id: string } }
+  return { id: data._id, fileInfo, scenarioName: scenario.document.name }
+}
+
+/**
  * Points a seeded video at the stand-in video host (which VIDEO_HOSTS allows in tests), through the
  * admin's /api calls, keeping its title, description and prerequisites. The course's id.
  */
@@ -213,44 +261,4 @@ export async function expectFitsScreen(page: Page, path?: string, { status }: { 
     overflow.width,
   )
   expect(overflow.fixedWider, `${where} holds in place something wider than the screen`).toEqual([])
-}
-
-/**
- * learner1 hands in an assessment through the /api, as the old client did (the seeded data has none):
- * a PDF named `fileName`, registered against the first visible scenario of `course`.
- */
-export async function handInAssessment(request: APIRequestContext, fileName: string, course = 'SQL Fundamentals') {
-  const login = await request.post('/api/user/login', { data: { email: 'learner1', password: DEMO_PASSWORD } })
-  expect(login.status()).toBe(200)
-  const { token } = (await login.json()) as { token: string }
-  const headers = { Authorization: `Bearer ${token}` }
-
-  const { user } = (await (await request.get('/api/user/profile', { headers })).json()) as { user: { _id: string } }
-  const assigned = (await (await request.get(`/api/category/assignedCourses/${user._id}`, { headers })).json()) as {
-    message: { assignedCourses: { _id: string; title: string }[] }
-  }
-  const courseId = assigned.message.assignedCourses.find((c) => c.title === course)?._id
-  if (!courseId) throw new Error(`learner1 is not assigned ${course}`)
-  const detail = (await (await request.get(`/api/category/course/${courseId}`, { headers })).json()) as {
-    message: { scenarios: { _id: string; visibility: boolean; document: { name: string } }[] }
-  }
-  const scenario = detail.message.scenarios.find((s) => s.visibility)
-  if (!scenario) throw new Error(`${course} has no visible scenario`)
-
-  const uploaded = await request.post('/api/category/addCourseDocument', {
-    headers,
-    multipart: {
-      courseDocument: { name: fileName, mimeType: 'application/pdf', buffer: await pdfBytes('My answer to the case') },
-    },
-  })
-  expect(uploaded.status()).toBe(200)
-  const { fileInfo } = (await uploaded.json()) as { fileInfo: { key: string; link: string; name: string } }
-
-  const registered = await request.post('/api/assignmentDocuments/uploadAssignmentDocument', {
-    headers,
-    data: { courseId, relatedScenarioId: scenario._id, document: fileInfo },
-  })
-  expect(registered.status()).toBe(200)
-  const { data } = (await registered.json()) as { data: { _id: string } }
-  return { id: data._id, fileInfo, scenarioName: scenario.document.name }
 }

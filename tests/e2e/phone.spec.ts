@@ -277,7 +277,11 @@ for (const phone of PHONES) {
     }) => {
       // names with no space to break at
       const long = `phone-${phone.width}-${Date.now().toString(36)}-a-rather-long-file-name-without-any-spaces`
-      const assessment = await handInAssessment(request, `${long}.pdf`)
+      const assessment = await handInAssessment(request, {
+        login: 'learner1',
+        course: 'SQL Fundamentals',
+        fileName: `${long}.pdf`,
+      })
       await signInAs('admin')
       await expectFits(page, `/admin/assignmentDocumentViewer/${assessment.id}`)
       await expect(page.getByRole('heading', { level: 2, name: `${long}.pdf` })).toBeVisible()

@@ -2,6 +2,7 @@ import { Form, Link, useLocation, useNavigate, useSearchParams } from '@remix-ru
 import { useId, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 import { EmptyState } from './empty-state.tsx'
+import { ScrollBox } from './scroll-box.tsx'
 import { keptParams, PAGE_SIZES, tableHref, type SortDir } from './table-query.ts'
 
 export type DataTableColumn<Row> = {
@@ -143,15 +144,9 @@ export function DataTable<Row>({
         </div>
       ) : null}
 
-      {/* A table wider than the screen scrolls in this box, not the whole page. The box is placed
-          (`relative`) so the sort links' screen-reader text stays inside it too, and it takes focus so a
-          keyboard can scroll it. */}
-      <div
-        role="region"
-        aria-label={label}
-        tabIndex={0}
-        className="relative overflow-x-auto focus-visible:ring-2 focus-visible:ring-inset focus-visible:ring-brand-500 focus-visible:outline-none"
-      >
+      {/* a table wider than the screen scrolls in its box, not the whole page; the sort links'
+          screen-reader text stays inside the box too */}
+      <ScrollBox label={label}>
         <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
           <caption className="sr-only">{label}</caption>
           <thead className="bg-slate-50">
@@ -217,7 +212,7 @@ export function DataTable<Row>({
             )}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
 
       <div className="flex flex-wrap items-center justify-between gap-3 border-t border-slate-200 px-4 py-3 text-sm">
         <p aria-live="polite" aria-atomic="true" className="text-slate-600">

@@ -9,6 +9,7 @@ import { FormSubmit } from '#app/components/forms/form-submit.tsx'
 import { initialValues, useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { ColumnHeads } from '#app/components/ui/column-heads.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
+import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
 import { can, PERMISSIONS } from '#app/modules/auth/permissions.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/exports/schema.ts'
@@ -153,7 +154,7 @@ export default function ScheduledExports() {
         <h2 id="schedules-heading" className="text-lg font-semibold">
           Schedules
         </h2>
-        <div className="card mt-3 overflow-x-auto">
+        <ScrollBox labelledBy="schedules-heading" className="card mt-3">
           <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
             <caption className="sr-only">Schedules</caption>
             <ColumnHeads
@@ -217,7 +218,7 @@ export default function ScheduledExports() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       </section>
 
       {canManage ? (
@@ -274,7 +275,7 @@ export default function ScheduledExports() {
         <h2 id="runs-heading" className="text-lg font-semibold">
           Recent runs
         </h2>
-        <div className="card mt-3 overflow-x-auto">
+        <ScrollBox labelledBy="runs-heading" className="card mt-3">
           <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
             <caption className="sr-only">Recent runs, newest first</caption>
             <ColumnHeads names={['Schedule', 'Started', 'Status', 'Rows', 'Size', 'File or error']} className={head} />
@@ -327,7 +328,7 @@ export default function ScheduledExports() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       </section>
 
       {removing ? (

@@ -2,6 +2,7 @@ import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ColumnHeads } from '#app/components/ui/column-heads.tsx'
+import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { receiveForm } from '#app/modules/files/upload.server.ts'
@@ -223,8 +224,7 @@ function PlannedRows({ kind, rows, total }: { kind: 'create' | 'update'; rows: P
       <h3 id={id} className="mt-6 font-semibold">
         {title}
       </h3>
-      {/* focusable, so that a keyboard can scroll the table sideways on a narrow screen */}
-      <div className="mt-2 overflow-x-auto" role="region" aria-labelledby={id} tabIndex={0}>
+      <ScrollBox labelledBy={id} className="mt-2">
         <table aria-labelledby={id} className="min-w-full divide-y divide-slate-200 text-left text-sm">
           <ColumnHeads names={['Line', 'Name', 'Email', 'Username', 'Role', 'Courses and programs']} className={head} />
           <tbody className="divide-y divide-slate-100">
@@ -242,7 +242,7 @@ function PlannedRows({ kind, rows, total }: { kind: 'create' | 'update'; rows: P
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
       {total > rows.length ? (
         <p className="mt-2 text-sm">
           … and {plural(total - rows.length, 'more account')} to {kind}.
@@ -276,8 +276,10 @@ function DryRun({ preview }: { preview: ImportPreview }) {
       <PlannedRows kind="update" rows={plan.update} total={counts.updated} />
       {problems.length > 0 ? (
         <>
-          <h3 className="mt-6 font-semibold">Rows that will not be imported</h3>
-          <div className="mt-2 overflow-x-auto">
+          <h3 id="failing-rows" className="mt-6 font-semibold">
+            Rows that will not be imported
+          </h3>
+          <ScrollBox labelledBy="failing-rows" className="mt-2">
             <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
               <caption className="sr-only">Rows that will not be imported: line, column and problem</caption>
               <ColumnHeads names={['Line', 'Column', 'Problem']} className={head} />
@@ -291,7 +293,7 @@ function DryRun({ preview }: { preview: ImportPreview }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollBox>
           {preview.moreFailedRows > 0 ? (
             <p className="mt-2 text-sm">
               … and {plural(preview.moreFailedRows, 'more failing row')}; the error file after the import lists them
