@@ -157,9 +157,15 @@ export async function fillPersonForm(
 /**
  * No serious or critical accessibility violation on the page as it is now. Waits first for running
  * CSS transitions (a dialog fading in) to end, so colours are judged as shown, not half-faded.
+ * A toast is shown for three seconds, less than axe may take here: it is held open under the pointer
+ * (as it is for a person reading it) once it has faded in, and one already fading out is let go.
  * Frames are left out: they hold the video host's page, the stand-in, or the browser's PDF viewer.
  */
 export async function expectAccessible(page: Page, where: string) {
+  await page.waitForFunction(() => !document.querySelector('[data-sonner-toast]:not([data-mounted="true"])'))
+  const toast = page.locator('[data-sonner-toast][data-mounted="true"]:not([data-removed="true"])').last()
+  if ((await toast.count()) > 0) await toast.hover({ timeout: 2000 }).catch(() => 'gone before it was held')
+  await page.waitForFunction(() => !document.querySelector('[data-sonner-toast][data-removed="true"]'))
   await page.waitForFunction(() =>
     document
       .getAnimations()
