@@ -5,20 +5,22 @@ import { type Page } from '@playwright/test'
 import { scheduleAddArgs } from '../cli.ts'
 import { resetTokenIn, waitForMail } from '../outbox.ts'
 import { expect, test } from './fixtures.ts'
-import { createLearner, expectAccessible, handInAssessment, portal, startCourse, whenHydrated } from './helpers.ts'
+import {
+  AXE_VIEWPORTS,
+  createLearner,
+  expectAccessible,
+  handInAssessment,
+  portal,
+  startCourse,
+  whenHydrated,
+} from './helpers.ts'
 
 // Every page outside the admin's content pages (those are admin-a11y.spec.ts's) passes axe (no serious
-// or critical violation) on a desktop and on two phone widths: the public pages and the error page, the
+// or critical violation) on a desktop and on a phone (see AXE_VIEWPORTS): the public pages and the error page, the
 // reset page a mailed link opens, the learner's pages with each tab, menu and dialog open, and the
 // people, access log, assessment, export and import pages of the admin area with their dialogs open.
 // The demo data is only looked at: what a test needs to exist (an account, an assessment, a schedule, an
 // import) it makes of its own, and the schedule it removes again.
-
-const viewports = [
-  ['desktop', { width: 1280, height: 800 }],
-  ['390 px phone', { width: 390, height: 844 }],
-  ['360 px phone', { width: 360, height: 740 }],
-] as const
 
 const SCHEDULE = 'a11y-nightly'
 const folder = `${mkdtempSync(join(tmpdir(), 'portal-e2e-a11y-'))}/`
@@ -58,7 +60,7 @@ async function checkDialog(page: Page, link: string, dialog: { role?: 'dialog' |
   await expect(page.getByRole(dialog.role ?? 'dialog')).toHaveCount(0)
 }
 
-for (const [width, viewport] of viewports) {
+for (const [width, viewport] of AXE_VIEWPORTS) {
   const slug = width.replace(/\W+/g, '-')
 
   test.describe(`every page on a ${width}`, () => {

@@ -1,9 +1,9 @@
 import { type Page } from '@playwright/test'
 import { expect, test } from './fixtures.ts'
-import { expectAccessible, whenHydrated } from './helpers.ts'
+import { AXE_VIEWPORTS, expectAccessible, whenHydrated } from './helpers.ts'
 
 // The admin's content pages pass axe (no serious or critical violation) as an admin sees them, on a
-// desktop and on phones 390 and 360 px wide: the course page with each tab, the document viewer and each
+// desktop and on a phone (see AXE_VIEWPORTS): the course page with each tab, the document viewer and each
 // edit dialog open, the forms that add to a course, both rearrange pages, the programs (the list, a program's
 // page with its delete dialog, its edit and rearrange pages), the dashboard and the admin's own account pages.
 // Only looked at, nothing saved: the demo course is left as the seed made it.
@@ -27,11 +27,7 @@ async function openTab(page: Page, tab: 'Course videos' | 'Documents' | 'Scenari
   await expect(page.getByRole('region', { name: tab })).toBeVisible()
 }
 
-for (const [width, viewport] of [
-  ['desktop', { width: 1280, height: 800 }],
-  ['390 px phone', { width: 390, height: 844 }],
-  ['360 px phone', { width: 360, height: 740 }],
-] as const) {
+for (const [width, viewport] of AXE_VIEWPORTS) {
   test.describe(`admin content pages on a ${width}`, () => {
     test.use({ viewport })
     // axe takes a few seconds a page on a busy machine, and each test looks at many

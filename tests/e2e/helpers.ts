@@ -155,6 +155,16 @@ export async function fillPersonForm(
 }
 
 /**
+ * Where axe reads the pages: a desktop, and the narrowest phone the pages are made for. Every phone width
+ * is under the same layout breakpoint (640 px), so a wider phone shows the same page; that no page is wider
+ * than the screen at 360 and at 390 px is phone.spec.ts's check.
+ */
+export const AXE_VIEWPORTS = [
+  ['desktop', { width: 1280, height: 800 }],
+  ['360 px phone', { width: 360, height: 740 }],
+] as const
+
+/**
  * No serious or critical accessibility violation on the page as it is now. Waits first for running
  * CSS transitions (a dialog fading in) to end, so colours are judged as shown, not half-faded.
  * A toast is shown for three seconds, less than axe may take here: it is held open under the pointer
