@@ -41,6 +41,22 @@ async function open(page: Page, path: string, title: string | RegExp) {
   await whenHydrated(page)
 }
 
+/** Opens each page in turn and runs axe on it as it first shows. */
+async function checkPages(page: Page, pages: readonly (readonly [string, string | RegExp])[]) {
+  for (const [path, title] of pages) {
+    await open(page, path, title)
+    await expectAccessible(page, path)
+  }
+}
+
+/** An address that is no page: the 404 page, read by axe. */
+async function checkNotFound(page: Page, path: string, where: string) {
+  const missing = await page.goto(path)
+  expect(missing?.status()).toBe(404)
+  await expect(page.getByRole('heading', { name: 'Page not found', level: 1 })).toBeVisible()
+  await expectAccessible(page, where)
+}
+
 /** On a phone the site header folds its links into a menu button: opens it when it is there. */
 async function openMobileMenu(page: Page, where: string) {
   const button = page.getByRole('button', { name: 'Open menu' })
@@ -69,16 +85,13 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
     test.describe.configure({ timeout: 120_000 })
 
     test('the public pages, the error page and a refused reset link, signed out', async ({ page }) => {
-      for (const [path, title] of [
+      await checkPages(page, [
         ['/', /\S/],
         ['/sign-in', 'Sign in'],
         ['/forgot-Password', 'Forgot Password'],
         ['/contact-Us', 'Contact Us'],
         ['/explore-courses', 'Explore Courses'],
-      ] as const) {
-        await open(page, path, title)
-        await expectAccessible(page, path)
-      }
+      ] as const)
       await openMobileMenu(page, '/explore-courses')
 
       await page.getByRole('link', { name: 'View Course: Building ETL Pipelines' }).click()
@@ -88,10 +101,7 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       await expect(page.getByRole('heading', { name: 'What ETL Is and Where It Fits', level: 1 })).toBeVisible()
       await expectAccessible(page, 'a preview')
 
-      const missing = await page.goto('/no-such-page')
-      expect(missing?.status()).toBe(404)
-      await expect(page.getByRole('heading', { name: 'Page not found', level: 1 })).toBeVisible()
-      await expectAccessible(page, 'the 404 page, signed out')
+      await checkNotFound(page, '/no-such-page', 'the 404 page, signed out')
 
       // a link whose token is no good lands on Forgot Password with the reason
       await page.goto(`/reset-password?${new URLSearchParams({ token: 'not-a-token' })}`)
@@ -258,18 +268,12 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
         await expectAccessible(page, `the video page, ${tab}`)
       }
 
-      for (const [path, title] of [
+      await checkPages(page, [
         ['/explore-courses', 'Explore Courses'],
         ['/editProfile', 'Edit Profile'],
         ['/Passwordreset', 'Reset Password'],
-      ] as const) {
-        await open(page, path, title)
-        await expectAccessible(page, path)
-      }
-      const missing = await page.goto('/no-such-page')
-      expect(missing?.status()).toBe(404)
-      await expect(page.getByRole('heading', { name: 'Page not found', level: 1 })).toBeVisible()
-      await expectAccessible(page, 'the 404 page, signed in')
+      ] as const)
+      await checkNotFound(page, '/no-such-page', 'the 404 page, signed in')
     })
 
     test('the people pages with their Create New dialogs, the course list and the access log', async ({
@@ -310,17 +314,11 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       await whenHydrated(page)
       await expectAccessible(page, 'User Details')
 
-      for (const [path, title] of [
+      await checkPages(page, [
         ['/admin/courses', 'Courses'],
         ['/admin/accesslog', 'Access Log'],
-      ] as const) {
-        await open(page, path, title)
-        await expectAccessible(page, path)
-      }
-      const missing = await page.goto('/admin/no-such-page')
-      expect(missing?.status()).toBe(404)
-      await expect(page.getByRole('heading', { name: 'Page not found', level: 1 })).toBeVisible()
-      await expectAccessible(page, 'the 404 page in the admin area')
+      ] as const)
+      await checkNotFound(page, '/admin/no-such-page', 'the 404 page in the admin area')
     })
 
     test('the assessment list and viewer', async ({ page, signInAs, request }) => {
