@@ -1,12 +1,13 @@
 import { type LoaderFunctionArgs } from '@remix-run/node'
+import { within } from '@testing-library/dom'
 import { createElement } from 'react'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { conflict, forbidden } from '#app/modules/errors.ts'
 import * as root from '#app/root.tsx'
-import * as notFoundPage from '#app/routes/$.tsx'
 import * as learnerLayout from '#app/routes/_learner+/_layout.tsx'
 import * as learnerCourse from '#app/routes/_learner+/course.$courseId._index.tsx'
+import * as notFoundPage from '#app/routes/_public+/$.tsx'
 import * as publicLayout from '#app/routes/_public+/_layout.tsx'
 import * as courseView from '#app/routes/_public+/course-view.$courseId.tsx'
 import * as adminLayout from '#app/routes/admin+/_layout.tsx'
@@ -48,7 +49,7 @@ const appRoutes = {
   'routes/admin+/_layout': adminLayout,
   'routes/_public+/_layout': publicLayout,
   'routes/_public+/course-view.$courseId': courseView,
-  'routes/$': notFoundPage,
+  'routes/_public+/$': notFoundPage,
 }
 const refusingRoutes: Record<string, OwnRoute> = {
   'routes/_learner+/refused': { parentId: 'routes/_learner+/_layout', path: 'refused/:status', module: refusingPage },
@@ -119,6 +120,22 @@ describe('a page loader refused by its service', () => {
     })
     for (const signIn of shown.page.getAllByRole('link', { name: 'Sign in' }))
       expect(signIn).toHaveAttribute('href', '/sign-in')
+  })
+
+  it('answers 404 for an address that is no page, under the site header of the one who asked', async () => {
+    const learner = await page('/no-such-page', people.learner.cookie)
+    expectErrorPage(learner, {
+      status: 404,
+      says: ['Page not found'],
+      wayBack: { href: '/courses', name: 'Go to My Courses' },
+    })
+    const learnerNav = learner.page.getByRole('navigation', { name: 'Main' })
+    expect(within(learnerNav).getByRole('link', { name: 'My Courses' })).toHaveAttribute('href', '/courses')
+
+    const visitor = await page('/no-such-page')
+    expect(visitor.status).toBe(404)
+    const visitorNav = visitor.page.getByRole('navigation', { name: 'Main' })
+    expect(within(visitorNav).getByRole('link', { name: 'Courses' })).toHaveAttribute('href', '/explore-courses')
   })
 
   it('still sends a learner back to My Courses with a toast for a course not assigned to them', async () => {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REFERENCE_PAGE_POLICY } from '#app/modules/api-docs/reference-page.server.ts'
 import * as root from '#app/root.tsx'
-import * as notFoundPage from '#app/routes/$.tsx'
 import * as authLayout from '#app/routes/_auth+/_layout.tsx'
 import * as signInPage from '#app/routes/_auth+/sign-in.tsx'
+import * as notFoundPage from '#app/routes/_public+/$.tsx'
+import * as publicLayout from '#app/routes/_public+/_layout.tsx'
 import * as referenceRoute from '#app/routes/api+/docs.ts'
 import * as fileRoute from '#app/routes/files.$key.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
@@ -22,7 +23,8 @@ const routes = {
   'routes/_auth+/sign-in': signInPage,
   'routes/files.$key': fileRoute,
   'routes/api+/docs': referenceRoute,
-  'routes/$': notFoundPage,
+  'routes/_public+/_layout': publicLayout,
+  'routes/_public+/$': notFoundPage,
 }
 
 const servers: Awaited<ReturnType<typeof serve>>[] = []

@@ -2,7 +2,8 @@ import type { LoaderFunctionArgs } from '@remix-run/node'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { pageLoader } from '#app/utils/pages.server.ts'
 
-// Unknown pages: a 404 with the site's error page.
+// Unknown pages: a 404 with the site's error page, under the site's header (a visitor's, a learner's or
+// the admin side's link), so the way on is where it always is.
 export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage() {
@@ -13,7 +14,7 @@ export default function NotFound() {
   return null
 }
 
-// no layout draws this page, so its error page is the page's main landmark
+// the public layout draws the header only, so this error page is the page's main landmark
 export function ErrorBoundary() {
   return <GeneralErrorBoundary landmark />
 }
