@@ -8,9 +8,10 @@ import { BASE } from '#tests/requests.ts'
 
 // Pages as a person meets them: found by role and name with Testing Library's queries, never by
 // matching HTML. One harness for the page tests: a route's page as the server renders it, a component
-// as a page shows it, and a whole page a running server answered, all parsed into a browser document (jsdom) that runs no script and
-// loads nothing. Only the document: the tests keep Node's Request, Headers and FormData, which the
-// app's code uses, so no browser environment (`@vitest-environment`) replaces Node's globals.
+// as a page shows it, and a whole page a running server answered, all parsed into a browser document
+// (jsdom) that runs no script and loads nothing. Only the document: the tests keep Node's Request,
+// Headers and FormData, which the app's code uses, so no browser environment (`@vitest-environment`)
+// replaces Node's globals.
 
 /** A page's HTML parsed into a document, as a browser without JavaScript shows it: queries over its body. */
 export function parsePage(html: string) {

@@ -67,12 +67,24 @@ async function openMobileMenu(page: Page, where: string) {
   await page.keyboard.press('Escape')
 }
 
-/** Opens a dialog by its link, checks it, and closes it again with Escape: nothing is sent. */
-async function checkDialog(page: Page, link: string, dialog: { role?: 'dialog' | 'alertdialog'; name: string }) {
-  await page.getByRole('link', { name: link, exact: true }).click()
-  await expect(page.getByRole(dialog.role ?? 'dialog', { name: dialog.name })).toBeVisible()
+/**
+ * Opens a dialog by its link, checks it, and closes it again, with Escape or with the dialog's own link
+ * (`closeWith`, its Cancel): nothing is sent.
+ */
+async function checkDialog(
+  page: Page,
+  link: string | RegExp,
+  dialog: { role?: 'dialog' | 'alertdialog'; name: string; closeWith?: string },
+) {
+  await page
+    .getByRole('link', { name: link, exact: typeof link === 'string' })
+    .first()
+    .click()
+  const shown = page.getByRole(dialog.role ?? 'dialog', { name: dialog.name })
+  await expect(shown).toBeVisible()
   await expectAccessible(page, `the ${dialog.name} dialog`)
-  await page.keyboard.press('Escape')
+  if (dialog.closeWith) await shown.getByRole('link', { name: dialog.closeWith }).click()
+  else await page.keyboard.press('Escape')
   await expect(page.getByRole(dialog.role ?? 'dialog')).toHaveCount(0)
 }
 
@@ -299,15 +311,7 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
         await checkDialog(page, create, { name: create })
       }
       // the super admin's Remove asks first; Cancel leaves the admin as they are
-      await page
-        .getByRole('link', { name: /^Remove / })
-        .first()
-        .click()
-      const remove = page.getByRole('alertdialog', { name: 'Remove admin' })
-      await expect(remove).toBeVisible()
-      await expectAccessible(page, 'the Remove admin dialog')
-      await remove.getByRole('link', { name: 'Cancel' }).click()
-      await expect(remove).toHaveCount(0)
+      await checkDialog(page, /^Remove /, { role: 'alertdialog', name: 'Remove admin', closeWith: 'Cancel' })
       await open(page, '/admin/users', 'Users')
       await page.locator('a[href^="/admin/user/"]').first().click()
       await expect(page.getByRole('heading', { name: 'User Details' })).toBeVisible()
@@ -348,12 +352,11 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       await open(page, '/admin/exports', 'Scheduled exports')
       await expectAccessible(page, '/admin/exports')
       // only opened: the schedule is removed by afterAll
-      await page.getByRole('link', { name: `Remove ${SCHEDULE}` }).click()
-      const dialog = page.getByRole('alertdialog', { name: 'Remove schedule' })
-      await expect(dialog).toBeVisible()
-      await expectAccessible(page, 'the remove schedule dialog')
-      await dialog.getByRole('link', { name: 'Cancel' }).click()
-      await expect(dialog).toHaveCount(0)
+      await checkDialog(page, `Remove ${SCHEDULE}`, {
+        role: 'alertdialog',
+        name: 'Remove schedule',
+        closeWith: 'Cancel',
+      })
 
       await open(page, '/admin/users/import', 'Import users')
       await expectAccessible(page, 'Import users')

@@ -154,6 +154,12 @@ export async function fillPersonForm(
   await dialog.getByLabel('Confirm Password').fill(person.password)
 }
 
+/** The phones the pages are made for, in CSS pixels: the narrowest (360) and a common one (390). */
+export const PHONES = [
+  { width: 360, height: 740 },
+  { width: 390, height: 844 },
+] as const
+
 /**
  * Where axe reads the pages: a desktop, and the narrowest phone the pages are made for. Every phone width
  * is under the same layout breakpoint (640 px), so a wider phone shows the same page; that no page is wider
@@ -161,7 +167,7 @@ export async function fillPersonForm(
  */
 export const AXE_VIEWPORTS = [
   ['desktop', { width: 1280, height: 800 }],
-  ['360 px phone', { width: 360, height: 740 }],
+  ['360 px phone', PHONES[0]],
 ] as const
 
 /**
@@ -215,12 +221,6 @@ export async function expectDryRun(page: Page, fileName: string, counts: { toCre
 export async function whenHydrated(page: Page) {
   await page.waitForFunction(() => '__remixRouter' in window)
 }
-
-/** The phones the pages are made for, in CSS pixels: the narrowest (360) and a common one (390). */
-export const PHONES = [
-  { width: 360, height: 740 },
-  { width: 390, height: 844 },
-] as const
 
 /**
  * Opens the page (when a path is given, expecting `status`, else any success) and checks that it is no
