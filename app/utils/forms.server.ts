@@ -1,6 +1,7 @@
 import type { SubmissionResult } from '@conform-to/react'
 import { json, type ActionFunctionArgs, type TypedResponse } from '@remix-run/node'
 import type { Actor } from '#app/modules/auth/roles.ts'
+import { invalid } from '#app/modules/errors.ts'
 import { removeStoredFile, type FileInfo } from '#app/modules/files/service.server.ts'
 import type { UploadKind } from '#app/modules/files/types.server.ts'
 import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
@@ -140,7 +141,7 @@ export async function readForm(request: Request): Promise<FormData> {
   } catch {
     return new FormData()
   }
-  if (Object.keys(nulFormErrors(form.entries())).length > 0) throw json({ message: NUL_MESSAGE }, { status: 400 })
+  if (Object.keys(nulFormErrors(form.entries())).length > 0) throw invalid(NUL_MESSAGE)
   return form
 }
 
