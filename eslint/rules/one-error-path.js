@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 //   (`json(…, { status: 404 })`, `new Response(…, { status: 403 })`), and a catch (`catch (e)` or
 //   `.catch((e) => …)`) that looks at a refusal (its `.status` or `.errors`, `isServiceError`,
 //   `asServiceError`, `instanceof` a ServiceError class) and builds an answer (json, a redirect, a Response);
-// - in a route module (app/routes): any use of the wrappers' internals, any `instanceof` a ServiceError
+// - in a route module (app/routes, and app/root.tsx): any use of the wrappers' internals, any `instanceof` a ServiceError
 //   class, any read of a caught error's `.status` or `.errors`, and a `loader` or `action` that does not
 //   go through its wrapper — a page's as `(args) => pageLoader(args, …)` / `(args) => pageAction(args, …)`
 //   (applied inside the exported function, so the compiler can drop the loader from the browser's bundle),
@@ -144,7 +144,8 @@ export const rule = {
   create(context) {
     const file = path.relative(ROOT, context.filename).split(path.sep).join('/')
     if (WRAPPERS.includes(file)) return {}
-    const inRoutes = file.startsWith('app/routes/')
+    // the root route is a route module too
+    const inRoutes = file.startsWith('app/routes/') || file === 'app/root.tsx'
     const classes = serviceErrorClasses()
     /** @type {Catch[]} */
     const catches = []

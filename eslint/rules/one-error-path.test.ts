@@ -125,6 +125,13 @@ describe('one-error-path', () => {
           export { default } from './other.tsx'`,
         errors: [{ messageId: 'unwrappedPage', data: { name: 'loader', wrapper: 'pageLoader' } }],
       },
+      {
+        // the root route is a page too
+        filename: at('app/root.tsx'),
+        code: `export async function loader({ request }) { return json({ user: await getSessionUser(request) }) }
+          export default function App() { return null }`,
+        errors: [{ messageId: 'unwrappedPage', data: { name: 'loader', wrapper: 'pageLoader' } }],
+      },
       // a resource route, a download: a refusal it threw unwrapped would be a 500
       {
         filename: RESOURCE,
