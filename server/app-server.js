@@ -17,6 +17,7 @@ import {
   drainSeconds,
   listen,
   loadBuild,
+  serverHooksOf,
 } from './web-server.js'
 
 const buildPath = process.argv[2] ?? 'build/index.js'
@@ -31,8 +32,10 @@ async function serveHere() {
   const logger = createLogger()
   try {
     const build = await loadBuild(buildPath)
-    const lifecycle = createLifecycle()
-    await listen(createApp({ build, logger, metrics: createMetrics(), lifecycle }), { logger, lifecycle })
+    const database = serverHooksOf(build)?.database
+    const lifecycle = createLifecycle({ database })
+    const metrics = createMetrics({ poolUsage: database?.poolUsage })
+    await listen(createApp({ build, logger, metrics, lifecycle }), { logger, lifecycle })
   } catch (error) {
     logger.fatal({ err: error }, 'the web server could not start')
     process.exit(1)

@@ -1,5 +1,5 @@
-// Prometheus metrics of the web server: request durations per route, the database pool (read from the
-// app's pool through a global that db/client.ts sets) and Node's own (event-loop lag, memory, CPU).
+// Prometheus metrics of the web server: request durations per route, the database pool (the app's, as
+// its build reports it: app/entry.server.tsx) and Node's own (event-loop lag, memory, CPU).
 // Under a cluster every worker keeps its own and the primary adds them up (prom-client's
 // AggregatorRegistry): the worker a scrape lands on asks the primary over the cluster's IPC channel.
 import cluster from 'node:cluster'
@@ -22,7 +22,8 @@ export function metricsAllowed({ remoteAddress, headers }, token = process.env.M
   return /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/.test(remoteAddress ?? '')
 }
 
-export function createMetrics() {
+/** `poolUsage`: the app's database pool now (undefined before its first connection, or without a database). */
+export function createMetrics({ poolUsage } = {}) {
   client.collectDefaultMetrics()
   // a worker answers the primary's requests for its metrics (the constructor sets that up)
   if (cluster.isWorker) new client.AggregatorRegistry()
@@ -37,7 +38,7 @@ export function createMetrics() {
     help: 'Database pool of this process: size (open connections), available (idle), using (lent out), waiting (requests queued for one), max.',
     labelNames: ['state'],
     collect() {
-      const usage = globalThis[Symbol.for('portal.dbPool')]?.()
+      const usage = poolUsage?.()
       // before its first query a process has no pool yet: nothing open, the configured max
       const max = usage?.max ?? (Number.parseInt(process.env.DB_POOL_MAX ?? '', 10) || 10)
       for (const state of ['size', 'available', 'using', 'waiting']) this.set({ state }, usage?.[state] ?? 0)

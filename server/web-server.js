@@ -1,7 +1,6 @@
 // The portal's web server (one process, or one cluster worker): express with compression, the built
 // assets and public/ as static files, a JSON log line per request, /metrics, /livez and /readyz, and the
 // Remix app; on SIGTERM or SIGINT it drains (ADR 026).
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
 import net from 'node:net'
@@ -18,10 +17,6 @@ import { securityHeaders } from './security-headers.js'
 // The socket address of the client, for sign-in throttling (app/utils/client-address.server.ts). Set
 // on every request, overwriting whatever a client sent under this name.
 export const CLIENT_ADDRESS_HEADER = 'x-portal-client-address'
-
-// What the app tells the server about the request it is handling (the acting user's id, for the log):
-// one record per request, reached by the app's bundle through this global (app/utils/request-record.server.ts).
-const records = (globalThis[Symbol.for('portal.request')] ??= new AsyncLocalStorage())
 
 /** The process's logger: JSON lines on stdout, readable lines in development when pino-pretty is installed. */
 export function createLogger() {
@@ -45,8 +40,6 @@ export function createLogger() {
     }, 500).unref()
     logger = pino({ level }, destination)
   }
-  // the app's own lines (a slow query) go through this logger too (app/utils/log.server.ts)
-  globalThis[Symbol.for('portal.logger')] = logger
   return logger
 }
 
@@ -81,12 +74,16 @@ export function routeMatcher(routes) {
 
 const sane = /^[\w.:@/+=-]{1,100}$/
 
+/** The hooks an app's build gives the server (app/entry.server.tsx); a build without them has no database. */
+export function serverHooksOf(build) {
+  return build.entry.module.serverHooks
+}
+
 /**
  * What the server knows of its own life: whether it is draining, the responses it is working on, and
- * whether the database answers (asked through the global that the app's db/client.ts sets; an app without
- * one has no database to wait for).
+ * whether the app's `database` (its build's serverHooks) answers; without one there is none to wait for.
  */
-export function createLifecycle() {
+export function createLifecycle({ database } = {}) {
   let draining = false
   let asking
   // the database's last outage as seen by the questions asked: still on, or when it was seen over
@@ -123,9 +120,8 @@ export function createLifecycle() {
      * `after` (a performance.now() time) is not shared.
      */
     databaseAnswers(after = 0) {
-      const answers = globalThis[Symbol.for('portal.database')]?.answers
-      if (!answers) return Promise.resolve(true)
-      if (!asking || asking.since < after) asking = ask(answers)
+      if (!database) return Promise.resolve(true)
+      if (!asking || asking.since < after) asking = ask(() => database.answers())
       return asking
     },
     /**
@@ -135,6 +131,10 @@ export function createLifecycle() {
     async databaseAwaySince(since) {
       const answered = await this.databaseAnswers(performance.now())
       return !answered || recoveredAt > since
+    },
+    /** Closes the app's database pool (once the server has drained). */
+    async closeDatabase() {
+      await database?.close()
     },
   }
 }
@@ -176,7 +176,11 @@ function outageResponse(req) {
  * The express app. `metrics` (server/metrics.js) answers /metrics and times requests; `build` is the
  * Remix server build; `lifecycle` (createLifecycle) answers /readyz and is what `drain` stops.
  */
-export function createApp({ build, logger, metrics, lifecycle = createLifecycle() }) {
+export function createApp({ build, logger, metrics, lifecycle = createLifecycle(serverHooksOf(build)) }) {
+  const hooks = serverHooksOf(build)
+  // the app reaches the load context below the loaders through its own AsyncLocalStorage; a build
+  // without hooks (a bench's hello-world app) reads it from the loaders' `context` only
+  const withLoadContext = hooks?.withLoadContext ?? ((context, handle) => handle())
   const routeOf = routeMatcher(build.routes)
   const app = express()
   app.disable('x-powered-by')
@@ -218,7 +222,10 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
     const record = { requestId: typeof incoming === 'string' && sane.test(incoming) ? incoming : randomUUID() }
     res.setHeader('X-Request-Id', record.requestId)
     req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? ''
-    req.portalRecord = record
+    // what the app gets of this request (app/load-context.ts): the record it adds the acting user to,
+    // and the logger its own lines (a slow query, a list that failed) go through
+    const context = { record, logger: logger.child({ requestId: record.requestId }) }
+    req.loadContext = context
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9
       const route = req.path === '/metrics' ? '/metrics' : routeOf(req.path)
@@ -236,7 +243,7 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
         'request',
       )
     })
-    records.run(record, next)
+    withLoadContext(context, next)
   })
   if (metrics) app.get('/metrics', metrics.handler)
   app.all(
@@ -244,7 +251,7 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
     createRequestHandler({
       build,
       mode: process.env.NODE_ENV,
-      getLoadContext: (req) => ({ request: req.portalRecord }),
+      getLoadContext: (req) => req.loadContext,
       // a failure while the database was away is an outage, not a fault: say so, and when to retry
       replaceServerError: async (req) =>
         (await lifecycle.databaseAwaySince(req.receivedAt)) ? outageResponse(req) : undefined,
@@ -261,7 +268,7 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
       : error instanceof URIError
         ? 'The address could not be read: it has a malformed %-escape.'
         : 'The request could not be read.'
-    if (!refused) logger.error({ err: error, requestId: req.portalRecord?.requestId }, 'request failed')
+    if (!refused) logger.error({ err: error, requestId: req.loadContext?.record.requestId }, 'request failed')
     res.status(refused ? status : 500)
     if (req.path.startsWith('/api/')) res.json({ message })
     else res.type('text/plain').send(message)
@@ -339,7 +346,7 @@ export function listen(app, { logger, lifecycle, port = Number(process.env.PORT)
             : 'draining: no new connections, finishing the requests in flight',
         )
         drain(server, { lifecycle, logger, delay })
-          .then(() => globalThis[Symbol.for('portal.database')]?.close())
+          .then(() => lifecycle.closeDatabase())
           .catch((error) => logger.error({ err: error }, 'closing the database pool failed'))
           .finally(() => {
             logger.info('stopped')

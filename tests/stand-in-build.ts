@@ -89,8 +89,8 @@ export async function standInBuild(app: Record<string, Module>, own: Record<stri
 }
 
 /**
- * A build of routes that render no page (/api calls, a test's own loaders) under an empty root: no
- * entry, no assets. The app's routes by id, at their full URL paths; the test's own at the path their
+ * A build of routes that render no page (/api calls, a test's own loaders) under an empty root: an entry
+ * with the app's hooks for the server (its database, the load context) but nothing to render, no assets. The app's routes by id, at their full URL paths; the test's own at the path their
  * id names (`routes/held` at /held). Installs Remix's globals as the server does.
  */
 export async function bareBuild(app: Record<string, Module>, own: Record<string, Module> = {}) {
@@ -101,7 +101,7 @@ export async function bareBuild(app: Record<string, Module>, own: Record<string,
     routes[id] = { id, parentId: 'root', path: id.replace(/^routes\//, ''), module }
   return {
     routes,
-    entry: { module: {} },
+    entry: { module: { serverHooks: entryServer.serverHooks } },
     future: future(),
     publicPath: '/build/',
     assetsBuildDirectory: 'public/build',
