@@ -42,6 +42,10 @@ async function serveHere() {
   }
 }
 
+/**
+ * The cluster's primary: `count` workers, restarted when they die, stopped when it is told to stop.
+ * @param {number} count
+ */
 function primary(count) {
   const logger = createLogger()
   const poolMax = Number.parseInt(process.env.DB_POOL_MAX ?? '', 10) || 10
