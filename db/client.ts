@@ -12,13 +12,18 @@ import { initModels, type Models } from './models/index.ts'
 // The one database client: created on first use, never at import, so that importing a service
 // costs nothing and a missing database surfaces as a clear error where it is needed.
 
-type Connection = { sequelize: Sequelize; models: Models; embedded?: EmbeddedHandle }
+type Connection = { sequelize: Sequelize; models: Models; embedded?: EmbeddedHandle; url: string }
 
 let connecting: Promise<Connection> | undefined
 
 export type ConnectOptions = {
   /** own: this process runs the embedded server (the app); share: attach to a running one (the CLI) */
   mode?: 'own' | 'share'
+  /**
+   * Who stops an embedded server this process starts: `caller` (`disconnect()`, after the process's own
+   * work has drained: the default of `own`) or `signal` (the default of `share`: a CLI command).
+   */
+  stoppedBy?: 'caller' | 'signal'
   log?: (line: string) => void
 }
 
@@ -30,7 +35,7 @@ export function connect(options: ConnectOptions = {}): Promise<Connection> {
   return connecting
 }
 
-async function open({ mode = 'share', log }: ConnectOptions): Promise<Connection> {
+async function open({ mode = 'share', stoppedBy, log }: ConnectOptions): Promise<Connection> {
   const env = getEnv()
   let url = env.DATABASE_URL
   let embedded: EmbeddedHandle | undefined
@@ -41,7 +46,7 @@ async function open({ mode = 'share', log }: ConnectOptions): Promise<Connection
       password: getSecrets().databasePassword,
       mode,
       // the app server's owner stops the database itself, after the web server has drained
-      stoppedBy: mode === 'own' ? 'caller' : 'signal',
+      stoppedBy: stoppedBy ?? (mode === 'own' ? 'caller' : 'signal'),
       log,
     })
     url = embedded.url
@@ -63,7 +68,7 @@ async function open({ mode = 'share', log }: ConnectOptions): Promise<Connection
     throw new Error(`Cannot reach the database: ${(error as Error).message}`)
   }
   reportPoolUsage(sequelize, env.DB_POOL_MAX)
-  return { sequelize, models: initModels(sequelize), embedded }
+  return { sequelize, models: initModels(sequelize), embedded, url }
 }
 
 /** The pool's connections: open, idle, lent out, callers waiting for one, and the most it opens. */
@@ -109,6 +114,11 @@ export async function db(): Promise<Models> {
 
 export async function sequelize(): Promise<Sequelize> {
   return (await connect()).sequelize
+}
+
+/** Where the database is (DATABASE_URL, or the embedded server's address), for a client with a pool of its own. */
+export async function databaseUrl(): Promise<string> {
+  return (await connect()).url
 }
 
 /** A raw pg connection borrowed from the pool (for a cursor or COPY), given back however `work` ends. */

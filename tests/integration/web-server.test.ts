@@ -24,22 +24,18 @@ let output = ''
 beforeAll(async () => {
   const port = await freePort()
   base = `http://127.0.0.1:${port}`
-  serve = spawn(
-    process.execPath,
-    [path.join(root, 'cli', 'bin.js'), 'serve', '--no-demo', '--no-exports', '--no-mail-queue'],
-    {
-      cwd: root,
-      // every statement counts as slow: the slow-query lines must carry no value either
-      env: {
-        ...process.env,
-        PORT: String(port),
-        WEB_CONCURRENCY: '2',
-        METRICS_TOKEN,
-        SLOW_SQL_MS: '0',
-        LOG_LEVEL: 'info',
-      },
+  serve = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'serve', '--no-demo', '--no-workers'], {
+    cwd: root,
+    // every statement counts as slow: the slow-query lines must carry no value either
+    env: {
+      ...process.env,
+      PORT: String(port),
+      WEB_CONCURRENCY: '2',
+      METRICS_TOKEN,
+      SLOW_SQL_MS: '0',
+      LOG_LEVEL: 'info',
     },
-  )
+  })
   exited = new Promise((resolve) => serve.on('exit', resolve))
   const ready = new Promise<void>((resolve) => {
     const read = (data: Buffer) => {

@@ -43,6 +43,10 @@ export const PERMISSIONS = {
   /** the Scheduled exports page, its runs and their files */
   'read:exports': { roles: STAFF, denied: 'Scheduled exports are for the admin side.' },
   'manage:exports': { roles: MANAGERS, denied: 'Only admins can change scheduled exports.' },
+  /** the Jobs page and `portal jobs list`: the queues of background work, their counts and failed jobs */
+  'read:jobs': { roles: STAFF, denied: 'Background jobs are for the admin side.' },
+  /** retry or cancel a job */
+  'manage:jobs': { roles: MANAGERS, denied: 'Only admins can retry or cancel jobs.' },
   /** be signed in by a partner's bridge link: a partner holding the secret must not become the super admin */
   'sign-in:bridge': {
     roles: ['admin', 'coach', 'learner'],

@@ -148,7 +148,7 @@ function UploadForm({ upload, reply }: { upload: { accept: string; hint: string 
           aria-invalid={fileError ? true : undefined}
         />
         <p id="import-file-hint" className="mt-1 text-xs text-slate-500">
-          {upload.hint}; UTF-8, comma or semicolon separated, with a header line.
+          {upload.hint}; UTF-8, comma, semicolon or tab separated, with a header line.
         </p>
         {fileError ? (
           <p id="import-file-error" role="alert" className="field-error">
