@@ -71,18 +71,21 @@ async function open({ mode = 'share', stoppedBy, log }: ConnectOptions): Promise
   return { sequelize, models: initModels(sequelize), embedded, url }
 }
 
-type Pool = { size: number; available: number; using: number; waiting: number }
+/** The pool's connections: open, idle, lent out, callers waiting for one, and the most it opens. */
+export type PoolUsage = { size: number; available: number; using: number; waiting: number; max: number }
 
-/** The web server's /metrics reads the pool through this global (server/metrics.js): it runs outside the app's bundle. */
+type Pool = Omit<PoolUsage, 'max'>
+
+let usage: (() => PoolUsage) | undefined
+
 function reportPoolUsage(sequelize: Sequelize, max: number) {
   const pool = (sequelize.connectionManager as unknown as { pool: Pool }).pool
-  ;(globalThis as Record<symbol, unknown>)[Symbol.for('portal.dbPool')] = () => ({
-    size: pool.size,
-    available: pool.available,
-    using: pool.using,
-    waiting: pool.waiting,
-    max,
-  })
+  usage = () => ({ size: pool.size, available: pool.available, using: pool.using, waiting: pool.waiting, max })
+}
+
+/** This process's pool, for the web server's /metrics; undefined before the first connection. */
+export function poolUsage(): PoolUsage | undefined {
+  return usage?.()
 }
 
 /**
@@ -103,13 +106,6 @@ export async function databaseAnswers(timeoutMs = 2000): Promise<boolean> {
 }
 
 const SELECT_ONE = sql('SELECT 1')
-
-// The web server runs outside the app's bundle and reaches the database through this global, as it reads
-// the pool's usage: whether it answers, and closing the pool when the server stops. Defining it opens nothing.
-;(globalThis as Record<symbol, unknown>)[Symbol.for('portal.database')] = {
-  answers: databaseAnswers,
-  close: () => disconnect(),
-}
 
 /** The models, connecting on first use. */
 export async function db(): Promise<Models> {
@@ -236,6 +232,7 @@ export function mapRows<R, T>(toRow: (record: R) => T): Transform {
 export async function disconnect() {
   const current = connecting
   connecting = undefined
+  usage = undefined
   if (!current) return
   const connection = await current.catch(() => undefined)
   if (!connection) return

@@ -12,7 +12,7 @@ import { db, sequelize } from '#db/client.ts'
 import { makeAdmin, makeCoach, makeCourse, makeLearner } from '#tests/factories.ts'
 import { elfBytes } from '#tests/fixtures/files.ts'
 import { jobOf as queuedJobOf, startWorkers, stopWorkers } from '#tests/jobs.ts'
-import { BASE, call, multipartRequest } from '#tests/requests.ts'
+import { BASE, call, multipartRequest, testLoadContext } from '#tests/requests.ts'
 import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 
 // The Import users page as a browser without JavaScript uses it: a multipart upload that answers with
@@ -56,7 +56,7 @@ async function upload(
   form.append('file', new File([typeof content === 'string' ? content : new Uint8Array(content)], name))
   const request = multipartRequest(`${BASE}${PATH}`, form, { Cookie: cookie })
   try {
-    return await importPage.action({ request, params: {}, context: {} })
+    return await importPage.action({ request, params: {}, context: testLoadContext() })
   } catch (thrown) {
     if (thrown instanceof Response) return thrown
     throw thrown
