@@ -4,8 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { QueryTypes, Sequelize } from 'sequelize'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { listSchedules } from '#app/modules/exports/service.server.ts'
 import { storage } from '#app/modules/files/storage.server.ts'
@@ -67,14 +66,22 @@ beforeAll(async () => {
       )
     )[0].id
   ids.pending = await mail('pending', learners[0].id)
-  ids.sending = await mail('sending', learners[1].id, `1, NULL, NULL, now() - interval '20 minutes', 'old-host:41:dead'`)
+  ids.sending = await mail(
+    'sending',
+    learners[1].id,
+    `1, NULL, NULL, now() - interval '20 minutes', 'old-host:41:dead'`,
+  )
   ids.sent = await mail('sent', learners[2].id, `1, NULL, now() - interval '1 day', now() - interval '1 day', NULL`)
-  ids.failed = await mail('failed', learners[3].id, `8, '535 Authentication failed', NULL, now() - interval '2 days', NULL`)
+  ids.failed = await mail(
+    'failed',
+    learners[3].id,
+    `8, '535 Authentication failed', NULL, now() - interval '2 days', NULL`,
+  )
   ids.cancelled = await mail('cancelled', learners[4].id, `1, 'The account already has a password.', NULL, NULL, NULL`)
 
   // imports: one running when its process went away (its file still stored), one done, one failed
   const key = `old-import-${randomBytes(4).toString('hex')}`
-  const csv = 'firstName,lastName,email,userName\nMia,Moved,mia.moved@example.com,miamoved\n'
+  const csv = 'firstName,lastName,email,userName\nMiriam,Moved,mia.moved@example.com,miamoved\n'
   await storage().put(key, Buffer.from(csv), 'text/csv')
   await rows(
     `INSERT INTO files (key, purpose, name, content_type, size, uploaded_by) VALUES ($1, 'user_import', 'old.csv', 'text/csv', $2, $3) RETURNING key`,
@@ -150,13 +157,17 @@ describe('the migration onto the job queue', () => {
       [ids.importDone]: ['succeeded', 7, 'auto', null],
       [ids.importFailed]: ['failed', 7, 'auto', 'It broke.'],
     })
-    const runs = await rows<{ id: string; status: string; error: string | null }>('SELECT id, status, error FROM export_runs')
+    const runs = await rows<{ id: string; status: string; error: string | null }>(
+      'SELECT id, status, error FROM export_runs',
+    )
     expect(Object.fromEntries(runs.map((r) => [r.id, [r.status, r.error]]))).toEqual({
       [ids.runDone]: ['succeeded', null],
       [ids.runFailed]: ['failed', 'The bucket does not exist.'],
       [ids.runRunning]: ['running', null],
     })
-    expect(await listSchedules(SYSTEM)).toMatchObject([{ name: 'nightly', cron: '0 2 * * *', nextRun: expect.any(String) }])
+    expect(await listSchedules(SYSTEM)).toMatchObject([
+      { name: 'nightly', cron: '0 2 * * *', nextRun: expect.any(String) },
+    ])
 
     // a job for what waits, under the row's own id; none for what has ended
     for (const waiting of ['pending', 'sending'])
@@ -181,20 +192,24 @@ describe('the migration onto the job queue', () => {
     }, 60_000)
 
     expect(
-      await rows<{ status: string; attempts: number }>('SELECT status, attempts FROM mail_queue WHERE id = ANY($1::uuid[]) ORDER BY attempts', [
-        [ids.pending, ids.sending],
-      ]),
+      await rows<{ status: string; attempts: number }>(
+        'SELECT status, attempts FROM mail_queue WHERE id = ANY($1::uuid[]) ORDER BY attempts',
+        [[ids.pending, ids.sending]],
+      ),
     ).toEqual([
       { status: 'sent', attempts: 1 },
       { status: 'sent', attempts: 2 },
     ])
     const outbox = await readOutbox(process.env.DATA_DIR!)
-    for (const n of [1, 2]) expect(outbox.filter((m) => JSON.stringify(m.to).includes(`old${n}@example.com`))).toHaveLength(1)
+    for (const n of [1, 2])
+      expect(outbox.filter((m) => JSON.stringify(m.to).includes(`old${n}@example.com`))).toHaveLength(1)
     expect(await rows('SELECT status, created FROM import_jobs WHERE id = $1', [ids.importRunning])).toEqual([
       { status: 'succeeded', created: 1 },
     ])
     expect(await rows('SELECT email FROM users WHERE email = $1', ['mia.moved@example.com'])).toHaveLength(1)
-    expect(await rows('SELECT status FROM export_runs WHERE id = $1', [ids.runRunning])).toEqual([{ status: 'succeeded' }])
+    expect(await rows('SELECT status FROM export_runs WHERE id = $1', [ids.runRunning])).toEqual([
+      { status: 'succeeded' },
+    ])
     expect((await readdir(folder)).sort()).toEqual(['.keep', 'nightly_2026-11-23_2026-11-23.csv'])
   })
 })

@@ -7,7 +7,9 @@ import { QueryTypes } from 'sequelize'
 import { SMTPServer } from 'smtp-server'
 import { afterEach, describe, expect, it } from 'vitest'
 import { passwordLinkIsValid } from '#app/modules/auth/password-links.server.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { storeFile } from '#app/modules/files/service.server.ts'
+import { getJob } from '#app/modules/jobs/service.server.ts'
 import { enqueueInvitation } from '#app/modules/mail/queue.server.ts'
 import { resetMailTransport } from '#app/modules/mail/service.server.ts'
 import { importJobStatus, startImportJob } from '#app/modules/users/import-jobs.server.ts'
@@ -34,7 +36,8 @@ const servers: SMTPServer[] = []
 const children: ReturnType<typeof workerProcess>[] = []
 
 afterEach(async () => {
-  for (const { child } of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  for (const { child } of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   await stopWorkers()
   for (const server of servers.splice(0)) await new Promise<void>((resolve) => server.close(() => resolve()))
   delete process.env.SMTP_URL
@@ -44,31 +47,38 @@ afterEach(async () => {
 
 /**
  * A loopback SMTP server that takes a mail's data and then holds its answer, accepting the mail (the
- * moment it counts as sent) only once released, or `delayMs` after its data when given.
+ * moment it counts as sent) only once released, or `delayMs` after its data when given. A mail whose
+ * sender is gone before its answer is dropped, as a server drops a transaction it never confirmed.
  */
 async function holdingSmtp({ delayMs }: { delayMs?: number } = {}) {
   const arrived: string[] = []
   const accepted: string[] = []
-  const held: (() => void)[] = []
+  const held: { raw: string; callback: () => void; gone: () => boolean }[] = []
+  const closed = new Set<string>()
   let holding = true
+  const accept = (mail: (typeof held)[number]) => {
+    if (mail.gone()) return
+    accepted.push(mail.raw)
+    mail.callback()
+  }
   const port = await freePort()
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     disableReverseLookup: true,
     logger: false,
-    onData(stream, _session, callback) {
+    onClose(session) {
+      closed.add(session.id)
+    },
+    onData(stream, session, callback) {
       let raw = ''
       stream.on('data', (chunk: Buffer) => (raw += chunk.toString()))
       stream.on('end', () => {
         arrived.push(raw)
-        const accept = () => {
-          accepted.push(raw)
-          callback()
-        }
-        if (delayMs !== undefined) setTimeout(accept, delayMs)
-        else if (holding) held.push(accept)
-        else accept()
+        const mail = { raw, callback: () => callback(), gone: () => closed.has(session.id) }
+        if (delayMs !== undefined) setTimeout(() => accept(mail), delayMs)
+        else if (holding) held.push(mail)
+        else accept(mail)
       })
     },
   })
@@ -80,7 +90,7 @@ async function holdingSmtp({ delayMs }: { delayMs?: number } = {}) {
     accepted,
     release() {
       holding = false
-      for (const accept of held.splice(0)) accept()
+      for (const mail of held.splice(0)) accept(mail)
     },
   }
 }
@@ -103,17 +113,20 @@ function startChild(env: Record<string, string>) {
   return worker
 }
 
-/** This process's worker (sending mail through `smtpUrl`), once the job is in the queue again. */
+/**
+ * This process's worker (sending mail through `smtpUrl`) takes over: it notices the lost job (its
+ * heartbeat lapsed) and, once the job is in the queue again, runs it.
+ */
 async function takeOver(id: string, queue: 'mail' | 'user-import', smtpUrl?: string) {
   if (smtpUrl) process.env.SMTP_URL = smtpUrl
   resetEnvCache()
   resetMailTransport()
+  await startWorkers([queue])
   const back = await eventually(async () => {
     const job = await jobOf(id)
     return job?.state === 'retry' && job
   }, 60_000)
   await runNow(id)
-  await startWorkers([queue])
   return back
 }
 
@@ -158,7 +171,9 @@ describe('a worker stopped with SIGTERM', () => {
     expect(smtp.accepted).toHaveLength(1)
     expect(await mailRow(id)).toMatchObject({ status: 'sent', attempts: 1 })
     expect(await jobOf(id)).toMatchObject({ state: 'completed' })
-    expect(worker.output.join('')).toContain('Stopping: the jobs in hand finish or go back to the queue (at most 20 s).')
+    expect(worker.output.join('')).toContain(
+      'Stopping: the jobs in hand finish or go back to the queue (at most 20 s).',
+    )
   })
 
   it('hands a job that does not finish in time back to the queue, where the next worker takes it', SLOW, async () => {
@@ -172,8 +187,11 @@ describe('a worker stopped with SIGTERM', () => {
     expect(await exitOf(worker.child)).toEqual({ code: 0, signal: null })
     expect(Date.now() - stopped).toBeLessThan(15_000)
     // not lost: waiting for its next try, saying why
-    const back = await jobOf(id)
-    expect(back).toMatchObject({ state: 'retry', output: { message: expect.stringMatching(/shut down/) } })
+    expect(await jobOf(id)).toMatchObject({ state: 'retry', output: { value: expect.stringMatching(/shut down/) } })
+    expect(await getJob(SYSTEM, id)).toMatchObject({
+      state: 'retry',
+      error: 'Its worker was stopping and handed it back before it finished.',
+    })
 
     await takeOver(id, 'mail', smtp.url)
     smtp.release()
@@ -198,8 +216,9 @@ async function importFile(admin: { id: string }, rows: number) {
     uploadedBy: admin.id,
   })
   const imported = async () =>
-    (await run<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE email LIKE $1', [`%.${stamp}@example.com`]))[0]
-      .n
+    (
+      await run<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE email LIKE $1', [`%.${stamp}@example.com`])
+    )[0].n
   return { key: stored.key, imported }
 }
 

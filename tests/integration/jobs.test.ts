@@ -73,73 +73,83 @@ describe('the queues', () => {
 })
 
 describe('a job that used up its tries', () => {
-  it('is failed with its last error, listed by portal jobs and the Jobs page, and runs again when retried from the page', SLOW, async () => {
-    // two tries, a second apart
-    await tuneQueue('export-run', { retryLimit: 1, retryDelay: 1, retryBackoff: false })
-    const gone = await brokenSchedule('retried')
-    const queued = await runSchedule(SYSTEM, 'retried')
-    await startWorkers(['export-run'])
+  it(
+    'is failed with its last error, listed by portal jobs and the Jobs page, and runs again when retried from the page',
+    SLOW,
+    async () => {
+      // two tries, a second apart
+      await tuneQueue('export-run', { retryLimit: 1, retryDelay: 1, retryBackoff: false })
+      const gone = await brokenSchedule('retried')
+      const queued = await runSchedule(SYSTEM, 'retried')
+      await startWorkers(['export-run'])
 
-    const failed = await eventually(async () => {
-      const job = await getJob(SYSTEM, queued.id)
-      return job.state === 'failed' && job
-    })
-    const error = `The folder ${gone.slice(0, -1)} does not exist.`
-    expect(failed).toMatchObject({ queue: 'export-run', tries: 2, triesAllowed: 2, error })
-    // its run says so too
-    expect(await findRun(SYSTEM, queued.id)).toMatchObject({ status: 'failed', error })
+      const failed = await eventually(async () => {
+        const job = await getJob(SYSTEM, queued.id)
+        return job.state === 'failed' && job
+      })
+      const error = `The folder ${gone.slice(0, -1)} does not exist.`
+      expect(failed).toMatchObject({ queue: 'export-run', tries: 2, triesAllowed: 2, error })
+      // its run says so too
+      expect(await findRun(SYSTEM, queued.id)).toMatchObject({ status: 'failed', error })
 
-    // the CLI, as JSON and as a table
-    const listed = await portal(['jobs', 'list', '--state', 'failed', '--json'])
-    expect(listed.code).toBe(0)
-    const jobs = JSON.parse(listed.stdout) as JobView[]
-    expect(jobs.find((job) => job.id === queued.id)).toEqual(failed)
-    expect(jobs.every((job) => job.state === 'failed')).toBe(true)
-    const table = await portal(['jobs', 'list', '--queue', 'export-run'])
-    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+QUEUE\s+STATE\s+TRIES\s+CREATED\s+ENDED\s+ERROR$/)
-    expect(table.stdout).toContain(`${queued.id}  export-run  failed  2/2`)
+      // the CLI, as JSON and as a table
+      const listed = await portal(['jobs', 'list', '--state', 'failed', '--json'])
+      expect(listed.code).toBe(0)
+      const jobs = JSON.parse(listed.stdout) as JobView[]
+      expect(jobs.find((job) => job.id === queued.id)).toEqual(failed)
+      expect(jobs.every((job) => job.state === 'failed')).toBe(true)
+      const table = await portal(['jobs', 'list', '--queue', 'export-run'])
+      expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+QUEUE\s+STATE\s+TRIES\s+CREATED\s+ENDED\s+ERROR$/)
+      expect(table.stdout).toContain(`${queued.id}  export-run  failed  2/2`)
 
-    // the Jobs page: counts by queue, the failed job with its error and a Retry button for an admin
-    const shown = await renderRoute(jobsPage as RouteModule, '/admin/jobs', { cookie: people.admin.cookie })
-    const queues = shown.getByRole('table', { name: 'Jobs of each queue, by state' })
-    const exportsRow = within(queues).getByRole('row', { name: /Scheduled exports/ })
-    expect(within(exportsRow).getAllByRole('cell').map((cell) => cell.textContent)).toEqual(['0', '0', '0', '1', '0'])
-    const failedTable = shown.getByRole('table', { name: 'Failed jobs, newest first' })
-    const row = within(failedTable).getByRole('row', { name: new RegExp(queued.id) })
-    expect(row).toHaveTextContent(error)
-    expect(row).toHaveTextContent('2 of 2')
-    expect(within(row).getByRole('button', { name: `Retry scheduled exports job ${queued.id}` })).toBeInTheDocument()
+      // the Jobs page: counts by queue, the failed job with its error and a Retry button for an admin
+      const shown = await renderRoute(jobsPage as RouteModule, '/admin/jobs', { cookie: people.admin.cookie })
+      const queues = shown.getByRole('table', { name: 'Jobs of each queue, by state' })
+      const exportsRow = within(queues).getByRole('row', { name: /Scheduled exports/ })
+      expect(
+        within(exportsRow)
+          .getAllByRole('cell')
+          .map((cell) => cell.textContent),
+      ).toEqual(['0', '0', '0', '1', '0'])
+      const failedTable = shown.getByRole('table', { name: 'Failed jobs, newest first' })
+      const row = within(failedTable).getByRole('row', { name: new RegExp(queued.id) })
+      expect(row).toHaveTextContent(error)
+      expect(row).toHaveTextContent('2 of 2')
+      expect(within(row).getByRole('button', { name: `Retry scheduled exports job ${queued.id}` })).toBeInTheDocument()
 
-    // a coach reads the page and has no button, and a retry posted anyway is refused
-    const coachView = await renderRoute(jobsPage as RouteModule, '/admin/jobs', { cookie: people.coach.cookie })
-    expect(coachView.getByText(/Only admins can retry a job/)).toBeInTheDocument()
-    expect(coachView.queryByRole('button', { name: /^Retry/ })).toBeNull()
-    const refused = await retryFromPage(people.coach, queued.id)
-    expect(await toastOf(refused)).toMatchObject({ type: 'error', message: 'Only admins can retry or cancel jobs.' })
-    expect((await getJob(SYSTEM, queued.id)).state).toBe('failed')
-    // a learner never gets in
-    const learner = await call(jobsPage.loader as never, '/admin/jobs', { headers: { Cookie: people.learner.cookie } })
-    expect(learner.status).toBe(302)
+      // a coach reads the page and has no button, and a retry posted anyway is refused
+      const coachView = await renderRoute(jobsPage as RouteModule, '/admin/jobs', { cookie: people.coach.cookie })
+      expect(coachView.getByText(/Only admins can retry a job/)).toBeInTheDocument()
+      expect(coachView.queryByRole('button', { name: /^Retry/ })).toBeNull()
+      const refused = await retryFromPage(people.coach, queued.id)
+      expect(await toastOf(refused)).toMatchObject({ type: 'error', message: 'Only admins can retry or cancel jobs.' })
+      expect((await getJob(SYSTEM, queued.id)).state).toBe('failed')
+      // a learner never gets in
+      const learner = await call(jobsPage.loader as never, '/admin/jobs', {
+        headers: { Cookie: people.learner.cookie },
+      })
+      expect(learner.status).toBe(302)
 
-    // the folder is back; the admin's retry, as a browser without JavaScript posts it
-    await mkdir(gone)
-    const retried = await retryFromPage(people.admin, queued.id)
-    expect(retried.status).toBe(302)
-    expect(retried.headers.get('Location')).toBe('/admin/jobs')
-    expect(await toastOf(retried)).toMatchObject({
-      type: 'success',
-      message: 'The scheduled exports job is queued to run again.',
-    })
-    await eventually(async () => (await getJob(SYSTEM, queued.id)).state === 'completed')
-    expect(await findRun(SYSTEM, queued.id)).toMatchObject({ status: 'succeeded', error: null })
-    expect(await readdir(gone)).toEqual([expect.stringMatching(/^retried_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.csv$/)])
-    // a job that is not failed is not retried
-    const again = await retryFromPage(people.admin, queued.id)
-    expect(await toastOf(again)).toMatchObject({
-      type: 'error',
-      message: 'Only a failed or cancelled job can be tried again; this one is completed.',
-    })
-  })
+      // the folder is back; the admin's retry, as a browser without JavaScript posts it
+      await mkdir(gone)
+      const retried = await retryFromPage(people.admin, queued.id)
+      expect(retried.status).toBe(302)
+      expect(retried.headers.get('Location')).toBe('/admin/jobs')
+      expect(await toastOf(retried)).toMatchObject({
+        type: 'success',
+        message: 'The scheduled exports job is queued to run again.',
+      })
+      await eventually(async () => (await getJob(SYSTEM, queued.id)).state === 'completed')
+      expect(await findRun(SYSTEM, queued.id)).toMatchObject({ status: 'succeeded', error: null })
+      expect(await readdir(gone)).toEqual([expect.stringMatching(/^retried_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.csv$/)])
+      // a job that is not failed is not retried
+      const again = await retryFromPage(people.admin, queued.id)
+      expect(await toastOf(again)).toMatchObject({
+        type: 'error',
+        message: 'Only a failed or cancelled job can be tried again; this one is completed.',
+      })
+    },
+  )
 })
 
 const retryFromPage = (who: SignedInPerson, id: string) =>
@@ -150,48 +160,55 @@ const retryFromPage = (who: SignedInPerson, id: string) =>
   })
 
 describe('portal jobs', () => {
-  it('cancels a waiting job, retries it, and says what cannot be done with exit codes scripts rely on', SLOW, async () => {
-    const dir = await folder()
-    await addSchedule(SYSTEM, { name: 'waiting', cron: '0 2 * * *', range: 'yesterday', destination: dir })
-    const queued = await runSchedule(SYSTEM, 'waiting')
+  it(
+    'cancels a waiting job, retries it, and says what cannot be done with exit codes scripts rely on',
+    SLOW,
+    async () => {
+      const dir = await folder()
+      await addSchedule(SYSTEM, { name: 'waiting', cron: '0 2 * * *', range: 'yesterday', destination: dir })
+      const queued = await runSchedule(SYSTEM, 'waiting')
 
-    const cancelled = await portal(['jobs', 'cancel', queued.id, '--json'])
-    expect(cancelled.code).toBe(0)
-    expect(JSON.parse(cancelled.stdout)).toMatchObject({ id: queued.id, state: 'cancelled' })
-    expect(cancelled.stderr).toBe(`Job ${queued.id} (export-run) is cancelled.\n`)
-    expect(await findRun(SYSTEM, queued.id)).toMatchObject({ status: 'failed', error: 'Cancelled by an operator.' })
+      const cancelled = await portal(['jobs', 'cancel', queued.id, '--json'])
+      expect(cancelled.code).toBe(0)
+      expect(JSON.parse(cancelled.stdout)).toMatchObject({ id: queued.id, state: 'cancelled' })
+      expect(cancelled.stderr).toBe(`Job ${queued.id} (export-run) is cancelled.\n`)
+      expect(await findRun(SYSTEM, queued.id)).toMatchObject({ status: 'failed', error: 'Cancelled by an operator.' })
 
-    const twice = await portal(['jobs', 'cancel', queued.id])
-    expect(twice).toMatchObject({
-      code: 1,
-      stdout: '',
-      stderr: 'portal: This job has ended (cancelled); only a waiting or running job can be cancelled.\n',
-    })
+      const twice = await portal(['jobs', 'cancel', queued.id])
+      expect(twice).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'portal: This job has ended (cancelled); only a waiting or running job can be cancelled.\n',
+      })
 
-    // a cancelled job may run after all
-    const resumed = await portal(['jobs', 'retry', queued.id, '--json'])
-    expect(resumed.code).toBe(0)
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ id: queued.id, state: 'created' })
-    expect(await findRun(SYSTEM, queued.id)).toMatchObject({ status: 'queued', finishedAt: null })
-    await startWorkers(['export-run'])
-    await eventually(async () => (await findRun(SYSTEM, queued.id)).status === 'succeeded')
+      // a cancelled job may run after all
+      const resumed = await portal(['jobs', 'retry', queued.id, '--json'])
+      expect(resumed.code).toBe(0)
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ id: queued.id, state: 'created' })
+      expect(await findRun(SYSTEM, queued.id)).toMatchObject({ status: 'queued', finishedAt: null })
+      await startWorkers(['export-run'])
+      await eventually(async () => (await findRun(SYSTEM, queued.id)).status === 'succeeded')
 
-    expect(await portal(['jobs', 'retry', '00000000-0000-4000-8000-000000000000'])).toMatchObject({
-      code: 1,
-      stdout: '',
-      stderr: 'portal: There is no such job.\n',
-    })
-    expect(await portal(['jobs', 'retry', 'not-an-id'])).toMatchObject({ code: 1, stderr: 'portal: There is no such job.\n' })
-    const wrong = await portal(['jobs', 'list', '--state', 'lost'])
-    expect(wrong).toMatchObject({ code: 2, stdout: '' })
-    expect(wrong.stderr).toContain(
-      '--state: State must be one of created, retry, active, completed, failed, cancelled.',
-    )
-    expect(await portal(['jobs', 'list', '--limit', '0'])).toMatchObject({
-      code: 2,
-      stderr: 'portal: --limit: Limit must be at least 1.\n',
-    })
-  })
+      expect(await portal(['jobs', 'retry', '00000000-0000-4000-8000-000000000000'])).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'portal: There is no such job.\n',
+      })
+      expect(await portal(['jobs', 'retry', 'not-an-id'])).toMatchObject({
+        code: 1,
+        stderr: 'portal: There is no such job.\n',
+      })
+      const wrong = await portal(['jobs', 'list', '--state', 'lost'])
+      expect(wrong).toMatchObject({ code: 2, stdout: '' })
+      expect(wrong.stderr).toContain(
+        '--state: State must be one of created, retry, active, completed, failed, cancelled.',
+      )
+      expect(await portal(['jobs', 'list', '--limit', '0'])).toMatchObject({
+        code: 2,
+        stderr: 'portal: --limit: Limit must be at least 1.\n',
+      })
+    },
+  )
 })
 
 describe('the job services', () => {
@@ -219,7 +236,9 @@ describe('the job services', () => {
       { type: QueryTypes.SELECT },
     )
     expect(created(after)).toBe(n)
-    expect(await jobOf((await listJobs(SYSTEM, { queue: 'export-run', state: 'created', limit: 1 }))[0].id)).toMatchObject({
+    expect(
+      await jobOf((await listJobs(SYSTEM, { queue: 'export-run', state: 'created', limit: 1 }))[0].id),
+    ).toMatchObject({
       state: 'created',
     })
   })
