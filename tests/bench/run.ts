@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { chmod, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import url from 'node:url'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { hashPassword } from '#app/modules/auth/password.server.ts'
@@ -21,6 +22,7 @@ import {
   stop,
   waitUntilServing,
 } from '#tests/bench/serve.ts'
+import { patchedPackages, unpackPublished } from '#tests/patched-packages.ts'
 import { freePort } from '#tests/setup/global.ts'
 
 // npm run bench: the real `portal serve` on a fresh DATA_DIR. Prints start-up times, then the ingest
@@ -39,6 +41,9 @@ import { freePort } from '#tests/setup/global.ts'
 //   BENCH_PROFILE=1          one app server process (WEB_CONCURRENCY=1) under --cpu-prof; the profile and the
 //                            times of each measured load are written to bench-profiles/ when it stops
 //                            (read them with tests/bench/profile-summary.ts)
+//   BENCH_COMPARE_PATCHES=1  a second app server on the same database runs the patched packages as published
+//                            (patches/, ADR 024); each portal row is measured on both, taking turns, and both
+//                            are printed side by side (not with BENCH_PROFILE)
 
 const floorsDir = path.join(root, 'tests', 'bench', 'floors')
 const helloDir = path.join(floorsDir, 'remix-hello')
@@ -47,6 +52,9 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1)
 const RUNS = Math.max(1, Math.round(Number(process.env.BENCH_RUNS ?? 1)))
 const PROFILE = Boolean(process.env.BENCH_PROFILE && process.env.BENCH_PROFILE !== '0')
 const PROFILE_DIR = path.join(root, 'bench-profiles')
+const COMPARE = Boolean(process.env.BENCH_COMPARE_PATCHES && process.env.BENCH_COMPARE_PATCHES !== '0')
+/** The published copies of the patched packages: inside node_modules, so that what they require is found. */
+const PUBLISHED_DIR = path.join(root, 'node_modules', '.cache', 'bench-published')
 
 /** BENCH_ONLY's names for the rows. */
 const ROW_KEYS = ['heartbeat', 'audit', 'ping', 'mycourses', 'course', 'video', 'adminusers', 'accesslog'] as const
@@ -78,6 +86,11 @@ const ADMIN_CONNECTIONS = 10
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
 
 async function main() {
+  if (COMPARE && PROFILE) {
+    // a profiled server is one process, the published one would be two: their CPU would not compare
+    console.error('bench: BENCH_COMPARE_PATCHES and BENCH_PROFILE measure different things; set one of them')
+    process.exit(2)
+  }
   await buildIfMissing()
   // the page floor is built every time: a second or so, and never stale
   await run(process.execPath, ['node_modules/@remix-run/dev/dist/cli.js', 'build', helloDir], {
@@ -98,6 +111,7 @@ async function main() {
   const base = `http://127.0.0.1:${env.PORT}`
   const floors: ChildProcess[] = []
   let portal: ChildProcess | undefined
+  let publishedPortal: ChildProcess | undefined
   let client: pg.Client | undefined
   let appPid: number | undefined
   const profileRun = path.join(PROFILE_DIR, new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19))
@@ -163,8 +177,11 @@ async function main() {
 
     const postgres = postmasterPid(dataDir)
     appPid = appServerPid(warm.child.pid as number)
+    const published = COMPARE ? await startPublished(env, database.url) : undefined
+    publishedPortal = published?.child
     const servers = {
       portal: { base, pid: appPid, postgres },
+      published: published && { base: published.base, pid: appServerPid(published.child.pid as number), postgres },
       ingestFloor: { base: `http://127.0.0.1:${ingestFloorPort}`, pid: ingestFloor?.pid ?? 0, postgres },
       pageFloor: { base: `http://127.0.0.1:${pageFloorPort}`, pid: pageFloor?.pid ?? 0, postgres },
     }
@@ -182,10 +199,18 @@ async function main() {
         `${SECONDS} s each after ${WARMUP_SECONDS} s of warm-up, ${RUNS === 1 ? 'one run' : `median of ${RUNS} runs`}; ` +
         'request logging on, as in production.',
     )
+    // with BENCH_COMPARE_PATCHES each portal row is measured on both app servers, taking turns; the
+    // ingest calls go on through the same rotation, so each heartbeat still reports the next second
+    const portalServers = servers.published ? [servers.portal, servers.published] : [servers.portal]
     for (const target of ingest) {
-      const figures = await measure(servers.portal, target.portal, INGEST_CONNECTIONS, target.name)
+      const [figures, publishedFigures] = await measureEach(
+        portalServers,
+        target.portal,
+        INGEST_CONNECTIONS,
+        target.name,
+      )
       const floor = await measure(servers.ingestFloor, target.floor, INGEST_CONNECTIONS)
-      rows.push({ name: target.name, connections: INGEST_CONNECTIONS, figures, floor })
+      rows.push({ name: target.name, connections: INGEST_CONNECTIONS, figures, floor, published: publishedFigures })
       floorRows.push({ name: `ingest floor: ${target.name}`, connections: INGEST_CONNECTIONS, figures: floor })
     }
 
@@ -195,23 +220,23 @@ async function main() {
       floorRows.push({ name: 'page floor: Remix hello world', connections, figures: hello[connections] })
     }
     for (const [, name, target, connectionCounts] of pages) {
-      await preflight(name, servers.portal.base, target)
-      for (const connections of connectionCounts)
-        rows.push({
-          name,
-          connections,
-          figures: await measure(servers.portal, target, connections, name),
-          floor: hello[connections],
-        })
+      for (const server of portalServers) await preflight(name, server.base, target)
+      for (const connections of connectionCounts) {
+        const [figures, publishedFigures] = await measureEach(portalServers, target, connections, name)
+        rows.push({ name, connections, figures, floor: hello[connections], published: publishedFigures })
+      }
     }
 
     printTable(rows, floorRows)
+    if (COMPARE) printComparison(rows)
     const rssAfter = rss(servers.portal.pid)
     console.log(`\napp server memory (RSS): ${mb(rssBefore)} after start, ${mb(rssAfter)} after the load`)
     console.log(`load average (1 min) at the end: ${os.loadavg()[0].toFixed(2)}`)
   } finally {
     await client?.end().catch(() => undefined)
     for (const floor of floors) await stop(floor)
+    if (publishedPortal) await stop(publishedPortal)
+    if (COMPARE) await rm(PUBLISHED_DIR, { recursive: true, force: true })
     if (portal) await stop(portal)
     await rm(dataDir, { recursive: true, force: true })
     if (PROFILE) await keepProfile(profileRun, appPid)
@@ -408,18 +433,40 @@ type Figures = {
   statuses: Record<string, number>
   nodeCpuMs: number
   pgCpuMs: number
+  /** node CPU ms/req of each run, in the order measured */
+  nodeCpuRuns: number[]
 }
-type Row = { name: string; connections: number; figures: Figures; floor?: Figures }
+type Row = { name: string; connections: number; figures: Figures; floor?: Figures; published?: Figures }
 
 /** A row's figures; `name` marks a load of the portal, whose times go with its profile. */
 async function measure(server: Server, target: Target, connections: number, name?: string): Promise<Figures> {
-  if (WARMUP_SECONDS > 0) await load(server, target, connections, WARMUP_SECONDS)
-  const runs: Figures[] = []
+  const [figures] = await measureEach([server], target, connections, name)
+  return figures
+}
+
+/**
+ * A row's figures on each server: each warmed up, then RUNS loads of each, taking turns (first to last in
+ * the odd runs, last to first in the even ones) so that a machine getting busier or quieter weighs on all
+ * alike. `name` marks the loads of the first server (the portal), whose times go with its profile.
+ */
+async function measureEach(servers: Server[], target: Target, connections: number, name?: string) {
+  if (WARMUP_SECONDS > 0) for (const server of servers) await load(server, target, connections, WARMUP_SECONDS)
+  const runs: Figures[][] = servers.map(() => [])
   for (let i = 0; i < RUNS; i++) {
-    const startUs = Number(process.hrtime.bigint() / 1000n)
-    runs.push(await load(server, target, connections, SECONDS))
-    if (name) loads.push({ name, connections, startUs, endUs: Number(process.hrtime.bigint() / 1000n) })
+    const order = servers.map((_, index) => index)
+    if (i % 2) order.reverse()
+    for (const index of order) {
+      const startUs = Number(process.hrtime.bigint() / 1000n)
+      runs[index].push(await load(servers[index], target, connections, SECONDS))
+      if (name && index === 0)
+        loads.push({ name, connections, startUs, endUs: Number(process.hrtime.bigint() / 1000n) })
+    }
   }
+  return runs.map(summary)
+}
+
+/** The medians of a row's runs on one server. */
+function summary(runs: Figures[]): Figures {
   return {
     rps: median(runs.map((r) => r.rps)),
     p50: median(runs.map((r) => r.p50)),
@@ -432,6 +479,7 @@ async function measure(server: Server, target: Target, connections: number, name
     }, {}),
     nodeCpuMs: median(runs.map((r) => r.nodeCpuMs)),
     pgCpuMs: median(runs.map((r) => r.pgCpuMs)),
+    nodeCpuRuns: runs.flatMap((r) => r.nodeCpuRuns),
   }
 }
 
@@ -472,6 +520,7 @@ async function load(server: Server, target: Target, connections: number, seconds
     statuses,
     nodeCpuMs: nodeCpuMs / answered,
     pgCpuMs: pgCpuMs / answered,
+    nodeCpuRuns: [nodeCpuMs / answered],
   }
 }
 
@@ -603,6 +652,41 @@ function printTable(rows: Row[], floorRows: Row[]) {
 
 const cpu = (ms: number) => ms.toFixed(2)
 
+/** BENCH_COMPARE_PATCHES: each portal row as patched and as published, side by side. */
+function printComparison(rows: Row[]) {
+  const compared = rows.filter((row): row is Row & { published: Figures } => row.published !== undefined)
+  const each = (f: Figures) => `${cpu(f.nodeCpuMs)} (${f.nodeCpuRuns.map(cpu).join(' ')})`
+  const width = Math.max(...compared.map((r) => r.name.length))
+  const column = Math.max('published'.length, ...compared.map((r) => each(r.published).length))
+  console.log(
+    '\nthe patched packages (patches/, ADR 024) against the same packages as published, on two app servers\n' +
+      'taking turns on each row: node CPU ms/req, median (each run, in the order measured); req/s medians',
+  )
+  console.log(
+    [
+      'work'.padEnd(width),
+      'conns'.padStart(5),
+      'patched'.padEnd(column),
+      'published'.padEnd(column),
+      'saved'.padStart(12),
+      'req/s patched / published'.padStart(25),
+    ].join(' '),
+  )
+  for (const { name, connections, figures: patched, published } of compared) {
+    const saved = published.nodeCpuMs - patched.nodeCpuMs
+    console.log(
+      [
+        name.padEnd(width),
+        String(connections).padStart(5),
+        each(patched).padEnd(column),
+        each(published).padEnd(column),
+        `${cpu(saved)} ${((saved / published.nodeCpuMs) * 100).toFixed(0)} %`.padStart(12),
+        `${patched.rps.toFixed(0)} / ${published.rps.toFixed(0)}`.padStart(25),
+      ].join(' '),
+    )
+  }
+}
+
 // ——— processes ———
 
 /** The bare node:http + pg server, on the portal's database, with the same Node. */
@@ -617,6 +701,42 @@ async function startIngestFloor(databaseUrl: string, port: number) {
     child.once('exit', (code) => reject(new Error(`bench: the ingest floor exited with ${code}`)))
   })
   return child
+}
+
+/**
+ * A second `portal serve` on the portal's database (its own port, no background jobs: the first one runs
+ * them) whose processes load the patched packages as published (tests/bench/published-packages.ts).
+ */
+async function startPublished(env: NodeJS.ProcessEnv, databaseUrl: string) {
+  await rm(PUBLISHED_DIR, { recursive: true, force: true })
+  await unpackPublished(PUBLISHED_DIR)
+  const hook = url.pathToFileURL(path.join(import.meta.dirname, 'published-packages.ts')).href
+  const publishedEnv = {
+    ...env,
+    DATABASE_URL: databaseUrl,
+    PORT: String(await freePort()),
+    BENCH_PUBLISHED_DIR: PUBLISHED_DIR,
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${hook}`].filter(Boolean).join(' '),
+  }
+  assertLoadsPublished(publishedEnv)
+  const base = `http://127.0.0.1:${publishedEnv.PORT}`
+  const { child } = await start(publishedEnv, base, ['--no-workers', '--no-demo'])
+  return { child, base }
+}
+
+/** A figure of the published packages that was in fact of the patched ones would mislead: check first. */
+function assertLoadsPublished(env: NodeJS.ProcessEnv) {
+  const script =
+    "import { createRequire } from 'node:module'; await import('@remix-run/node'); await import('@remix-run/react');" +
+    'console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)))'
+  const loaded = JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, env, encoding: 'utf8' }),
+  ) as string[]
+  for (const { name } of patchedPackages()) {
+    const from = (folder: string) => loaded.some((file) => file.startsWith(path.join(folder, name) + path.sep))
+    if (!from(path.join(PUBLISHED_DIR, 'node_modules')) || from(path.join(root, 'node_modules')))
+      throw new Error(`bench: the published app server would not load ${name} as published`)
+  }
 }
 
 /** The hello-world Remix app, served by the portal's own web server (server/app-server.js) from its own folder. */

@@ -30,10 +30,10 @@ export async function portalEnv(dataDir: string) {
   }
 }
 
-/** Starts `portal serve --no-build` and waits for its first served page. */
-export async function start(env: NodeJS.ProcessEnv, base: string) {
+/** Starts `portal serve --no-build` (and `options`) and waits for its first served page. */
+export async function start(env: NodeJS.ProcessEnv, base: string, options: string[] = []) {
   const started = performance.now()
-  const child = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'serve', '--no-build'], {
+  const child = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'serve', '--no-build', ...options], {
     cwd: root,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
