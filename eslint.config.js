@@ -5,6 +5,7 @@ import importX from 'eslint-plugin-import-x'
 import reactHooks from 'eslint-plugin-react-hooks'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
+import { oneErrorPathConfig } from './eslint/rules/one-error-path.js'
 
 export default tseslint.config(
   {
@@ -93,5 +94,7 @@ export default tseslint.config(
       ],
     },
   },
+  // a refusal becomes an answer in the wrappers only (ADR 030, 033)
+  oneErrorPathConfig,
   prettier,
 )

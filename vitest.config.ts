@@ -9,7 +9,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['app/**/*.test.{ts,tsx}', 'cli/**/*.test.ts', 'db/**/*.test.ts'],
+          include: ['app/**/*.test.{ts,tsx}', 'cli/**/*.test.ts', 'db/**/*.test.ts', 'eslint/**/*.test.ts'],
           environment: 'node',
         },
       },

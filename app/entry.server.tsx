@@ -3,14 +3,28 @@ import { createReadableStreamFromReadable, type EntryContext } from '@remix-run/
 import { RemixServer } from '@remix-run/react'
 import { isbot } from 'isbot'
 import { renderToPipeableStream } from 'react-dom/server'
+import { databaseAnswers, disconnect, poolUsage } from '#db/client.ts'
+import type { ServerHooks } from './load-context.ts'
 import { getEnv } from './utils/env.server.ts'
 import { NonceProvider } from './utils/nonce.ts'
+import { withLoadContext } from './utils/request-record.server.ts'
 import { createNonce, pagePolicy } from './utils/security-headers.server.ts'
 
 // Remix's default server entry (@remix-run/dev's entry.server.node.tsx), plus the page's
-// Content-Security-Policy: a nonce per page, on every script Remix and React write into it (ADR 028).
+// Content-Security-Policy: a nonce per page, on every script Remix and React write into it (ADR 028),
+// and the hooks the web server takes from the build (ADR 034).
 
 const ABORT_DELAY = 5_000
+
+/**
+ * What the web server (server/) takes from this build at start, beside Remix's own exports
+ * (app/load-context.ts). The database is the one the routes use: the build bundles db/client.ts, so
+ * this is the only copy of it in the web server's process, and the pool it reports is the pool they use.
+ */
+export const serverHooks: ServerHooks = {
+  withLoadContext,
+  database: { answers: databaseAnswers, close: disconnect, poolUsage },
+}
 
 export default function handleRequest(
   request: Request,

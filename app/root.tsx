@@ -7,6 +7,7 @@ import stylesheet from './tailwind.css'
 import { PRODUCT_NAME } from './utils/brand.ts'
 import { getEnv } from './utils/env.server.ts'
 import { useNonce } from './utils/nonce.ts'
+import { pageLoader } from './utils/pages.server.ts'
 import { getSessionUser } from './utils/session.server.ts'
 import { getToast } from './utils/toast.server.ts'
 
@@ -23,7 +24,9 @@ export const meta: MetaFunction = () => [
   },
 ]
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadRoot)
+
+async function loadRoot({ request }: LoaderFunctionArgs) {
   const [user, { toast, headers }] = await Promise.all([getSessionUser(request), getToast(request)])
   return json({ user: user ?? null, toast: toast ?? null, marketingUrl: getEnv().MARKETING_URL ?? null }, { headers })
 }

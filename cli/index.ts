@@ -21,6 +21,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   export: () => import('./commands/export.ts').then((m) => m.registerExport),
   exports: () => import('./commands/exports.ts').then((m) => m.registerExports),
   mail: () => import('./commands/mail.ts').then((m) => m.registerMail),
+  jobs: () => import('./commands/jobs.ts').then((m) => m.registerJobs),
+  worker: () => import('./commands/worker.ts').then((m) => m.registerWorker),
 }
 
 // A reader that stops early (`portal export access-log | head`) is no failure: stop quietly, as Unix tools do.

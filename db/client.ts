@@ -12,13 +12,18 @@ import { initModels, type Models } from './models/index.ts'
 // The one database client: created on first use, never at import, so that importing a service
 // costs nothing and a missing database surfaces as a clear error where it is needed.
 
-type Connection = { sequelize: Sequelize; models: Models; embedded?: EmbeddedHandle }
+type Connection = { sequelize: Sequelize; models: Models; embedded?: EmbeddedHandle; url: string }
 
 let connecting: Promise<Connection> | undefined
 
 export type ConnectOptions = {
   /** own: this process runs the embedded server (the app); share: attach to a running one (the CLI) */
   mode?: 'own' | 'share'
+  /**
+   * Who stops an embedded server this process starts: `caller` (`disconnect()`, after the process's own
+   * work has drained: the default of `own`) or `signal` (the default of `share`: a CLI command).
+   */
+  stoppedBy?: 'caller' | 'signal'
   log?: (line: string) => void
 }
 
@@ -30,7 +35,7 @@ export function connect(options: ConnectOptions = {}): Promise<Connection> {
   return connecting
 }
 
-async function open({ mode = 'share', log }: ConnectOptions): Promise<Connection> {
+async function open({ mode = 'share', stoppedBy, log }: ConnectOptions): Promise<Connection> {
   const env = getEnv()
   let url = env.DATABASE_URL
   let embedded: EmbeddedHandle | undefined
@@ -41,7 +46,7 @@ async function open({ mode = 'share', log }: ConnectOptions): Promise<Connection
       password: getSecrets().databasePassword,
       mode,
       // the app server's owner stops the database itself, after the web server has drained
-      stoppedBy: mode === 'own' ? 'caller' : 'signal',
+      stoppedBy: stoppedBy ?? (mode === 'own' ? 'caller' : 'signal'),
       log,
     })
     url = embedded.url
@@ -63,21 +68,24 @@ async function open({ mode = 'share', log }: ConnectOptions): Promise<Connection
     throw new Error(`Cannot reach the database: ${(error as Error).message}`)
   }
   reportPoolUsage(sequelize, env.DB_POOL_MAX)
-  return { sequelize, models: initModels(sequelize), embedded }
+  return { sequelize, models: initModels(sequelize), embedded, url }
 }
 
-type Pool = { size: number; available: number; using: number; waiting: number }
+/** The pool's connections: open, idle, lent out, callers waiting for one, and the most it opens. */
+export type PoolUsage = { size: number; available: number; using: number; waiting: number; max: number }
 
-/** The web server's /metrics reads the pool through this global (server/metrics.js): it runs outside the app's bundle. */
+type Pool = Omit<PoolUsage, 'max'>
+
+let usage: (() => PoolUsage) | undefined
+
 function reportPoolUsage(sequelize: Sequelize, max: number) {
   const pool = (sequelize.connectionManager as unknown as { pool: Pool }).pool
-  ;(globalThis as Record<symbol, unknown>)[Symbol.for('portal.dbPool')] = () => ({
-    size: pool.size,
-    available: pool.available,
-    using: pool.using,
-    waiting: pool.waiting,
-    max,
-  })
+  usage = () => ({ size: pool.size, available: pool.available, using: pool.using, waiting: pool.waiting, max })
+}
+
+/** This process's pool, for the web server's /metrics; undefined before the first connection. */
+export function poolUsage(): PoolUsage | undefined {
+  return usage?.()
 }
 
 /**
@@ -99,13 +107,6 @@ export async function databaseAnswers(timeoutMs = 2000): Promise<boolean> {
 
 const SELECT_ONE = sql('SELECT 1')
 
-// The web server runs outside the app's bundle and reaches the database through this global, as it reads
-// the pool's usage: whether it answers, and closing the pool when the server stops. Defining it opens nothing.
-;(globalThis as Record<symbol, unknown>)[Symbol.for('portal.database')] = {
-  answers: databaseAnswers,
-  close: () => disconnect(),
-}
-
 /** The models, connecting on first use. */
 export async function db(): Promise<Models> {
   return (await connect()).models
@@ -113,6 +114,11 @@ export async function db(): Promise<Models> {
 
 export async function sequelize(): Promise<Sequelize> {
   return (await connect()).sequelize
+}
+
+/** Where the database is (DATABASE_URL, or the embedded server's address), for a client with a pool of its own. */
+export async function databaseUrl(): Promise<string> {
+  return (await connect()).url
 }
 
 /** A raw pg connection borrowed from the pool (for a cursor or COPY), given back however `work` ends. */
@@ -226,6 +232,7 @@ export function mapRows<R, T>(toRow: (record: R) => T): Transform {
 export async function disconnect() {
   const current = connecting
   connecting = undefined
+  usage = undefined
   if (!current) return
   const connection = await current.catch(() => undefined)
   if (!connection) return

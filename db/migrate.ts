@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize'
 import { Umzug, type UmzugStorage } from 'umzug'
+import { installJobQueue } from '#app/modules/jobs/install.server.ts'
 import type { SqlRunner } from './migration.ts'
 import * as initial from './migrations/0001-initial.ts'
 import * as fileAttachments from './migrations/0002-file-attachments.ts'
@@ -17,6 +18,7 @@ import * as completionThroughPrograms from './migrations/0013-completion-through
 import * as signInEventsAndEndedSessions from './migrations/0014-sign-in-events-and-ended-sessions.ts'
 import * as uploadQuota from './migrations/0015-upload-quota.ts'
 import * as rateLimits from './migrations/0016-rate-limits.ts'
+import * as jobQueue from './migrations/0017-job-queue.ts'
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
 const migrations = [
@@ -36,6 +38,7 @@ const migrations = [
   { name: '0014-sign-in-events-and-ended-sessions', ...signInEventsAndEndedSessions },
   { name: '0015-upload-quota', ...uploadQuota },
   { name: '0016-rate-limits', ...rateLimits },
+  { name: '0017-job-queue', ...jobQueue },
 ]
 
 // Any number: it only has to be the same for every process that migrates this database.
@@ -43,9 +46,18 @@ const MIGRATION_LOCK = 7_305_001
 
 /**
  * Apply pending migrations in one transaction: all of them or none, and the record of what ran is
- * written in the same transaction. Safe to run from several processes at once (advisory lock).
+ * written in the same transaction. Safe to run from several processes at once (advisory lock). Then the
+ * job queue's tables and queues, which the job library installs and upgrades itself
+ * (app/modules/jobs/install.server.ts).
  */
 export async function migrate(sequelize: Sequelize, log: (line: string) => void = () => {}) {
+  const applied = await migrateTables(sequelize, log)
+  await installJobQueue(sequelize)
+  return applied
+}
+
+/** The portal's own tables, up to `to` (a migration's name) or the last. */
+export async function migrateTables(sequelize: Sequelize, log: (line: string) => void = () => {}, to?: string) {
   return sequelize.transaction(async (transaction) => {
     await sequelize.query('SELECT pg_advisory_xact_lock(:lock)', {
       replacements: { lock: MIGRATION_LOCK },
@@ -59,7 +71,7 @@ export async function migrate(sequelize: Sequelize, log: (line: string) => void 
       storage: transactionalStorage(sequelize, transaction),
       logger: undefined,
     })
-    const applied = await umzug.up()
+    const applied = await umzug.up(to ? { to } : {})
     for (const m of applied) log(`migrated ${m.name}`)
     return applied.map((m) => m.name)
   })

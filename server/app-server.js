@@ -17,6 +17,7 @@ import {
   drainSeconds,
   listen,
   loadBuild,
+  serverHooksOf,
 } from './web-server.js'
 
 const buildPath = process.argv[2] ?? 'build/index.js'
@@ -31,14 +32,20 @@ async function serveHere() {
   const logger = createLogger()
   try {
     const build = await loadBuild(buildPath)
-    const lifecycle = createLifecycle()
-    await listen(createApp({ build, logger, metrics: createMetrics(), lifecycle }), { logger, lifecycle })
+    const database = serverHooksOf(build)?.database
+    const lifecycle = createLifecycle({ database })
+    const metrics = createMetrics({ poolUsage: database?.poolUsage })
+    await listen(createApp({ build, logger, metrics, lifecycle }), { logger, lifecycle })
   } catch (error) {
     logger.fatal({ err: error }, 'the web server could not start')
     process.exit(1)
   }
 }
 
+/**
+ * The cluster's primary: `count` workers, restarted when they die, stopped when it is told to stop.
+ * @param {number} count
+ */
 function primary(count) {
   const logger = createLogger()
   const poolMax = Number.parseInt(process.env.DB_POOL_MAX ?? '', 10) || 10

@@ -11,6 +11,12 @@
 // the answer, gets the refusal rather than a reset connection ("Failed to fetch").
 import { createRequestHandler as createRemixHandler } from '@remix-run/node'
 
+/**
+ * @import { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+ * @import { AppLoadContext, ServerBuild } from '@remix-run/node'
+ * @import { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from 'express'
+ */
+
 /** How much of a body the app left unread the server still reads and drops so that the client gets its answer. */
 export const DEFAULT_DISCARD_BODY_MAX_MB = 256
 
@@ -20,6 +26,14 @@ export const DEFAULT_DISCARD_BODY_MAX_MB = 256
  * the app answers, and what it resolves with (a Response) is sent instead; undefined keeps the 500.
  * `discardLimit`: the bytes of an unread body dropped before the connection is given up
  * (DISCARD_BODY_MAX_MB by default).
+ * @param {{
+ *   build: ServerBuild,
+ *   getLoadContext?: (req: ExpressRequest, res: ExpressResponse) => AppLoadContext | undefined | Promise<AppLoadContext | undefined>,
+ *   replaceServerError?: (req: ExpressRequest) => Promise<Response | undefined>,
+ *   mode?: string,
+ *   discardLimit?: number,
+ * }} options
+ * @returns {(req: ExpressRequest, res: ExpressResponse, next: NextFunction) => Promise<void>}
  */
 export function createRequestHandler({
   build,
@@ -82,6 +96,8 @@ const CROSS_SITE_PAGE = `<!doctype html>
  * refused with 403 and a page saying why. Remix refuses the same requests, by the same rule (the
  * Origin's host against X-Forwarded-Host, else Host), but by throwing, which answered an empty 500.
  * The /api answers cross-site calls itself: a Bearer token may come from anywhere, a cookie may not.
+ * @param {ExpressRequest} req
+ * @returns {Response | undefined}
  */
 export function crossSiteFormRefusal(req) {
   if (['GET', 'HEAD', 'OPTIONS'].includes(req.method) || req.path.startsWith('/api/')) return undefined
@@ -110,6 +126,9 @@ function discardLimitFromEnv() {
  * The web Request for an Express request; its signal aborts when the client goes away before the
  * answer is sent. Its body, cancelled by the app (a refused upload), is not torn down with the
  * connection: the rest is read and dropped, at most `discardLimit` bytes.
+ * @param {ExpressRequest} req
+ * @param {ExpressResponse} res
+ * @param {{ discardLimit?: number }} [options]
  */
 export function createRemixRequest(req, res, { discardLimit = discardLimitFromEnv() } = {}) {
   // req.hostname has no port: take it from X-Forwarded-Host or Host; req.hostname and req.protocol
@@ -119,6 +138,8 @@ export function createRemixRequest(req, res, { discardLimit = discardLimitFromEn
   const port = [forwardedPort, hostPort].map((p) => Number.parseInt(p, 10)).find(Number.isSafeInteger)
   const url = new URL(`${req.protocol}://${req.hostname}${port ? `:${port}` : ''}${req.originalUrl}`)
   const controller = new AbortController()
+  // `duplex`: a streamed body goes as it is read (Node's fetch types name it; the DOM's do not yet)
+  /** @type {RequestInit & { duplex?: 'half' }} */
   const init = { method: req.method, headers: createRemixHeaders(req.headers), signal: controller.signal }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     init.body = createRequestBody(req, discardLimit)
@@ -135,11 +156,20 @@ export function createRemixRequest(req, res, { discardLimit = discardLimitFromEn
 /** The bytes of a body read as they are asked for: a full queue pauses the socket. */
 const BODY_HIGH_WATER_MARK = 64 * 1024
 
-/** Requests whose rest is being dropped: whether all of it was (false: the limit was passed). */
+/**
+ * Requests whose rest is being dropped: whether all of it was (false: the limit was passed).
+ * @type {WeakMap<IncomingMessage, Promise<boolean>>}
+ */
 const dropping = new WeakMap()
 
-/** The request's body as a web stream. Cancelling it drops the rest instead of destroying the socket. */
+/**
+ * The request's body as a web stream. Cancelling it drops the rest instead of destroying the socket.
+ * @param {IncomingMessage} req
+ * @param {number} discardLimit
+ * @returns {ReadableStream<Uint8Array>}
+ */
 function createRequestBody(req, discardLimit) {
+  /** @type {ReadableStreamDefaultController<Uint8Array>} */
   let controller
   const stream = new ReadableStream(
     {
@@ -147,39 +177,45 @@ function createRequestBody(req, discardLimit) {
       pull: () => void req.resume(),
       cancel: () => void dropRest(req, discardLimit),
     },
-    new ByteLengthQueuingStrategy({ highWaterMark: BODY_HIGH_WATER_MARK }),
+    /** @type {QueuingStrategy<Uint8Array>} */ (new ByteLengthQueuingStrategy({ highWaterMark: BODY_HIGH_WATER_MARK })),
   )
   const streaming = () => !dropping.has(req)
-  req.on('data', (chunk) => {
+  req.on('data', (/** @type {Buffer} */ chunk) => {
     if (!streaming()) return
     controller.enqueue(chunk)
-    if (controller.desiredSize <= 0) req.pause()
+    // desiredSize is null only once the stream has failed, when nothing more is read either
+    if ((controller.desiredSize ?? 0) <= 0) req.pause()
   })
   req.once('end', () => streaming() && controller.close())
-  req.once('error', (error) => streaming() && controller.error(error))
+  req.once('error', (/** @type {Error} */ error) => streaming() && controller.error(error))
   return stream
 }
 
 /**
  * Reads and drops what is left of the request's body. Resolves true once the client has sent all of
  * it (or gone away), false when more than `limit` bytes were left: reading stops there.
+ * @param {IncomingMessage} req
+ * @param {number} limit
+ * @returns {Promise<boolean>}
  */
 export function dropRest(req, limit) {
   const dropped = dropping.get(req)
   if (dropped) return dropped
   if (req.complete || req.destroyed) return Promise.resolve(true)
-  let resolve
+  /** @type {(whole: boolean) => void} */
+  let resolve = () => undefined
+  /** @type {Promise<boolean>} */
   const done = new Promise((r) => (resolve = r))
   // set first: from here on the body's stream takes no more chunks
   dropping.set(req, done)
   let bytes = 0
-  const count = (chunk) => {
+  const count = (/** @type {Buffer} */ chunk) => {
     bytes += chunk.length
     if (bytes <= limit) return
     req.pause()
     finish(false)
   }
-  const finish = (whole) => {
+  const finish = (/** @type {boolean} */ whole) => {
     req.off('data', count)
     resolve(whole)
   }
@@ -191,7 +227,10 @@ export function dropRest(req, limit) {
   return done
 }
 
-/** Node's request headers as web Headers, repeated ones (Cookie sent twice …) kept. */
+/**
+ * Node's request headers as web Headers, repeated ones (Cookie sent twice …) kept.
+ * @param {IncomingHttpHeaders} requestHeaders
+ */
 export function createRemixHeaders(requestHeaders) {
   const headers = new Headers()
   for (const [key, values] of Object.entries(requestHeaders)) {
@@ -208,6 +247,9 @@ export function createRemixHeaders(requestHeaders) {
  * stream, which proxies 'drain') is full. A client that goes away cancels the body, which stops
  * whatever produces it; a body that fails part-way breaks the connection, so the answer never looks
  * complete (the app logs its own failures). Resolves when the answer is sent or given up.
+ * @param {ExpressResponse} res
+ * @param {Response} response
+ * @returns {Promise<void>}
  */
 export async function sendRemixResponse(res, response) {
   res.statusMessage = response.statusText
@@ -221,6 +263,7 @@ export async function sendRemixResponse(res, response) {
 
   const reader = response.body.getReader()
   let gone = false
+  /** @type {(() => void) | undefined} */
   let wake
   const goneAway = () => {
     gone = true
@@ -241,12 +284,12 @@ export async function sendRemixResponse(res, response) {
       const more = res.write(value)
       // compression's: send what zlib holds now (a streamed page's early chunks must not wait)
       res.flush?.()
-      if (!more && !gone) await new Promise((resolve) => (wake = resolve))
+      if (!more && !gone) await /** @type {Promise<void>} */ (new Promise((resolve) => (wake = resolve)))
       wake = undefined
       if (gone) return
     }
     res.end()
   } catch (error) {
-    if (!gone) res.destroy(error)
+    if (!gone) res.destroy(error instanceof Error ? error : new Error(String(error)))
   }
 }

@@ -3,6 +3,8 @@
 // nonce, the API reference's policy, a stored file the app frames); the rest are filled in here, as
 // the head of the answer is written.
 
+/** @import { RequestHandler } from 'express' */
+
 /** Powerful features the portal never uses, refused to the page and every frame in it. */
 export const PERMISSIONS_POLICY = [
   'accelerometer',
@@ -23,8 +25,11 @@ export const PERMISSIONS_POLICY = [
 /**
  * Express middleware. HSTS only when `publicUrl` (PUBLIC_URL) is https: over plain http a browser
  * ignores it, and a portal served over http must not tell browsers to insist on https.
+ * @param {{ publicUrl?: string }} [options]
+ * @returns {RequestHandler}
  */
 export function securityHeaders({ publicUrl = process.env.PUBLIC_URL } = {}) {
+  /** @type {[name: string, value: string][]} */
   const defaults = [
     // JSON, a CSV or a file: nothing in it may run, and no other site may frame it
     ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
@@ -37,9 +42,10 @@ export function securityHeaders({ publicUrl = process.env.PUBLIC_URL } = {}) {
   if (isHttps(publicUrl)) defaults.push(['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'])
 
   return (req, res, next) => {
-    const writeHead = res.writeHead
     // every answer's head goes through writeHead (Node calls it for an implicit head too); headers
-    // passed to it directly take precedence over these
+    // passed to it directly take precedence over these. It is called on with whatever it was given:
+    // its overloads (a status message or not) are Node's to tell apart.
+    const writeHead = /** @type {(this: typeof res, ...args: unknown[]) => typeof res} */ (res.writeHead)
     res.writeHead = function (...args) {
       for (const [name, value] of defaults) if (!res.hasHeader(name)) res.setHeader(name, value)
       return writeHead.apply(this, args)
@@ -48,9 +54,10 @@ export function securityHeaders({ publicUrl = process.env.PUBLIC_URL } = {}) {
   }
 }
 
+/** @param {string | undefined} url */
 function isHttps(url) {
   try {
-    return new URL(url).protocol === 'https:'
+    return url !== undefined && new URL(url).protocol === 'https:'
   } catch {
     return false
   }

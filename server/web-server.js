@@ -1,7 +1,6 @@
 // The portal's web server (one process, or one cluster worker): express with compression, the built
 // assets and public/ as static files, a JSON log line per request, /metrics, /livez and /readyz, and the
 // Remix app; on SIGTERM or SIGINT it drains (ADR 026).
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { randomUUID } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
 import net from 'node:net'
@@ -15,17 +14,35 @@ import { pino } from 'pino'
 import { createRequestHandler } from './remix-handler.js'
 import { securityHeaders } from './security-headers.js'
 
+/**
+ * @import http from 'node:http'
+ * @import { AppLoadContext, ServerBuild } from '@remix-run/node'
+ * @import { AgnosticRouteObject } from '@remix-run/router'
+ * @import { Express, NextFunction, Request, Response } from 'express'
+ * @import { Logger } from 'pino'
+ * @import { RequestRecord, ServerHooks } from '../app/load-context.ts'
+ * @import { Metrics } from './metrics.js'
+ */
+
+/**
+ * A Remix server build as this server runs it: the app's build carries the hooks of app/load-context.ts
+ * in its entry module; another build (a bench's hello-world app) has none.
+ * @typedef {ServerBuild & { entry: { module: { serverHooks?: ServerHooks } } }} PortalBuild
+ */
+
+/**
+ * A route of a build's manifest, or of the route table `remix build` reads (tests, benches).
+ * @typedef {{ id: string, parentId?: string, path?: string, index?: boolean, caseSensitive?: boolean }} ManifestRoute
+ */
+
 // The socket address of the client, for sign-in throttling (app/utils/client-address.server.ts). Set
 // on every request, overwriting whatever a client sent under this name.
 export const CLIENT_ADDRESS_HEADER = 'x-portal-client-address'
 
-// What the app tells the server about the request it is handling (the acting user's id, for the log):
-// one record per request, reached by the app's bundle through this global (app/utils/request-record.server.ts).
-const records = (globalThis[Symbol.for('portal.request')] ??= new AsyncLocalStorage())
-
 /** The process's logger: JSON lines on stdout, readable lines in development when pino-pretty is installed. */
 export function createLogger() {
   const level = process.env.LOG_LEVEL || 'info'
+  /** @type {Logger | undefined} */
   let logger
   if (process.env.NODE_ENV === 'development') {
     try {
@@ -38,41 +55,50 @@ export function createLogger() {
   if (!logger) {
     // written in the background, a request never waiting for its log line to reach a slow pipe, and in
     // batches of about 4 KB: a write to stdout per request was 8 % of a heartbeat's CPU. A quiet server's
-    // lines wait at most half a second; pino writes what is left when the process exits.
-    const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 })
-    setInterval(() => {
-      if (!destination.destroyed) destination.flush()
-    }, 500).unref()
+    // lines wait at most half a second (the destination's own timer, which stops when it closes); pino
+    // writes what is left when the process exits.
+    const destination = pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 500 })
     logger = pino({ level }, destination)
   }
-  // the app's own lines (a slow query) go through this logger too (app/utils/log.server.ts)
-  globalThis[Symbol.for('portal.logger')] = logger
   return logger
 }
 
+/**
+ * The build at `buildPath` (build/index.js), with Remix's globals installed as it asks.
+ * @param {string} buildPath
+ * @returns {Promise<PortalBuild>}
+ */
 export async function loadBuild(buildPath) {
+  // a module named at run time: the checker cannot see it, so it is taken to be what `remix build` writes
+  /** @type {PortalBuild} */
   const build = await import(url.pathToFileURL(path.resolve(buildPath)).href)
   installGlobals({ nativeFetch: build.future.v3_singleFetch })
   return build
 }
 
-/** A build's route manifest (`{ id: { id, parentId, path, index, caseSensitive } }`) as the nested table `matchRoutes` takes. */
+/**
+ * A build's route manifest (`{ id: { id, parentId, path, index, caseSensitive } }`) as the nested table
+ * `matchRoutes` takes. An index route has no children (Remix gives it none).
+ * @param {Record<string, ManifestRoute>} routes
+ * @param {string} [parentId]
+ * @returns {AgnosticRouteObject[]}
+ */
 export function routeTree(routes, parentId = undefined) {
   return Object.values(routes)
     .filter((route) => route.parentId === parentId)
     .map((route) => {
-      const children = routeTree(routes, route.id)
-      return {
-        id: route.id,
-        path: route.path,
-        index: route.index,
-        caseSensitive: route.caseSensitive,
-        ...(children.length ? { children } : {}),
-      }
+      const { id, path, caseSensitive } = route
+      if (route.index) return { id, path, index: true, caseSensitive }
+      const children = routeTree(routes, id)
+      return { id, path, caseSensitive, ...(children.length ? { children } : {}) }
     })
 }
 
-/** The route id a path belongs to (a pattern such as `routes/api+/user.resetPassword.$token`, never the path). */
+/**
+ * The route id a path belongs to (a pattern such as `routes/api+/user.resetPassword.$token`, never the path).
+ * @param {Record<string, ManifestRoute>} routes
+ * @returns {(pathname: string) => string}
+ */
 export function routeMatcher(routes) {
   const tree = routeTree(routes)
   // the server's router keeps this table's matches between calls (patches/, ADR 024)
@@ -82,17 +108,28 @@ export function routeMatcher(routes) {
 const sane = /^[\w.:@/+=-]{1,100}$/
 
 /**
- * What the server knows of its own life: whether it is draining, the responses it is working on, and
- * whether the database answers (asked through the global that the app's db/client.ts sets; an app without
- * one has no database to wait for).
+ * The hooks an app's build gives the server (app/entry.server.tsx); a build without them has no database.
+ * @param {PortalBuild} build
  */
-export function createLifecycle() {
+export function serverHooksOf(build) {
+  return build.entry.module.serverHooks
+}
+
+/**
+ * What the server knows of its own life: whether it is draining, the responses it is working on, and
+ * whether the app's `database` (its build's serverHooks) answers; without one there is none to wait for.
+ * @param {{ database?: ServerHooks['database'] }} [app]
+ */
+export function createLifecycle({ database } = {}) {
   let draining = false
+  /** @type {(Promise<boolean> & { since: number }) | undefined} */
   let asking
   // the database's last outage as seen by the questions asked: still on, or when it was seen over
   let down = false
   let recoveredAt = -Infinity
+  /** @type {Set<Response>} */
   const inFlight = new Set()
+  /** @param {() => Promise<boolean>} answers */
   const ask = (answers) => {
     const since = performance.now()
     const question = answers()
@@ -123,18 +160,22 @@ export function createLifecycle() {
      * `after` (a performance.now() time) is not shared.
      */
     databaseAnswers(after = 0) {
-      const answers = globalThis[Symbol.for('portal.database')]?.answers
-      if (!answers) return Promise.resolve(true)
-      if (!asking || asking.since < after) asking = ask(answers)
+      if (!database) return Promise.resolve(true)
+      if (!asking || asking.since < after) asking = ask(() => database.answers())
       return asking
     },
     /**
      * Was the database away at some time since `since` (a performance.now() time)? Asks it now, and counts
      * an outage seen over after `since`: a request that failed as the database came back failed for it.
+     * @param {number} since
      */
     async databaseAwaySince(since) {
       const answered = await this.databaseAnswers(performance.now())
       return !answered || recoveredAt > since
+    },
+    /** Closes the app's database pool (once the server has drained). */
+    async closeDatabase() {
+      await database?.close()
     },
   }
 }
@@ -159,7 +200,10 @@ const OUTAGE_PAGE = `<!doctype html>
 </html>
 `
 
-/** The answer to a request that failed while the database does not answer: 503, a page or /api's JSON. */
+/**
+ * The answer to a request that failed while the database does not answer: 503, a page or /api's JSON.
+ * @param {Request} req
+ */
 function outageResponse(req) {
   const api = req.path.startsWith('/api/')
   return new Response(api ? JSON.stringify({ message: OUTAGE_MESSAGE }) : OUTAGE_PAGE, {
@@ -172,11 +216,20 @@ function outageResponse(req) {
   })
 }
 
+/** @typedef {ReturnType<typeof createLifecycle>} Lifecycle */
+
 /**
  * The express app. `metrics` (server/metrics.js) answers /metrics and times requests; `build` is the
  * Remix server build; `lifecycle` (createLifecycle) answers /readyz and is what `drain` stops.
+ * @param {{ build: PortalBuild, logger: Logger, metrics: Metrics | undefined, lifecycle?: Lifecycle }} options
+ * @returns {Express}
  */
-export function createApp({ build, logger, metrics, lifecycle = createLifecycle() }) {
+export function createApp({ build, logger, metrics, lifecycle = createLifecycle(serverHooksOf(build)) }) {
+  const hooks = serverHooksOf(build)
+  // the app reaches the load context below the loaders through its own AsyncLocalStorage; a build
+  // without hooks (a bench's hello-world app) reads it from the loaders' `context` only
+  /** @type {ServerHooks['withLoadContext']} */
+  const withLoadContext = hooks?.withLoadContext ?? ((_context, handle) => handle())
   const routeOf = routeMatcher(build.routes)
   const app = express()
   app.disable('x-powered-by')
@@ -215,10 +268,15 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
   app.use((req, res, next) => {
     const started = process.hrtime.bigint()
     const incoming = req.headers['x-request-id']
+    /** @type {RequestRecord} */
     const record = { requestId: typeof incoming === 'string' && sane.test(incoming) ? incoming : randomUUID() }
     res.setHeader('X-Request-Id', record.requestId)
     req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? ''
-    req.portalRecord = record
+    // what the app gets of this request (app/load-context.ts): the record it adds the acting user to,
+    // and the logger its own lines (a slow query, a list that failed) go through
+    /** @type {AppLoadContext} */
+    const context = { record, logger: logger.child({ requestId: record.requestId }) }
+    req.loadContext = context
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9
       const route = req.path === '/metrics' ? '/metrics' : routeOf(req.path)
@@ -236,7 +294,7 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
         'request',
       )
     })
-    records.run(record, next)
+    withLoadContext(context, next)
   })
   if (metrics) app.get('/metrics', metrics.handler)
   app.all(
@@ -244,7 +302,7 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
     createRequestHandler({
       build,
       mode: process.env.NODE_ENV,
-      getLoadContext: (req) => ({ request: req.portalRecord }),
+      getLoadContext: (req) => req.loadContext,
       // a failure while the database was away is an outage, not a fault: say so, and when to retry
       replaceServerError: async (req) =>
         (await lifecycle.databaseAwaySince(req.receivedAt)) ? outageResponse(req) : undefined,
@@ -252,24 +310,47 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
   )
   // what Express refuses before the app sees it (a path whose %-escapes cannot be decoded), or an error
   // handed on: the /api answers its JSON, a page a line of text; never a stack trace
-  app.use((error, req, res, next) => {
-    if (res.headersSent) return next(error)
-    const status = Number(error?.status ?? error?.statusCode)
-    const refused = status >= 400 && status < 500
-    const message = !refused
-      ? 'Something went wrong on our side; please try again.'
-      : error instanceof URIError
-        ? 'The address could not be read: it has a malformed %-escape.'
-        : 'The request could not be read.'
-    if (!refused) logger.error({ err: error, requestId: req.portalRecord?.requestId }, 'request failed')
-    res.status(refused ? status : 500)
-    if (req.path.startsWith('/api/')) res.json({ message })
-    else res.type('text/plain').send(message)
-  })
+  app.use(
+    /**
+     * @param {unknown} error
+     * @param {Request} req
+     * @param {Response} res
+     * @param {NextFunction} next
+     */
+    (error, req, res, next) => {
+      if (res.headersSent) return next(error)
+      const status = statusOf(error)
+      const refused = status >= 400 && status < 500
+      const message = !refused
+        ? 'Something went wrong on our side; please try again.'
+        : error instanceof URIError
+          ? 'The address could not be read: it has a malformed %-escape.'
+          : 'The request could not be read.'
+      if (!refused) logger.error({ err: error, requestId: req.loadContext?.record.requestId }, 'request failed')
+      res.status(refused ? status : 500)
+      if (req.path.startsWith('/api/')) res.json({ message })
+      else res.type('text/plain').send(message)
+    },
+  )
   return app
 }
 
-/** DRAIN_SECONDS: how long a stop waits for the requests in flight (10 s unless set). */
+/**
+ * The HTTP status an error handed to Express carries (`status` or `statusCode`, as http-errors and
+ * body parsers set them); NaN when it has none.
+ * @param {unknown} error
+ */
+function statusOf(error) {
+  if (typeof error !== 'object' || error === null) return Number.NaN
+  const status = 'status' in error ? error.status : undefined
+  const statusCode = 'statusCode' in error ? error.statusCode : undefined
+  return Number(status ?? statusCode)
+}
+
+/**
+ * DRAIN_SECONDS: how long a stop waits for the requests in flight (10 s unless set).
+ * @param {string} [value]
+ */
 export function drainSeconds(value = process.env.DRAIN_SECONDS) {
   const seconds = Number.parseFloat(value ?? '')
   return Number.isFinite(seconds) && seconds >= 0 ? seconds : 10
@@ -278,6 +359,7 @@ export function drainSeconds(value = process.env.DRAIN_SECONDS) {
 /**
  * DRAIN_DELAY_SECONDS: how long a stop keeps accepting connections, with /readyz already 503, before it
  * closes the listener (0 unless set): the time a load balancer needs to see /readyz and stop sending.
+ * @param {string} [value]
  */
 export function drainDelaySeconds(value = process.env.DRAIN_DELAY_SECONDS) {
   const seconds = Number.parseFloat(value ?? '')
@@ -291,6 +373,9 @@ export function drainDelaySeconds(value = process.env.DRAIN_DELAY_SECONDS) {
  * connections, answers every request already received or arriving on a connection already open, and closes
  * connections left idle once nothing is in flight. What still runs `seconds` after the listener closed is
  * cut. Resolves with the number of requests cut.
+ * @param {http.Server} server
+ * @param {{ lifecycle: Lifecycle, logger: Logger, seconds?: number, delay?: number }} options
+ * @returns {Promise<number>}
  */
 export function drain(server, { lifecycle, logger, seconds = drainSeconds(), delay = drainDelaySeconds() }) {
   lifecycle.startDraining()
@@ -321,6 +406,9 @@ export function drain(server, { lifecycle, logger, seconds = drainSeconds(), del
  * Listens on PORT (and HOST when set) and resolves with the http.Server. SIGTERM or SIGINT (once or
  * many times: a process group's signal and the primary's both arrive) drain it (`drain`), then the app's
  * database pool is closed and the process exits 0.
+ * @param {Express} app
+ * @param {{ logger: Logger, lifecycle: Lifecycle, port?: number, host?: string }} options
+ * @returns {Promise<http.Server>}
  */
 export function listen(app, { logger, lifecycle, port = Number(process.env.PORT) || 3000, host = process.env.HOST }) {
   return new Promise((resolve, reject) => {
@@ -328,6 +416,7 @@ export function listen(app, { logger, lifecycle, port = Number(process.env.PORT)
     server.once('error', reject)
     server.once('listening', () => {
       let stopping = false
+      /** @param {NodeJS.Signals} signal */
       const stop = (signal) => {
         if (stopping) return
         stopping = true
@@ -339,7 +428,7 @@ export function listen(app, { logger, lifecycle, port = Number(process.env.PORT)
             : 'draining: no new connections, finishing the requests in flight',
         )
         drain(server, { lifecycle, logger, delay })
-          .then(() => globalThis[Symbol.for('portal.database')]?.close())
+          .then(() => lifecycle.closeDatabase())
           .catch((error) => logger.error({ err: error }, 'closing the database pool failed'))
           .finally(() => {
             logger.info('stopped')

@@ -16,7 +16,8 @@ export async function portal(
   try {
     const running = promisify(execFile)(process.execPath, [path.join(root, 'cli', 'bin.js'), ...args], {
       cwd: root,
-      env: { ...process.env, ...env },
+      // a slow statement on a busy test machine would log a line on stderr, which the tests read
+      env: { SLOW_SQL_MS: '60000', ...process.env, ...env },
       timeout: 60_000,
     })
     if (options.input !== undefined) running.child.stdin?.end(options.input)

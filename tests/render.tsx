@@ -4,7 +4,7 @@ import { JSDOM } from 'jsdom'
 import { type ComponentType, type ReactNode } from 'react'
 import { renderToString } from 'react-dom/server'
 import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom/server'
-import { BASE } from '#tests/requests.ts'
+import { BASE, testLoadContext } from '#tests/requests.ts'
 
 // Pages as a person meets them: found by role and name with Testing Library's queries, never by
 // matching HTML. One harness for the page tests: a route's page as the server renders it, a component
@@ -52,7 +52,7 @@ export async function renderRoute(
   const url = new URL(path, BASE)
   // a Remix loader or action answers a Response (or throws one): what the router expects too
   const run = (fn: unknown) => (args: { request: Request; params: Record<string, string | undefined> }) =>
-    (fn as (args: unknown) => Promise<Response>)({ ...args, context: {} })
+    (fn as (args: unknown) => Promise<Response>)({ ...args, context: testLoadContext() })
   const routes = [
     {
       id: 'page',

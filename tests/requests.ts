@@ -1,6 +1,13 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/node'
+import { randomUUID } from 'node:crypto'
+import type { ActionFunctionArgs, AppLoadContext, LoaderFunctionArgs } from '@remix-run/node'
+import { pino } from 'pino'
 
 // Calls a route's loader or action with a real Request, the way Remix does, without a server.
+
+/** The load context the web server gives a request (app/load-context.ts): its own record, a silent logger. */
+export function testLoadContext(): AppLoadContext {
+  return { record: { requestId: randomUUID() }, logger: pino({ level: 'silent' }) }
+}
 
 type RouteFunction = (args: LoaderFunctionArgs & ActionFunctionArgs) => unknown
 
@@ -21,7 +28,7 @@ export async function call(
     body: json !== undefined ? JSON.stringify(json) : rest.body,
   })
   try {
-    const result = await (fn as RouteFunction)({ request, params, context: {} })
+    const result = await (fn as RouteFunction)({ request, params, context: testLoadContext() })
     if (result instanceof Response) return result
     return Response.json(result)
   } catch (thrown) {

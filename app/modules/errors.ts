@@ -4,13 +4,16 @@
  */
 export class ServiceError extends Error {
   override name = 'ServiceError'
+  /** how long to wait before trying again (a 429 that knows), sent as Retry-After */
+  readonly retryAfterSeconds?: number
   constructor(
     readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429,
     message: string,
     readonly errors?: Record<string, string>,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(message, options)
+    this.retryAfterSeconds = options?.retryAfterSeconds
   }
 }
 

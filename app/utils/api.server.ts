@@ -1,8 +1,9 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
-import { ZodError, type ZodType, type ZodTypeDef } from 'zod'
+import type { ZodType, ZodTypeDef } from 'zod'
 import { can, PERMISSIONS, type Permission } from '#app/modules/auth/permissions.ts'
 import { userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
-import { forbidden, invalid, isServiceError, ServiceError, unauthorized } from '#app/modules/errors.ts'
+import { forbidden, invalid, ServiceError, unauthorized } from '#app/modules/errors.ts'
+import { asServiceError, refusalHeaders } from './refusals.server.ts'
 import { noteActingUser } from './request-record.server.ts'
 import { getSessionUser, isSameSiteRequest } from './session.server.ts'
 import { NUL_MESSAGE, nulFieldErrors, urlHasNul } from './text-input.server.ts'
@@ -39,32 +40,10 @@ function errorResponse(thrown: unknown, options: ApiOptions): Response {
   if (error) {
     const { message, errors } = error
     const body = !errors ? { message } : options.errorsAtTopLevel ? { message, errors, ...errors } : { message, errors }
-    return json(body, { status: error.status })
+    return json(body, { status: error.status, headers: refusalHeaders(error) })
   }
   console.error(thrown)
   return json({ message: 'Something went wrong on our side; please try again.' }, { status: 500 })
-}
-
-/** A refusal as a ServiceError (a schema's refusal is a 400); anything else is not a refusal. */
-export function asServiceError(thrown: unknown): ServiceError | undefined {
-  if (isServiceError(thrown)) return thrown
-  if (thrown instanceof ZodError) return invalidInput(thrown)
-  return undefined
-}
-
-/** A schema's refusal as a 400 ServiceError: its first field error as the message, all of them as `errors`. */
-export function invalidInput(error: ZodError): ServiceError {
-  const errors = fieldErrors(error)
-  return invalid(Object.values(errors)[0] ?? 'Invalid request.', errors)
-}
-
-export function fieldErrors(error: ZodError): Record<string, string> {
-  const errors: Record<string, string> = {}
-  for (const issue of error.issues) {
-    const key = issue.path.join('.') || 'body'
-    errors[key] ??= issue.message
-  }
-  return errors
 }
 
 /** The JSON body validated by a schema; malformed JSON or a wrong content type is a 400. */

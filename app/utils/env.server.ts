@@ -80,6 +80,11 @@ const schema = z.object({
   DRAIN_DELAY_SECONDS: z.coerce.number().min(0).max(3600).default(0),
   // Database connections per process; the web server divides them among its workers (server/app-server.js).
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  // The background job workers' own connections, per process running them (portal serve, portal worker).
+  JOBS_POOL_MAX: z.coerce.number().int().min(2).max(100).default(4),
+  // How often a worker process looks for jobs whose worker stopped saying it is alive (a process killed
+  // mid-job), and refreshes the counts of each queue, in seconds.
+  JOBS_CHECK_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   // Unpaged /api lists streamed at once per process, each on a pooled connection (listStreamsMax in
   // json-stream.server.ts): unset, half the pool; never more than the pool less one.
   LIST_STREAMS_MAX: z.coerce.number().int().min(1).max(1000).optional(),

@@ -1,11 +1,12 @@
 import type { SubmissionResult } from '@conform-to/react'
 import { json, type ActionFunctionArgs, type TypedResponse } from '@remix-run/node'
 import type { Actor } from '#app/modules/auth/roles.ts'
+import { invalid } from '#app/modules/errors.ts'
 import { removeStoredFile, type FileInfo } from '#app/modules/files/service.server.ts'
 import type { UploadKind } from '#app/modules/files/types.server.ts'
 import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
-import { asServiceError } from './api.server.ts'
-import { runPage, type PageOptions } from './pages.server.ts'
+import { runPage, type ErrorClass, type PageOptions } from './pages.server.ts'
+import { asServiceError } from './refusals.server.ts'
 import { NUL_MESSAGE, nulFormErrors } from './text-input.server.ts'
 import { jsonWithError } from './toast.server.ts'
 
@@ -40,15 +41,22 @@ export type Refusal = {
 
 type Attempt<T> = { ok: true; value: T } | { ok: false; refusal: Refusal }
 
-/** Run a service; its refusal (a ServiceError or a schema's) is returned, anything else thrown. */
-async function attempt<T>(run: () => Promise<T>, onRefused?: () => Promise<void>): Promise<Attempt<T>> {
+/**
+ * Run a service; its refusal (a ServiceError or a schema's) is returned, anything else thrown, and so is a
+ * refusal of a class in `passOn`, for the page's `redirects` to answer.
+ */
+async function attempt<T>(
+  run: () => Promise<T>,
+  onRefused?: () => Promise<void>,
+  passOn: readonly ErrorClass[] = [],
+): Promise<Attempt<T>> {
   try {
     return { ok: true, value: await run() }
   } catch (thrown) {
     // a file stored for the form is dropped whatever the failure
     await onRefused?.()
     const error = asServiceError(thrown)
-    if (!error) throw thrown
+    if (!error || passOn.some((refusal) => error instanceof refusal)) throw thrown
     const fields = error instanceof UploadRefused ? error.fields : {}
     return { ok: false, refusal: { status: error.status, message: error.message, errors: error.errors, fields } }
   }
@@ -89,14 +97,15 @@ function conformReply(submission: Replyable, refused: Pick<Refusal, 'status' | '
 
 /**
  * Run a service for a validated form: its refusals come back as form errors (and, with `toast`, as a
- * toast too).
+ * toast too), but for the classes in `passOn`, which the page answers through its `redirects` (a reset
+ * link that cannot be used sends the visitor to ask for a new one).
  */
 export async function submitToService<T>(
   submission: Replyable,
   run: () => Promise<T>,
-  options: Hidden & { onRefused?: () => Promise<void>; toast?: boolean } = {},
+  options: Hidden & { onRefused?: () => Promise<void>; toast?: boolean; passOn?: readonly ErrorClass[] } = {},
 ): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
-  const done = await attempt(run, options.onRefused)
+  const done = await attempt(run, options.onRefused, options.passOn)
   if (done.ok) return done
   const { status, message } = done.refusal
   const data: FormReply = conformReply(submission, done.refusal, options)
@@ -140,7 +149,7 @@ export async function readForm(request: Request): Promise<FormData> {
   } catch {
     return new FormData()
   }
-  if (Object.keys(nulFormErrors(form.entries())).length > 0) throw json({ message: NUL_MESSAGE }, { status: 400 })
+  if (Object.keys(nulFormErrors(form.entries())).length > 0) throw invalid(NUL_MESSAGE)
   return form
 }
 

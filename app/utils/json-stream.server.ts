@@ -1,5 +1,5 @@
 import { Readable, Transform } from 'node:stream'
-import { json } from '@remix-run/node'
+import { ServiceError } from '#app/modules/errors.ts'
 import type { RowStream } from '#db/client.ts'
 import { getEnv } from './env.server.ts'
 import { logger } from './log.server.ts'
@@ -57,15 +57,13 @@ let streaming = 0
  * refuse the call (who asks, the input) must have thrown before this is called: once it returns a 200,
  * the answer has started. The rows are read only as fast as the answer is taken; a client that goes
  * away (`signal`) or a reader that cancels stops the query, and a failure part-way breaks the answer
- * rather than letting it look complete. With listStreamsMax() lists already streaming, it answers 429
- * `{ message }` with Retry-After instead, and `rows` never starts.
+ * rather than letting it look complete. With listStreamsMax() lists already streaming, it refuses
+ * with a 429 that says when to try again (apiRoute answers it `{ message }` with Retry-After), and
+ * `rows` never starts.
  */
 export function streamedJsonList(key: string, rows: RowStream, signal?: AbortSignal): Response {
   if (streaming >= listStreamsMax())
-    return json(
-      { message: TOO_MANY_LIST_STREAMS },
-      { status: 429, headers: { 'Retry-After': String(LIST_STREAM_RETRY_SECONDS) } },
-    )
+    throw new ServiceError(429, TOO_MANY_LIST_STREAMS, undefined, { retryAfterSeconds: LIST_STREAM_RETRY_SECONDS })
   streaming++
   const writer = jsonListWriter(key)
   // the slot is free again once the cursor is closed and its connection back in the pool

@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto'
 import { pino, type Logger } from 'pino'
+import { currentLoadContext } from './request-record.server.ts'
 
-// In the web server the server's logger (JSON lines on stdout, server/web-server.js); elsewhere (the CLI,
-// tests) one that writes to stderr, so that a command's stdout stays its data.
+// In the web server the logger of the request being handled (the server's JSON lines on stdout, bound to
+// the request's id: its load context); elsewhere (the CLI, tests) one that writes to stderr, so that a
+// command's stdout stays its data.
 let fallback: Logger | undefined
 export function logger(): Logger {
-  const server = (globalThis as Record<symbol, Logger | undefined>)[Symbol.for('portal.logger')]
-  return server ?? (fallback ??= pino({ level: process.env.LOG_LEVEL || 'info' }, pino.destination(2)))
+  return (
+    currentLoadContext()?.logger ?? (fallback ??= pino({ level: process.env.LOG_LEVEL || 'info' }, pino.destination(2)))
+  )
 }
 
 /**

@@ -1,6 +1,6 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
 import { type ServiceError } from '#app/modules/errors.ts'
-import { asServiceError } from './api.server.ts'
+import { asServiceError, refusalHeaders } from './refusals.server.ts'
 import { redirectWithError } from './toast.server.ts'
 
 // Pages: a service's refusal (a ServiceError, or a schema's ZodError) becomes a response here, in
@@ -8,7 +8,8 @@ import { redirectWithError } from './toast.server.ts'
 // is the page's error boundary with the refusal's own status (403, 404, 409 …) and message, or a
 // redirect with the message as a toast where the page says so; anything else is a 500.
 
-type ErrorClass = abstract new (...args: never[]) => ServiceError
+/** A class of ServiceError (VideoLocked, UnusableLink …), to answer its refusals apart from the rest. */
+export type ErrorClass = abstract new (...args: never[]) => ServiceError
 
 /**
  * Where a refusal sends the visitor instead of the error page, with its message as a toast: the
@@ -56,7 +57,7 @@ async function pageRefusal<A>(thrown: unknown, args: A, { redirects = [], plainT
   const redirect = redirects.find(({ when }) => matches(when, error))
   if (redirect) return redirectWithError(redirect.to(args), error.message)
   // a refusal depends on who asked: never kept by a cache
-  const headers = { 'Cache-Control': 'no-store' }
+  const headers = { 'Cache-Control': 'no-store', ...refusalHeaders(error) }
   if (plainText)
     return new Response(`${error.message}\n`, {
       status: error.status,

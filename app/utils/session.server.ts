@@ -1,10 +1,11 @@
-import { createCookieSessionStorage, json, redirect, type SessionStorage } from '@remix-run/node'
+import { createCookieSessionStorage, redirect, type SessionStorage } from '@remix-run/node'
 import { Authenticator } from 'remix-auth'
 import { FormStrategy } from 'remix-auth-form'
 import { can, PERMISSIONS, type Permission } from '#app/modules/auth/permissions.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
 import { endSession, login, userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { TOKEN_LIFETIME_SECONDS } from '#app/modules/auth/token.server.ts'
+import { forbidden } from '#app/modules/errors.ts'
 import { clientAddress } from './client-address.server.ts'
 import { getEnv, getSecrets } from './env.server.ts'
 import { safeRedirect } from './redirect.ts'
@@ -90,7 +91,7 @@ export function isSameSiteRequest(request: Request): boolean {
 
 /** The signed-in user, or a redirect to /sign-in that remembers where they were going. */
 export async function requireUser(request: Request, options: { redirectTo?: string } = {}): Promise<SessionUser> {
-  if (!isSameSiteRequest(request)) throw json({ message: 'Requests from other sites are refused.' }, { status: 403 })
+  if (!isSameSiteRequest(request)) throw forbidden('Requests from other sites are refused.')
   const user = await getSessionUser(request)
   if (user) return user
   const headers = new Headers()

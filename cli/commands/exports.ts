@@ -5,13 +5,12 @@ import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { EXPORT_RANGES, SCHEDULE_FORMATS } from '#app/modules/exports/schema.ts'
 import {
   addSchedule,
+  findRun,
   listRuns,
   listSchedules,
   removeSchedule,
-  runDue,
   runSchedule,
   type ExportRunView,
-  type RunOptions,
 } from '#app/modules/exports/service.server.ts'
 import { disconnect } from '#db/client.ts'
 import { courseIdsOf } from '../courses.ts'
@@ -55,17 +54,49 @@ const collect = (value: string, previous: string[]) => [...previous, value]
 function describeRun(run: ExportRunView) {
   if (run.status === 'succeeded') return `${run.scheduleName}: ${run.rows} rows (${run.bytes} bytes) to ${run.location}`
   if (run.status === 'failed') return `${run.scheduleName}: failed: ${run.error}`
-  return `${run.scheduleName}: still running`
+  return `${run.scheduleName}: ${run.status}`
 }
 
-/** Rows written so far, on a terminal only; scripts and logs get the one line at the end. */
-function progress(name: string): { options: RunOptions; stop: () => void } {
-  if (!process.stderr.isTTY) return { options: {}, stop: () => {} }
-  const bar = new SingleBar({ format: `${name}: {value} rows written`, stream: process.stderr, hideCursor: true })
-  bar.start(0, 0)
-  return {
-    options: { onProgress: ({ rows }) => bar.update(rows) },
-    stop: () => bar.stop(),
+/** How often a waiting command reads its run again, and when it says no worker has taken it yet. */
+const WATCH_EVERY_MS = 500
+const NO_WORKER_AFTER_MS = 15_000
+
+/**
+ * Follow a queued run until it ends: rows written so far on a terminal only (scripts and logs get the
+ * one line at the end), and a word on stderr when no worker has taken it after a while.
+ */
+async function watchRun(queued: ExportRunView): Promise<ExportRunView> {
+  const bar = process.stderr.isTTY
+    ? new SingleBar({
+        format: `${queued.scheduleName}: {value} rows written`,
+        stream: process.stderr,
+        hideCursor: true,
+      })
+    : undefined
+  bar?.start(0, 0)
+  const since = Date.now()
+  let told = false
+  let lastError: string | null = null
+  try {
+    for (let run = queued; ; run = await findRun(SYSTEM, run.id)) {
+      if (run.status === 'succeeded' || run.status === 'failed') return run
+      bar?.update(run.rows ?? 0)
+      // a try failed and the next one is waiting
+      if (run.status === 'queued' && run.error && run.error !== lastError) {
+        lastError = run.error
+        console.error(`${run.scheduleName}: a try failed: ${run.error}`)
+      }
+      if (!told && run.status === 'queued' && Date.now() - since > NO_WORKER_AFTER_MS) {
+        told = true
+        bar?.stop()
+        console.error(
+          `No worker has taken run ${run.id} yet: workers run in \`portal serve\` and \`portal worker\`. Waiting…`,
+        )
+      }
+      await new Promise((resolve) => setTimeout(resolve, WATCH_EVERY_MS))
+    }
+  } finally {
+    bar?.stop()
   }
 }
 
@@ -156,30 +187,23 @@ export function registerExports(program: Command) {
 
   exportsCommand
     .command('run')
-    .description("run a schedule now, its days counted from now; prints the file's location")
+    .description(
+      "run a schedule now, its days counted from now, as a job for the workers; waits and prints the file's location",
+    )
     .argument('<name>', 'the schedule')
+    .option('--no-wait', 'queue the run and exit at once; prints the run (its id is its job)')
     .option('--json', 'print the run as JSON')
-    .action(async (name: string, options: { json?: boolean }) => {
-      const bar = progress(name)
-      const run = await disconnecting(() => runSchedule(SYSTEM, name, bar.options)).finally(bar.stop)
+    .action(async (name: string, options: { json?: boolean; wait: boolean }) => {
+      const run = await disconnecting(async () => {
+        const queued = await runSchedule(SYSTEM, name)
+        return options.wait ? watchRun(queued) : queued
+      })
       if (options.json) console.log(JSON.stringify(run, null, 2))
       else if (run.status === 'succeeded') console.log(run.location)
+      else if (!options.wait) console.log(run.id)
       // a failure exits 1 through the one error path (an exit code set here would be lost on the way out)
-      if (run.status !== 'succeeded') throw new Error(describeRun(run))
-      console.error(describeRun(run))
-    })
-
-  exportsCommand
-    .command('run-due')
-    .description('run every schedule whose latest slot has not run yet, once, and exit (for cron or a timer)')
-    .option('--json', 'print the runs as JSON')
-    .action(async (options: { json?: boolean }) => {
-      const runs = await disconnecting(() => runDue(new Date()))
-      if (options.json) console.log(JSON.stringify(runs, null, 2))
-      if (!runs.length) console.error('Nothing is due.')
-      for (const run of runs) console.error(describeRun(run))
-      const failed = runs.filter((run) => run.status !== 'succeeded').length
-      if (failed) throw new Error(`${failed} of ${runs.length} runs failed.`)
+      if (run.status === 'failed') throw new Error(describeRun(run))
+      console.error(options.wait ? describeRun(run) : `Queued run ${run.id} of ${run.scheduleName}.`)
     })
 
   exportsCommand

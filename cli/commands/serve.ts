@@ -3,11 +3,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { Command } from 'commander'
-import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
-import { sweepUnattachedFiles, UNATTACHED_FILE_LIFETIME_MS } from '#app/modules/files/service.server.ts'
-import { startMailSender } from '#app/modules/mail/sender.server.ts'
+import { CONSOLE_LOG, startJobWorkers, type JobWorkers } from '#app/modules/jobs/runner.server.ts'
 import { getEnv, getSecrets } from '#app/utils/env.server.ts'
-import { errorLine } from '#app/utils/redact.server.ts'
 import { connect, disconnect } from '#db/client.ts'
 import { migrate } from '#db/migrate.ts'
 import { seedDemoOnce } from '#db/seeds/demo.ts'
@@ -29,12 +26,11 @@ export function registerServe(program: Command) {
     .description('build if needed, start the database, migrate, seed the demo once, and serve (npm start)')
     .option('--no-build', 'serve the existing build as it is')
     .option('--no-demo', 'do not seed the demo content into a fresh database')
-    .option('--no-exports', 'do not run scheduled exports here (run `portal exports run-due` from cron instead)')
-    .option('--no-mail-queue', 'do not send queued mail here (run `portal mail send-due` from cron instead)')
+    .option('--no-workers', 'serve the web only; background jobs run in `portal worker` processes elsewhere')
     .action(async (options: ServeOptions) => serve(options))
 }
 
-type ServeOptions = { build: boolean; demo: boolean; exports: boolean; mailQueue: boolean }
+type ServeOptions = { build: boolean; demo: boolean; workers: boolean }
 
 async function serve(options: ServeOptions) {
   const started = performance.now()
@@ -51,23 +47,10 @@ async function serve(options: ServeOptions) {
   const applied = await migrate(sequelize)
   if (applied.length) console.log(`Database migrated (${applied.join(', ')}).`)
   if (options.demo) await seedDemoOnce((line) => console.log(line))
-  // uploads never attached to a course, program or assessment: swept now and every hour after
-  const sweep = () =>
-    sweepUnattachedFiles({ olderThanMs: UNATTACHED_FILE_LIFETIME_MS }).then(
-      (count) => count > 0 && console.log(`Removed ${count} unattached upload(s).`),
-      (error: unknown) => console.error(`Sweeping unattached uploads failed: ${errorLine(error)}`),
-    )
-  void sweep()
-  const sweeper = setInterval(() => void sweep(), 60 * 60 * 1000)
-  sweeper.unref()
-  // scheduled exports: a slot missed while the portal was down now, then every minute; queued mail (the
-  // invitations of an import): sent now, then every few seconds. A deployment that runs them from its own
-  // scheduler instead (`portal exports run-due`, `portal mail send-due`) turns them off here.
-  const exportScheduler = options.exports ? startExports() : undefined
-  if (!exportScheduler)
-    console.log('Scheduled exports are not run here (--no-exports): run `portal exports run-due` from cron.')
-  const mailSender = options.mailQueue ? startMailQueue() : undefined
-  if (!mailSender) console.log('Queued mail is not sent here (--no-mail-queue): run `portal mail send-due` from cron.')
+  // background jobs (queued mail, imports, scheduled exports, housekeeping) run here unless they run in
+  // `portal worker` processes of their own
+  const workers: JobWorkers | undefined = options.workers ? await startJobWorkers({ log: CONSOLE_LOG }) : undefined
+  if (!workers) console.log('Background jobs are not run here (--no-workers): run `portal worker` beside it.')
 
   const server = spawn(
     process.execPath,
@@ -95,13 +78,13 @@ async function serve(options: ServeOptions) {
     stopping = true
     const delay = env.DRAIN_DELAY_SECONDS > 0 ? `takes connections for ${env.DRAIN_DELAY_SECONDS} s more, then ` : ''
     console.log(
-      `Stopping: the web server ${delay}finishes the requests in flight (at most ${env.DRAIN_SECONDS} s), then the database stops.`,
+      `Stopping: the web server ${delay}finishes the requests in flight and the workers their jobs (at most ${env.DRAIN_SECONDS} s), then the database stops.`,
     )
-    clearInterval(sweeper)
-    // an export still running is stopped and recorded while the database is still there
-    await exportScheduler?.stop()
-    await mailSender?.stop()
-    await stopChild(server, (env.DRAIN_DELAY_SECONDS + env.DRAIN_SECONDS + 10) * 1000)
+    // the jobs in hand finish or go back to the queue while the web server drains, both before the database stops
+    await Promise.all([
+      workers?.stop(env.DRAIN_SECONDS),
+      stopChild(server, (env.DRAIN_DELAY_SECONDS + env.DRAIN_SECONDS + 10) * 1000),
+    ])
     await disconnect()
     process.exit(code)
   }
@@ -134,33 +117,6 @@ async function serve(options: ServeOptions) {
     console.log(`\nThe portal is ready at ${env.PUBLIC_URL} (started in ${seconds} s). Press Ctrl+C to stop.`)
     if (options.demo) printDemoAccounts()
   }
-}
-
-function startExports() {
-  return startExportScheduler({
-    run: (run) =>
-      run.status === 'succeeded'
-        ? console.log(`Scheduled export ${run.scheduleName}: ${run.rows} rows to ${run.location}.`)
-        : console.error(`Scheduled export ${run.scheduleName} failed: ${run.error}`),
-    error: (error: unknown) => console.error(`Looking for due exports failed: ${errorLine(error)}`),
-  })
-}
-
-/** Queued mail at MAIL_RATE_PER_MINUTE, counted over every process on the database. */
-function startMailQueue() {
-  return startMailSender({
-    sent: (r) => {
-      const parts = [`${r.sent} sent`]
-      if (r.cancelled) parts.push(`${r.cancelled} no longer needed`)
-      if (r.retrying) parts.push(`${r.retrying} to retry`)
-      if (r.failed) parts.push(`${r.failed} failed for good`)
-      if (r.waiting) parts.push(`${r.waiting} waiting`)
-      const line = `Mail queue: ${parts.join(', ')}.`
-      if (r.retrying || r.failed) console.error(`${line} Last error: ${r.errors.at(-1)}`)
-      else console.log(line)
-    },
-    error: (error: unknown) => console.error(`Sending queued mail failed: ${errorLine(error)}`),
-  })
 }
 
 /** The build is stale when a source file is newer than build/index.js. */

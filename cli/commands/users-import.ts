@@ -33,7 +33,7 @@ export function registerUsersImport(users: Command) {
   users
     .command('import')
     .description('create (or update) accounts from a CSV file; see the README for its columns')
-    .argument('<file>', 'the CSV file (UTF-8, comma or semicolon separated)')
+    .argument('<file>', 'the CSV file (UTF-8, comma, semicolon or tab separated)')
     .option('--dry-run', 'check every row and count what would happen; write nothing')
     .option('--atomic', 'import nothing unless every row can be imported')
     .addOption(

@@ -7,12 +7,12 @@ import { describe, expect, it } from 'vitest'
 import {
   EXPORT_HEADERS,
   exportAccessLog,
-  neutraliseFormula,
   parseDestination,
   writeAccessLog,
 } from '#app/modules/access-log/export.server.ts'
 import { accessLogReport } from '#app/modules/access-log/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { neutraliseFormula } from '#app/modules/csv/formula.ts'
 import { makeS3Client } from '#app/modules/files/s3-storage.server.ts'
 import { recordProgress } from '#app/modules/progress/service.server.ts'
 import * as exportRoute from '#app/routes/admin+/accesslog_.export.ts'

@@ -380,8 +380,11 @@ describe('bad requests to the page actions', () => {
 
     expect((await jsonPost('/admin/newCourse', params, newCoursePage)).status).toBe(400)
     expect((await jsonPost('/admin/newVideo', params, newVideoPage)).status).toBe(400)
-    const unknown = await jsonPost(at('somethingElse'), params)
-    expect(unknown.status).toBe(400)
+    // a refusal no form shows goes back to the tab, as every such refusal of the page does
+    const unknown = await jsonPost(`${at('somethingElse')}&tab=documents`, params)
+    expect(unknown.status).toBe(302)
+    expect(unknown.headers.get('Location')).toBe(`/admin/course/${course.id}?tab=documents`)
+    expect(await toastOf(unknown)).toMatchObject({ type: 'error', message: 'Unknown action.' })
   })
 
   it('send the deletes back to the tab with an error toast, and delete nothing', async () => {

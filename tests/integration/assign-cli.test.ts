@@ -86,10 +86,10 @@ describe('portal assign import', () => {
       expect(header.stderr).toContain('portal: Line 1: unknown column "mail".')
       const broken = await portal(['assign', 'import', await tempFile('q.csv', `user,course\n${ana.email},"CLI\n`)])
       expect(broken).toMatchObject({ code: 1, stdout: '' })
-      expect(broken.stderr).toContain('portal: Line 2: a quoted field starts here')
+      expect(broken.stderr).toContain('portal: The file cannot be read past line 1: a quoted value starts on line 2 ')
       const unreadable = await portal(['assign', 'import', await tempFile('h.csv', `"user,course\n${ana.email},CLI\n`)])
       expect(unreadable).toMatchObject({ code: 2, stdout: '' })
-      expect(unreadable.stderr).toContain('portal: Line 1: a quoted field starts here')
+      expect(unreadable.stderr).toContain('portal: The file cannot be read: a quoted value starts on line 1 ')
       const delimiter = await portal(['assign', 'import', good, '--delimiter', 'tab'])
       expect(delimiter).toMatchObject({ code: 2 })
       expect(delimiter.stderr).toContain('--delimiter must be , or ;')
@@ -132,7 +132,8 @@ describe('portal assign import, a file that breaks off', () => {
       lines.push(`${emails[0]},"${course.id}`, `${emails[1]},${course.id}`)
       const file = await tempFile('cohort.csv', lines.join('\n') + '\n')
       const errors = path.join(path.dirname(file), 'errors.csv')
-      const message = 'Line 2502: a quoted field starts here and its closing quote (") is missing.'
+      const message =
+        'The file cannot be read past line 2501: a quoted value starts on line 2502 and is never closed (the file may be cut off).'
 
       const atomic = await portal(['assign', 'import', file, '--atomic', '--json'])
       expect(atomic.code).toBe(1)
@@ -142,7 +143,7 @@ describe('portal assign import, a file that breaks off', () => {
           assigned: 2500,
           atomic: true,
           committed: false,
-          stopped: { line: 2502, message: `${message} Nothing was written.` },
+          stopped: { line: 2502, message: `${message} Nothing was imported.` },
         }),
       )
       expect(await assignedTo(course.id)).toBe(0)
@@ -153,7 +154,7 @@ describe('portal assign import, a file that breaks off', () => {
         'Imported 2500 rows: 2500 assigned, 0 already assigned, 0 repeated rows, 0 failed.',
       )
       expect(partial.stderr).toContain(
-        `portal: ${message} The 2500 rows before it were written as counted; nothing from line 2502 on was read.`,
+        `portal: ${message} The 2500 rows before it were handled as reported; nothing from line 2502 on was imported.`,
       )
       expect(await assignedTo(course.id)).toBe(2500)
       expect(parse(await readFile(errors, 'utf8'), { relax_column_count: true })).toEqual([

@@ -215,7 +215,8 @@ describe('importAssignments', () => {
     const sink = new PassThrough()
     const written = text(sink)
     const summary = await importAssignments(await makeAdmin(), file(lines.join('\n')), { errorSink: sink })
-    const reason = 'Line 2012: a quoted field starts here and its closing quote (") is missing.'
+    const reason =
+      'The file cannot be read past line 2011: a quoted value starts on line 2012 and is never closed (the file may be cut off).'
     expect(summary).toEqual({
       rows: 2010,
       assigned: 1,
@@ -227,7 +228,7 @@ describe('importAssignments', () => {
       committed: true,
       stopped: {
         line: 2012,
-        message: `${reason} The 2010 rows before it were written as counted; nothing from line 2012 on was read.`,
+        message: `${reason} The 2010 rows before it were handled as reported; nothing from line 2012 on was imported.`,
       },
     })
     expect((await listAssignedCourses(learner)).map((c) => c._id)).toEqual([course.id])
@@ -236,9 +237,12 @@ describe('importAssignments', () => {
       ['2012', '', summary.stopped!.message],
     ])
     const stray = await run(`user,course\n${learner.email},Quoted\n\n${learner.email},Qu"oted\n`)
-    expect(stray.summary.stopped).toMatchObject({ line: 4, message: expect.stringMatching(/^Line 4: a quote/) })
+    expect(stray.summary.stopped).toMatchObject({
+      line: 4,
+      message: expect.stringMatching(/^The file cannot be read past line 3: line 4 has a quote inside a value/),
+    })
     const after = await run(`user,course\n${learner.email},"Quoted"x\n`)
-    expect(after.summary.stopped?.message).toMatch(/^Line 2: characters follow a closing quote/)
+    expect(after.summary.stopped?.message).toMatch(/: line 2 has text right after a closing quote\./)
   })
 
   it('a blank line before the broken one counts, and a broken header is a 400 error', async () => {
@@ -248,7 +252,8 @@ describe('importAssignments', () => {
     expect(summary).toMatchObject({ rows: 1, assigned: 1, stopped: { line: 5 } })
     await expect(run(`"user,course\n${learner.email},Blank\n`)).rejects.toMatchObject({
       status: 400,
-      message: 'Line 1: a quoted field starts here and its closing quote (") is missing.',
+      message:
+        'The file cannot be read: a quoted value starts on line 1 and is never closed (the file may be cut off).',
     })
   })
 
@@ -261,7 +266,7 @@ describe('importAssignments', () => {
       rows: 1,
       assigned: 1,
       committed: false,
-      stopped: { line: 3, message: expect.stringMatching(/^Line 3: .* Nothing was written\.$/) },
+      stopped: { line: 3, message: expect.stringMatching(/ on line 3 .* Nothing was imported\.$/) },
     })
     expect(await assignmentCount(learner.id)).toBe(0)
   })

@@ -9,10 +9,12 @@ import { describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { login } from '#app/modules/auth/service.server.ts'
 import { addSchedule } from '#app/modules/exports/service.server.ts'
+import { jobLibrary } from '#app/modules/jobs/connection.server.ts'
 import { enqueueInvitation } from '#app/modules/mail/queue.server.ts'
 import { db } from '#db/client.ts'
 import { portal } from '#tests/cli.ts'
 import { makeCourse, makeDocument, makeLearner, makeStoredFile } from '#tests/factories.ts'
+import { eventually, exitOf, workerProcess } from '#tests/jobs.ts'
 import { readOutbox } from '#tests/outbox.ts'
 import { freePort } from '#tests/setup/global.ts'
 
@@ -232,23 +234,24 @@ describe('portal serve', () => {
   })
 })
 
-describe('portal serve --no-exports --no-mail-queue', () => {
-  it('leaves due exports and queued mail to the commands cron runs', { timeout: 300_000 }, async () => {
+describe('portal serve --no-workers, and portal worker', () => {
+  it('leaves due exports and queued mail to a worker elsewhere, which does them', { timeout: 300_000 }, async () => {
     const sql = (await db()).User.sequelize!
     const dir = `${await mkdtemp(path.join(os.tmpdir(), 'portal-serve-exports-'))}/`
     await addSchedule(SYSTEM, { name: 'offserver', cron: '0 2 * * *', range: 'yesterday', destination: dir })
-    // made a month ago: its latest slot is due, and a scheduler that looks runs it at once
+    // made a month ago: its latest slot is due, and the first look of a worker claims it
     await sql.query("UPDATE export_schedules SET created_at = now() - interval '30 days'")
     const invitee = await makeLearner()
     await sql.query('UPDATE users SET password_hash = NULL WHERE id = :id', { replacements: { id: invitee.id } })
     await enqueueInvitation(invitee.id)
+    // the minute's look, as the workers' scheduler would send it
+    await jobLibrary().send('export-look', {})
 
     // builds the app first when the build is missing or stale, as `npm start` does
-    const child = spawn(
-      process.execPath,
-      [path.join(root, 'cli', 'bin.js'), 'serve', '--no-demo', '--no-exports', '--no-mail-queue'],
-      { cwd: root, env: { ...process.env, PORT: String(await freePort()) } },
-    )
+    const child = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'serve', '--no-demo', '--no-workers'], {
+      cwd: root,
+      env: { ...process.env, PORT: String(await freePort()) },
+    })
     let output = ''
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
     const ready = new Promise<void>((resolve) => {
@@ -264,21 +267,21 @@ describe('portal serve --no-exports --no-mail-queue', () => {
     child.kill('SIGTERM')
     expect(await exited).toBe(0)
 
-    // the server neither exported nor mailed: the work is still there for cron's commands
+    // the server neither exported nor mailed: the jobs are still there for a worker
     expect(await sql.query('SELECT id FROM export_runs', { type: QueryTypes.SELECT })).toEqual([])
     expect(await readdir(dir)).toEqual([])
     const mailsTo = async () =>
       (await readOutbox(process.env.DATA_DIR!)).filter((m) => JSON.stringify(m.to).includes(invitee.email))
     expect(await mailsTo()).toHaveLength(0)
-    expect(output).toContain('Scheduled exports are not run here (--no-exports)')
-    expect(output).toContain('Queued mail is not sent here (--no-mail-queue)')
+    expect(output).toContain('Background jobs are not run here (--no-workers): run `portal worker` beside it.')
 
-    const due = await portal(['exports', 'run-due', '--json'])
-    expect(due.code).toBe(0)
-    expect(JSON.parse(due.stdout)).toMatchObject([{ scheduleName: 'offserver', status: 'succeeded' }])
-    const sent = await portal(['mail', 'send-due', '--json'])
-    expect(JSON.parse(sent.stdout)).toMatchObject({ sent: 1 })
-    expect(await mailsTo()).toHaveLength(1)
+    // a worker on its own does them, and stops on SIGTERM
+    const worker = workerProcess()
+    await eventually(async () => (await mailsTo()).length === 1 && (await readdir(dir)).length === 1, 60_000)
+    worker.child.kill('SIGTERM')
+    expect(await exitOf(worker.child)).toEqual({ code: 0, signal: null })
+    expect(worker.output.join('')).toContain('Background jobs: working')
+    expect(await readdir(dir)).toEqual([expect.stringMatching(/^offserver_\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}\.csv$/)])
   })
 })
 

@@ -1,32 +1,38 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { parse } from 'csv-parse/sync'
 import { QueryTypes } from 'sequelize'
-import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ZodError } from 'zod'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { startExportScheduler } from '#app/modules/exports/scheduler.server.ts'
 import {
   addSchedule,
+  claimDueRuns,
   claimSlot,
+  exportRunJobs,
+  findRun,
   listRuns,
   listSchedules,
   openRunFile,
   removeSchedule,
-  runDue,
+  runExport,
   runSchedule,
   type ExportRunView,
 } from '#app/modules/exports/service.server.ts'
 import { makeS3Client } from '#app/modules/files/s3-storage.server.ts'
+import { jobLibrary } from '#app/modules/jobs/connection.server.ts'
 import { recordProgress } from '#app/modules/progress/service.server.ts'
 import { sequelize } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeUser } from '#tests/factories.ts'
 import { readBody, S3_TEST_BUCKET, useS3rver } from '#tests/fixtures/files.ts'
 import { startS3Recorder, type S3Recorder } from '#tests/fixtures/s3-recorder.ts'
+import { eventually, jobOf, startWorkers, stopWorkers, tryOf } from '#tests/jobs.ts'
 
 // Scheduled exports through their service, on a real database, real files and a real S3-compatible server.
+// A run's job is tried here by calling its handler as a worker would, its last try unless a test says
+// otherwise; the workers themselves run where what matters is that a slot runs once.
 
 const NIGHT = new Date('2026-11-24T02:00:30Z')
 
@@ -82,9 +88,22 @@ async function bigViewing({ learners = 100, videos = 40 }, at: string) {
   return course
 }
 
+/** Claim what is due at `now`, then run each claimed run's job as its last try: the runs as they ended. */
+async function runDue(now: Date): Promise<ExportRunView[]> {
+  const claimed = await claimDueRuns(now)
+  const ended: ExportRunView[] = []
+  for (const run of claimed) {
+    await runExport(tryOf(run.id, { lastTry: true })).catch(() => {})
+    ended.push(await findRun(SYSTEM, run.id))
+  }
+  return ended
+}
+
 beforeEach(async () => {
   await sql('DELETE FROM export_schedules')
 })
+
+afterEach(() => stopWorkers())
 
 describe('a schedule', () => {
   const valid = { name: 'nightly', cron: '0 2 * * *', range: 'yesterday', destination: '/var/exports/' }
@@ -236,7 +255,10 @@ describe('running schedules', () => {
     }
     // the second runner lost the slot: it exported nothing and wrote no run
     expect(await second).toEqual([])
-    expect(await runsOf('raced')).toMatchObject([{ slot: '2026-11-24T02:00:00.000Z', status: 'running' }])
+    const [claimed] = await runsOf('raced')
+    expect(claimed).toMatchObject({ slot: '2026-11-24T02:00:00.000Z', status: 'queued' })
+    // the winner's claim came with its job, in the same transaction
+    expect(await jobOf(claimed.id)).toMatchObject({ name: 'export-run', state: 'created' })
     expect(await readdir(dir)).toEqual([])
   })
 
@@ -276,7 +298,7 @@ describe('running schedules', () => {
     expect((await runDue(new Date('2026-11-25T02:00:00Z'))).map((r) => r.scheduleName)).toEqual(['fresh'])
   })
 
-  it('records a failure in one line and does not retry it before the next slot', async () => {
+  it('records a failure in one line, and does not run its slot again', async () => {
     // a folder that was there when the schedule was added, and is gone since
     const gone = await folder()
     await schedule({ name: 'broken', destination: gone })
@@ -293,30 +315,61 @@ describe('running schedules', () => {
     await expect(openRunFile(SYSTEM, run.id)).rejects.toMatchObject({ status: 404 })
   })
 
-  it('records a run whose process died as failed after six hours, and only then', async () => {
-    const dir = await folder()
-    const made = await schedule({ name: 'orphan', destination: dir })
-    const orphan = async (hoursAgo: number) =>
-      sql(
-        `INSERT INTO export_runs (schedule_id, schedule_name, trigger, started_at)
-         VALUES ($1, 'orphan', 'manual', now() - make_interval(hours => $2)) RETURNING id`,
-        [made.id, hoursAgo],
-      )
-    await orphan(7)
-    await orphan(1)
-    await runDue(new Date('2026-11-23T12:00:00Z'))
-    const manual = (await runsOf('orphan')).filter((r) => r.trigger === 'manual')
-    expect(manual.map((r) => r.status).sort()).toEqual(['failed', 'running'])
-    expect(manual.find((r) => r.status === 'failed')?.error).toBe(
-      'The process running this export stopped before it finished.',
-    )
+  it('keeps a run whose try failed queued with its error until its next try, which may succeed', async () => {
+    const gone = await folder()
+    await schedule({ name: 'flaky-folder', destination: gone })
+    await rm(gone, { recursive: true })
+    const [claimed] = await claimDueRuns(NIGHT)
+    await expect(runExport(tryOf(claimed.id))).rejects.toThrow(`The folder ${gone.slice(0, -1)} does not exist.`)
+    expect(await findRun(SYSTEM, claimed.id)).toMatchObject({
+      status: 'queued',
+      finishedAt: null,
+      error: `The folder ${gone.slice(0, -1)} does not exist. (it is tried again shortly)`,
+    })
+    // the folder is back by the second try
+    await mkdir(gone)
+    await runExport(tryOf(claimed.id, { retryCount: 1 }))
+    expect(await findRun(SYSTEM, claimed.id)).toMatchObject({ status: 'succeeded', error: null })
+    expect(await readdir(gone)).toEqual(['flaky-folder_2026-11-23_2026-11-23.csv'])
   })
 
-  it('runs by hand at any time, counting the days from now, beside the scheduled runs', async () => {
+  it('fails a run whose job was given up or cancelled, and queues it again when the job is retried', async () => {
+    const dir = await folder()
+    await schedule({ name: 'given-up', destination: dir })
+    const [claimed] = await claimDueRuns(NIGHT)
+    await exportRunJobs.gaveUp?.(claimed.id, 'The worker running it stopped answering.')
+    expect(await findRun(SYSTEM, claimed.id)).toMatchObject({
+      status: 'failed',
+      error: 'The worker running it stopped answering.',
+    })
+    await exportRunJobs.reopened?.(claimed.id)
+    expect(await findRun(SYSTEM, claimed.id)).toMatchObject({ status: 'queued', finishedAt: null })
+    await exportRunJobs.cancelled?.(claimed.id)
+    expect(await findRun(SYSTEM, claimed.id)).toMatchObject({ status: 'failed', error: 'Cancelled by an operator.' })
+    // a stray try of a cancelled run changes nothing
+    await runExport(tryOf(claimed.id))
+    expect(await readdir(dir)).toEqual([])
+  })
+
+  it('fails a run whose schedule was removed before its job ran', async () => {
+    await schedule({ name: 'removed', destination: await folder() })
+    const [claimed] = await claimDueRuns(NIGHT)
+    await removeSchedule(SYSTEM, 'removed')
+    await runExport(tryOf(claimed.id))
+    expect(await findRun(SYSTEM, claimed.id)).toMatchObject({
+      status: 'failed',
+      error: 'The schedule was removed before this run started.',
+    })
+  })
+
+  it('runs by hand at any time as a queued job, counting the days from when it was asked, beside the scheduled runs', async () => {
     const dir = await folder()
     await schedule({ name: 'manual', range: 'last-month', destination: dir })
-    const run = await runSchedule(SYSTEM, 'manual', { now: new Date('2026-11-10T15:00:00Z') })
-    expect(run).toMatchObject({ status: 'succeeded', trigger: 'manual', slot: null })
+    const queued = await runSchedule(SYSTEM, 'manual', { now: new Date('2026-11-10T15:00:00Z') })
+    expect(queued).toMatchObject({ status: 'queued', trigger: 'manual', slot: null })
+    expect(await jobOf(queued.id)).toMatchObject({ name: 'export-run', state: 'created' })
+    await runExport(tryOf(queued.id))
+    expect(await findRun(SYSTEM, queued.id)).toMatchObject({ status: 'succeeded', trigger: 'manual' })
     expect(await readdir(dir)).toEqual(['manual_2026-10-01_2026-10-31.csv'])
     // a manual run does not stand for a slot: the night's slot still runs
     expect((await runDue(NIGHT)).map((r) => r.trigger)).toEqual(['schedule'])
@@ -332,22 +385,33 @@ describe('running schedules', () => {
   })
 })
 
-describe('the scheduler that portal serve runs', () => {
-  it('catches up a slot missed while the portal was down as it starts, once', async () => {
+describe('the workers', () => {
+  it('claim a slot missed while the portal was down once, however many look at once, and write its file', async () => {
     const dir = await folder()
     const made = await addSchedule(SYSTEM, { name: 'served', cron: '0 2 * * *', range: 'yesterday', destination: dir })
     await sql(`UPDATE export_schedules SET created_at = now() - interval '30 days' WHERE id = $1`, [made.id])
-    const start = async () => {
-      const runs: string[] = []
-      const errors: unknown[] = []
-      const scheduler = startExportScheduler({ run: (r) => runs.push(r.scheduleName), error: (e) => errors.push(e) })
-      await scheduler.current()
-      await scheduler.stop()
-      return { runs, errors }
-    }
-    expect(await start()).toEqual({ runs: ['served'], errors: [] })
-    // started again (a restart, or a second instance): the slot is done
-    expect(await start()).toEqual({ runs: [], errors: [] })
+    // two worker processes, each taking a look at the same moment (the minute's look is one job; two
+    // looks race here, as two minutes' looks would after a long stop)
+    await Promise.all([startWorkers(['export-look', 'export-run']), startWorkers(['export-look', 'export-run'])])
+    await Promise.all([jobLibrary().send('export-look', {}), jobLibrary().send('export-look', {})])
+    const [run] = await eventually(async () => {
+      const runs = await runsOf('served')
+      return runs.length > 0 && runs.every((r) => r.status === 'succeeded') && runs
+    })
+    expect(run).toMatchObject({ trigger: 'schedule', status: 'succeeded' })
+    expect(await jobOf(run.id)).toMatchObject({ state: 'completed' })
+    // a later look (a restart, or a second instance) finds the slot done
+    await jobLibrary().send('export-look', {})
+    await eventually(async () => {
+      const [look] = await sequelize().then((db) =>
+        db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'export-look' AND state = 'completed'`,
+          { type: QueryTypes.SELECT },
+        ),
+      )
+      return look.n === 3
+    })
+    expect(await runsOf('served')).toHaveLength(1)
     expect(await readdir(dir)).toHaveLength(1)
   })
 })

@@ -1,12 +1,15 @@
 import { mkdtemp, readdir, rmdir, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { sequelize } from '#db/client.ts'
+import { afterEach, describe, expect, it } from 'vitest'
 import { portal, scheduleAddArgs } from '#tests/cli.ts'
 import { makeCourse } from '#tests/factories.ts'
+import { startWorkers, stopWorkers, tuneQueue } from '#tests/jobs.ts'
 
-// `portal exports …` in a child process, on this test file's database (DATABASE_URL).
+// `portal exports …` in a child process, on this test file's database (DATABASE_URL); the runs it queues
+// are run by workers in the test's process.
+
+afterEach(() => stopWorkers())
 
 // each command is a child process starting Node and tsx: a test of several needs more than the default time
 const SLOW = { timeout: 180_000 }
@@ -111,8 +114,11 @@ describe('portal exports schedule add, checked before it is kept', () => {
   })
 })
 
-describe('portal exports run, run-due and history', () => {
-  it('runs by hand, runs what is due once, and tells a failure by its exit code', SLOW, async () => {
+describe('portal exports run and history', () => {
+  it('runs by hand through a worker, waits, and tells a failure by its exit code', SLOW, async () => {
+    // one try only, so that a failed run has failed for good at once
+    await tuneQueue('export-run', { retryLimit: 0 })
+    await startWorkers(['export-run'])
     const dir = await folder()
     const course = await makeCourse()
     const add = (name: string, to: string) =>
@@ -149,24 +155,23 @@ describe('portal exports run, run-due and history', () => {
     expect(failed.stderr).toBe(`portal: broken: failed: The folder ${gone.slice(0, -1)} does not exist.\n`)
     expect((await portal(['exports', 'run', 'nothing'])).code).toBe(1)
 
-    // both made long ago: their latest slot is due, once
-    await (await sequelize()).query("UPDATE export_schedules SET created_at = now() - interval '30 days'")
-    const due = await portal(['exports', 'run-due', '--json'])
-    expect(due.code).toBe(1)
-    expect(due.stderr).toContain(`broken: failed: The folder ${gone.slice(0, -1)} does not exist.\n`)
-    expect(due.stderr).toContain('portal: 1 of 2 runs failed.\n')
-    const runs = JSON.parse(due.stdout) as { scheduleName: string; status: string; trigger: string }[]
-    expect(runs.map((r) => [r.scheduleName, r.status, r.trigger])).toEqual([
-      ['broken', 'failed', 'schedule'],
-      ['weekly', 'succeeded', 'schedule'],
-    ])
-    expect(await portal(['exports', 'run-due'])).toMatchObject({ code: 0, stdout: '', stderr: 'Nothing is due.\n' })
+    // queued without waiting: the run's id (its job's) on stdout, or the run as JSON
+    await stopWorkers()
+    const queued = await portal(['exports', 'run', 'weekly', '--no-wait'])
+    expect(queued.code).toBe(0)
+    expect(queued.stdout).toMatch(/^[0-9a-f-]{36}\n$/)
+    expect(queued.stderr).toBe(`Queued run ${queued.stdout.trim()} of weekly.\n`)
+    const asJson = await portal(['exports', 'run', 'weekly', '--no-wait', '--json'])
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ scheduleName: 'weekly', status: 'queued', trigger: 'manual' })
 
     const history = await portal(['exports', 'history', '--json', '--limit', '3'])
     expect(history.code).toBe(0)
-    const latest = JSON.parse(history.stdout) as { scheduleName: string; trigger: string }[]
-    expect(latest).toHaveLength(3)
-    expect(latest.filter((r) => r.trigger === 'schedule')).toHaveLength(2)
+    const latest = JSON.parse(history.stdout) as { scheduleName: string; status: string }[]
+    expect(latest.map((r) => [r.scheduleName, r.status])).toEqual([
+      ['weekly', 'queued'],
+      ['weekly', 'queued'],
+      ['broken', 'failed'],
+    ])
 
     const table = await portal(['exports', 'history'])
     expect(table.stdout.split('\n')[0]).toMatch(

@@ -9,26 +9,30 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createPasswordLink, passwordLinkIsValid } from '#app/modules/auth/password-links.server.ts'
 import { ROLE, SYSTEM } from '#app/modules/auth/roles.ts'
+import { jobLibrary } from '#app/modules/jobs/connection.server.ts'
+import { QUEUES } from '#app/modules/jobs/queues.ts'
 import {
-  describeMailError,
   enqueueInvitation,
   enqueueInvitations,
-  LEASE_MS,
+  mailJobs,
   mailQueueStatus,
   MAX_ATTEMPTS,
-  sendQueued,
+  sendQueuedMail,
+  type MailClock,
 } from '#app/modules/mail/queue.server.ts'
-import { startMailSender } from '#app/modules/mail/sender.server.ts'
 import { resetMailTransport } from '#app/modules/mail/service.server.ts'
 import { getEnv, resetEnvCache } from '#app/utils/env.server.ts'
 import { sequelize } from '#db/client.ts'
 import { portal } from '#tests/cli.ts'
 import { makeAdmin, makeCoach, makeLearner, makeUser } from '#tests/factories.ts'
+import { eventually, jobOf, runNow, startWorkers, stopWorkers, tryOf } from '#tests/jobs.ts'
 import { readOutbox, resetTokenIn } from '#tests/outbox.ts'
 import { freePort } from '#tests/setup/global.ts'
 
 // The mail queue on a real database, through the real mail path: the .eml outbox (SMTP_URL unset), a
-// loopback SMTP server, or an SMTP address where nothing listens. Time is passed in, never waited for.
+// loopback SMTP server, or an SMTP address where nothing listens. A try of a mail's job is called
+// directly where time matters (the rate is kept by a clock passed in, never waited for), and real
+// workers send where what matters is that each mail goes once.
 
 const MINUTE = 60_000
 
@@ -36,7 +40,6 @@ type QueueRow = {
   id: string
   status: string
   attempts: number
-  next_attempt_at: Date
   last_error: string | null
   sent_at: Date | null
   claimed_at: Date | null
@@ -57,11 +60,25 @@ async function invitee() {
   return user
 }
 
+/** The mail row of a user's latest invitation (its id is its job's). */
+const mailOf = async (userId: string) => (await rowsOf(userId)).at(-1) as QueueRow
+
 const mailsTo = async (email: string) =>
   (await readOutbox(getEnv().DATA_DIR)).filter((mail) => JSON.stringify(mail.to).includes(email))
 
-/** Shortly ahead of the real clock, so rows queued a moment ago are due. */
-const soon = () => new Date(Date.now() + 1000)
+/** A clock that starts shortly ahead of the real one and moves only when a try waits on it. */
+function testClock(start = new Date(Date.now() + 1000)) {
+  const clock: MailClock & { at: Date; waits: number[] } = {
+    at: start,
+    waits: [] as number[],
+    now: () => clock.at,
+    wait: async (ms: number) => {
+      clock.waits.push(ms)
+      clock.at = new Date(clock.at.getTime() + ms)
+    },
+  }
+  return clock
+}
 
 function useSmtp(url: string | undefined) {
   if (url) process.env.SMTP_URL = url
@@ -86,6 +103,7 @@ beforeEach(async () => {
 })
 
 afterEach(async () => {
+  await stopWorkers()
   for (const server of servers.splice(0)) await new Promise<void>((resolve) => server.close(() => resolve()))
 })
 
@@ -95,32 +113,35 @@ afterAll(() => {
 })
 
 describe('enqueueInvitation', () => {
-  it('queues nothing when the transaction that queued it rolls back', async () => {
+  it('queues nothing, and no job, when the transaction that queued it rolls back', async () => {
     const user = await invitee()
     const sql = await sequelize()
+    let id = ''
     await expect(
       sql.transaction(async (transaction) => {
         expect(await enqueueInvitation(user.id, transaction)).toBe(true)
         // the queued row is visible inside the transaction …
-        expect(
-          await sql.query('SELECT id FROM mail_queue WHERE user_id = $1', {
-            bind: [user.id],
-            type: QueryTypes.SELECT,
-            transaction,
-          }),
-        ).toHaveLength(1)
+        const [row] = await sql.query<{ id: string }>('SELECT id FROM mail_queue WHERE user_id = $1', {
+          bind: [user.id],
+          type: QueryTypes.SELECT,
+          transaction,
+        })
+        id = row.id
         throw new Error('the import failed')
       }),
     ).rejects.toThrow('the import failed')
-    // … and gone with it
+    // … and gone with it, its job too
+    expect(id).not.toBe('')
     expect(await rowsOf(user.id)).toEqual([])
-    expect(await sendQueued({ now: soon() })).toMatchObject({ sent: 0, waiting: 0 })
+    expect(await jobOf(id)).toBeUndefined()
   })
 
-  it('keeps a row queued in a committed transaction', async () => {
+  it('keeps a row queued in a committed transaction, with its job', async () => {
     const user = await invitee()
     await (await sequelize()).transaction((transaction) => enqueueInvitation(user.id, transaction))
-    expect(await rowsOf(user.id)).toMatchObject([{ status: 'pending', attempts: 0, claimed_by: null }])
+    const row = await mailOf(user.id)
+    expect(row).toMatchObject({ status: 'pending', attempts: 0, claimed_by: null })
+    expect(await jobOf(row.id)).toMatchObject({ name: 'mail', state: 'created' })
   })
 
   it('queues one invitation per user while one is waiting, and a new one once it is sent', async () => {
@@ -132,27 +153,33 @@ describe('enqueueInvitation', () => {
     expect(await rowsOf(user.id)).toHaveLength(1)
     expect(await rowsOf(other.id)).toHaveLength(1)
 
-    expect(await sendQueued({ now: soon() })).toMatchObject({ sent: 2 })
+    await sendQueuedMail(tryOf((await mailOf(user.id)).id))
     expect(await enqueueInvitation(user.id)).toBe(true)
     expect((await rowsOf(user.id)).map((r) => r.status)).toEqual(['sent', 'pending'])
+    expect(await jobOf((await mailOf(user.id)).id)).toMatchObject({ state: 'created' })
   })
 
   it('refuses an id that is not a user id, and drops the mail of a removed account', async () => {
     await expect(enqueueInvitation('not-an-id')).rejects.toMatchObject({ status: 400 })
     const user = await invitee()
     await enqueueInvitation(user.id)
+    const { id } = await mailOf(user.id)
     await run('DELETE FROM users WHERE id = $1 RETURNING id', [user.id])
     expect(await rowsOf(user.id)).toEqual([])
+    // its job finds nothing to send
+    await sendQueuedMail(tryOf(id))
+    expect(await mailsTo(user.email)).toHaveLength(0)
   })
 })
 
-describe('sendQueued', () => {
-  it('sends the invitation through the mail path with a link that works, and keeps no link in the queue', async () => {
+describe('a try of a mail', () => {
+  it('sends the invitation through the mail path with a link that works, and keeps no link in the database', async () => {
     const user = await invitee()
     await enqueueInvitation(user.id)
-    const now = soon()
+    const { id } = await mailOf(user.id)
+    const clock = testClock()
 
-    expect(await sendQueued({ now })).toEqual({ sent: 1, retrying: 0, failed: 0, cancelled: 0, waiting: 0, errors: [] })
+    await sendQueuedMail(tryOf(id), clock)
 
     const [mail, ...more] = await mailsTo(user.email)
     expect(more).toHaveLength(0)
@@ -164,76 +191,175 @@ describe('sendQueued', () => {
     expect(mail.text).toContain(`http://portal.test/reset-Password/${token}`)
     expect(await passwordLinkIsValid(token)).toBe(true)
 
-    const [row] = await rowsOf(user.id)
+    const row = await mailOf(user.id)
     expect(row).toMatchObject({ status: 'sent', attempts: 1, claimed_by: null, last_error: null })
-    expect(row.sent_at?.getTime()).toBe(now.getTime())
-    const stored = await run<{ text: string }>('SELECT row_to_json(q)::text AS text FROM mail_queue q')
+    expect(row.sent_at?.getTime()).toBe(clock.at.getTime())
+    const stored = await run<{ text: string }>(
+      `SELECT row_to_json(q)::text AS text FROM mail_queue q
+       UNION ALL SELECT row_to_json(j)::text FROM pgboss.job j WHERE j.id = $1`,
+      [id],
+    )
+    expect(stored).toHaveLength(2)
     expect(stored.map((s) => s.text).join()).not.toContain(token)
 
-    // nothing is due any more: a second pass sends nothing
-    expect(await sendQueued({ now: new Date(now.getTime() + MINUTE) })).toMatchObject({ sent: 0 })
+    // a second try of the same job (the queue lost track of the first) sends nothing
+    await sendQueuedMail(tryOf(id, { retryCount: 1 }), clock)
     expect(await mailsTo(user.email)).toHaveLength(1)
   })
 
-  it('sends each mail once when two senders run at the same time', async () => {
-    const users = await Promise.all(Array.from({ length: 12 }, invitee))
-    await enqueueInvitations(users.map((u) => u.id))
-    const now = soon()
-
-    const [a, b] = await Promise.all([sendQueued({ now }), sendQueued({ now })])
-
-    expect(a.sent + b.sent).toBe(12)
-    for (const user of users) expect(await mailsTo(user.email)).toHaveLength(1)
-    const statuses = await run<{ status: string; attempts: number }>('SELECT status, attempts FROM mail_queue')
-    expect(statuses).toHaveLength(12)
-    expect(statuses.every((s) => s.status === 'sent' && s.attempts === 1)).toBe(true)
-  })
-
-  it('retries a failed send later, records why in one line without credentials, and fails after the last try', async () => {
+  it('records a failure in one line without credentials and throws it; the last try fails the mail', async () => {
     const closed = await freePort()
     useSmtp(`smtp://mailer:Sup3r-secret-pw@127.0.0.1:${closed}`)
     const user = await invitee()
     await enqueueInvitation(user.id)
-    let now = soon()
+    const { id } = await mailOf(user.id)
 
-    const first = await sendQueued({ now })
-    expect(first).toMatchObject({ sent: 0, retrying: 1, failed: 0 })
-    let [row] = await rowsOf(user.id)
+    await expect(sendQueuedMail(tryOf(id))).rejects.toThrow(/ECONNREFUSED/)
+    let row = await mailOf(user.id)
     expect(row).toMatchObject({ status: 'pending', attempts: 1, claimed_by: null })
-    expect(row.next_attempt_at.getTime()).toBe(now.getTime() + MINUTE)
     expect(row.last_error).toMatch(/ECONNREFUSED/)
     expect(row.last_error).not.toMatch(/[\r\n]/)
     expect(row.last_error).not.toContain('Sup3r-secret-pw')
-    expect(first.errors).toEqual([row.last_error])
 
-    // not due before its time
-    expect(await sendQueued({ now: new Date(now.getTime() + 30_000) })).toMatchObject({ retrying: 0, waiting: 0 })
-
-    const delays: number[] = []
-    for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) {
-      now = row.next_attempt_at
-      const result = await sendQueued({ now })
-      ;[row] = await rowsOf(user.id)
-      expect(row.attempts).toBe(attempt)
-      if (attempt < MAX_ATTEMPTS) {
-        expect(result).toMatchObject({ retrying: 1, failed: 0 })
-        expect(row.status).toBe('pending')
-        delays.push((row.next_attempt_at.getTime() - now.getTime()) / MINUTE)
-      } else {
-        expect(result).toMatchObject({ retrying: 0, failed: 1 })
-      }
-    }
-    expect(delays).toEqual([2, 4, 8, 16, 32, 60])
-    expect(row).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS, claimed_by: null })
-    // a failed mail is never tried again
-    expect(await sendQueued({ now: new Date(now.getTime() + 24 * 60 * MINUTE) })).toMatchObject({
-      retrying: 0,
-      failed: 0,
-    })
-    expect((await rowsOf(user.id))[0].attempts).toBe(MAX_ATTEMPTS)
+    await expect(sendQueuedMail(tryOf(id, { retryCount: MAX_ATTEMPTS - 1, lastTry: true }))).rejects.toThrow()
+    row = await mailOf(user.id)
+    expect(row).toMatchObject({ status: 'failed', attempts: 2, claimed_by: null })
+    // a failed mail is never sent by a stray try
+    useSmtp(undefined)
+    await sendQueuedMail(tryOf(id, { retryCount: MAX_ATTEMPTS }))
+    expect(await mailsTo(user.email)).toHaveLength(0)
   })
 
-  it('records a refusal by the SMTP server and sends the retry once the server takes it', async () => {
+  it('is tried 8 times in all, 1, 2, 4 … minutes apart and at most an hour, by the queue it is in', async () => {
+    expect(MAX_ATTEMPTS).toBe(8)
+    const queue = await jobLibrary().getQueue('mail')
+    expect(queue).toMatchObject({
+      retryLimit: 7,
+      retryDelay: 60,
+      retryBackoff: true,
+      retryDelayMax: 3600,
+      heartbeatSeconds: QUEUES.mail.heartbeatSeconds,
+      deadLetter: 'mail-gave-up',
+    })
+  })
+
+  it('takes over a mail whose worker died mid-send, with a new link that replaces the old one', async () => {
+    const user = await invitee()
+    await enqueueInvitation(user.id)
+    const { id } = await mailOf(user.id)
+    // an earlier try claimed it, made its link, and its process died before the mail went out
+    const orphanToken = await createPasswordLink(user.id, 'invite')
+    await run(
+      `UPDATE mail_queue SET status = 'sending', attempts = 1, claimed_by = $2, claimed_at = now() - interval '5 minutes'
+        WHERE id = $1 RETURNING id`,
+      [id, `${id}:0`],
+    )
+
+    await sendQueuedMail(tryOf(id, { retryCount: 1 }))
+
+    const [mail] = await mailsTo(user.email)
+    const token = resetTokenIn(mail)
+    expect(token).not.toBe(orphanToken)
+    expect(await passwordLinkIsValid(token)).toBe(true)
+    expect(await passwordLinkIsValid(orphanToken)).toBe(false)
+    expect(await mailOf(user.id)).toMatchObject({ status: 'sent', attempts: 2, claimed_by: null })
+  })
+
+  it('keeps to MAIL_RATE_PER_MINUTE: at 2 a minute, the third and fifth mails wait for the next minute', async () => {
+    process.env.MAIL_RATE_PER_MINUTE = '2'
+    resetEnvCache()
+    const users = await Promise.all(Array.from({ length: 5 }, invitee))
+    await enqueueInvitations(users.map((u) => u.id))
+    const clock = testClock()
+    const t0 = clock.at.getTime()
+
+    for (const user of users) await sendQueuedMail(tryOf((await mailOf(user.id)).id), clock)
+
+    const claimed = await run<{ claimed_at: Date }>('SELECT claimed_at FROM mail_queue ORDER BY claimed_at')
+    expect(claimed.map((r) => (r.claimed_at.getTime() - t0) / 1000)).toEqual([0, 0, 60, 60, 120])
+    expect(clock.waits).toEqual([MINUTE, MINUTE])
+    for (const user of users) expect(await mailsTo(user.email)).toHaveLength(1)
+  })
+
+  it('counts the claims of another worker that is claiming at that very moment', async () => {
+    process.env.MAIL_RATE_PER_MINUTE = '2'
+    resetEnvCache()
+    const users = await Promise.all(Array.from({ length: 3 }, invitee))
+    await enqueueInvitations(users.map((u) => u.id))
+    const clock = testClock()
+    // another worker, in the middle of its claim: it holds the claim lock and has taken two rows
+    const sql = await sequelize()
+    const other = await sql.transaction()
+    await sql.query('SELECT pg_advisory_xact_lock(7305010)', { transaction: other })
+    await sql.query(
+      `UPDATE mail_queue SET status = 'sending', attempts = 1, claimed_at = $1, claimed_by = 'other:0'
+        WHERE user_id IN ($2, $3)`,
+      { bind: [clock.at, users[0].id, users[1].id], transaction: other },
+    )
+    const stop = new AbortController()
+    let settled = false
+    const mine = sendQueuedMail(tryOf((await mailOf(users[2].id)).id, { signal: stop.signal }), {
+      now: clock.now,
+      // told to wait: the budget is spent; the worker stops here instead
+      wait: async (ms) => {
+        clock.waits.push(ms)
+        stop.abort()
+      },
+    }).finally(() => (settled = true))
+    const waiting = async () =>
+      (
+        await run<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+      )[0].n > 0
+    // until this try waits for the other's claim (a build without the lock finishes instead)
+    while (!settled && !(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20))
+    await other.commit()
+
+    await expect(mine).rejects.toThrow()
+    expect(clock.waits).toEqual([MINUTE])
+    expect(await mailOf(users[2].id)).toMatchObject({ status: 'pending', attempts: 0, claimed_at: null })
+    expect(await mailsTo(users[2].email)).toHaveLength(0)
+  })
+
+  it('drops an invitation whose account has a password by the time it is sent', async () => {
+    const user = await invitee()
+    await enqueueInvitation(user.id)
+    await run("UPDATE users SET password_hash = 'x' WHERE id = $1 RETURNING id", [user.id])
+    await sendQueuedMail(tryOf((await mailOf(user.id)).id))
+    expect(await mailsTo(user.email)).toHaveLength(0)
+    expect(await rowsOf(user.id)).toMatchObject([
+      { status: 'cancelled', last_error: 'The account already has a password.' },
+    ])
+  })
+
+  it('is failed when its job is given up, cancelled when its job is, and waits again when retried', async () => {
+    const [gone, cancelled] = [await invitee(), await invitee()]
+    await enqueueInvitations([gone.id, cancelled.id])
+    await mailJobs.gaveUp?.((await mailOf(gone.id)).id, 'The worker running it stopped answering.')
+    await mailJobs.cancelled?.((await mailOf(cancelled.id)).id)
+    expect(await mailOf(gone.id)).toMatchObject({
+      status: 'failed',
+      last_error: 'The worker running it stopped answering.',
+    })
+    expect(await mailOf(cancelled.id)).toMatchObject({ status: 'cancelled', last_error: 'Cancelled by an operator.' })
+    await mailJobs.reopened?.((await mailOf(gone.id)).id)
+    expect(await mailOf(gone.id)).toMatchObject({ status: 'pending' })
+  })
+})
+
+describe('the workers', () => {
+  it('send each mail once when two workers run at the same time', async () => {
+    const users = await Promise.all(Array.from({ length: 12 }, invitee))
+    await enqueueInvitations(users.map((u) => u.id))
+
+    await Promise.all([startWorkers(['mail']), startWorkers(['mail'])])
+    await eventually(async () => (await run('SELECT id FROM mail_queue WHERE status = $1', ['sent'])).length === 12)
+
+    for (const user of users) expect(await mailsTo(user.email)).toHaveLength(1)
+    const statuses = await run<{ status: string; attempts: number }>('SELECT status, attempts FROM mail_queue')
+    expect(statuses.every((s) => s.status === 'sent' && s.attempts === 1)).toBe(true)
+  })
+
+  it('try a mail the SMTP server refused again, and send it once the server takes it', async () => {
     let refuse = true
     const received: string[] = []
     useSmtp(
@@ -254,160 +380,29 @@ describe('sendQueued', () => {
     )
     const user = await invitee()
     await enqueueInvitation(user.id)
-    const now = soon()
+    const { id } = await mailOf(user.id)
+    await startWorkers(['mail'])
 
-    expect(await sendQueued({ now })).toMatchObject({ retrying: 1 })
-    const [row] = await rowsOf(user.id)
+    const waiting = await eventually(async () => {
+      const job = await jobOf(id)
+      return job?.state === 'retry' && job
+    })
+    expect(waiting.output).toMatchObject({ message: expect.stringMatching(/450/) })
+    expect(JSON.stringify(waiting.output)).not.toMatch(/stack|\\n/)
+    const row = await mailOf(user.id)
+    expect(row).toMatchObject({ status: 'pending', attempts: 1 })
     expect(row.last_error).toMatch(/450/)
     expect(row.last_error).not.toMatch(/[\r\n]/)
     expect(received).toHaveLength(0)
 
     refuse = false
-    expect(await sendQueued({ now: row.next_attempt_at })).toMatchObject({ sent: 1 })
+    // the minute the queue waits before the second try, passed
+    await runNow(id)
+    await eventually(async () => (await jobOf(id))?.state === 'completed')
     expect(received).toHaveLength(1)
     const parsed = await simpleParser(received[0])
     expect(await passwordLinkIsValid(resetTokenIn(parsed))).toBe(true)
     expect(await rowsOf(user.id)).toMatchObject([{ status: 'sent', attempts: 2, last_error: null }])
-  })
-
-  it('sends again a mail whose sender died mid-send, with a new link that replaces the old one', async () => {
-    const user = await invitee()
-    const fresh = await invitee()
-    await enqueueInvitations([user.id, fresh.id])
-    const now = soon()
-    // a process claimed both, made the first one's link, and died: one lease is old, one is recent
-    const orphanToken = await createPasswordLink(user.id, 'invite')
-    await run(
-      `UPDATE mail_queue SET status = 'sending', attempts = 1, claimed_by = 'gone-host:4242:dead',
-              claimed_at = CASE WHEN user_id = $1 THEN $2::timestamptz ELSE $3::timestamptz END
-        WHERE user_id IN ($1, $4) RETURNING id`,
-      [user.id, new Date(now.getTime() - LEASE_MS - 1000), new Date(now.getTime() - MINUTE), fresh.id],
-    )
-
-    expect(await sendQueued({ now })).toMatchObject({ sent: 1, retrying: 0 })
-
-    const [mail] = await mailsTo(user.email)
-    const token = resetTokenIn(mail)
-    expect(token).not.toBe(orphanToken)
-    expect(await passwordLinkIsValid(token)).toBe(true)
-    expect(await passwordLinkIsValid(orphanToken)).toBe(false)
-    expect(await rowsOf(user.id)).toMatchObject([{ status: 'sent', attempts: 2, claimed_by: null }])
-    // a lease still young belongs to a sender that may be working on it: left alone until it is old
-    expect(await rowsOf(fresh.id)).toMatchObject([{ status: 'sending', claimed_by: 'gone-host:4242:dead' }])
-    expect(await mailsTo(fresh.email)).toHaveLength(0)
-    expect(await sendQueued({ now: new Date(now.getTime() + LEASE_MS) })).toMatchObject({ sent: 1 })
-    expect(await mailsTo(fresh.email)).toHaveLength(1)
-  })
-
-  it('keeps to MAIL_RATE_PER_MINUTE across senders: 2 a minute sends 2 of 5 now and the rest in later minutes', async () => {
-    process.env.MAIL_RATE_PER_MINUTE = '2'
-    resetEnvCache()
-    const users = await Promise.all(Array.from({ length: 5 }, invitee))
-    await enqueueInvitations(users.map((u) => u.id))
-    const t0 = soon()
-    const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000)
-
-    // two senders at once share the one budget
-    const [a, b] = await Promise.all([sendQueued({ now: t0 }), sendQueued({ now: t0 })])
-    expect(a.sent + b.sent).toBe(2)
-    expect(Math.max(a.waiting, b.waiting)).toBe(3)
-    expect(await sendQueued({ now: at(59) })).toMatchObject({ sent: 0, waiting: 3 })
-    expect(await sendQueued({ now: at(61) })).toMatchObject({ sent: 2, waiting: 1 })
-    expect(await sendQueued({ now: at(90) })).toMatchObject({ sent: 0, waiting: 1 })
-    expect(await sendQueued({ now: at(122) })).toMatchObject({ sent: 1, waiting: 0 })
-    for (const user of users) expect(await mailsTo(user.email)).toHaveLength(1)
-  })
-
-  it('counts the claims of another sender that is claiming at that very moment', async () => {
-    process.env.MAIL_RATE_PER_MINUTE = '2'
-    resetEnvCache()
-    const users = await Promise.all(Array.from({ length: 4 }, invitee))
-    await enqueueInvitations(users.map((u) => u.id))
-    const t0 = soon()
-    // another process, in the middle of its claim: it holds the claim lock and has taken two rows
-    const sql = await sequelize()
-    const other = await sql.transaction()
-    await sql.query('SELECT pg_advisory_xact_lock(7305010)', { transaction: other })
-    await sql.query(
-      `UPDATE mail_queue SET status = 'sending', attempts = 1, claimed_at = $1, claimed_by = 'other-host:1:x'
-        WHERE id IN (SELECT id FROM mail_queue ORDER BY id LIMIT 2)`,
-      { bind: [t0], transaction: other },
-    )
-    let settled = false
-    const mine = sendQueued({ now: t0 }).finally(() => (settled = true))
-    const waiting = async () =>
-      (
-        await run<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
-      )[0].n > 0
-    // until this sender waits for the other's claim (a build without the lock finishes instead)
-    while (!settled && !(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20))
-    await other.commit()
-
-    expect(await mine).toMatchObject({ sent: 0, waiting: 2 })
-    expect(await run('SELECT id FROM mail_queue WHERE status = $1', ['sent'])).toHaveLength(0)
-  })
-
-  it('sends at most the limit it is given', async () => {
-    const users = await Promise.all(Array.from({ length: 3 }, invitee))
-    await enqueueInvitations(users.map((u) => u.id))
-    expect(await sendQueued({ now: soon(), limit: 1 })).toMatchObject({ sent: 1, waiting: 2 })
-  })
-
-  it('gives back the mails it claimed but had not sent when it is stopped', async () => {
-    const controller = new AbortController()
-    const received: string[] = []
-    useSmtp(
-      await smtpServer({
-        onData(stream, session, callback) {
-          stream.resume()
-          stream.on('end', () => {
-            received.push(session.envelope.rcptTo[0].address)
-            // the portal is shutting down while the first mail is being handed over
-            controller.abort()
-            callback()
-          })
-        },
-      }),
-    )
-    const users = await Promise.all(Array.from({ length: 3 }, invitee))
-    await enqueueInvitations(users.map((u) => u.id))
-
-    const result = await sendQueued({ now: soon(), signal: controller.signal })
-
-    expect(result).toMatchObject({ sent: 1, waiting: 2 })
-    expect(received).toHaveLength(1)
-    const rows = await run<QueueRow>('SELECT * FROM mail_queue ORDER BY status')
-    expect(rows.map((r) => [r.status, r.attempts, r.claimed_by, r.claimed_at === null])).toEqual([
-      ['pending', 0, null, true],
-      ['pending', 0, null, true],
-      ['sent', 1, null, false],
-    ])
-  })
-
-  it('drops an invitation whose account has a password by the time it is sent', async () => {
-    const user = await invitee()
-    await enqueueInvitation(user.id)
-    await run("UPDATE users SET password_hash = 'x' WHERE id = $1 RETURNING id", [user.id])
-    expect(await sendQueued({ now: soon() })).toMatchObject({ sent: 0, cancelled: 1 })
-    expect(await mailsTo(user.email)).toHaveLength(0)
-    expect(await rowsOf(user.id)).toMatchObject([
-      { status: 'cancelled', last_error: 'The account already has a password.' },
-    ])
-  })
-})
-
-describe('describeMailError', () => {
-  it('folds an error into one line and hides the SMTP user and password', () => {
-    useSmtp('smtp://relay-user:p%40ss-w0rd@mail.example.com:587')
-    const line = describeMailError(
-      new Error(
-        'Invalid login for relay-user: p@ss-w0rd\n535 Authentication failed at smtp://relay-user:p%40ss-w0rd@mail.example.com',
-      ),
-    )
-    expect(line).toBe(
-      'Invalid login for [hidden]: [hidden] 535 Authentication failed at smtp://[hidden]@mail.example.com',
-    )
-    expect(describeMailError(new Error('x'.repeat(2000)))).toHaveLength(500)
   })
 })
 
@@ -415,7 +410,7 @@ describe('mailQueueStatus', () => {
   it('shows the admin side counts and the latest rows, and refuses learners', async () => {
     const [sent, waiting] = [await invitee(), await invitee()]
     await enqueueInvitation(sent.id)
-    await sendQueued({ now: soon() })
+    await sendQueuedMail(tryOf((await mailOf(sent.id)).id))
     await enqueueInvitation(waiting.id)
 
     await expect(mailQueueStatus(await makeLearner())).rejects.toMatchObject({ status: 403 })
@@ -437,7 +432,6 @@ describe('mailQueueStatus', () => {
       userName: sent.userName,
       status: 'sent',
       attempts: 1,
-      nextAttemptAt: expect.any(String),
       lastError: null,
       createdAt: expect.any(String),
       sentAt: expect.any(String),
@@ -449,26 +443,11 @@ describe('mailQueueStatus', () => {
   })
 })
 
-describe('the sender of portal serve', () => {
-  it('sends what is due when it starts, and stops cleanly', async () => {
-    const user = await invitee()
-    await enqueueInvitation(user.id)
-    const reports: number[] = []
-    const errors: unknown[] = []
-    const sender = startMailSender({ sent: (r) => reports.push(r.sent), error: (e) => errors.push(e) })
-    await sender.current()
-    await sender.stop()
-    expect(errors).toEqual([])
-    expect(reports).toEqual([1])
-    expect(await mailsTo(user.email)).toHaveLength(1)
-  })
-})
-
 // each command is a child process starting Node and tsx: a test of several needs more than the default time
 const SLOW = { timeout: 180_000 }
 
 describe('portal mail', () => {
-  it('lists the queue as JSON, sends what is due, and exits 2 on wrong input', SLOW, async () => {
+  it('lists the queue as JSON and as a table, and exits 2 on wrong input', SLOW, async () => {
     const user = await invitee()
     await enqueueInvitation(user.id)
 
@@ -477,51 +456,22 @@ describe('portal mail', () => {
     const status = JSON.parse(listed.stdout) as Awaited<ReturnType<typeof mailQueueStatus>>
     expect(status).toMatchObject({
       counts: { pending: 1, sending: 0, sent: 0, failed: 0, cancelled: 0 },
-      due: 1,
       rows: [{ email: user.email, status: 'pending', attempts: 0, kind: 'invitation' }],
     })
 
-    const sent = await portal(['mail', 'send-due', '--json'])
-    expect(sent).toMatchObject({ code: 0 })
-    expect(JSON.parse(sent.stdout)).toEqual({ sent: 1, retrying: 0, failed: 0, cancelled: 0, waiting: 0, errors: [] })
-    expect(sent.stderr).toContain('Mail queue: 1 sent, 0 still due.')
-    expect(await passwordLinkIsValid(resetTokenIn((await mailsTo(user.email))[0]))).toBe(true)
-
+    await sendQueuedMail(tryOf((await mailOf(user.id)).id))
     const table = await portal(['mail', 'queue', '--status', 'sent'])
     expect(table.code).toBe(0)
-    expect(table.stdout).toMatch(/^PENDING\s+SENDING\s+SENT\s+FAILED\s+CANCELLED\s+DUE NOW\n0\s+0\s+1\s+0\s+0\s+0\n/)
+    expect(table.stdout).toMatch(/^PENDING\s+SENDING\s+SENT\s+FAILED\s+CANCELLED\n0\s+0\s+1\s+0\s+0\n/)
     expect(table.stdout).toContain(user.email)
 
     const wrong = await portal(['mail', 'queue', '--status', 'lost'])
     expect(wrong).toMatchObject({ code: 2, stdout: '' })
     expect(wrong.stderr).toContain('--status: Status must be one of pending, sending, sent, failed, cancelled.')
-    expect(await portal(['mail', 'send-due', '--limit', '0'])).toMatchObject({ code: 2, stdout: '' })
-  })
-
-  it('send-due exits once it is done with a pooled SMTP transport too', SLOW, async () => {
-    const user = await invitee()
-    await enqueueInvitation(user.id)
-    const smtp = await smtpServer({})
-    // a pool keeps its connections open until closed: a command that left it open would never exit
-    const sent = await portal(['mail', 'send-due', '--json'], { SMTP_URL: `${smtp}?pool=true` })
-    expect(sent).toMatchObject({ code: 0 })
-    expect(JSON.parse(sent.stdout)).toMatchObject({ sent: 1 })
-  })
-
-  it('send-due exits 1 when a mail could not be sent, without the SMTP password', SLOW, async () => {
-    const user = await invitee()
-    await enqueueInvitation(user.id)
-    const closed = await freePort()
-    const failed = await portal(['mail', 'send-due'], { SMTP_URL: `smtp://mailer:Sup3r-secret-pw@127.0.0.1:${closed}` })
-    expect(failed).toMatchObject({ code: 1, stdout: '' })
-    expect(failed.stderr).toContain('Mail queue: 0 sent, 1 to retry later')
-    expect(failed.stderr).toMatch(/ECONNREFUSED/)
-    expect(failed.stderr).not.toContain('Sup3r-secret-pw')
-    expect(await rowsOf(user.id)).toMatchObject([{ status: 'pending', attempts: 1 }])
   })
 })
 
-describe('an import killed part-way, then the mail sent by cron', () => {
+describe('an import killed part-way, then the mail sent by two workers', () => {
   it(
     'queues one invitation per committed account and delivers each once, none for rows never committed',
     SLOW,
@@ -549,13 +499,13 @@ describe('an import killed part-way, then the mail sent by cron', () => {
         child.on('exit', (_code, signal) => resolve(signal)),
       )
       // a few batches committed, then the process dies as a machine would take it away: no chance to clean up
-      while (child.exitCode === null && (await countImported()) < 3000)
+      while (child.exitCode === null && (await countImported()) < 1000)
         await new Promise((resolve) => setTimeout(resolve, 20))
       child.kill('SIGKILL')
       expect(await exited).toBe('SIGKILL')
 
       const committed = await imported()
-      expect(committed.length).toBeGreaterThanOrEqual(3000)
+      expect(committed.length).toBeGreaterThanOrEqual(1000)
       expect(committed.length).toBeLessThan(total)
       // a batch is one transaction: its accounts and their invitations are there together, or not at all
       expect(committed.length % 1000).toBe(0)
@@ -567,7 +517,7 @@ describe('an import killed part-way, then the mail sent by cron', () => {
       expect(new Set(queued.map((q) => q.user_id))).toEqual(new Set(committed.map((u) => u.id)))
       expect(queued.every((q) => q.status === 'pending')).toBe(true)
 
-      // the portal's cron job, started twice at once (two hosts, or a run that overlaps the next)
+      // two workers at once (two hosts)
       const received: string[] = []
       const smtp = await smtpServer({
         disableReverseLookup: true,
@@ -580,14 +530,12 @@ describe('an import killed part-way, then the mail sent by cron', () => {
         },
       })
       // pooled: the loopback server waits 100 ms before it greets each new connection
-      const env = { SMTP_URL: `${smtp}?pool=true`, MAIL_RATE_PER_MINUTE: '100000' }
-      const senders = await Promise.all([
-        portal(['mail', 'send-due', '--json'], env),
-        portal(['mail', 'send-due', '--json'], env),
-      ])
-      for (const sender of senders) expect(sender.code).toBe(0)
-      const sent = senders.map((sender) => (JSON.parse(sender.stdout) as { sent: number }).sent)
-      expect(sent[0] + sent[1]).toBe(committed.length)
+      useSmtp(`${smtp}?pool=true`)
+      process.env.MAIL_RATE_PER_MINUTE = '100000'
+      resetEnvCache()
+      await Promise.all([startWorkers(['mail']), startWorkers(['mail'])])
+      await eventually(async () => received.length >= committed.length, 120_000)
+      await stopWorkers()
 
       // exactly one mail to every committed account, and none to a row the killed import never committed
       expect(received.toSorted()).toEqual(committed.map((u) => u.email).toSorted())

@@ -16,6 +16,7 @@ import { dashboardFigures } from '#app/modules/dashboard/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { listRuns, removeSchedule } from '#app/modules/exports/service.server.ts'
 import { receiveUpload } from '#app/modules/files/upload.server.ts'
+import { jobsOverview, retryJob } from '#app/modules/jobs/service.server.ts'
 import { mailQueueStatus } from '#app/modules/mail/queue.server.ts'
 import { deleteProgram, getProgram } from '#app/modules/programs/service.server.ts'
 import { prunePings } from '#app/modules/progress/retention.server.ts'
@@ -23,6 +24,7 @@ import { listVideosProgress, recordAccessLogPing } from '#app/modules/progress/s
 import { writeUserList } from '#app/modules/users/export.server.ts'
 import { createUser, getProfile, removeAdmin } from '#app/modules/users/service.server.ts'
 import * as adminLayout from '#app/routes/admin+/_layout.tsx'
+import * as jobsPage from '#app/routes/admin+/jobs.tsx'
 import * as newCoursePage from '#app/routes/admin+/newCourse.tsx'
 import * as importUsersPage from '#app/routes/admin+/users_.import.tsx'
 import * as assessmentListRoute from '#app/routes/api+/assignmentDocuments.getAssignmentDocuments.ts'
@@ -403,6 +405,24 @@ const CASES: Case[] = [
     exercises: ['read:exports'],
     via: 'service',
     run: ({ actor }) => service(() => listRuns(actor, {})),
+  },
+  {
+    name: 'the background jobs',
+    exercises: ['read:jobs'],
+    via: 'service',
+    run: ({ actor }) => service(() => jobsOverview(actor)),
+  },
+  {
+    name: 'the Jobs page',
+    exercises: ['read:jobs'],
+    via: 'user',
+    run: (who) => page(open(jobsPage, '/admin/jobs', who)),
+  },
+  {
+    name: 'retrying a job (there is none of that id: 404 once past the guard)',
+    exercises: ['manage:jobs'],
+    via: 'service',
+    run: ({ actor }) => service(() => retryJob(actor, '00000000-0000-4000-8000-000000000000'), [404]),
   },
   {
     name: 'removing a scheduled export (there is none of that name: 404 once past the guard)',

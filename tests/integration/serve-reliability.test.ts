@@ -40,7 +40,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'info',
   }
   // in a process group of its own, so that the whole portal can be signalled as `npm start`'s group is
-  serve = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'serve', '--no-demo', '--no-exports'], {
+  serve = spawn(process.execPath, [path.join(root, 'cli', 'bin.js'), 'serve', '--no-demo', '--no-workers'], {
     cwd: root,
     env,
     detached: true,

@@ -71,6 +71,13 @@ describe('importUsers: the file', () => {
     expect((await account(`bern${t}@example.com`))?.roleId).toBe(2)
   })
 
+  it('reads a tab-separated file, as a spreadsheet saves "tab-delimited text"', async () => {
+    const t = tag()
+    const text = `firstName\tlastName\temail\tuserName\r\nTara\t"Tab Person"\ttara${t}@example.com\ttara${t}\r\n`
+    expect((await run(text)).counts).toMatchObject({ rows: 1, created: 1, failed: 0 })
+    expect(await account(`tara${t}@example.com`)).toMatchObject({ firstName: 'Tara', lastName: 'Tab Person' })
+  })
+
   it('takes the delimiter it is given over the one it would guess', async () => {
     const t = tag()
     // one semicolon, no comma in the header: a guess would say semicolon

@@ -11,6 +11,7 @@ const ITEMS: { to: string; label: string; end?: boolean; adminOnly?: boolean }[]
   { to: '/admin/assignmentDocumentList', label: 'Assessments' },
   { to: '/admin/accesslog', label: 'Access Log' },
   { to: '/admin/exports', label: 'Scheduled exports' },
+  { to: '/admin/jobs', label: 'Background jobs' },
 ]
 
 /** The admin area's side menu; admins and the super admin see their own pages too. */

@@ -3,9 +3,9 @@ import { createWriteStream, rmSync } from 'node:fs'
 import { access, constants, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { PassThrough, Transform, type Writable } from 'node:stream'
-import { stringify } from 'csv-stringify'
 import { pipeQuery } from '#db/client.ts'
 import type { Actor } from '../auth/roles.ts'
+import { csvRecords } from '../csv/writer.server.ts'
 import { invalid } from '../errors.ts'
 import { accessLogFilter, accessLogStatement, type AccessLogRow } from './service.server.ts'
 
@@ -39,14 +39,6 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
   jsonl: 'application/x-ndjson; charset=utf-8',
 }
 
-/**
- * A text cell a spreadsheet would read as a formula (=, +, -, @, tab, carriage return first) gets a
- * leading apostrophe, so opening the file never runs what a learner typed into their name.
- */
-export function neutraliseFormula(cell: string): string {
-  return /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell
-}
-
 /** Rows in, the chosen format's text out: the stages between the cursor and the sink. */
 function formatter(format: ExportFormat): Transform[] {
   if (format === 'jsonl') {
@@ -59,24 +51,7 @@ function formatter(format: ExportFormat): Transform[] {
       }),
     ]
   }
-  const cells = new Transform({
-    objectMode: true,
-    transform(row: AccessLogRow, _encoding, done) {
-      done(
-        null,
-        COLUMNS.map((c) => {
-          const value = c.value(row)
-          return typeof value === 'string' ? neutraliseFormula(value) : value
-        }),
-      )
-    },
-  })
-  // RFC 4180: records end in CRLF, and a field holding a line break of any kind (a lone LF or CR
-  // too, which csv-stringify only quotes when it is the whole record delimiter) goes in quotes
-  return [
-    cells,
-    stringify({ header: true, columns: EXPORT_HEADERS, record_delimiter: 'windows', quoted_match: /[\r\n]/ }),
-  ]
+  return csvRecords(EXPORT_HEADERS, (row: AccessLogRow) => COLUMNS.map((c) => c.value(row)))
 }
 
 export const isExportFormat = (value: string): value is ExportFormat =>

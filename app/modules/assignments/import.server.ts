@@ -1,16 +1,12 @@
 import type { Readable, Writable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
-import { parse, type CsvError } from 'csv-parse'
-import { stringify } from 'csv-stringify'
 import type pg from 'pg'
 import { withConnection } from '#db/client.ts'
-import { neutraliseFormula } from '../access-log/export.server.ts'
 import { requirePermission } from '../auth/permissions.ts'
 import { ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
+import { CsvReader, stoppedMessage, unreadableMessage, type CsvRecord } from '../csv/reader.server.ts'
+import { ErrorCsv } from '../csv/writer.server.ts'
 import { invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
-import type { ImportDelimiter } from '../users/import-schema.ts'
-import { sniffDelimiter } from '../users/import.server.ts'
 import {
   AssignmentImportOptionsSchema,
   AssignmentRowSchema,
@@ -26,8 +22,6 @@ import {
 // program records the program only: its courses reach the learner through it, as the program changes.
 
 export const BATCH_SIZE = 1000
-/** How much of the file is read to find the header line (and its delimiter) before giving up. */
-const HEADER_PEEK_BYTES = 64 * 1024
 
 type Field = 'user' | 'course' | 'program'
 type Action = 'assign' | 'unassign'
@@ -74,7 +68,7 @@ export type AssignmentImportSummary = {
 }
 
 /**
- * Import assignments from a CSV file (UTF-8 with or without BOM, comma or semicolon, CRLF or LF).
+ * Import assignments from a CSV file (UTF-8 with or without BOM, comma, semicolon or tab, CRLF or LF).
  * Columns: `user` (email or username) and `course` and/or `program` (id or exact title). A header that
  * cannot be used or read is a 400 error before any row. A line further down that is not readable CSV ends
  * the import there (see `stopped`): in the default mode the rows before it are written as counted, and
@@ -91,12 +85,12 @@ export async function importAssignments(
     atomic: options.atomic,
     delimiter: options.delimiter,
   })
-  const errorCsv = options.errorSink ? errorFile(options.errorSink) : undefined
+  const errorCsv = options.errorSink ? new ErrorCsv(options.errorSink) : undefined
   try {
     const summary = await withConnection(async (client) => {
-      const writer = new AssignmentWriter(client, actor, 'assign', (error) => {
+      const writer = new AssignmentWriter(client, actor, 'assign', async (error) => {
         options.onRowError?.(error)
-        errorCsv?.row(error)
+        await errorCsv?.row(error.row, error.field, error.message, error.cells)
       })
       let columns: Record<Field, number> | undefined
       let header: string[] = []
@@ -114,21 +108,14 @@ export async function importAssignments(
         }
         options.onProgress?.({ rows: writer.counts.rows })
       }
-      let broken: CsvBreak | undefined
+      const csv = new CsvReader(source, { delimiter })
       if (atomic) await client.query('BEGIN')
       try {
-        for await (const item of readCsv(source, delimiter)) {
-          if ('broken' in item) {
-            // a header that cannot be read is a file that cannot be read at all
-            if (!columns) throw invalid(item.broken.reason)
-            broken = item.broken
-            break
-          }
-          const record = item
+        for await (const record of recordsOf(csv)) {
           if (!columns) {
             header = record.cells
             columns = matchHeader(header)
-            errorCsv?.header(header)
+            await errorCsv?.header(header)
             continue
           }
           const cell = (field: Field) => (columns![field] >= 0 ? (record.cells[columns![field]] ?? '') : '')
@@ -143,19 +130,18 @@ export async function importAssignments(
           })
           if (pending.length >= BATCH_SIZE) await flush()
         }
+        // a header that cannot be read is a file that cannot be read at all
+        if (!columns && csv.broken) throw invalid(unreadableMessage(csv.broken))
         if (!columns) throw invalid('The file is empty: the first line must name the columns (user, course, program).')
         if (pending.length > 0) await flush()
-        const committed = !dryRun && !(atomic && (writer.counts.failed > 0 || broken))
+        const committed = !dryRun && !(atomic && (writer.counts.failed > 0 || csv.broken))
         if (atomic) await client.query(committed ? 'COMMIT' : 'ROLLBACK')
         let stopped: AssignmentImportSummary['stopped'] = null
-        if (broken) {
-          const { line, reason } = broken
-          const rows = writer.counts.rows
-          const outcome = committed
-            ? ` The ${rows} ${rows === 1 ? 'row' : 'rows'} before it were written as counted; nothing from line ${line} on was read.`
-            : ' Nothing was written.'
-          stopped = { line, message: `${reason}${outcome}` }
-          errorCsv?.stopped(stopped)
+        if (csv.broken) {
+          const { line } = csv.broken
+          stopped = { line, message: stoppedMessage(csv.broken, { rowsBefore: writer.counts.rows, kept: committed }) }
+          // the line the file broke off on, last
+          await errorCsv?.row(line, '', stopped.message)
         }
         return {
           rows: writer.counts.rows,
@@ -176,7 +162,9 @@ export async function importAssignments(
     await errorCsv?.end()
     return summary
   } catch (error) {
-    await errorCsv?.end(error)
+    // the error file says why the import ended
+    if (error instanceof Error) await errorCsv?.row(null, '', error.message)
+    await errorCsv?.end()
     throw error
   }
 }
@@ -283,9 +271,8 @@ export async function assignMany(
  */
 export async function* readLearnerList(source: Readable): AsyncGenerator<{ line: number; user: string }> {
   let column: number | undefined
-  for await (const item of readCsv(source)) {
-    if ('broken' in item) throw invalid(item.broken.reason)
-    const record = item
+  const csv = new CsvReader(source)
+  for await (const record of recordsOf(csv)) {
     if (column === undefined) {
       const normalised = record.cells.map(normaliseHeader)
       const found = ALIASES.user.map((alias) => normalised.indexOf(alias)).find((index) => index >= 0)
@@ -302,113 +289,14 @@ export async function* readLearnerList(source: Readable): AsyncGenerator<{ line:
     const user = (record.cells[column] ?? '').trim()
     if (user) yield { line: record.line, user }
   }
+  if (csv.broken) throw invalid(unreadableMessage(csv.broken))
 }
 
 // ——— Reading CSV ———
 
-type CsvRecord = { line: number; cells: string[] }
-/** Where and why the file could not be read on; every record before it was read. */
-type CsvBreak = { line: number; reason: string }
-type CsvItem = CsvRecord | { broken: CsvBreak }
-
-/**
- * The file's records, each with the line it starts on, then (when a line cannot be read as CSV) one
- * `broken` item naming that line. Records are taken from the parser as it makes them: read through a
- * stream, those parsed in the same chunk as a broken line were lost with the stream's error, and the
- * line was counted from the last one read.
- */
-async function* readCsv(source: Readable, delimiter?: ImportDelimiter): AsyncGenerator<CsvItem> {
-  const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>
-  try {
-    const head: Buffer[] = []
-    let peeked = ''
-    let ended = false
-    while (!peeked.includes('\n') && peeked.length < HEADER_PEEK_BYTES) {
-      const next = await iterator.next()
-      if (next.done) {
-        ended = true
-        break
-      }
-      const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value
-      head.push(chunk)
-      peeked += chunk.toString('utf8')
-    }
-    const lines = new LineCounter()
-    const parsed: CsvRecord[] = []
-    const parser = parse({
-      bom: true,
-      delimiter: delimiter ?? sniffDelimiter(peeked.split('\n')[0]),
-      skip_empty_lines: true,
-      relax_column_count: true,
-      on_record: (record: string[], context) => {
-        parsed.push({ line: lines.startOf(context.lines, context.empty_lines), cells: record })
-        return null
-      },
-    })
-    let failure: CsvError | undefined
-    parser.on('error', (error: CsvError) => (failure ??= error))
-    parser.resume()
-    // a failing write or end calls back too (the listener above keeps the error)
-    const write = (chunk: Buffer | null) =>
-      new Promise<void>((resolve) =>
-        chunk === null ? parser.end(() => resolve()) : parser.write(chunk, () => resolve()),
-      )
-    for (const chunk of head) await write(chunk)
-    for (;;) {
-      while (parsed.length > 0) {
-        const record = parsed.shift()!
-        // a line of empty cells (",," from a spreadsheet) is no row
-        if (record.cells.some((cell) => cell.trim() !== '')) yield record
-      }
-      if (failure) {
-        yield { broken: brokenLine(failure, lines) }
-        return
-      }
-      if (ended) return
-      const next = await iterator.next()
-      if (next.done) {
-        ended = true
-        await write(null)
-      } else await write(typeof next.value === 'string' ? Buffer.from(next.value) : next.value)
-    }
-  } finally {
-    await iterator.return?.()
-  }
-}
-
-/** The line each record starts on, from the line it ends on and the blank lines skipped before it. */
-class LineCounter {
-  private lastEnd = 0
-  private blankSoFar = 0
-  startOf(endLine: number, blankLines: number) {
-    const start = this.lastEnd + 1 + (blankLines - this.blankSoFar)
-    this.lastEnd = endLine
-    this.blankSoFar = blankLines
-    return start
-  }
-  /** where the record the parser stopped in starts */
-  next(error: CsvError) {
-    const blank = typeof error.empty_lines === 'number' ? error.empty_lines : this.blankSoFar
-    return this.lastEnd + 1 + Math.max(0, blank - this.blankSoFar)
-  }
-}
-
-function brokenLine(error: CsvError, lines: LineCounter): CsvBreak {
-  const start = lines.next(error)
-  // the parser's own line is where it found the fault, within the record that starts at `start`
-  const at = typeof error.lines === 'number' && error.lines >= start ? error.lines : start
-  switch (error.code) {
-    case 'CSV_QUOTE_NOT_CLOSED':
-      // noticed only at the end of the file: the broken field starts with the record
-      return { line: start, reason: `Line ${start}: a quoted field starts here and its closing quote (") is missing.` }
-    case 'INVALID_OPENING_QUOTE':
-      return { line: start, reason: `Line ${at}: a quote (") inside a field that does not start with one.` }
-    case 'CSV_INVALID_CLOSING_QUOTE':
-    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
-      return { line: start, reason: `Line ${at}: characters follow a closing quote (").` }
-    default:
-      return { line: start, reason: `Line ${at}: ${error.message}` }
-  }
+/** The file's records, but for lines of empty cells (",," from a spreadsheet), which are no rows. */
+async function* recordsOf(csv: CsvReader): AsyncGenerator<CsvRecord> {
+  for await (const record of csv) if (record.cells.some((cell) => cell.trim() !== '')) yield record
 }
 
 /** Which column holds what; anything else in the header is one error before any row is read. */
@@ -428,38 +316,6 @@ function matchHeader(header: string[]): Record<Field, number> {
   if (columns.user < 0) throw invalid(`Line 1: no user column. ${usage}`)
   if (columns.course < 0 && columns.program < 0) throw invalid(`Line 1: no course or program column. ${usage}`)
   return columns
-}
-
-/** The error CSV: streamed as rows fail, so a large file's errors never pile up in memory. */
-function errorFile(sink: Writable) {
-  const csv = stringify({ record_delimiter: 'windows', quoted_match: /[\r\n]/ })
-  const done = pipeline(csv, sink)
-  // a failing sink is reported once, at the end
-  done.catch(() => {})
-  let headed = false
-  const header = (columns: string[]) => {
-    if (headed) return
-    headed = true
-    csv.write(['row', 'field', 'message', ...columns.map(neutraliseFormula)])
-  }
-  return {
-    header,
-    row(error: AssignmentRowError) {
-      csv.write([String(error.row), error.field, error.message, ...error.cells.map(neutraliseFormula)])
-    },
-    /** the line the file broke off on, last */
-    stopped({ line, message }: { line: number; message: string }) {
-      csv.write([String(line), '', message])
-    },
-    async end(failure?: unknown) {
-      if (failure instanceof Error && !csv.writableEnded) {
-        header([])
-        csv.write(['', '', failure.message])
-      }
-      if (!csv.writableEnded) csv.end()
-      await done
-    },
-  }
 }
 
 // ——— Checking and writing rows ———
@@ -493,7 +349,8 @@ class AssignmentWriter {
     private client: pg.ClientBase,
     private actor: Actor,
     private action: Action,
-    private report: (error: AssignmentRowError) => void,
+    /** told every failed row, in file order; the next row waits for it (the error file may be behind) */
+    private report: (error: AssignmentRowError) => void | Promise<void>,
   ) {}
 
   /** One course or program for a whole command: an unknown or ambiguous one ends it. */
@@ -578,7 +435,7 @@ class AssignmentWriter {
       this.counts.unchanged += userIds.length - changed
     }
     // reported in file order, whichever check found them
-    for (const failure of this.failures.sort((a, b) => a.row - b.row)) this.report(failure)
+    for (const failure of this.failures.sort((a, b) => a.row - b.row)) await this.report(failure)
   }
 
   /** Every learner at once, in one statement. */

@@ -1,19 +1,22 @@
 import { z } from 'zod'
 import { IMPORT_DELIMITERS } from '../users/import-schema.ts'
 
-// The old client's messages: "Course is a required field to assign" and, for programs, "Course is required field to assign".
+// The old client's messages, word for word: the program's says "Course" too, and lacks its "a".
+export const NO_COURSE = 'Course is a required field to assign'
+export const NO_PROGRAM = 'Course is required field to assign'
+
 const id = (message: string) =>
   z.string({ required_error: message, invalid_type_error: message }).trim().min(1, message).uuid(message)
 
 export const AssignCourseSchema = z.object({
   userId: id('User is required.'),
-  courseId: id('Course is a required field to assign'),
+  courseId: id(NO_COURSE),
 })
 export type AssignCourseInput = z.input<typeof AssignCourseSchema>
 
 export const AssignProgramSchema = z.object({
   userId: id('User is required.'),
-  programId: id('Course is required field to assign'),
+  programId: id(NO_PROGRAM),
 })
 export type AssignProgramInput = z.input<typeof AssignProgramSchema>
 

@@ -3,7 +3,7 @@ import { Op, QueryTypes, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
 import { db, sequelize, transaction } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
-import { invalid } from '../errors.ts'
+import { ServiceError } from '../errors.ts'
 import { sendMail } from '../mail/service.server.ts'
 import { passwordLinkMessage } from '../mail/templates.ts'
 import { NewPasswordSchema, parsePasswordInput } from '../users/schema.ts'
@@ -18,6 +18,16 @@ import { recordPasswordChange } from './sign-ins.server.ts'
 export const RESET_LIFETIME_MS = 60 * 60 * 1000
 export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
 export { FORGOT_PASSWORD_ANSWER, TOKEN_EXPIRED } from './schema.ts'
+
+/**
+ * An unknown, used or expired link, in the old client's words: the reset page sends the visitor to ask
+ * for a new one, the /api answers it as any 400.
+ */
+export class UnusableLink extends ServiceError {
+  constructor() {
+    super(400, TOKEN_EXPIRED)
+  }
+}
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex')
 
@@ -117,12 +127,12 @@ export async function passwordLinkIsValid(token: string): Promise<boolean> {
 /**
  * POST /api/user/resetPassword/{token}: set the new password with a valid link. The link is used
  * up in the same statement that checks it, so two requests cannot both use it; every session and
- * token of the account stops working. An unknown, used or expired link answers TOKEN_EXPIRED.
+ * token of the account stops working. An unknown, used or expired link is refused as UnusableLink.
  */
 export async function resetPassword(token: string, input: unknown): Promise<{ userName: string }> {
   const data = parsePasswordInput(NewPasswordSchema, input)
   // an unknown or spent link costs one indexed read, not a password hash (argon2id, 64 MiB)
-  if (!(await passwordLinkIsValid(token))) throw invalid(TOKEN_EXPIRED)
+  if (!(await passwordLinkIsValid(token))) throw new UnusableLink()
   const passwordHash = await hashPassword(data.password)
   return transaction(async (transaction) => {
     const [used] = await (
@@ -133,10 +143,10 @@ export async function resetPassword(token: string, input: unknown): Promise<{ us
         RETURNING user_id`,
       { replacements: { hash: hash(token) }, type: QueryTypes.SELECT, transaction },
     )
-    if (!used) throw invalid(TOKEN_EXPIRED)
+    if (!used) throw new UnusableLink()
     const { User } = await db()
     const user = await User.findByPk(used.user_id, { transaction, lock: transaction.LOCK.UPDATE })
-    if (!user) throw invalid(TOKEN_EXPIRED)
+    if (!user) throw new UnusableLink()
     await replacePassword(user, passwordHash, transaction)
     return { userName: user.userName }
   })

@@ -31,6 +31,8 @@ const GRID: Record<Permission, string> = {
   'read:mail-queue': 'SAC',
   'read:exports': 'SAC',
   'manage:exports': 'SA',
+  'read:jobs': 'SAC',
+  'manage:jobs': 'SA',
   'sign-in:bridge': 'ACL',
 }
 const LETTER = { S: ROLE.superAdmin, A: ROLE.admin, C: ROLE.coach, L: ROLE.learner } as const

@@ -1,5 +1,5 @@
 import { forbidden } from '../errors.ts'
-import { ROLE, type RoleId } from './roles.ts'
+import { ADMIN_ROLE_NAMES, ROLE, type RoleId, type RoleName } from './roles.ts'
 
 // Who may do what: the one table every check asks, whether it is a page's guard, an /api gate, a
 // service or the CLI (whose SYSTEM actor holds the super admin's role). Deny by default: a role not
@@ -8,10 +8,8 @@ import { ROLE, type RoleId } from './roles.ts'
 // the record as well as the role (one's own profile, an assigned course) ask the table first, then
 // look at the record. docs/product.md#roles says the same rules in the product's words.
 
-type RoleName = keyof typeof ROLE
-
-const STAFF = ['superAdmin', 'admin', 'coach'] as const satisfies readonly RoleName[]
-const MANAGERS = ['superAdmin', 'admin'] as const satisfies readonly RoleName[]
+const MANAGERS = ADMIN_ROLE_NAMES
+const STAFF = [...ADMIN_ROLE_NAMES, 'coach'] as const satisfies readonly RoleName[]
 
 /** Each permission: the roles that have it, and the refusal a caller without it gets unless told otherwise. */
 export const PERMISSIONS = {
@@ -43,6 +41,10 @@ export const PERMISSIONS = {
   /** the Scheduled exports page, its runs and their files */
   'read:exports': { roles: STAFF, denied: 'Scheduled exports are for the admin side.' },
   'manage:exports': { roles: MANAGERS, denied: 'Only admins can change scheduled exports.' },
+  /** the Jobs page and `portal jobs list`: the queues of background work, their counts and failed jobs */
+  'read:jobs': { roles: STAFF, denied: 'Background jobs are for the admin side.' },
+  /** retry or cancel a job */
+  'manage:jobs': { roles: MANAGERS, denied: 'Only admins can retry or cancel jobs.' },
   /** be signed in by a partner's bridge link: a partner holding the secret must not become the super admin */
   'sign-in:bridge': {
     roles: ['admin', 'coach', 'learner'],

@@ -27,8 +27,7 @@ const CHECKING_GIVEN_UP_SECONDS = 30
 /** The longest an attempt waits for earlier ones to be checked before it is refused. */
 const WAIT_AT_MOST_MS = 10_000
 export const SIGN_IN_EVENTS_KEPT_DAYS = 90
-/** The record is swept of rows older than SIGN_IN_EVENTS_KEPT_DAYS this often, this many rows at a time. */
-const SWEEP_EVERY_MS = 60 * 60 * 1000
+/** The record is swept of rows older than SIGN_IN_EVENTS_KEPT_DAYS (every hour, a job), this many rows at a time. */
 const SWEEP_AT_MOST = 10_000
 
 /** What the failures are counted by: the account from the address, the address, the account. */
@@ -68,7 +67,6 @@ export type Attempt = { id: string; account: string; address: string; keys: Reco
 
 /** The attempt's row in the record, 'checking' until its outcome is known. */
 export async function beginAttempt(account: string, userId: string | null, address: string | undefined) {
-  sweepOldEvents()
   const [row] = await query<{ id: string }>(BEGIN_ATTEMPT, { account, userId, address: address ?? null })
   const from = address ?? ''
   const keys = { pair: `${account}\n${from}`, address: from, account }
@@ -167,27 +165,19 @@ export async function recordPasswordChange(userId: string, transaction: Transact
   await (await signInLimits()).failures.account.delete(account)
 }
 
-let sweeper: NodeJS.Timeout | undefined
-
-/** From the first attempt on, every hour: the record's rows older than SIGN_IN_EVENTS_KEPT_DAYS go. */
-function sweepOldEvents() {
-  if (sweeper) return
-  sweeper = setInterval(() => void forgetOldEvents(), SWEEP_EVERY_MS)
-  sweeper.unref()
-  void forgetOldEvents()
-}
-
-async function forgetOldEvents() {
-  try {
-    await query(FORGET_OLD_EVENTS, { days: SIGN_IN_EVENTS_KEPT_DAYS, most: SWEEP_AT_MOST })
-  } catch {
-    // the next sweep tries again
-  }
+/**
+ * The record's rows older than SIGN_IN_EVENTS_KEPT_DAYS go, at most SWEEP_AT_MOST at a time (the queue
+ * `sign-in-sweep` runs this every hour, so a backlog goes in steps). Answers how many went.
+ */
+export async function forgetOldSignInEvents(): Promise<number> {
+  const rows = await query<{ id: string }>(FORGET_OLD_EVENTS, { days: SIGN_IN_EVENTS_KEPT_DAYS, most: SWEEP_AT_MOST })
+  return rows.length
 }
 
 const FORGET_OLD_EVENTS = sql(`
   DELETE FROM sign_in_events
-   WHERE id IN (SELECT id FROM sign_in_events WHERE at < now() - make_interval(days => :days) LIMIT :most)`)
+   WHERE id IN (SELECT id FROM sign_in_events WHERE at < now() - make_interval(days => :days) LIMIT :most)
+  RETURNING id`)
 
 export type SignInEvent = {
   id: string

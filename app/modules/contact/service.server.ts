@@ -1,7 +1,7 @@
 import { RateLimiterRes } from 'rate-limiter-flexible'
 import { db } from '#db/client.ts'
 import { rateLimiter } from '#db/rate-limits.ts'
-import { ROLE } from '../auth/roles.ts'
+import { ADMIN_ROLES } from '../auth/roles.ts'
 import { ServiceError } from '../errors.ts'
 import { sendMail } from '../mail/service.server.ts'
 import { contactMessage } from '../mail/templates.ts'
@@ -34,7 +34,7 @@ export async function sendContactMessage(
   if (data.website) return { delivered: false }
   await throttle(sender.address ?? 'unknown')
   const { User } = await db()
-  const admins = await User.findAll({ where: { roleId: [ROLE.superAdmin, ROLE.admin] }, attributes: ['email'] })
+  const admins = await User.findAll({ where: { roleId: [...ADMIN_ROLES] }, attributes: ['email'] })
   if (admins.length === 0) throw new ServiceError(409, 'Nobody can receive messages yet; please try again later.')
   const mail = contactMessage(data)
   await sendMail({ to: admins.map((a) => a.email), replyTo: data.email, ...mail })

@@ -1,7 +1,7 @@
 import { type Transaction } from 'sequelize'
 import { db, transaction } from '#db/client.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
-import { ROLE, type Actor } from '../auth/roles.ts'
+import { ADMIN_ROLES, ROLE, type Actor } from '../auth/roles.ts'
 import { documentDto, videoDto, type DocumentDto, type VideoDto } from '../content/dto.ts'
 import { assertContentManager } from '../content/service.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
@@ -22,7 +22,7 @@ export async function dashboardCounts(actor: Actor) {
   const [courses, users, admins] = await Promise.all([
     Course.count(),
     User.count({ where: { roleId: ROLE.learner } }),
-    User.count({ where: { roleId: [ROLE.admin, ROLE.superAdmin] } }),
+    User.count({ where: { roleId: [...ADMIN_ROLES] } }),
   ])
   return { courses, users, admins }
 }

@@ -6,7 +6,7 @@ import { Cron } from 'croner'
 import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
 import { errorLine } from '#app/utils/redact.server.ts'
-import { sequelize } from '#db/client.ts'
+import { sequelize, transaction as inTransaction } from '#db/client.ts'
 import {
   CONTENT_TYPES,
   describeDestination,
@@ -20,17 +20,21 @@ import { can, requirePermission } from '../auth/permissions.ts'
 import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { conflict, invalid, isServiceError, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
+import { enqueueJob } from '../jobs/connection.server.ts'
+import type { JobHandler, RunningJob } from '../jobs/job.ts'
 import { CRON_OPTIONS, HistorySchema, ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
 
-// Scheduled access-log exports: schedules kept in the database, run by whichever process looks for due
-// work (`portal serve` every minute, or `portal exports run-due` from the system's own scheduler).
+// Scheduled access-log exports: schedules kept in the database; each run is a job (queue `export-run`, the
+// job's id the run's) that a worker runs, and a job of the queue `export-look`, once a minute, claims the
+// slots that are due.
 //
-// The slot rule: a schedule's slot is a time its cron names, read in its time zone. A process that finds
-// the latest slot at or before now newer than the schedule's last scheduled run (and not before the
-// schedule was made) writes the run row first; UNIQUE (schedule_id, slot) lets exactly one process win
-// that insert, and only the winner exports. So each slot runs at most once however many processes look,
-// a slot missed while nothing was running is caught up once (only the latest, never a backlog), and a
-// failed run stays failed until the next slot. The run's days come from its slot, not from when it ran.
+// The slot rule: a schedule's slot is a time its cron names, read in its time zone. A look that finds the
+// latest slot at or before now newer than the schedule's last scheduled run (and not before the schedule
+// was made) writes the run row, with its job, first; UNIQUE (schedule_id, slot) lets exactly one look win
+// that insert. So each slot runs at most once however many processes look, and a slot missed while
+// nothing was running is caught up once (only the latest, never a backlog). A failed try of a run is
+// tried again a few times with growing delays, then the run is failed; the next slot is the next try.
+// The run's days come from its slot, not from when it ran.
 
 export type ExportScheduleView = {
   id: string
@@ -47,7 +51,7 @@ export type ExportScheduleView = {
   nextRun: string | null
 }
 
-export type ExportRunStatus = 'running' | 'succeeded' | 'failed'
+export type ExportRunStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
 export type ExportRunView = {
   id: string
@@ -279,20 +283,37 @@ export type RunOptions = {
   onProgress?: (progress: ExportProgress) => void
 }
 
-/** Run a schedule now, outside its slots (a manual run: its days are counted from now). */
+/**
+ * Run a schedule now, outside its slots: a manual run, whose days are counted from when it was asked,
+ * queued for a worker like the scheduled ones. Answers the run as it is queued.
+ */
 export async function runSchedule(
   actor: Actor,
   name: string,
-  { now = new Date(), ...options }: RunOptions & { now?: Date } = {},
+  { now = new Date() }: { now?: Date } = {},
 ): Promise<ExportRunView> {
   requireManager(actor)
   const schedule = await findSchedule(String(name ?? ''))
-  const [run] = await select<{ id: string }>(
-    `INSERT INTO export_runs (schedule_id, schedule_name, trigger, started_at)
-     VALUES ($1, $2, 'manual', $3) RETURNING id`,
-    [schedule.id, schedule.name, now],
-  )
-  return execute(schedule, run.id, now, options)
+  return inTransaction(async (transaction) => {
+    const [run] = await (
+      await sequelize()
+    ).query<RunRow>(
+      `INSERT INTO export_runs (schedule_id, schedule_name, trigger, started_at)
+       VALUES ($1, $2, 'manual', $3) RETURNING ${RUN_COLUMNS}`,
+      { bind: [schedule.id, schedule.name, now], type: QueryTypes.SELECT, transaction },
+    )
+    await enqueueJob('export-run', run.id, transaction)
+    return toRun(run)
+  })
+}
+
+/** A run as it is now (the CLI follows a run it queued). */
+export async function findRun(actor: Actor, id: string): Promise<ExportRunView> {
+  requireReader(actor)
+  if (!isUuid(id)) throw notFound('There is no such run.')
+  const [row] = await select<RunRow>(`SELECT ${RUN_COLUMNS} FROM export_runs WHERE id = $1`, [id])
+  if (!row) throw notFound('There is no such run.')
+  return toRun(row)
 }
 
 /** The latest slot of a schedule at or before `now`, if it is not before the schedule was made. */
@@ -303,53 +324,49 @@ export function latestSlot(schedule: Pick<ScheduleRow, 'cron' | 'time_zone' | 'c
   return slot
 }
 
-/** A run still "running" after this long has lost its process (an export of millions of rows takes minutes). */
-const ABANDONED_AFTER_HOURS = 6
-
 /**
- * Run every schedule whose latest slot at or before `now` has not run yet, once, and return those
- * runs. Safe to call from several processes at once: each slot is claimed by one of them.
+ * Queue a run of every schedule whose latest slot at or before `now` has not been claimed yet, once,
+ * and return those runs. Safe to call from several processes at once: each slot is claimed by one.
  */
-
-export async function runDue(now = new Date(), options: RunOptions = {}): Promise<ExportRunView[]> {
-  // a run whose process died (kill -9, a lost machine) would read "running" for ever: after a
-  // generous while it is recorded as failed, so the history tells the truth
-  await select(
-    `UPDATE export_runs SET status = 'failed', finished_at = now(), error = $1
-      WHERE status = 'running' AND started_at < now() - make_interval(hours => $2) RETURNING id`,
-    ['The process running this export stopped before it finished.', ABANDONED_AFTER_HOURS],
-  )
+export async function claimDueRuns(now = new Date()): Promise<ExportRunView[]> {
   const schedules = await select<ScheduleRow>('SELECT * FROM export_schedules ORDER BY name')
   const runs: ExportRunView[] = []
   for (const schedule of schedules) {
-    if (options.signal?.aborted) break
     const slot = latestSlot(schedule, now)
     if (!slot) continue
     // a slot no newer than the last scheduled run is done (or was skipped over); otherwise claim it
     const claimed = await claimSlot(schedule.id, slot)
-    if (claimed) runs.push(await execute(schedule, claimed, slot, options))
+    if (claimed) runs.push(await findRun(SYSTEM, claimed))
   }
   return runs
 }
 
 /**
- * Write the run row that stands for a schedule's slot, unless that slot (or a later one) already has one:
- * the id of the new run for the one caller that wins, undefined for every other. Two callers whose
- * statements overlap cannot both win: the second insert waits on the first's row under UNIQUE
- * (schedule_id, slot) and then does nothing. `transaction` is for tests that hold a claim open.
+ * Write the run row that stands for a schedule's slot, with its job, unless that slot (or a later one)
+ * already has one: the id of the new run for the one caller that wins, undefined for every other. Two
+ * callers whose statements overlap cannot both win: the second insert waits on the first's row under
+ * UNIQUE (schedule_id, slot) and then does nothing. `transaction` is for tests that hold a claim open.
  */
-export async function claimSlot(scheduleId: string, slot: Date, transaction?: Transaction) {
-  const sql = await sequelize()
-  const [claimed] = await sql.query<{ id: string }>(
-    `INSERT INTO export_runs (schedule_id, schedule_name, trigger, slot, started_at)
-     SELECT s.id, s.name, 'schedule', $2::timestamptz, now() FROM export_schedules s
-      WHERE s.id = $1
-        AND NOT EXISTS (SELECT 1 FROM export_runs r WHERE r.schedule_id = s.id AND r.slot >= $2::timestamptz)
-     ON CONFLICT (schedule_id, slot) DO NOTHING
-     RETURNING id`,
-    { bind: [scheduleId, slot], type: QueryTypes.SELECT, transaction },
-  )
-  return claimed?.id
+export async function claimSlot(
+  scheduleId: string,
+  slot: Date,
+  transaction?: Transaction,
+): Promise<string | undefined> {
+  const claim = async (transaction: Transaction) => {
+    const sql = await sequelize()
+    const [claimed] = await sql.query<{ id: string }>(
+      `INSERT INTO export_runs (schedule_id, schedule_name, trigger, slot, started_at)
+       SELECT s.id, s.name, 'schedule', $2::timestamptz, now() FROM export_schedules s
+        WHERE s.id = $1
+          AND NOT EXISTS (SELECT 1 FROM export_runs r WHERE r.schedule_id = s.id AND r.slot >= $2::timestamptz)
+       ON CONFLICT (schedule_id, slot) DO NOTHING
+       RETURNING id`,
+      { bind: [scheduleId, slot], type: QueryTypes.SELECT, transaction },
+    )
+    if (claimed) await enqueueJob('export-run', claimed.id, transaction)
+    return claimed?.id
+  }
+  return transaction ? claim(transaction) : inTransaction(claim)
 }
 
 /** Where a schedule's file for these days goes: `<name>_<start>_<end>.<format>` under its destination. */
@@ -363,12 +380,15 @@ export function runTarget(
   return { kind: 'file', path: path.join(schedule.destination, fileName) }
 }
 
-/** Export a claimed run and record how it went; a failure is recorded, never thrown. */
-async function execute(schedule: ScheduleRow, runId: string, at: Date, options: RunOptions): Promise<ExportRunView> {
+type Outcome =
+  | { status: 'succeeded'; rows: number; bytes: number; location: string }
+  | { status: 'failed'; error: string; location: string }
+
+/** Export a schedule's days as of `at`; a failure is answered, never thrown. */
+async function exportDays(schedule: ScheduleRow, at: Date, options: RunOptions): Promise<Outcome> {
   const days = rangeDays(schedule.range, at, schedule.time_zone)
   const target = runTarget(schedule, days)
   const location = describeDestination(target)
-  let outcome: { status: 'succeeded'; rows: number; bytes: number } | { status: 'failed'; error: string }
   try {
     const result = await exportAccessLog(
       SYSTEM,
@@ -376,29 +396,100 @@ async function execute(schedule: ScheduleRow, runId: string, at: Date, options: 
       target,
       { format: schedule.format, signal: options.signal, onProgress: options.onProgress },
     )
-    outcome = { status: 'succeeded', rows: result.rows, bytes: result.bytes }
+    return { status: 'succeeded', rows: result.rows, bytes: result.bytes, location }
   } catch (error) {
-    let reason = options.signal?.aborted ? 'Stopped before it finished (the portal was shutting down).' : oneLine(error)
+    let reason = options.signal?.aborted ? 'Stopped before it finished (the job was stopped).' : oneLine(error)
     // S3 failures the export did not word itself (no credentials, no network) still say where it went
     if (target.kind === 's3' && !reason.startsWith('Uploading to '))
       reason = `Uploading to ${location} failed: ${reason}`
-    outcome = { status: 'failed', error: reason }
+    return { status: 'failed', error: reason, location }
   }
-  const [row] = await select<RunRow>(
-    `UPDATE export_runs
-        SET status = $2, finished_at = now(), rows = $3, bytes = $4, location = $5, error = $6
-      WHERE id = $1
-      RETURNING ${RUN_COLUMNS}`,
-    [
-      runId,
-      outcome.status,
-      outcome.status === 'succeeded' ? outcome.rows : null,
-      outcome.status === 'succeeded' ? outcome.bytes : null,
-      location,
-      outcome.status === 'failed' ? outcome.error : null,
-    ],
+}
+
+/** How often a running export writes its row count to its run. */
+const PROGRESS_EVERY_MS = 1000
+
+/**
+ * One try of a run's job: the run is running, its schedule's file is written, and the outcome recorded.
+ * A failed try leaves the run queued with its error (the job queue tries again), and the last one fails
+ * it; a run that ended meanwhile (cancelled) is left alone.
+ */
+export async function runExport(job: RunningJob): Promise<void> {
+  const [run] = await select<RunRow & { trigger: 'schedule' | 'manual' }>(
+    `UPDATE export_runs SET status = 'running', error = NULL, rows = NULL, bytes = NULL
+      WHERE id = $1 AND status IN ('queued', 'running') RETURNING ${RUN_COLUMNS}`,
+    [job.id],
   )
-  return toRun(row)
+  if (!run) return
+  const [schedule] = await select<ScheduleRow>('SELECT * FROM export_schedules WHERE id = $1', [run.schedule_id])
+  if (!schedule) {
+    await endRun(job.id, 'failed', { error: 'The schedule was removed before this run started.' })
+    return
+  }
+  let reported = 0
+  const outcome = await exportDays(schedule, run.trigger === 'schedule' && run.slot ? run.slot : run.started_at, {
+    signal: job.signal,
+    onProgress: ({ rows }) => {
+      if (Date.now() - reported < PROGRESS_EVERY_MS) return
+      reported = Date.now()
+      void select(`UPDATE export_runs SET rows = $2 WHERE id = $1 AND status = 'running' RETURNING id`, [
+        job.id,
+        rows,
+      ]).catch(() => {})
+    },
+  })
+  if (outcome.status === 'succeeded') {
+    await endRun(job.id, 'succeeded', outcome)
+    return
+  }
+  if (job.lastTry) await endRun(job.id, 'failed', outcome)
+  else
+    await select(
+      `UPDATE export_runs SET status = 'queued', rows = NULL, location = $2, error = $3
+        WHERE id = $1 AND status = 'running' RETURNING id`,
+      [job.id, outcome.location, `${outcome.error} (it is tried again shortly)`],
+    )
+  throw new Error(outcome.error)
+}
+
+/** Record how a run ended, unless it ended meanwhile. */
+async function endRun(
+  id: string,
+  status: 'succeeded' | 'failed',
+  end: { rows?: number; bytes?: number; location?: string; error?: string },
+  open: ExportRunStatus[] = ['running'],
+) {
+  await select(
+    `UPDATE export_runs
+        SET status = $2, finished_at = now(), rows = $3, bytes = $4, location = coalesce($5, location), error = $6
+      WHERE id = $1 AND status = ANY($7::text[])
+      RETURNING id`,
+    [id, status, end.rows ?? null, end.bytes ?? null, end.location ?? null, end.error ?? null, open],
+  )
+}
+
+/** The jobs of the queue `export-run`. */
+export const exportRunJobs: JobHandler = {
+  run: runExport,
+  async gaveUp(id, reason) {
+    await endRun(id, 'failed', { error: reason }, ['queued', 'running'])
+  },
+  async cancelled(id) {
+    await endRun(id, 'failed', { error: 'Cancelled by an operator.' }, ['queued', 'running'])
+  },
+  async reopened(id) {
+    await select(
+      `UPDATE export_runs SET status = 'queued', finished_at = NULL WHERE id = $1 AND status = 'failed' RETURNING id`,
+      [id],
+    )
+  },
+}
+
+/** The jobs of the queue `export-look`: one a minute, claiming what is due. */
+export const exportLookJobs: JobHandler = {
+  async run() {
+    await claimDueRuns(new Date())
+  },
 }
 
 /**

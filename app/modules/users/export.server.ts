@@ -1,11 +1,10 @@
 import { Transform, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { stringify } from 'csv-stringify'
 import QueryStream from 'pg-query-stream'
 import { query, withConnection } from '#db/client.ts'
-import { neutraliseFormula } from '../access-log/export.server.ts'
 import { requirePermission } from '../auth/permissions.ts'
 import { ROLE, ROLE_BY_NAME, type Actor } from '../auth/roles.ts'
+import { csvRecords } from '../csv/writer.server.ts'
 import { invalid } from '../errors.ts'
 import { searchPattern } from '../search.ts'
 import { IMPORT_COLUMNS } from './import-schema.ts'
@@ -113,21 +112,13 @@ export async function writeUserList(
 }
 
 function formatter(format: ListFormat): Transform[] {
-  if (format === 'csv') {
-    return [
-      new Transform({
-        objectMode: true,
-        transform(user: ListedUser, _encoding, done) {
-          const cells = LIST_COLUMNS.map((c) => {
-            const value = user[c]
-            return neutraliseFormula(Array.isArray(value) ? value.join(';') : value)
-          })
-          done(null, cells)
-        },
+  if (format === 'csv')
+    return csvRecords(LIST_COLUMNS, (user: ListedUser) =>
+      LIST_COLUMNS.map((c) => {
+        const value = user[c]
+        return Array.isArray(value) ? value.join(';') : value
       }),
-      stringify({ header: true, columns: [...LIST_COLUMNS], record_delimiter: 'windows', quoted_match: /[\r\n]/ }),
-    ]
-  }
+    )
   if (format === 'json') {
     let first = true
     return [

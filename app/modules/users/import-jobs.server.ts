@@ -1,23 +1,22 @@
-import { query } from '#db/client.ts'
-import type { Actor } from '../auth/roles.ts'
+import { QueryTypes } from 'sequelize'
+import { query, sequelize, transaction } from '#db/client.ts'
+import { ROLE, type Actor, type RoleId } from '../auth/roles.ts'
 import { isServiceError, notFound, ServiceError } from '../errors.ts'
 import { isUuid } from '../ids.ts'
+import { enqueueJob } from '../jobs/connection.server.ts'
+import type { JobHandler, RunningJob } from '../jobs/job.ts'
 import { checkConfirmed, confirmImport, requireUploader } from './import-files.server.ts'
 import { FILE_FIELD, type ImportChoices, type OnExisting } from './import-schema.ts'
 import type { ImportCounts, ImportProgress } from './import.server.ts'
 
-// A confirmed import of the Import users page, run as a job: the confirm writes the job's row and
-// starts the import in this process without waiting for it; the import's progress (after every batch)
-// and a lease renewed every few seconds are written to the row, and the page reads the row. A running
-// job whose lease is older than JOB_LEASE_MS belongs to a process that died: it is recorded as failed the
-// next time anyone reads it, so a job never shows as running for ever. Each job is its admin's: another
-// account asking for it is told there is no such job.
+// A confirmed import of the Import users page, run as a job (queue `user-import`, the job's id the
+// row's): the confirm writes the job's row and its job in one transaction and answers at once; a worker
+// runs the import, writing its progress (after every batch) to the row, and the page reads the row. A
+// worker that dies mid-import loses its job's heartbeat: the job is tried again, by the same file
+// (nothing is created twice), and after its last try the row reads as failed, never running for ever.
+// Each job is its admin's: another account asking for it is told there is no such job.
 
-export const JOB_LEASE_MS = 2 * 60_000
-/** well within the lease, so a slow batch (argon2 hashing) never looks like a dead process */
-export const HEARTBEAT_MS = 10_000
-
-export type ImportJobStatus = 'running' | 'succeeded' | 'failed'
+export type ImportJobStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
 export type ImportJobView = {
   id: string
@@ -55,7 +54,10 @@ type JobRow = ImportCounts & {
 const NO_SUCH_JOB = 'There is no such import. Imports are shown only to the admin who started them.'
 const GONE = 'The uploaded file is gone (imported already, or not yours); upload it again.'
 const DIED =
-  'The import stopped: the server running it went away. The rows counted here were imported (perhaps a few more); upload the file again to import the rest — nothing is created twice.'
+  'The import stopped: the server running it went away, and it was tried again as often as it may be. The rows counted here were imported (perhaps a few more); upload the file again to import the rest — nothing is created twice.'
+const AGAIN = 'The import stopped before the end of the file; it starts again shortly, and nothing is created twice.'
+const CANCELLED =
+  'The import was cancelled by an operator. The rows counted here were imported; upload the file again to import the rest — nothing is created twice.'
 const BROKE =
   'The import stopped on an unexpected error. The rows counted here were imported; upload the file again to import the rest — nothing is created twice.'
 
@@ -87,53 +89,46 @@ function toView(row: JobRow): ImportJobView {
   }
 }
 
-/** Running jobs whose lease ran out, among those `where` names, recorded as failed. */
-async function failDeadJobs(where: string, bind: unknown[]) {
-  const n = bind.length
-  await select(
-    `UPDATE import_jobs SET status = 'failed', finished_at = now(), message = $${n + 1}
-     WHERE ${where} AND status = 'running' AND heartbeat_at < now() - $${n + 2} * interval '1 millisecond'
-     RETURNING id`,
-    [...bind, DIED, JOB_LEASE_MS],
-  )
-}
-
 /**
- * Start the import of a file this admin checked with a dry run, and answer its job's id at once. The
- * choices are checked as the dry run's were; confirming a file whose import is running already answers
- * that job, so a second click imports nothing twice.
+ * Queue the import of a file this admin checked with a dry run, and answer its job's id at once. The
+ * choices are checked as the dry run's were; confirming a file whose import is queued or running
+ * already answers that job, so a second click imports nothing twice.
  */
 export async function startImportJob(actor: Actor, input: unknown): Promise<{ id: string }> {
   requireUploader(actor)
   const choices = await checkConfirmed(actor, input)
-  // a job on this file whose process died no longer holds it
-  await failDeadJobs('upload_key = $1', [choices.key])
-  const [row] = await select<{ id: string }>(
-    `INSERT INTO import_jobs (started_by, file_name, upload_key, on_existing, invite, bytes_total)
-     SELECT $1, f.name, f.key, $3, $4, f.size FROM files f
-     WHERE f.key = $2 AND f.purpose = 'user_import' AND f.uploaded_by = $1
-     ON CONFLICT (upload_key) WHERE status = 'running' DO NOTHING
-     RETURNING id`,
-    [actor.id, choices.key, choices.onExisting, choices.invite],
-  )
-  if (!row) {
-    const [running] = await select<{ id: string }>(
-      `SELECT id FROM import_jobs WHERE upload_key = $1 AND started_by = $2 AND status = 'running'`,
-      [choices.key, actor.id],
+  const started = await transaction(async (transaction) => {
+    const [row] = await (
+      await sequelize()
+    ).query<{ id: string }>(
+      `INSERT INTO import_jobs (started_by, file_name, upload_key, on_existing, invite, delimiter, bytes_total)
+       SELECT $1, f.name, f.key, $3, $4, $5, f.size FROM files f
+       WHERE f.key = $2 AND f.purpose = 'user_import' AND f.uploaded_by = $1
+       ON CONFLICT (upload_key) WHERE status IN ('queued', 'running') DO NOTHING
+       RETURNING id`,
+      {
+        bind: [actor.id, choices.key, choices.onExisting, choices.invite, choices.delimiter],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
     )
-    if (running) return running
-    // imported (and removed) between the check and the insert
-    throw new ServiceError(404, GONE, { [FILE_FIELD]: GONE })
-  }
-  launch(actor, row.id, choices)
-  return row
+    if (row) await enqueueJob('user-import', row.id, transaction)
+    return row
+  })
+  if (started) return started
+  const [open] = await select<{ id: string }>(
+    `SELECT id FROM import_jobs WHERE upload_key = $1 AND started_by = $2 AND status IN ('queued', 'running')`,
+    [choices.key, actor.id],
+  )
+  if (open) return open
+  // imported (and removed) between the check and the insert
+  throw new ServiceError(404, GONE, { [FILE_FIELD]: GONE })
 }
 
-/** A job of this admin's as the page shows it; a job whose process died reads as failed. */
+/** A job of this admin's as the page shows it. */
 export async function importJobStatus(actor: Actor, id: string): Promise<ImportJobView> {
   requireUploader(actor)
   if (!isUuid(id)) throw notFound(NO_SUCH_JOB)
-  await failDeadJobs('id = $1 AND started_by = $2', [id, actor.id])
   const [row] = await select<JobRow>(
     `SELECT id, file_name, status, on_existing, invite, bytes_read, bytes_total, rows, created, updated, skipped,
        assigned, failed, errors_key, message, started_at, finished_at
@@ -144,68 +139,116 @@ export async function importJobStatus(actor: Actor, id: string): Promise<ImportJ
   return toView(row)
 }
 
-const running = new Set<Promise<void>>()
-
-/** The jobs this process is running, once they have ended (for a test or a shutdown to wait on). */
-export async function importJobsSettled() {
-  await Promise.all(running)
+type Started = {
+  started_by: string
+  role_id: RoleId | null
+  upload_key: string | null
+  on_existing: OnExisting
+  invite: boolean
+  delimiter: ImportChoices['delimiter']
 }
 
-function launch(actor: Actor, id: string, choices: ImportChoices) {
-  const job = runJob(actor, id, choices).catch((error: unknown) =>
-    console.error(`Could not record the end of import job ${id}:`, error),
+/**
+ * One try of an import's job: the row is running again (its counts from zero: a try reads the file from
+ * the start), the import runs as the admin who started it, with their role as it is now, and its end is
+ * written to the row. A refusal (the file gone, the admin no longer an admin) ends the row; any other
+ * failure is thrown, for the job queue to try again, and on the last try the row reads as failed.
+ */
+export async function runImportJob(job: RunningJob): Promise<void> {
+  const [row] = await select<Started>(
+    `UPDATE import_jobs j SET status = 'running', message = NULL, bytes_read = 0, rows = 0, created = 0,
+       updated = 0, skipped = 0, assigned = 0, failed = 0
+     FROM users u
+     WHERE j.id = $1 AND j.status IN ('queued', 'running') AND u.id = j.started_by
+     RETURNING j.started_by, u.role_id, j.upload_key, j.on_existing, j.invite, j.delimiter`,
+    [job.id],
   )
-  running.add(job)
-  void job.finally(() => running.delete(job))
-}
-
-async function runJob(actor: Actor, id: string, choices: ImportChoices) {
-  const lease = new JobLease(id)
+  // ended meanwhile (cancelled), or its admin's account was removed with it
+  if (!row) return
+  const actor: Actor = { id: row.started_by, roleId: row.role_id ?? ROLE.learner }
+  const progress = new ProgressWriter(job.id)
   try {
-    const outcome = await confirmImport(actor, choices, { onProgress: (progress) => lease.report(progress) })
-    await lease.finish({
+    const outcome = await confirmImport(
+      actor,
+      { key: row.upload_key ?? '', onExisting: row.on_existing, invite: row.invite, delimiter: row.delimiter },
+      {
+        onProgress: (report) => {
+          // cancelled, or the worker is stopping: stop after the batch just written
+          job.signal.throwIfAborted()
+          progress.report(report)
+        },
+      },
+    )
+    await progress.finish({
       status: 'succeeded',
       counts: outcome.counts,
       errorsKey: outcome.errorsKey,
       message: outcome.stopped,
     })
   } catch (error) {
-    if (!isServiceError(error)) console.error(`Import job ${id} failed:`, error)
-    await lease.finish({ status: 'failed', message: isServiceError(error) ? error.message : BROKE })
+    if (isServiceError(error)) return progress.finish({ status: 'failed', message: error.message })
+    await progress.settled()
+    if (job.lastTry) await progress.finish({ status: 'failed', message: BROKE })
+    // stopped (cancelled, or its worker stopping), or failed on a try that is not its last: it waits for
+    // its next try, which reads the file from the start
+    else
+      await select(
+        `UPDATE import_jobs SET status = 'queued', message = $2 WHERE id = $1 AND status = 'running' RETURNING id`,
+        [job.id, AGAIN],
+      )
+    throw error
   }
 }
 
+/** The jobs of the queue `user-import`. */
+export const importJobs: JobHandler = {
+  run: runImportJob,
+  async gaveUp(id) {
+    await endOpenJob(id, DIED)
+  },
+  async cancelled(id) {
+    await endOpenJob(id, CANCELLED)
+  },
+  async reopened(id) {
+    await select(
+      `UPDATE import_jobs SET status = 'queued', finished_at = NULL, message = NULL
+       WHERE id = $1 AND status = 'failed' RETURNING id`,
+      [id],
+    )
+  },
+}
+
+async function endOpenJob(id: string, message: string) {
+  await select(
+    `UPDATE import_jobs SET status = 'failed', finished_at = now(), message = $2
+     WHERE id = $1 AND status IN ('queued', 'running') RETURNING id`,
+    [id, message],
+  )
+}
+
 /**
- * The job's row kept up to date while it runs: the latest progress and the lease, written one update
- * at a time (a report that comes while one is being written is folded into the next).
+ * The job's row kept up to date while it runs: the latest progress, written one update at a time (a
+ * report that comes while one is being written is folded into the next).
  */
-class JobLease {
+class ProgressWriter {
   private progress: ImportProgress = { rows: 0, created: 0, updated: 0, skipped: 0, assigned: 0, failed: 0, bytes: 0 }
   private writing: Promise<void> = Promise.resolve()
   private queued = false
-  private timer: NodeJS.Timeout
 
-  constructor(private id: string) {
-    this.timer = setInterval(() => this.write(), HEARTBEAT_MS)
-    this.timer.unref()
-  }
+  constructor(private id: string) {}
 
   report(progress: ImportProgress) {
     this.progress = { ...progress }
-    this.write()
-  }
-
-  private write() {
     if (this.queued) return
     this.queued = true
     this.writing = this.writing
       .then(async () => {
         this.queued = false
         const p = this.progress
-        // a job already recorded as dead is left as it is until its real end is written
+        // a job ended meanwhile (cancelled) is left as it is
         await select(
-          `UPDATE import_jobs SET heartbeat_at = now(), bytes_read = $2, rows = $3, created = $4, updated = $5,
-             skipped = $6, assigned = $7, failed = $8
+          `UPDATE import_jobs SET bytes_read = $2, rows = $3, created = $4, updated = $5, skipped = $6,
+             assigned = $7, failed = $8
            WHERE id = $1 AND status = 'running' RETURNING id`,
           [this.id, p.bytes, p.rows, p.created, p.updated, p.skipped, p.assigned, p.failed],
         )
@@ -213,22 +256,25 @@ class JobLease {
       .catch((error: unknown) => console.error(`Could not record the progress of import job ${this.id}:`, error))
   }
 
-  /** The end, whatever the row says by now: the import's own outcome is the truth. */
+  /** Once the last progress report is written. */
+  settled() {
+    return this.writing
+  }
+
+  /** The end, unless the row ended meanwhile (cancelled): the import's own outcome. */
   async finish(end: {
     status: 'succeeded' | 'failed'
     counts?: ImportCounts
     errorsKey?: string | null
     message: string | null
   }) {
-    clearInterval(this.timer)
     await this.writing
     const c = end.counts ?? this.progress
     await select(
-      `UPDATE import_jobs SET status = $2, finished_at = now(), heartbeat_at = now(),
-         bytes_read = $3,
+      `UPDATE import_jobs SET status = $2, finished_at = now(), bytes_read = $3,
          rows = $4, created = $5, updated = $6, skipped = $7, assigned = $8, failed = $9, errors_key = $10,
          message = $11
-       WHERE id = $1 RETURNING id`,
+       WHERE id = $1 AND status = 'running' RETURNING id`,
       [
         this.id,
         end.status,

@@ -1,14 +1,13 @@
 import os from 'node:os'
 import type { Readable, Writable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
-import { parse, type CsvError } from 'csv-parse'
-import { stringify } from 'csv-stringify'
 import { QueryTypes, type Transaction } from 'sequelize'
 import { query, sequelize } from '#db/client.ts'
-import { neutraliseFormula } from '../access-log/export.server.ts'
 import { hashPassword } from '../auth/password.server.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import { ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
+import { unprotectFormula } from '../csv/formula.ts'
+import { CsvReader, stoppedMessage, unreadableMessage, type CsvRecord } from '../csv/reader.server.ts'
+import { ErrorCsv } from '../csv/writer.server.ts'
 import { invalid } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import {
@@ -24,8 +23,8 @@ import {
 } from './import-schema.ts'
 import { CREATE_ROLE_DENIED, DUPLICATE_EMAIL, DUPLICATE_USERNAME, mayCreateRole } from './service.server.ts'
 
-// The user import: a CSV file streamed through csv-parse a batch of rows at a time. Every row is
-// checked with the Create New User form's rules, against the rows before it in the file and against
+// The user import: a CSV file read record by record (modules/csv), a batch of rows at a time. Every row
+// is checked with the Create New User form's rules, against the rows before it in the file and against
 // the accounts already there; the good rows of a batch are written in one transaction (multi-row
 // INSERT … ON CONFLICT DO NOTHING), with their courses and programs. Errors go to a CSV sink as they
 // are found, so memory stays flat whatever the file's length; only the emails and usernames seen so
@@ -110,8 +109,6 @@ export type ImportOptions = {
 
 export const ERRORS_KEPT = 100
 const BATCH_SIZE = 1000
-/** the header line must be found within this many bytes */
-const HEADER_LIMIT = 1024 * 1024
 
 export const ROW_LEVEL = ''
 
@@ -140,49 +137,12 @@ async function runImport(actor: Actor, source: Readable, options: ImportOptions)
   const dryRun = options.dryRun ?? false
   const atomic = options.atomic ?? false
 
-  const input = await readHead(source)
-  const delimiter = options.delimiter ?? sniffDelimiter(input.firstLine)
-  const lines = new LineTracker()
-  const pending: ParsedRecord[] = []
-  const parser = parse({
-    bom: true,
-    delimiter,
-    relax_column_count: true,
-    skip_empty_lines: true,
-    // records are taken here, as they are parsed, so none is lost when a later line turns out broken
-    on_record: (record: string[], context) => {
-      pending.push({ line: lines.startOf(context.lines, context.empty_lines), values: record })
-      return null
-    },
-  })
-  let parseError: CsvError | undefined
-  parser.on('error', (error: CsvError) => (parseError ??= error))
-  parser.resume()
-  // a failing write or end calls back with the error (also kept by the listener above)
-  const write = (chunk: Buffer | null) =>
-    new Promise<void>((resolve) =>
-      chunk === null ? parser.end(() => resolve()) : parser.write(chunk, () => resolve()),
-    )
-  let bytes = 0
-  let ended = false
-  const feed = async () => {
-    const { value, done } = await input.chunks.next()
-    if (done) {
-      ended = true
-      return write(null)
-    }
-    const buffer = typeof value === 'string' ? Buffer.from(value) : value
-    bytes += buffer.length
-    return write(buffer)
-  }
-
-  bytes += input.head.length
-  await write(input.head)
-  while (pending.length === 0 && !parseError && !ended) await feed()
-  if (parseError && pending.length === 0) throw invalid(parseMessage(parseError, lines.next(parseError), 'header'))
-  const header = pending.shift()
-  if (!header || header.values.every((v) => !v.trim())) throw invalid('The file is empty.')
-  const layout = readHeader(header.values)
+  const csv = new CsvReader(source, { delimiter: options.delimiter })
+  const first = await csv.records.next()
+  if (first.done && csv.broken) throw invalid(unreadableMessage(csv.broken))
+  const header = first.done ? undefined : first.value
+  if (!header || header.cells.every((v) => !v.trim())) throw invalid('The file is empty.')
+  const layout = readHeader(header.cells)
 
   const sq = await sequelize()
   const targets = await loadTargets()
@@ -192,12 +152,21 @@ async function runImport(actor: Actor, source: Readable, options: ImportOptions)
     onInvite: options.onInvite,
     onRow: options.onRow,
   })
-  const errorOut = options.errorSink ? startErrorCsv(layout, options.errorSink) : undefined
-  run.onError = async (error) => errorOut?.write(error)
+  // the error CSV: row, field, message, then the file's own columns without the password
+  const errorOut = options.errorSink ? new ErrorCsv(options.errorSink) : undefined
+  const reported = layout.headers.filter((_, i) => layout.columns[i] !== 'password')
+  await errorOut?.header(reported)
+  run.onError = async ({ row, field, message, values }) =>
+    errorOut?.row(
+      row,
+      field,
+      message,
+      reported.map((name) => values[name] ?? ''),
+    )
 
   const whole = dryRun || atomic ? await sq.transaction() : undefined
-  const progress = () => options.onProgress?.({ ...run.counts, bytes })
-  const flush = async (rows: ParsedRecord[]) => {
+  const progress = () => options.onProgress?.({ ...run.counts, bytes: csv.bytes })
+  const flush = async (rows: CsvRecord[]) => {
     const transaction = whole ?? (await sq.transaction())
     try {
       await run.batch(rows, transaction)
@@ -212,14 +181,16 @@ async function runImport(actor: Actor, source: Readable, options: ImportOptions)
   let committed = !dryRun
   try {
     const batchSize = options.batchSize ?? BATCH_SIZE
-    for (;;) {
-      while (pending.length >= batchSize) await flush(pending.splice(0, batchSize))
-      if (parseError || ended) break
-      await feed()
+    let pending: CsvRecord[] = []
+    for await (const record of csv) {
+      pending.push(record)
+      if (pending.length < batchSize) continue
+      await flush(pending)
+      pending = []
     }
-    while (pending.length > 0) await flush(pending.splice(0, batchSize))
+    if (pending.length > 0) await flush(pending)
     if (whole) {
-      if (dryRun || run.counts.failed > 0 || parseError) {
+      if (dryRun || run.counts.failed > 0 || csv.broken) {
         await whole.rollback()
         committed = false
       } else await whole.commit()
@@ -232,74 +203,10 @@ async function runImport(actor: Actor, source: Readable, options: ImportOptions)
   if (!committed && !dryRun) Object.assign(run.counts, { created: 0, updated: 0, assigned: 0 })
   progress()
   await errorOut?.end()
-  let stopped: ImportStop | null = null
-  if (parseError) {
-    const line = lines.next(parseError)
-    stopped = { line, message: parseMessage(parseError, line, whole ? 'atomic' : 'rows', run.counts.rows) }
-  }
+  const stopped = csv.broken
+    ? { line: csv.broken.line, message: stoppedMessage(csv.broken, { rowsBefore: run.counts.rows, kept: !whole }) }
+    : null
   return { counts: run.counts, errors: run.kept, committed, stopped, headers: layout.headers }
-}
-
-type ParsedRecord = { line: number; values: string[] }
-
-/** The first line a record occupies, from the line it ends on and the blank lines skipped before it. */
-class LineTracker {
-  private lastEnd = 0
-  private emptySoFar = 0
-  startOf(endLine: number, emptyLines: number) {
-    const start = this.lastEnd + 1 + (emptyLines - this.emptySoFar)
-    this.lastEnd = endLine
-    this.emptySoFar = emptyLines
-    return start
-  }
-  /** where the record the parser stopped in begins */
-  next(error: CsvError) {
-    const empty = typeof error.empty_lines === 'number' ? error.empty_lines : this.emptySoFar
-    return this.lastEnd + 1 + Math.max(0, empty - this.emptySoFar)
-  }
-}
-
-function parseMessage(error: CsvError, line: number, where: 'header' | 'atomic' | 'rows', rowsBefore = 0) {
-  const reason =
-    error.code === 'CSV_QUOTE_NOT_CLOSED'
-      ? `a quoted value starts on line ${line} and is never closed (the file may be cut off)`
-      : error.code === 'INVALID_OPENING_QUOTE'
-        ? `line ${line} has a quote inside a value that is not quoted`
-        : error.code === 'CSV_INVALID_CLOSING_QUOTE' || error.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE'
-          ? `line ${line} has text right after a closing quote`
-          : `line ${line} is not valid CSV (${error.message.split(':')[0]})`
-  if (where === 'header') return `The file cannot be read: ${reason}.`
-  if (where === 'atomic') return `The file cannot be read past line ${line - 1}: ${reason}. Nothing was imported.`
-  return `The file cannot be read past line ${line - 1}: ${reason}. The ${rowsBefore} rows before it were handled as reported; nothing from line ${line} on was imported.`
-}
-
-/** The start of the file up to its first line break: enough to check it is text and to pick the delimiter. */
-async function readHead(source: Readable) {
-  const iterator = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>
-  const parts: Buffer[] = []
-  let size = 0
-  for (;;) {
-    const { value, done } = await iterator.next()
-    if (done) break
-    const chunk = typeof value === 'string' ? Buffer.from(value) : value
-    parts.push(chunk)
-    size += chunk.length
-    if (chunk.includes(10) || size > HEADER_LIMIT) break
-  }
-  const head = Buffer.concat(parts)
-  if (head.includes(0))
-    throw invalid('The file is not CSV text: it holds NUL bytes (a binary file, or text saved as UTF-16).')
-  const text = head.toString('utf8').replace(/^\uFEFF/, '')
-  const newline = text.indexOf('\n')
-  if (newline < 0 && size > HEADER_LIMIT) throw invalid('The file is not CSV text: its first line never ends.')
-  if (!text.trim()) throw invalid('The file is empty.')
-  return { head, firstLine: newline < 0 ? text : text.slice(0, newline), chunks: iterator }
-}
-
-/** Semicolons when the header line has more of them than commas (spreadsheets in many countries). */
-export function sniffDelimiter(line: string): ImportDelimiter {
-  const count = (c: string) => line.split(c).length - 1
-  return count(';') > count(',') ? ';' : ','
 }
 
 type Layout = {
@@ -371,9 +278,6 @@ function resolve(cell: string, resolver: Resolver, noun: 'course' | 'program'): 
   }
   return { ids: [...ids] }
 }
-
-/** A cell a spreadsheet export protected with a leading apostrophe (see neutraliseFormula) reads as typed. */
-const unprotect = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell)
 
 type Candidate = {
   line: number
@@ -478,16 +382,16 @@ class ImportRun {
     return values
   }
 
-  async batch(records: ParsedRecord[], transaction: Transaction) {
+  async batch(records: CsvRecord[], transaction: Transaction) {
     await this.write(records, transaction)
     await this.report()
   }
 
-  private async write(records: ParsedRecord[], transaction: Transaction) {
+  private async write(records: CsvRecord[], transaction: Transaction) {
     const candidates: Candidate[] = []
     for (const record of records) {
       // a line of empty cells (",,,," from a spreadsheet) is no row
-      if (record.values.every((v) => !v.trim())) continue
+      if (record.cells.every((v) => !v.trim())) continue
       this.counts.rows++
       const candidate = this.check(record)
       if (candidate) candidates.push(candidate)
@@ -551,7 +455,7 @@ class ImportRun {
     const { index } = this.layout
     const cell = (column: ImportColumn) => {
       const i = index[column]
-      return i === undefined ? '' : unprotect(candidate.cells[i] ?? '').trim()
+      return i === undefined ? '' : unprotectFormula(candidate.cells[i] ?? '').trim()
     }
     this.options.onRow({
       line: candidate.line,
@@ -569,24 +473,24 @@ class ImportRun {
   }
 
   /** The row on its own: the form's rules, the role the actor may give, its courses and programs, repeats. */
-  private check(record: ParsedRecord): Candidate | undefined {
+  private check(record: CsvRecord): Candidate | undefined {
     const { headers, index } = this.layout
-    const values = record.values
-    const extra = record.values.slice(headers.length)
-    if (record.values.length < headers.length || extra.some((v) => v.trim())) {
+    const values = record.cells
+    const extra = record.cells.slice(headers.length)
+    if (record.cells.length < headers.length || extra.some((v) => v.trim())) {
       // a value too many or too few shifts the cells after it: the password may sit under any column,
       // so none of this row's cells goes into the report, only its line
       this.fail(record.line, null, [
         {
           field: ROW_LEVEL,
-          message: `This row has ${record.values.length} values; the header has ${headers.length} columns.`,
+          message: `This row has ${record.cells.length} values; the header has ${headers.length} columns.`,
         },
       ])
       return
     }
     const cell = (column: ImportColumn) => {
       const i = index[column]
-      return i === undefined ? '' : unprotect(record.values[i])
+      return i === undefined ? '' : unprotectFormula(record.cells[i])
     }
     const role = roleKey(cell('role'))
     const parsed = ImportRowSchema.safeParse({
@@ -813,36 +717,4 @@ function changesNothing(candidate: Candidate, roleId: RoleId, account: Existing)
     data.userName === account.user_name &&
     roleId === account.role_id
   )
-}
-
-/** The error CSV: row, field, message, then the file's own columns without the password. */
-function startErrorCsv(layout: Layout, sink: Writable) {
-  const columns = layout.headers.filter((_, i) => layout.columns[i] !== 'password')
-  const csv = stringify({
-    header: true,
-    columns: ['row', 'field', 'message', ...columns],
-    record_delimiter: 'windows',
-    quoted_match: /[\r\n]/,
-  })
-  const done = pipeline(csv, sink)
-  done.catch(() => undefined)
-  return {
-    async write(error: ImportError) {
-      const cells = [
-        error.row,
-        error.field,
-        error.message,
-        ...columns.map((c) => neutraliseFormula(error.values[c] ?? '')),
-      ]
-      if (!csv.write(cells)) await new Promise((resolve) => csv.once('drain', resolve))
-    },
-    async end() {
-      csv.end()
-      await done
-    },
-    async abort() {
-      csv.destroy()
-      await done.catch(() => undefined)
-    },
-  }
 }

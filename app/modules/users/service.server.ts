@@ -4,7 +4,7 @@ import type { User } from '#db/models/index.ts'
 import { createPasswordLink, mailPasswordLink, replacePassword } from '../auth/password-links.server.ts'
 import { hashPassword, verifyPassword } from '../auth/password.server.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
-import { ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
+import { ADMIN_ROLES, ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
 import { toSessionUser, type SessionUser } from '../auth/service.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
@@ -30,7 +30,7 @@ export const CREATE_ROLE_DENIED = 'You do not have permission to create this kin
 
 /** Admins give accounts the learner and coach roles; only the super admin gives the admin roles. */
 export const mayCreateRole = (actor: Actor, roleId: RoleId) =>
-  can(actor, roleId === ROLE.admin || roleId === ROLE.superAdmin ? 'manage:admins' : 'manage:people')
+  can(actor, ADMIN_ROLES.includes(roleId) ? 'manage:admins' : 'manage:people')
 
 /**
  * Create an account. Admins create learners and coaches; only the super admin creates admins
@@ -186,7 +186,7 @@ export type UserListQuery = {
   limit?: number
 }
 
-const LIST_ROLES = { learner: [ROLE.learner], admin: [ROLE.superAdmin, ROLE.admin], coach: [ROLE.coach] } as const
+const LIST_ROLES = { learner: [ROLE.learner], admin: ADMIN_ROLES, coach: [ROLE.coach] } as const
 
 /**
  * The Users, Admin's and Coach's lists: searched (names, username, email), sorted and paged in

@@ -5,15 +5,16 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
-import { resetPageAction, resetPageLoader } from '#app/utils/reset-password.server.ts'
+import { resetPageAction, resetPageLoader, UNUSABLE_LINK } from './__reset-password.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Reset Password · ${PRODUCT_NAME}` }]
 
 const tokenOf = (request: Request) => new URL(request.url).searchParams.get('token') ?? ''
 
-export const loader = (args: LoaderFunctionArgs) => pageLoader(args, ({ request }) => resetPageLoader(tokenOf(request)))
+export const loader = (args: LoaderFunctionArgs) =>
+  pageLoader(args, ({ request }) => resetPageLoader(tokenOf(request)), { redirects: UNUSABLE_LINK })
 export const action = (args: ActionFunctionArgs) =>
-  pageAction(args, ({ request }) => resetPageAction(request, tokenOf(request)))
+  pageAction(args, ({ request }) => resetPageAction(request, tokenOf(request)), { redirects: UNUSABLE_LINK })
 
 export default function ResetPasswordByQuery() {
   const actionData = useActionData<FormReply>()

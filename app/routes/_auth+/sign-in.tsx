@@ -1,6 +1,6 @@
 import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
-import { json, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FormField, FormPasswordField } from '#app/components/forms/fields.tsx'
@@ -8,8 +8,9 @@ import { FormSubmit } from '#app/components/forms/form-submit.tsx'
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { landingPath } from '#app/modules/auth/permissions.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
+import { forbidden } from '#app/modules/errors.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { pageAction, readForm, submitToService } from '#app/utils/forms.server.ts'
+import { invalidForm, pageAction, readForm, submitToService } from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { safeRedirect } from '#app/utils/redirect.ts'
 import { authenticator, commitToken, getSessionUser, isSameSiteRequest } from '#app/utils/session.server.ts'
@@ -31,12 +32,10 @@ export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
 
 async function runAction({ request }: ActionFunctionArgs) {
   // another site may not sign a visitor in (to an account of its choosing)
-  if (!isSameSiteRequest(request)) throw json({ message: 'Requests from other sites are refused.' }, { status: 403 })
+  if (!isSameSiteRequest(request)) throw forbidden('Requests from other sites are refused.')
   const formData = await readForm(request.clone())
   const submission = parseWithZod(formData, { schema: LoginSchema })
-  if (submission.status !== 'success') {
-    return json({ result: submission.reply({ hideFields: ['password'] }) }, { status: 400 })
-  }
+  if (submission.status !== 'success') return invalidForm(submission, { hideFields: ['password'] })
   // the same answer whether or not the account exists
   const signedIn = await submitToService(submission, () => authenticator().authenticate('form', request), {
     hideFields: ['password'],

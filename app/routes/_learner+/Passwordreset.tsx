@@ -2,11 +2,11 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, js
 import { useActionData } from '@remix-run/react'
 import { PasswordForm } from '#app/components/account/password-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { passwordAction } from '#app/utils/account.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireUser } from '#app/utils/session.server.ts'
+import { passwordAction } from './__account.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Reset Password · ${PRODUCT_NAME}` }]
 

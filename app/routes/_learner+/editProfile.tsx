@@ -3,10 +3,10 @@ import { useActionData, useLoaderData } from '@remix-run/react'
 import { LogOutEverywhere } from '#app/components/account/log-out-everywhere.tsx'
 import { ProfileForm } from '#app/components/account/profile-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { profileAction, profileLoader } from '#app/utils/account.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { type FormReply, pageAction } from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { profileAction, profileLoader } from './__account.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Edit Profile · ${PRODUCT_NAME}` }]
 

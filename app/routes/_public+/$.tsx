@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from '@remix-run/node'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { notFound } from '#app/modules/errors.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 
 // Unknown pages: a 404 with the site's error page, under the site's header (a visitor's, a learner's or
@@ -7,7 +8,8 @@ import { pageLoader } from '#app/utils/pages.server.ts'
 export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage() {
-  throw new Response('Not found', { status: 404 })
+  // the error page's own title, so it shows no reason beside it: there is nothing more to say
+  throw notFound('Page not found')
 }
 
 export default function NotFound() {

@@ -1,8 +1,8 @@
-import { json } from '@remix-run/node'
 import type { z } from 'zod'
 import type { Actor } from '#app/modules/auth/roles.ts'
 import { ReorderSchema } from '#app/modules/content/schema.ts'
 import { reorderEntries } from '#app/modules/content/service.server.ts'
+import { invalid } from '#app/modules/errors.ts'
 import { readForm, replyOnRefusal } from '#app/utils/forms.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 import type { ContentKind } from '#db/models/index.ts'
@@ -53,9 +53,11 @@ export async function savePostedOrder(
 ): Promise<Response> {
   const ids = postedOrder(await readForm(request))
   const items = ReorderSchema.safeParse(ids.map((_id, orderId) => ({ _id, orderId })))
-  if (!items.success) return json<OrderReply>({ message: 'Nothing to save.' }, { status: 400 })
   const saved = await replyOnRefusal(
-    () => save(items.data),
+    async () => {
+      if (!items.success) throw invalid('Nothing to save.')
+      return save(items.data)
+    },
     ({ message }): OrderReply => ({ message }),
   )
   if (!saved.ok) return saved.response

@@ -1,5 +1,4 @@
-import { redirect } from '@remix-run/node'
+import { redirect, type LoaderFunctionArgs } from '@remix-run/node'
+import { pageLoader } from '#app/utils/pages.server.ts'
 
-export async function loader() {
-  return redirect('/admin/dashboard')
-}
+export const loader = (args: LoaderFunctionArgs) => pageLoader(args, () => redirect('/admin/dashboard'))

@@ -1,16 +1,16 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData, useLocation } from '@remix-run/react'
-import { ZodError } from 'zod'
 import { CourseFilter } from '#app/components/admin/course-filter.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
 import { parseTableQuery } from '#app/components/ui/table-query.ts'
+import { AccessLogFilterSchema } from '#app/modules/access-log/schema.ts'
 import { accessLogReport, type AccessLogEntry } from '#app/modules/access-log/service.server.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
-import { fieldErrors } from '#app/utils/api.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration, formatDate } from '#app/utils/format.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { fieldErrors } from '#app/utils/refusals.server.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Access Log · ${PRODUCT_NAME}` }]
@@ -33,14 +33,14 @@ async function loadPage({ request }: LoaderFunctionArgs) {
     courses: url.searchParams.getAll('course'),
   }
   const { rows: courses } = await listCourseTitles(user)
-  try {
-    const report = await accessLogReport(user, input, { offset: query.offset, limit: query.size })
-    return json({ ...report, courses, input, query, errors: null })
-  } catch (error) {
-    if (!(error instanceof ZodError)) throw error
+  // a wrong filter is shown beside its fields, with an empty report; the service checks it again
+  const checked = AccessLogFilterSchema.safeParse(input)
+  if (!checked.success) {
     const rows: AccessLogEntry[] = []
-    return json({ rows, total: 0, courses, input, query, errors: fieldErrors(error) })
+    return json({ rows, total: 0, courses, input, query, errors: fieldErrors(checked.error) })
   }
+  const report = await accessLogReport(user, input, { offset: query.offset, limit: query.size })
+  return json({ ...report, courses, input, query, errors: null })
 }
 
 export default function AccessLog() {

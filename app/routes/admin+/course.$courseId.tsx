@@ -20,6 +20,7 @@ import { EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/sc
 import { deleteDocument, deleteVideo, editDocument, editVideo } from '#app/modules/content/service.server.ts'
 import { editCourseDetails, getCourseDetail } from '#app/modules/courses/admin.server.ts'
 import { EditCourseSchema } from '#app/modules/courses/schema.ts'
+import { invalid } from '#app/modules/errors.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
@@ -114,7 +115,7 @@ async function runAction({ request, params }: ActionFunctionArgs) {
       return saved.ok ? back('Course details saved.') : saved.response
     }
     default:
-      return json({ message: 'Unknown action.' }, { status: 400 })
+      throw invalid('Unknown action.')
   }
 }
 

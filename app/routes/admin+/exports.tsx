@@ -79,9 +79,7 @@ async function runAction({ request }: ActionFunctionArgs) {
   }
   if (intent === 'run') {
     const run = await runSchedule(user, name)
-    return run.status === 'succeeded'
-      ? redirectWithSuccess(PAGE, `${run.scheduleName}: ${run.rows} rows exported to ${run.location}.`)
-      : redirectWithError(PAGE, `${run.scheduleName} failed: ${run.error}`)
+    return redirectWithSuccess(PAGE, `${run.scheduleName} is queued to run now; its run is listed below.`)
   }
   const submission = parseWithZod(formData, { schema: ScheduleSchema })
   if (submission.status !== 'success') return invalidForm(submission)
@@ -116,12 +114,14 @@ const STATUS_STYLE: Record<ExportRunView['status'], string> = {
   succeeded: 'bg-green-100 text-green-800',
   failed: 'bg-red-100 text-red-800',
   running: 'bg-amber-100 text-amber-900',
+  queued: 'bg-slate-100 text-slate-800',
 }
 
 const STATUS_LABEL: Record<ExportRunView['status'], string> = {
   succeeded: 'Succeeded',
   failed: 'Failed',
   running: 'Running',
+  queued: 'Queued',
 }
 
 const cell = 'px-4 py-3 align-top text-slate-800'
@@ -320,6 +320,8 @@ export default function ScheduledExports() {
                       <span>{run.location}</span>
                     ) : run.status === 'failed' ? (
                       <span className="text-red-800">{run.error}</span>
+                    ) : run.status === 'queued' ? (
+                      <span className="text-slate-600">{run.error ?? 'Waiting for a worker to run it…'}</span>
                     ) : (
                       <span className="text-slate-500">{run.location ?? 'Running…'}</span>
                     )}

@@ -8,6 +8,7 @@ import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { DeleteButtons, Overlay } from '#app/components/ui/overlay.tsx'
 import { can } from '#app/modules/auth/permissions.ts'
+import { invalid } from '#app/modules/errors.ts'
 import { deleteProgram, getProgram } from '#app/modules/programs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { pageAction, readForm, replyOnRefusal } from '#app/utils/forms.server.ts'
@@ -37,10 +38,12 @@ async function runAction({ request, params }: ActionFunctionArgs) {
   const programId = params.programId ?? ''
   const user = await requireContentManager(request, `/admin/program/${encodeURIComponent(programId)}`)
   const form = await readForm(request)
-  if (form.get('intent') !== 'delete') return json<DeleteReply>({ message: 'Unknown action.' }, { status: 400 })
-  // the checkbox posts "on" when ticked; the service's schema reads it as the /api's flag
   const deleted = await replyOnRefusal(
-    () => deleteProgram(user, { programId, confirmUnassign: form.get('confirmUnassign') ?? undefined }),
+    async () => {
+      if (form.get('intent') !== 'delete') throw invalid('Unknown action.')
+      // the checkbox posts "on" when ticked; the service's schema reads it as the /api's flag
+      return deleteProgram(user, { programId, confirmUnassign: form.get('confirmUnassign') ?? undefined })
+    },
     ({ message }): DeleteReply => ({ message }),
   )
   if (!deleted.ok) return deleted.response

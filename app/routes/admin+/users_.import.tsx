@@ -4,6 +4,7 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ColumnHeads } from '#app/components/ui/column-heads.tsx'
 import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
+import { invalid } from '#app/modules/errors.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { receiveForm } from '#app/modules/files/upload.server.ts'
 import { previewUpload, type ImportPreview, type PlannedRow } from '#app/modules/users/import-files.server.ts'
@@ -52,6 +53,8 @@ async function runAction({ request }: ActionFunctionArgs) {
 
 type User = Awaited<ReturnType<typeof requirePeopleManager>>
 
+const NO_FILE = 'Choose a CSV file to import.'
+
 /** Step 1 → 2: keep the file, dry-run it; a refused file is removed again. */
 async function upload(request: Request, user: User) {
   const received = await replyOnRefusal(
@@ -61,12 +64,11 @@ async function upload(request: Request, user: User) {
   if (!received.ok) return received.response
   const { file, fields } = received.value
   const values = choicesOf(fields)
-  if (!file) {
-    const message = 'Choose a CSV file to import.'
-    return json<Reply>({ step: 'upload', errors: { [FILE_FIELD]: message }, values }, { status: 400 })
-  }
   const previewed = await replyOnRefusal(
-    () => previewUpload(user, { ...fields, [FILE_FIELD]: file.key }),
+    async () => {
+      if (!file) throw invalid(NO_FILE, { [FILE_FIELD]: NO_FILE })
+      return previewUpload(user, { ...fields, [FILE_FIELD]: file.key })
+    },
     (refusal): Reply => ({ step: 'upload', errors: errorsOf(refusal), values }),
     () => discardUpload(file),
   )
@@ -148,7 +150,7 @@ function UploadForm({ upload, reply }: { upload: { accept: string; hint: string 
           aria-invalid={fileError ? true : undefined}
         />
         <p id="import-file-hint" className="mt-1 text-xs text-slate-500">
-          {upload.hint}; UTF-8, comma or semicolon separated, with a header line.
+          {upload.hint}; UTF-8, comma, semicolon or tab separated, with a header line.
         </p>
         {fileError ? (
           <p id="import-file-error" role="alert" className="field-error">

@@ -9,9 +9,10 @@ import { pageLoader } from '#app/utils/pages.server.ts'
 import { requirePeopleManager } from '#app/utils/session.server.ts'
 import { CountList, IMPORT_PATH, ImportHeading, plural } from './__import-parts.tsx'
 
-// One confirmed import, as it runs and once it has ended: how far into the file it is, the counts so
-// far, and at the end the error CSV to download. With JavaScript the page asks for the job again every
-// second while it runs; without, it reloads itself every two seconds (a meta refresh, only then).
+// One confirmed import, as it waits for a worker, as it runs and once it has ended: how far into the
+// file it is, the counts so far, and at the end the error CSV to download. With JavaScript the page asks
+// for the job again every second until it ends; without, it reloads itself every two seconds (a meta
+// refresh, only then).
 
 export const meta: MetaFunction = () => [{ title: `Import users · ${PRODUCT_NAME}` }]
 
@@ -31,7 +32,8 @@ export default function ImportJob() {
   const fetcher = useFetcher<typeof loader>()
   // the latest answer about this job, from the page's load or the last poll
   const { job, errorsHref } = fetcher.data?.job.id === loaded.job.id ? fetcher.data : loaded
-  const running = job.status === 'running'
+  const queued = job.status === 'queued'
+  const running = job.status === 'running' || queued
   const { load, state } = fetcher
   useEffect(() => {
     if (!running || state !== 'idle') return
@@ -50,11 +52,13 @@ export default function ImportJob() {
       <ImportHeading />
       <section aria-labelledby="import-job" className="card mt-6 p-4 sm:p-6">
         <h2 id="import-job" className="text-lg font-semibold">
-          {running
-            ? `Importing ${job.fileName}`
-            : job.status === 'succeeded'
-              ? 'Import finished'
-              : 'The import stopped'}
+          {queued
+            ? `Waiting to import ${job.fileName}`
+            : running
+              ? `Importing ${job.fileName}`
+              : job.status === 'succeeded'
+                ? 'Import finished'
+                : 'The import stopped'}
         </h2>
         {running ? (
           <div className="mt-4">
@@ -111,6 +115,10 @@ export default function ImportJob() {
 function Summary({ job }: { job: ImportJobView }) {
   const { counts } = job
   const outcome = `${counts.created} created, ${counts.updated} updated, ${counts.skipped} skipped, ${counts.failed} failed; ${plural(counts.assigned, 'assignment')} added`
+  if (job.status === 'queued')
+    return (
+      <>The import starts as soon as a worker is free{counts.rows ? ' (it is starting again after a stop)' : ''}.</>
+    )
   if (job.status === 'running')
     return (
       <>

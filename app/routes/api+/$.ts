@@ -1,6 +1,9 @@
-import { json } from '@remix-run/node'
+import { notFound } from '#app/modules/errors.ts'
+import { apiRoute } from '#app/utils/api.server.ts'
 
 // Any other /api path answers JSON, never an HTML page.
-const notFound = () => json({ message: 'No such API call.' }, { status: 404 })
-export const loader = notFound
-export const action = notFound
+async function noSuchCall(): Promise<never> {
+  throw notFound('No such API call.')
+}
+export const loader = apiRoute(noSuchCall)
+export const action = apiRoute(noSuchCall)

@@ -1,11 +1,12 @@
-import { json, type LoaderFunctionArgs } from '@remix-run/node'
+import type { LoaderFunctionArgs } from '@remix-run/node'
 import { referenceAsset } from '#app/modules/api-docs/reference-page.server.ts'
-import { methodNotAllowed } from '#app/utils/api.server.ts'
+import { notFound } from '#app/modules/errors.ts'
+import { apiRoute, methodNotAllowed } from '#app/utils/api.server.ts'
 
 // GET /api/docs/{file} → the reference page's script and styles, from this server only.
-export async function loader({ params }: LoaderFunctionArgs) {
+export const loader = apiRoute(async ({ params }: LoaderFunctionArgs) => {
   const asset = await referenceAsset(params.file ?? '')
-  if (!asset) return json({ message: 'No such API call.' }, { status: 404 })
+  if (!asset) throw notFound('No such API call.')
   return new Response(asset.body, {
     headers: {
       'Content-Type': asset.contentType,
@@ -14,5 +15,5 @@ export async function loader({ params }: LoaderFunctionArgs) {
       'X-Content-Type-Options': 'nosniff',
     },
   })
-}
+})
 export const action = () => methodNotAllowed(['GET'])

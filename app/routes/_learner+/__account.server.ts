@@ -4,12 +4,12 @@ import { LOG_OUT_EVERYWHERE_INTENT } from '#app/modules/auth/schema.ts'
 import { signOutEverywhere, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { PasswordChangeSchema, ProfileSchema } from '#app/modules/users/schema.ts'
 import { changePassword, editProfile, getProfile } from '#app/modules/users/service.server.ts'
-import { invalidForm, readForm, submitToService } from './forms.server.ts'
-import { destroySessionCookie, requireUser } from './session.server.ts'
-import { redirectWithSuccess } from './toast.server.ts'
+import { invalidForm, readForm, submitToService } from '#app/utils/forms.server.ts'
+import { destroySessionCookie, requireUser } from '#app/utils/session.server.ts'
+import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
-// The profile and password pages exist twice (learner and admin menus); one loader and
-// one action each serve both.
+// The profile and password pages exist twice (learner and admin menus): the admin side's modules
+// re-export the learner's, so one loader and one action each serve both.
 
 export async function profileLoader(request: Request) {
   const user = await requireUser(request)

@@ -1,0 +1,25 @@
+import { forgetOldSignInEvents } from '../auth/sign-ins.server.ts'
+import { exportLookJobs, exportRunJobs } from '../exports/service.server.ts'
+import { sweepUnattachedFiles, UNATTACHED_FILE_LIFETIME_MS } from '../files/service.server.ts'
+import { mailJobs } from '../mail/queue.server.ts'
+import { importJobs } from '../users/import-jobs.server.ts'
+import type { JobHandler } from './job.ts'
+import type { QueueName } from './queues.ts'
+
+/** Each queue's handler, from the area that owns its records. */
+export const HANDLERS: Record<QueueName, JobHandler> = {
+  mail: mailJobs,
+  'user-import': importJobs,
+  'export-run': exportRunJobs,
+  'export-look': exportLookJobs,
+  'sign-in-sweep': {
+    async run() {
+      await forgetOldSignInEvents()
+    },
+  },
+  'upload-sweep': {
+    async run() {
+      await sweepUnattachedFiles({ olderThanMs: UNATTACHED_FILE_LIFETIME_MS })
+    },
+  },
+}

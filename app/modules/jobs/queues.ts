@@ -1,0 +1,129 @@
+// Every queue of background work, in one table: what it is called on the Jobs page, how often a failed
+// job is tried again and how long a worker may go quiet before its job counts as lost. A job of a
+// queue with a record of its own (a queued mail, an import, an export run) has that record's id as its
+// id, so the two are found from each other and a record is never given two jobs; such queues have a
+// dead-letter queue (`<name>-gave-up`) whose jobs tell the record its work was given up (retries used
+// up, or its worker gone for good), since then no code of ours is running to say so.
+//
+// The job library (pg-boss) keeps these settings on each queue in the database; `installJobQueue`
+// writes them at every migration, so a change here reaches every process.
+
+export const QUEUE_NAMES = [
+  'mail',
+  'user-import',
+  'export-run',
+  'export-look',
+  'sign-in-sweep',
+  'upload-sweep',
+] as const
+export type QueueName = (typeof QUEUE_NAMES)[number]
+
+export type QueueSpec = {
+  /** on the Jobs page and in `portal jobs list` */
+  title: string
+  /** tries after the first one; each waits `retryDelay` seconds, doubling with `retryBackoff`, at most `retryDelayMax` */
+  retryLimit: number
+  retryDelay: number
+  retryBackoff: boolean
+  retryDelayMax?: number
+  /**
+   * A running job's worker says it is alive every half of this; one that has not for this long is taken
+   * as lost (the process died) and its job tried again. At least 10 seconds.
+   */
+  heartbeatSeconds?: number
+  /** the longest one try may run before it is failed and its work stopped */
+  expireInSeconds: number
+  /** how long an ended job (done, failed, cancelled) is kept, for the Jobs page and `portal jobs` */
+  keepSeconds: number
+  /** jobs one worker process runs at once */
+  concurrency: number
+  /** five-field cron, in UTC: the library sends one job per slot, however many workers run */
+  schedule?: string
+  /**
+   * For a queue whose jobs work on records: the statement that selects the ids of the records waiting on
+   * work. Each must have a job; a migration gives one to any that lacks it. Such a queue's records also
+   * hear when their work is given up (see above).
+   */
+  waitingRecords?: string
+}
+
+const DAY = 24 * 60 * 60
+
+export const QUEUES: Record<QueueName, QueueSpec> = {
+  mail: {
+    title: 'Queued mail',
+    // 8 tries in all: 1, 2, 4 … minutes apart, at most an hour
+    retryLimit: 7,
+    retryDelay: 60,
+    retryBackoff: true,
+    retryDelayMax: 60 * 60,
+    heartbeatSeconds: 30,
+    expireInSeconds: 15 * 60,
+    keepSeconds: 30 * DAY,
+    concurrency: 2,
+    waitingRecords: `SELECT id FROM mail_queue WHERE status IN ('pending', 'sending')`,
+  },
+  'user-import': {
+    title: 'User imports',
+    // running a file again is safe (accounts are matched by email, assignments are not doubled)
+    retryLimit: 2,
+    retryDelay: 30,
+    retryBackoff: true,
+    heartbeatSeconds: 30,
+    expireInSeconds: 4 * 60 * 60,
+    keepSeconds: 30 * DAY,
+    concurrency: 1,
+    waitingRecords: `SELECT id FROM import_jobs WHERE status IN ('queued', 'running')`,
+  },
+  'export-run': {
+    title: 'Scheduled exports',
+    retryLimit: 2,
+    retryDelay: 60,
+    retryBackoff: true,
+    heartbeatSeconds: 30,
+    expireInSeconds: 6 * 60 * 60,
+    keepSeconds: 30 * DAY,
+    concurrency: 1,
+    waitingRecords: `SELECT id FROM export_runs WHERE status IN ('queued', 'running')`,
+  },
+  'export-look': {
+    title: 'Looking for due exports',
+    // the next minute looks again
+    retryLimit: 0,
+    retryDelay: 0,
+    retryBackoff: false,
+    expireInSeconds: 5 * 60,
+    keepSeconds: 1 * DAY,
+    concurrency: 1,
+    schedule: '* * * * *',
+  },
+  'sign-in-sweep': {
+    title: 'Forgetting old sign-in events',
+    retryLimit: 0,
+    retryDelay: 0,
+    retryBackoff: false,
+    expireInSeconds: 15 * 60,
+    keepSeconds: 7 * DAY,
+    concurrency: 1,
+    schedule: '7 * * * *',
+  },
+  'upload-sweep': {
+    title: 'Removing unattached uploads',
+    retryLimit: 0,
+    retryDelay: 0,
+    retryBackoff: false,
+    expireInSeconds: 60 * 60,
+    keepSeconds: 7 * DAY,
+    concurrency: 1,
+    schedule: '17 * * * *',
+  },
+}
+
+/** The dead-letter queue of a queue whose jobs have records. */
+export const gaveUpQueue = (name: QueueName) => `${name}-gave-up`
+
+export const isQueueName = (name: string): name is QueueName => (QUEUE_NAMES as readonly string[]).includes(name)
+
+/** The job states as the library names them, in the order a job goes through them. */
+export const JOB_STATES = ['created', 'retry', 'active', 'completed', 'failed', 'cancelled'] as const
+export type JobState = (typeof JOB_STATES)[number]
