@@ -486,10 +486,17 @@ async function main() {
     await server?.stop()
     await rm(dataDir, { recursive: true, force: true })
   }
-  // the server is stopped by us (stoppedBy: 'caller'), so Ctrl+C also ends the workers and removes the folder
+  // the server is stopped by us (stoppedBy: 'caller'), so Ctrl+C also ends the workers and removes the
+  // folder; so does an error a library emits where nothing awaits it, which would otherwise end the
+  // process at once and leave the detached server running
   const onSignal = (signal: NodeJS.Signals) =>
     void cleanUp().finally(() => process.exit(128 + (os.constants.signals[signal] ?? 0)))
+  const onCrash = (error: unknown) => {
+    console.error(error)
+    void cleanUp().finally(() => process.exit(1))
+  }
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, onSignal)
+  process.once('uncaughtException', onCrash)
   try {
     // as root, PostgreSQL runs as the "postgres" user, which must reach the folder
     await chmod(dataDir, 0o755)
@@ -604,6 +611,7 @@ async function main() {
     else printTable(machine, rows, computed)
   } finally {
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(signal, onSignal)
+    process.off('uncaughtException', onCrash)
     await cleanUp()
   }
 }
