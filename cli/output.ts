@@ -44,3 +44,14 @@ export function textTable(rows: string[][]): string {
 
 /** `1 row`, `2 rows`: a count with its noun. */
 export const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+
+/**
+ * A refusal of the input's schema as a usage error (exit 2), each problem named by the option that sets the
+ * field: `--<field>` unless `flagOf` names it otherwise. Any other error is passed on as it is.
+ */
+export function usageOf(error: unknown, flagOf: (field: string) => string = (field) => `--${field}`): never {
+  if (!(error instanceof ZodError)) throw error
+  throw new UsageError(
+    error.issues.map((issue) => `${flagOf(String(issue.path[0]))}: ${issue.message}`).join('\nportal: '),
+  )
+}

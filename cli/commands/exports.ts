@@ -1,6 +1,5 @@
 import { SingleBar } from 'cli-progress'
 import { Option, type Command } from 'commander'
-import { ZodError } from 'zod'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { EXPORT_RANGES, SCHEDULE_FORMATS } from '#app/modules/exports/schema.ts'
 import {
@@ -12,9 +11,9 @@ import {
   runSchedule,
   type ExportRunView,
 } from '#app/modules/exports/service.server.ts'
-import { disconnect } from '#db/client.ts'
 import { courseIdsOf } from '../courses.ts'
-import { UsageError, textTable as table } from '../output.ts'
+import { withDatabase } from '../database.ts'
+import { UsageError, textTable as table, usageOf } from '../output.ts'
 
 // `portal exports …`: scheduled access-log exports. Data (tables, JSON, a written file's location) goes
 // to stdout; what happened goes to stderr. A failed run exits 1, wrong input exits 2.
@@ -42,12 +41,8 @@ const FLAG_OF: Record<string, string> = {
   limit: '--limit',
 }
 
-function usage(error: unknown): never {
-  if (!(error instanceof ZodError)) throw error
-  throw new UsageError(
-    error.issues.map((issue) => `${FLAG_OF[String(issue.path[0])] ?? 'input'}: ${issue.message}`).join('\nportal: '),
-  )
-}
+/** A refused field as the option that sets it. */
+const flagUsage = (error: unknown) => usageOf(error, (field) => FLAG_OF[field] ?? 'input')
 
 const collect = (value: string, previous: string[]) => [...previous, value]
 
@@ -100,14 +95,6 @@ async function watchRun(queued: ExportRunView): Promise<ExportRunView> {
   }
 }
 
-async function disconnecting<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work()
-  } finally {
-    await disconnect()
-  }
-}
-
 export function registerExports(program: Command) {
   const exportsCommand = program.command('exports').description('scheduled access-log exports')
   const schedule = exportsCommand.command('schedule').description('the schedules of exports')
@@ -131,7 +118,7 @@ export function registerExports(program: Command) {
       const missing = (['name', 'cron', 'range', 'to'] as const).filter((key) => !options[key]).map((k) => `--${k}`)
       if (missing.length) throw new UsageError(`missing ${missing.join(', ')}.`)
       const destination = options.to as string
-      const made = await disconnecting(async () =>
+      const made = await withDatabase(async () =>
         addSchedule(SYSTEM, {
           name: options.name,
           cron: options.cron,
@@ -140,7 +127,7 @@ export function registerExports(program: Command) {
           timeZone: options.tz,
           destination,
           format: options.format,
-        }).catch(usage),
+        }).catch(flagUsage),
       )
       if (options.json) console.log(JSON.stringify(made, null, 2))
       console.error(
@@ -154,7 +141,7 @@ export function registerExports(program: Command) {
     .description('list the schedules with their next run')
     .option('--json', 'print them as JSON')
     .action(async (options: { json?: boolean }) => {
-      const schedules = await disconnecting(() => listSchedules(SYSTEM))
+      const schedules = await withDatabase(() => listSchedules(SYSTEM))
       if (options.json) return console.log(JSON.stringify(schedules, null, 2))
       if (!schedules.length) return console.error('No schedules.')
       console.log(
@@ -180,7 +167,7 @@ export function registerExports(program: Command) {
     .argument('<name>', 'the schedule')
     .option('--json', 'print { name } of the removed schedule as JSON')
     .action(async (name: string, options: { json?: boolean }) => {
-      const removed = await disconnecting(() => removeSchedule(SYSTEM, name))
+      const removed = await withDatabase(() => removeSchedule(SYSTEM, name))
       if (options.json) console.log(JSON.stringify(removed))
       console.error(`Removed schedule ${removed.name}.`)
     })
@@ -194,7 +181,7 @@ export function registerExports(program: Command) {
     .option('--no-wait', 'queue the run and exit at once; prints the run (its id is its job)')
     .option('--json', 'print the run as JSON')
     .action(async (name: string, options: { json?: boolean; wait: boolean }) => {
-      const run = await disconnecting(async () => {
+      const run = await withDatabase(async () => {
         const queued = await runSchedule(SYSTEM, name)
         return options.wait ? watchRun(queued) : queued
       })
@@ -212,7 +199,7 @@ export function registerExports(program: Command) {
     .option('--limit <n>', 'how many runs (1 to 1000)', '20')
     .option('--json', 'print them as JSON')
     .action(async (options: { limit: string; json?: boolean }) => {
-      const runs = await disconnecting(() => listRuns(SYSTEM, { limit: options.limit }).catch(usage))
+      const runs = await withDatabase(() => listRuns(SYSTEM, { limit: options.limit }).catch(flagUsage))
       if (options.json) return console.log(JSON.stringify(runs, null, 2))
       if (!runs.length) return console.error('No runs yet.')
       console.log(

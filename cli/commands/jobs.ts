@@ -1,27 +1,13 @@
 import type { Command } from 'commander'
-import { ZodError } from 'zod'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { JOB_STATES, QUEUE_NAMES } from '#app/modules/jobs/queues.ts'
 import { cancelJob, listJobs, retryJob, type JobView } from '#app/modules/jobs/service.server.ts'
-import { disconnect } from '#db/client.ts'
-import { UsageError, textTable as table } from '../output.ts'
+import { withDatabase } from '../database.ts'
+import { textTable as table, usageOf } from '../output.ts'
 
 // `portal jobs …`: the background jobs, as the Jobs page shows them. Data (a table, JSON) goes to
 // stdout, what happened to stderr; an unknown job or one that cannot be retried or cancelled exits 1,
 // wrong input exits 2.
-
-function usage(error: unknown): never {
-  if (!(error instanceof ZodError)) throw error
-  throw new UsageError(error.issues.map((issue) => `--${String(issue.path[0])}: ${issue.message}`).join('\nportal: '))
-}
-
-async function disconnecting<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work()
-  } finally {
-    await disconnect()
-  }
-}
 
 const describe = (job: JobView) =>
   `Job ${job.id} (${job.queue}) is ${job.state}${job.state === 'failed' && job.error ? `: ${job.error}` : ''}.`
@@ -37,8 +23,8 @@ export function registerJobs(program: Command) {
     .option('--limit <n>', 'how many jobs to list (1 to 1000)', '50')
     .option('--json', 'print the jobs as JSON')
     .action(async (options: { state?: string; queue?: string; limit: string; json?: boolean }) => {
-      const found = await disconnecting(() =>
-        listJobs(SYSTEM, { state: options.state, queue: options.queue, limit: options.limit }).catch(usage),
+      const found = await withDatabase(() =>
+        listJobs(SYSTEM, { state: options.state, queue: options.queue, limit: options.limit }).catch(usageOf),
       )
       if (options.json) return console.log(JSON.stringify(found, null, 2))
       if (!found.length) return console.error(options.state ? `No ${options.state} jobs.` : 'No jobs.')
@@ -64,7 +50,7 @@ export function registerJobs(program: Command) {
     .argument('<id>', 'the job')
     .option('--json', 'print the job as JSON')
     .action(async (id: string, options: { json?: boolean }) => {
-      const job = await disconnecting(() => retryJob(SYSTEM, id))
+      const job = await withDatabase(() => retryJob(SYSTEM, id))
       if (options.json) console.log(JSON.stringify(job, null, 2))
       console.error(describe(job))
     })
@@ -75,7 +61,7 @@ export function registerJobs(program: Command) {
     .argument('<id>', 'the job')
     .option('--json', 'print the job as JSON')
     .action(async (id: string, options: { json?: boolean }) => {
-      const job = await disconnecting(() => cancelJob(SYSTEM, id))
+      const job = await withDatabase(() => cancelJob(SYSTEM, id))
       if (options.json) console.log(JSON.stringify(job, null, 2))
       console.error(describe(job))
     })

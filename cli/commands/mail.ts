@@ -1,26 +1,12 @@
 import type { Command } from 'commander'
-import { ZodError } from 'zod'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { mailQueueStatus, type MailQueueRow } from '#app/modules/mail/queue.server.ts'
 import { MAIL_STATUSES } from '#app/modules/mail/schema.ts'
-import { disconnect } from '#db/client.ts'
-import { UsageError, textTable as table } from '../output.ts'
+import { withDatabase } from '../database.ts'
+import { textTable as table, usageOf } from '../output.ts'
 
 // `portal mail …`: the mail queue, which the workers send (`portal jobs` shows and retries its jobs).
 // Data (tables, JSON) goes to stdout, what happened to stderr; wrong input exits 2.
-
-function usage(error: unknown): never {
-  if (!(error instanceof ZodError)) throw error
-  throw new UsageError(error.issues.map((issue) => `--${String(issue.path[0])}: ${issue.message}`).join('\nportal: '))
-}
-
-async function disconnecting<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work()
-  } finally {
-    await disconnect()
-  }
-}
 
 const when = (row: MailQueueRow) => (row.status === 'sent' ? (row.sentAt ?? '') : (row.claimedAt ?? ''))
 
@@ -34,8 +20,8 @@ export function registerMail(program: Command) {
     .option('--limit <n>', 'how many mails to list (1 to 1000)', '50')
     .option('--json', 'print { counts, rows } as JSON')
     .action(async (options: { status?: string; limit: string; json?: boolean }) => {
-      const status = await disconnecting(() =>
-        mailQueueStatus(SYSTEM, { status: options.status, limit: options.limit }).catch(usage),
+      const status = await withDatabase(() =>
+        mailQueueStatus(SYSTEM, { status: options.status, limit: options.limit }).catch(usageOf),
       )
       if (options.json) return console.log(JSON.stringify(status, null, 2))
       const { counts } = status

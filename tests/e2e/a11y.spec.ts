@@ -347,8 +347,10 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       await expectAccessible(page, 'the assessment viewer')
     })
 
-    test('the exports page with its remove dialog, and the import pages', async ({ page, signInAs }) => {
+    test('the exports page with its remove dialog, the jobs page, and the import pages', async ({ page, signInAs }) => {
       await signInAs('admin')
+      await open(page, '/admin/jobs', 'Background jobs')
+      await expectAccessible(page, '/admin/jobs')
       await open(page, '/admin/exports', 'Scheduled exports')
       await expectAccessible(page, '/admin/exports')
       // only opened: the schedule is removed by afterAll

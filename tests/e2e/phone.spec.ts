@@ -202,6 +202,7 @@ for (const phone of PHONES) {
       '/admin/accesslog',
       '/admin/assignmentDocumentList',
       '/admin/exports',
+      '/admin/jobs',
       '/admin/addDocuments',
       '/admin/addScenarios',
       '/admin/newCourse',

@@ -244,6 +244,26 @@ describe('the job services', () => {
   })
 })
 
+describe('the housekeeping jobs', () => {
+  it('forget sign-in events older than the record keeps, and no newer one, when a worker runs the sweep', async () => {
+    const sql = await sequelize()
+    const account = `sweep-${Date.now()}@example.com`
+    await sql.query(
+      `INSERT INTO sign_in_events (at, account, outcome) VALUES
+         (now() - interval '91 days', $1, 'success'), (now() - interval '89 days', $1, 'success')`,
+      { bind: [account] },
+    )
+    await startWorkers(['sign-in-sweep'])
+    const id = await jobLibrary().send('sign-in-sweep', {})
+    await eventually(async () => (await jobOf(id!))?.state === 'completed')
+    const kept = await sql.query<{ days: number }>(
+      `SELECT round(extract(epoch FROM now() - at) / 86400)::int AS days FROM sign_in_events WHERE account = $1`,
+      { bind: [account], type: QueryTypes.SELECT },
+    )
+    expect(kept).toEqual([{ days: 89 }])
+  })
+})
+
 describe('the Jobs page', () => {
   it('says so when no job has failed', async () => {
     const sql = await sequelize()

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { ExportFormat } from '../access-log/export.server.ts'
 import { EXPORT_RANGES } from '../access-log/ranges.ts'
 import { isTimeZone } from '../access-log/schema.ts'
+import { listLimit } from '../list-limit.ts'
 
 // A scheduled export as an admin describes it, on the page or with `portal exports schedule add`.
 
@@ -96,10 +97,5 @@ export type ScheduleInput = z.input<typeof ScheduleSchema>
 export type Schedule = z.output<typeof ScheduleSchema>
 
 export const HistorySchema = z.object({
-  limit: z.coerce
-    .number({ invalid_type_error: 'Limit must be a number.' })
-    .int('Limit must be a whole number.')
-    .min(1, 'Limit must be at least 1.')
-    .max(1000, 'Limit must be at most 1000.')
-    .default(20),
+  limit: listLimit(20),
 })

@@ -49,6 +49,18 @@ export type QueueSpec = {
 
 const DAY = 24 * 60 * 60
 
+/** A scheduled job of the portal's own with no record: not tried again (its next slot is), kept a week. */
+const housekeeping = (title: string, schedule: string, expireInSeconds: number): QueueSpec => ({
+  title,
+  retryLimit: 0,
+  retryDelay: 0,
+  retryBackoff: false,
+  expireInSeconds,
+  keepSeconds: 7 * DAY,
+  concurrency: 1,
+  schedule,
+})
+
 export const QUEUES: Record<QueueName, QueueSpec> = {
   mail: {
     title: 'Queued mail',
@@ -86,37 +98,9 @@ export const QUEUES: Record<QueueName, QueueSpec> = {
     concurrency: 1,
     waitingRecords: `SELECT id FROM export_runs WHERE status IN ('queued', 'running')`,
   },
-  'export-look': {
-    title: 'Looking for due exports',
-    // the next minute looks again
-    retryLimit: 0,
-    retryDelay: 0,
-    retryBackoff: false,
-    expireInSeconds: 5 * 60,
-    keepSeconds: 1 * DAY,
-    concurrency: 1,
-    schedule: '* * * * *',
-  },
-  'sign-in-sweep': {
-    title: 'Forgetting old sign-in events',
-    retryLimit: 0,
-    retryDelay: 0,
-    retryBackoff: false,
-    expireInSeconds: 15 * 60,
-    keepSeconds: 7 * DAY,
-    concurrency: 1,
-    schedule: '7 * * * *',
-  },
-  'upload-sweep': {
-    title: 'Removing unattached uploads',
-    retryLimit: 0,
-    retryDelay: 0,
-    retryBackoff: false,
-    expireInSeconds: 60 * 60,
-    keepSeconds: 7 * DAY,
-    concurrency: 1,
-    schedule: '17 * * * *',
-  },
+  'export-look': housekeeping('Looking for due exports', '* * * * *', 5 * 60),
+  'sign-in-sweep': housekeeping('Forgetting old sign-in events', '7 * * * *', 15 * 60),
+  'upload-sweep': housekeeping('Removing unattached uploads', '17 * * * *', 60 * 60),
 }
 
 /** The dead-letter queue of a queue whose jobs have records. */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { listLimit } from '../list-limit.ts'
 
 /** What the queue sends. Each kind has a sender in queue.server.ts that builds the mail when it is sent. */
 export const MAIL_KINDS = ['invitation'] as const
@@ -14,11 +15,6 @@ export const MailQueueQuerySchema = z.object({
       errorMap: () => ({ message: `Status must be one of ${MAIL_STATUSES.join(', ')}.` }),
     })
     .optional(),
-  limit: z.coerce
-    .number({ invalid_type_error: 'Limit must be a number.' })
-    .int('Limit must be a whole number.')
-    .min(1, 'Limit must be at least 1.')
-    .max(1000, 'Limit must be at most 1000.')
-    .default(50),
+  limit: listLimit(50),
 })
 export type MailQueueQuery = z.input<typeof MailQueueQuerySchema>

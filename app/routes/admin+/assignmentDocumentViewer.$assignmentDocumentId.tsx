@@ -5,6 +5,7 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { DetailList } from '#app/components/ui/detail-list.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
+import { formatUtc } from '#app/components/ui/utc-time.tsx'
 import { getAssessment } from '#app/modules/assessments/service.server.ts'
 import { isInlineType } from '#app/modules/files/links.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -23,8 +24,6 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 // Assessments are csv, pdf, docx or ppt/pptx: what /files serves inline (a PDF) is
 // shown here, the others download.
 
-const SUBMITTED = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
-
 export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage({ request, params }: LoaderFunctionArgs) {
@@ -42,7 +41,7 @@ export default function AssignmentDocumentViewer() {
     ['Related Course', assessment.courseTitle],
     ['Related Scenario', assessment.scenarioName],
     // in UTC, so the server and the browser write the same text
-    ['Submitted', `${SUBMITTED.format(new Date(assessment.createdAt))} UTC`],
+    ['Submitted', formatUtc(assessment.createdAt)],
   ]
   return (
     <>

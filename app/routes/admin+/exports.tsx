@@ -7,9 +7,9 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FormField, FormSelectField } from '#app/components/forms/fields.tsx'
 import { FormSubmit } from '#app/components/forms/form-submit.tsx'
 import { initialValues, useZodForm } from '#app/components/forms/use-zod-form.ts'
-import { ColumnHeads } from '#app/components/ui/column-heads.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
-import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
+import { TABLE_CELL, TableSection } from '#app/components/ui/table-section.tsx'
+import { UtcTime } from '#app/components/ui/utc-time.tsx'
 import { can, PERMISSIONS } from '#app/modules/auth/permissions.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/exports/schema.ts'
@@ -88,14 +88,6 @@ async function runAction({ request }: ActionFunctionArgs) {
   return redirectWithSuccess(PAGE, `Schedule ${added.value.name} added.`)
 }
 
-const WHEN = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
-
-/** A moment as the page shows it, in UTC so that server and browser agree. */
-function When({ iso }: { iso: string | null }) {
-  if (!iso) return <>—</>
-  return <time dateTime={iso}>{WHEN.format(new Date(iso))} UTC</time>
-}
-
 const SIZE_UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const
 
 function formatSize(bytes: number | null) {
@@ -124,9 +116,6 @@ const STATUS_LABEL: Record<ExportRunView['status'], string> = {
   queued: 'Queued',
 }
 
-const cell = 'px-4 py-3 align-top text-slate-800'
-const head = 'px-4 py-3 font-semibold text-slate-700'
-
 export default function ScheduledExports() {
   const { schedules, runs, courses, canManage, canDownload, folder, s3Targets } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
@@ -150,76 +139,67 @@ export default function ScheduledExports() {
         back. {canManage ? null : 'Only admins can add, run or remove schedules.'}
       </p>
 
-      <section aria-labelledby="schedules-heading" className="mt-6">
-        <h2 id="schedules-heading" className="text-lg font-semibold">
-          Schedules
-        </h2>
-        <ScrollBox labelledBy="schedules-heading" className="card mt-3">
-          <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
-            <caption className="sr-only">Schedules</caption>
-            <ColumnHeads
-              names={['Name', 'When', 'Days', 'Courses', 'Destination', canManage && 'Actions']}
-              className={head}
-            />
-            <tbody className="divide-y divide-slate-100 bg-white">
-              {schedules.length === 0 ? (
-                <tr>
-                  <td colSpan={canManage ? 6 : 5} className={`${cell} text-center text-slate-500`}>
-                    No schedules yet.
-                  </td>
-                </tr>
-              ) : null}
-              {schedules.map((s) => (
-                <tr key={s.id}>
-                  <th scope="row" className={`${cell} font-medium`}>
-                    {s.name}
-                  </th>
-                  <td className={cell}>
-                    <code className="whitespace-nowrap">{s.cron}</code> ({s.timeZone})
-                    <span className="mt-1 block text-xs text-slate-500">
-                      Next: <When iso={s.nextRun} />
-                    </span>
-                  </td>
-                  <td className={cell}>{RANGE_LABELS[s.range]}</td>
-                  <td className={cell}>
-                    {s.courses.length ? s.courses.map((id) => titles.get(id) ?? 'a removed course').join(', ') : 'All'}
-                  </td>
-                  <td className={`${cell} min-w-64 break-all`}>
-                    <code>{s.destination}</code>
-                    <span className="block text-xs text-slate-500">{s.format.toUpperCase()}</span>
-                  </td>
-                  {canManage ? (
-                    <td className={cell}>
-                      <div className="flex flex-wrap items-center gap-3">
-                        <Form method="post">
-                          <input type="hidden" name="intent" value="run" />
-                          <input type="hidden" name="name" value={s.name} />
-                          <button
-                            type="submit"
-                            className="btn-secondary whitespace-nowrap"
-                            disabled={busy}
-                            aria-label={`Run now: ${s.name}`}
-                          >
-                            Run now
-                          </button>
-                        </Form>
-                        <Link
-                          to={`?remove=${encodeURIComponent(s.name)}`}
-                          preventScrollReset
-                          className="text-sm font-medium text-red-700 hover:underline"
-                          aria-label={`Remove ${s.name}`}
-                        >
-                          Remove
-                        </Link>
-                      </div>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollBox>
-      </section>
+      <TableSection
+        id="schedules-heading"
+        title="Schedules"
+        caption="Schedules"
+        columns={['Name', 'When', 'Days', 'Courses', 'Destination', canManage && 'Actions']}
+      >
+        {schedules.length === 0 ? (
+          <tr>
+            <td colSpan={canManage ? 6 : 5} className={`${TABLE_CELL} text-center text-slate-500`}>
+              No schedules yet.
+            </td>
+          </tr>
+        ) : null}
+        {schedules.map((s) => (
+          <tr key={s.id}>
+            <th scope="row" className={`${TABLE_CELL} font-medium`}>
+              {s.name}
+            </th>
+            <td className={TABLE_CELL}>
+              <code className="whitespace-nowrap">{s.cron}</code> ({s.timeZone})
+              <span className="mt-1 block text-xs text-slate-500">
+                Next: <UtcTime iso={s.nextRun} />
+              </span>
+            </td>
+            <td className={TABLE_CELL}>{RANGE_LABELS[s.range]}</td>
+            <td className={TABLE_CELL}>
+              {s.courses.length ? s.courses.map((id) => titles.get(id) ?? 'a removed course').join(', ') : 'All'}
+            </td>
+            <td className={`${TABLE_CELL} min-w-64 break-all`}>
+              <code>{s.destination}</code>
+              <span className="block text-xs text-slate-500">{s.format.toUpperCase()}</span>
+            </td>
+            {canManage ? (
+              <td className={TABLE_CELL}>
+                <div className="flex flex-wrap items-center gap-3">
+                  <Form method="post">
+                    <input type="hidden" name="intent" value="run" />
+                    <input type="hidden" name="name" value={s.name} />
+                    <button
+                      type="submit"
+                      className="btn-secondary whitespace-nowrap"
+                      disabled={busy}
+                      aria-label={`Run now: ${s.name}`}
+                    >
+                      Run now
+                    </button>
+                  </Form>
+                  <Link
+                    to={`?remove=${encodeURIComponent(s.name)}`}
+                    preventScrollReset
+                    className="text-sm font-medium text-red-700 hover:underline"
+                    aria-label={`Remove ${s.name}`}
+                  >
+                    Remove
+                  </Link>
+                </div>
+              </td>
+            ) : null}
+          </tr>
+        ))}
+      </TableSection>
 
       {canManage ? (
         <section aria-labelledby="add-heading" className="mt-8 max-w-3xl">
@@ -271,67 +251,62 @@ export default function ScheduledExports() {
         </section>
       ) : null}
 
-      <section aria-labelledby="runs-heading" className="mt-8">
-        <h2 id="runs-heading" className="text-lg font-semibold">
-          Recent runs
-        </h2>
-        <ScrollBox labelledBy="runs-heading" className="card mt-3">
-          <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
-            <caption className="sr-only">Recent runs, newest first</caption>
-            <ColumnHeads names={['Schedule', 'Started', 'Status', 'Rows', 'Size', 'File or error']} className={head} />
-            <tbody className="divide-y divide-slate-100 bg-white">
-              {runs.length === 0 ? (
-                <tr>
-                  <td colSpan={6} className={`${cell} text-center text-slate-500`}>
-                    Nothing has run yet.
-                  </td>
-                </tr>
-              ) : null}
-              {runs.map((run) => (
-                <tr key={run.id}>
-                  <th scope="row" className={`${cell} font-medium`}>
-                    {run.scheduleName}
-                    <span className="block text-xs font-normal text-slate-500">
-                      {run.slot ? (
-                        <>
-                          For <When iso={run.slot} />
-                        </>
-                      ) : (
-                        'Run by hand'
-                      )}
-                    </span>
-                  </th>
-                  <td className={cell}>
-                    <When iso={run.startedAt} />
-                  </td>
-                  <td className={cell}>
-                    <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[run.status]}`}>
-                      {STATUS_LABEL[run.status]}
-                    </span>
-                  </td>
-                  <td className={cell}>{run.rows ?? '—'}</td>
-                  <td className={`${cell} whitespace-nowrap`}>{formatSize(run.bytes)}</td>
-                  <td className={`${cell} min-w-64 break-all`}>
-                    {run.status === 'succeeded' && canDownload ? (
-                      <a href={`${PAGE}/${run.id}/download`} className="font-medium text-brand-700 hover:underline">
-                        {run.location}
-                      </a>
-                    ) : run.status === 'succeeded' ? (
-                      <span>{run.location}</span>
-                    ) : run.status === 'failed' ? (
-                      <span className="text-red-800">{run.error}</span>
-                    ) : run.status === 'queued' ? (
-                      <span className="text-slate-600">{run.error ?? 'Waiting for a worker to run it…'}</span>
-                    ) : (
-                      <span className="text-slate-500">{run.location ?? 'Running…'}</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollBox>
-      </section>
+      <TableSection
+        id="runs-heading"
+        title="Recent runs"
+        caption="Recent runs, newest first"
+        columns={['Schedule', 'Started', 'Status', 'Rows', 'Size', 'File or error']}
+        className="mt-8"
+      >
+        {runs.length === 0 ? (
+          <tr>
+            <td colSpan={6} className={`${TABLE_CELL} text-center text-slate-500`}>
+              Nothing has run yet.
+            </td>
+          </tr>
+        ) : null}
+        {runs.map((run) => (
+          <tr key={run.id}>
+            <th scope="row" className={`${TABLE_CELL} font-medium`}>
+              {run.scheduleName}
+              <span className="block text-xs font-normal text-slate-500">
+                {run.slot ? (
+                  <>
+                    For <UtcTime iso={run.slot} />
+                  </>
+                ) : (
+                  'Run by hand'
+                )}
+              </span>
+            </th>
+            <td className={TABLE_CELL}>
+              <UtcTime iso={run.startedAt} />
+            </td>
+            <td className={TABLE_CELL}>
+              <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[run.status]}`}>
+                {STATUS_LABEL[run.status]}
+              </span>
+            </td>
+            <td className={TABLE_CELL}>{run.rows ?? '—'}</td>
+            <td className={`${TABLE_CELL} whitespace-nowrap`}>{formatSize(run.bytes)}</td>
+            <td className={`${TABLE_CELL} min-w-64 break-all`}>
+              {run.status === 'succeeded' && canDownload ? (
+                <a href={`${PAGE}/${run.id}/download`} className="font-medium text-brand-700 hover:underline">
+                  {run.location}
+                </a>
+              ) : run.status === 'succeeded' ? (
+                <span>{run.location}</span>
+              ) : run.status === 'failed' ? (
+                <span className="text-red-800">{run.error}</span>
+              ) : run.status === 'queued' ? (
+                <span className="text-slate-600">{run.error ?? 'Waiting for a worker to run it…'}</span>
+              ) : (
+                <span className="text-slate-500">{run.location ?? 'Running…'}</span>
+              )}
+            </td>
+          </tr>
+        ))}
+      </TableSection>
 
       {removing ? (
         <Overlay

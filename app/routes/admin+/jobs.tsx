@@ -1,8 +1,8 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, useLoaderData, useNavigation } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { ColumnHeads } from '#app/components/ui/column-heads.tsx'
-import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
+import { TABLE_CELL, TableSection } from '#app/components/ui/table-section.tsx'
+import { UtcTime } from '#app/components/ui/utc-time.tsx'
 import { can } from '#app/modules/auth/permissions.ts'
 import { jobsOverview, retryJob } from '#app/modules/jobs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -40,16 +40,6 @@ async function runAction({ request }: ActionFunctionArgs) {
   return redirectWithSuccess(PAGE, `The ${job.queueTitle.toLowerCase()} job is queued to run again.`)
 }
 
-const WHEN = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
-
-function When({ iso }: { iso: string | null }) {
-  if (!iso) return <>—</>
-  return <time dateTime={iso}>{WHEN.format(new Date(iso))} UTC</time>
-}
-
-const cell = 'px-4 py-3 align-top text-slate-800'
-const head = 'px-4 py-3 font-semibold text-slate-700'
-
 export default function Jobs() {
   const { queues, failed, canManage } = useLoaderData<typeof loader>()
   const busy = useNavigation().state !== 'idle'
@@ -63,88 +53,72 @@ export default function Jobs() {
         {canManage ? 'Retry gives it one more try.' : 'Only admins can retry a job.'}
       </p>
 
-      <section aria-labelledby="queues-heading" className="mt-6">
-        <h2 id="queues-heading" className="text-lg font-semibold">
-          Queues
-        </h2>
-        <ScrollBox labelledBy="queues-heading" className="card mt-3">
-          <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
-            <caption className="sr-only">Jobs of each queue, by state</caption>
-            <ColumnHeads names={['Queue', 'Waiting', 'Running', 'Done', 'Failed', 'Cancelled']} className={head} />
-            <tbody className="divide-y divide-slate-100 bg-white">
-              {queues.map((queue) => (
-                <tr key={queue.name}>
-                  <th scope="row" className={`${cell} font-medium`}>
-                    {queue.title}
-                    <span className="block text-xs font-normal text-slate-500">
-                      <code>{queue.name}</code>
-                    </span>
-                  </th>
-                  <td className={cell}>{queue.counts.created + queue.counts.retry}</td>
-                  <td className={cell}>{queue.counts.active}</td>
-                  <td className={cell}>{queue.counts.completed}</td>
-                  <td className={`${cell} ${queue.counts.failed ? 'font-semibold text-red-800' : ''}`}>
-                    {queue.counts.failed}
-                  </td>
-                  <td className={cell}>{queue.counts.cancelled}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollBox>
-      </section>
+      <TableSection
+        id="queues-heading"
+        title="Queues"
+        caption="Jobs of each queue, by state"
+        columns={['Queue', 'Waiting', 'Running', 'Done', 'Failed', 'Cancelled']}
+      >
+        {queues.map((queue) => (
+          <tr key={queue.name}>
+            <th scope="row" className={`${TABLE_CELL} font-medium`}>
+              {queue.title}
+              <span className="block text-xs font-normal text-slate-500">
+                <code>{queue.name}</code>
+              </span>
+            </th>
+            <td className={TABLE_CELL}>{queue.counts.created + queue.counts.retry}</td>
+            <td className={TABLE_CELL}>{queue.counts.active}</td>
+            <td className={TABLE_CELL}>{queue.counts.completed}</td>
+            <td className={`${TABLE_CELL} ${queue.counts.failed ? 'font-semibold text-red-800' : ''}`}>
+              {queue.counts.failed}
+            </td>
+            <td className={TABLE_CELL}>{queue.counts.cancelled}</td>
+          </tr>
+        ))}
+      </TableSection>
 
-      <section aria-labelledby="failed-heading" className="mt-8">
-        <h2 id="failed-heading" className="text-lg font-semibold">
-          Failed jobs
-        </h2>
-        {failed.length === 0 ? (
-          <p className="card mt-3 p-6 text-sm text-slate-600">
-            No failed jobs. Every job has done its work or is on its way.
-          </p>
-        ) : (
-          <ScrollBox labelledBy="failed-heading" className="card mt-3">
-            <table className="min-w-full divide-y divide-slate-200 text-left text-sm">
-              <caption className="sr-only">Failed jobs, newest first</caption>
-              <ColumnHeads names={['Job', 'Failed', 'Tries', 'Error', canManage && 'Action']} className={head} />
-              <tbody className="divide-y divide-slate-100 bg-white">
-                {failed.map((job) => (
-                  <tr key={job.id}>
-                    <th scope="row" className={`${cell} font-medium`}>
-                      {job.queueTitle}
-                      <span className="block break-all text-xs font-normal text-slate-500">
-                        <code>{job.id}</code>
-                      </span>
-                    </th>
-                    <td className={`${cell} whitespace-nowrap`}>
-                      <When iso={job.endedAt} />
-                    </td>
-                    <td className={cell}>
-                      {job.tries} of {job.triesAllowed}
-                    </td>
-                    <td className={`${cell} min-w-64 break-words text-red-800`}>{job.error ?? 'No error was kept.'}</td>
-                    {canManage ? (
-                      <td className={cell}>
-                        <Form method="post">
-                          <input type="hidden" name="id" value={job.id} />
-                          <button
-                            type="submit"
-                            className="btn-secondary whitespace-nowrap"
-                            disabled={busy}
-                            aria-label={`Retry ${job.queueTitle.toLowerCase()} job ${job.id}`}
-                          >
-                            Retry
-                          </button>
-                        </Form>
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </ScrollBox>
-        )}
-      </section>
+      <TableSection
+        id="failed-heading"
+        title="Failed jobs"
+        caption="Failed jobs, newest first"
+        columns={['Job', 'Failed', 'Tries', 'Error', canManage && 'Action']}
+        empty={failed.length ? undefined : 'No failed jobs. Every job has done its work or is on its way.'}
+        className="mt-8"
+      >
+        {failed.map((job) => (
+          <tr key={job.id}>
+            <th scope="row" className={`${TABLE_CELL} font-medium`}>
+              {job.queueTitle}
+              <span className="block break-all text-xs font-normal text-slate-500">
+                <code>{job.id}</code>
+              </span>
+            </th>
+            <td className={`${TABLE_CELL} whitespace-nowrap`}>
+              <UtcTime iso={job.endedAt} />
+            </td>
+            <td className={TABLE_CELL}>
+              {job.tries} of {job.triesAllowed}
+            </td>
+            <td className={`${TABLE_CELL} min-w-64 break-words text-red-800`}>{job.error ?? 'No error was kept.'}</td>
+            {canManage ? (
+              <td className={TABLE_CELL}>
+                <Form method="post">
+                  <input type="hidden" name="id" value={job.id} />
+                  <button
+                    type="submit"
+                    className="btn-secondary whitespace-nowrap"
+                    disabled={busy}
+                    aria-label={`Retry ${job.queueTitle.toLowerCase()} job ${job.id}`}
+                  >
+                    Retry
+                  </button>
+                </Form>
+              </td>
+            ) : null}
+          </tr>
+        ))}
+      </TableSection>
     </>
   )
 }
