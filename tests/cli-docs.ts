@@ -1,16 +1,14 @@
-import { execFile } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
-import os from 'node:os'
 import path from 'node:path'
 import url from 'node:url'
-import { promisify } from 'node:util'
+import type { Command } from 'commander'
+import { portalProgram } from '#cli/program.ts'
 
 // docs/cli.md shows, for every `portal` command, what `portal <command> --help` prints, in blocks between
 // markers. `npm run docs:cli` (this file, run as a script) rewrites those blocks from the real help, and
 // tests/integration/cli-docs.test.ts fails when one differs, so the page cannot drift from the code. The
-// commands are found by walking the help itself: each "Commands:" list leads to the next level, so a
-// command added to the CLI gets a block without anyone listing it here. The text around the blocks is
-// written by hand and left alone.
+// commands are found by walking the program the CLI builds, so a command added to the CLI gets a block
+// without anyone listing it here. The text around the blocks is written by hand and left alone.
 
 const root = path.resolve(import.meta.dirname, '..')
 export const CLI_DOCS = path.join(root, 'docs', 'cli.md')
@@ -23,62 +21,21 @@ export type CommandHelp = {
 }
 
 /**
- * What `portal <words> --help` prints. Its standard output is a pipe, as for a script, so commander wraps
- * the text at 80 columns whatever the terminal this runs from; colour is off.
+ * Every command's help, as `portal <command> --help` prints it to a pipe (80 columns, no colour): the
+ * root's first, then each command followed by its subcommands. The program is built in this process, with
+ * every command registered as the CLI registers them for `portal --help`, and walked.
  */
-async function helpOf(words: string[]): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
-  delete env.FORCE_COLOR
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [path.join(root, 'cli', 'bin.js'), ...words, '--help'],
-    {
-      cwd: root,
-      env,
-      timeout: 120_000,
-    },
-  )
-  return stdout
-}
-
-/** The subcommands a help text lists under "Commands:", without commander's own `help`. */
-export function subcommandsOf(help: string): string[] {
-  const names: string[] = []
-  let listing = false
-  for (const line of help.split('\n')) {
-    if (/^\S/.test(line)) listing = line === 'Commands:'
-    // a command's line starts two spaces in; its wrapped description continues further in
-    else if (listing && /^ {2}\S/.test(line)) names.push(line.trim().split(/[\s|]/)[0])
-  }
-  return names.filter((name) => name !== 'help')
-}
-
-/** At most `limit` of the calls made through the returned function run at once. */
-function limited(limit: number) {
-  let running = 0
-  const waiting: (() => void)[] = []
-  return async <T>(work: () => Promise<T>): Promise<T> => {
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve))
-    running++
-    try {
-      return await work()
-    } finally {
-      running--
-      waiting.shift()?.()
-    }
-  }
-}
-
-/** Every command's help: the root's first, then each command followed by its subcommands, as the help lists them. */
 export async function cliHelp(): Promise<CommandHelp[]> {
-  // each call starts a Node process that loads the command's services: one per core at a time
-  const run = limited(Math.max(1, os.availableParallelism()))
-  const visit = async (words: string[]): Promise<CommandHelp[]> => {
-    const help = await run(() => helpOf(words))
-    const below = await Promise.all(subcommandsOf(help).map((name) => visit([...words, name])))
-    return [{ command: ['portal', ...words].join(' '), help }, ...below.flat()]
+  const program = await portalProgram()
+  const visit = (command: Command, words: string[]): CommandHelp[] => {
+    // as to a pipe, whatever this runs from: commander's 80 columns, no colour
+    command.configureOutput({ getOutHelpWidth: () => 80, getOutHasColors: () => false })
+    return [
+      { command: ['portal', ...words].join(' '), help: command.helpInformation() },
+      ...command.commands.flatMap((sub) => visit(sub, [...words, sub.name()])),
+    ]
   }
-  return visit([])
+  return visit(program, [])
 }
 
 const BLOCK = /<!-- (portal(?: [\w-]+)*) --help[^>]*-->\n([\s\S]*?)\n<!-- end of \1 --help -->\n?/g
