@@ -11,7 +11,7 @@ type VideoFieldsMeta = {
   prerequisiteVideos: FieldMetadata<unknown>
 }
 
-export type VideoDefaults = {
+type VideoDefaults = {
   id?: string
   duration?: number | null
   visibility?: boolean

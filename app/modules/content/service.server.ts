@@ -246,7 +246,7 @@ export async function deleteVideo(actor: Actor, courseId: string, videoId: strin
 }
 
 /** Titles of the videos that list this one as a prerequisite. */
-export async function dependentsOf(videoId: string, transaction?: Transaction): Promise<string[]> {
+async function dependentsOf(videoId: string, transaction?: Transaction): Promise<string[]> {
   const rows = await (
     await sequelize()
   ).query<{ title: string }>(
