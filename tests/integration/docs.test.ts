@@ -144,6 +144,14 @@ describe('the documentation', () => {
     expect(broken).toEqual([])
   })
 
+  it('keeps README.md a door: under 200 lines, linking the pages that hold the rest', () => {
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8')
+    expect(readme.trimEnd().split('\n').length).toBeLessThan(200)
+    const linked = new Set(relativeLinks(readme).map((target) => target.split('#')[0]))
+    for (const page of ['docs/product.md', 'docs/operations.md', 'docs/cli.md', 'docs/decisions/README.md', 'BENCH.md'])
+      expect(linked, `README.md links ${page}`).toContain(page)
+  })
+
   it('has a heading for every docs/product.md#… that a tracked file points to', () => {
     const anchors = anchorsOf(readFileSync(path.join(root, 'docs/product.md'), 'utf8'))
     const pointers = tracked()
