@@ -31,8 +31,6 @@ async function loadRoot({ request }: LoaderFunctionArgs) {
   return json({ user: user ?? null, toast: toast ?? null, marketingUrl: getEnv().MARKETING_URL ?? null }, { headers })
 }
 
-export type RootData = ReturnType<typeof useLoaderData<typeof loader>>
-
 /** The signed-in user (or null) anywhere in the tree. */
 export function useOptionalUser() {
   return useRouteLoaderData<typeof loader>('root')?.user ?? null

@@ -4,7 +4,7 @@ import { Command } from 'commander'
 // The `portal` command and the modules that register its subcommands: shared by the CLI's entry
 // (cli/index.ts) and by what prints every command's help for docs/cli.md.
 
-export type Register = (program: Command) => void
+type Register = (program: Command) => void
 
 // Each command's module loads the services it needs, and together they cost a command a lot of start-up
 // time and memory; so the entry loads only the module of the command being run.

@@ -16,7 +16,7 @@ type Connection = { sequelize: Sequelize; models: Models; embedded?: EmbeddedHan
 
 let connecting: Promise<Connection> | undefined
 
-export type ConnectOptions = {
+type ConnectOptions = {
   /** own: this process runs the embedded server (the app); share: attach to a running one (the CLI) */
   mode?: 'own' | 'share'
   /**
@@ -133,7 +133,7 @@ export async function withConnection<T>(work: (client: pg.ClientBase) => Promise
 }
 
 /** A statement written with `:name` placeholders, turned once into pg's positional `$1 …` (see `sql`). */
-export type NamedStatement = { text: string; names: string[]; name: string }
+type NamedStatement = { text: string; names: string[]; name: string }
 
 /**
  * Compiles a statement with `:name` placeholders (as Sequelize's replacements are written; `::type` casts

@@ -15,7 +15,7 @@ export class DatabaseStartError extends Error {
   override name = 'DatabaseStartError'
 }
 
-export type EmbeddedOptions = {
+type EmbeddedOptions = {
   dataDir: string
   port: number
   password: string

@@ -10,7 +10,7 @@ import { sequelize as connected } from './client.ts'
 
 export const RATE_LIMITS_TABLE = 'rate_limits'
 
-export type RateLimitOptions = {
+type RateLimitOptions = {
   /** what the counts of this limit are kept under, apart from every other limit's */
   keyPrefix: string
   /** how many points a key may consume in `duration` */

@@ -18,7 +18,7 @@ import { createRequestHandler as createRemixHandler } from '@remix-run/node'
  */
 
 /** How much of a body the app left unread the server still reads and drops so that the client gets its answer. */
-export const DEFAULT_DISCARD_BODY_MAX_MB = 256
+const DEFAULT_DISCARD_BODY_MAX_MB = 256
 
 /**
  * An Express handler that answers with the Remix `build`. `getLoadContext(req, res)` gives the
@@ -99,7 +99,7 @@ const CROSS_SITE_PAGE = `<!doctype html>
  * @param {ExpressRequest} req
  * @returns {Response | undefined}
  */
-export function crossSiteFormRefusal(req) {
+function crossSiteFormRefusal(req) {
   if (['GET', 'HEAD', 'OPTIONS'].includes(req.method) || req.path.startsWith('/api/')) return undefined
   const origin = req.get('Origin')
   if (origin === undefined) return undefined
@@ -130,7 +130,7 @@ function discardLimitFromEnv() {
  * @param {ExpressResponse} res
  * @param {{ discardLimit?: number }} [options]
  */
-export function createRemixRequest(req, res, { discardLimit = discardLimitFromEnv() } = {}) {
+function createRemixRequest(req, res, { discardLimit = discardLimitFromEnv() } = {}) {
   // req.hostname has no port: take it from X-Forwarded-Host or Host; req.hostname and req.protocol
   // follow Express's "trust proxy"
   const [, forwardedPort] = req.get('X-Forwarded-Host')?.split(':') ?? []
@@ -198,7 +198,7 @@ function createRequestBody(req, discardLimit) {
  * @param {number} limit
  * @returns {Promise<boolean>}
  */
-export function dropRest(req, limit) {
+function dropRest(req, limit) {
   const dropped = dropping.get(req)
   if (dropped) return dropped
   if (req.complete || req.destroyed) return Promise.resolve(true)
@@ -231,7 +231,7 @@ export function dropRest(req, limit) {
  * Node's request headers as web Headers, repeated ones (Cookie sent twice …) kept.
  * @param {IncomingHttpHeaders} requestHeaders
  */
-export function createRemixHeaders(requestHeaders) {
+function createRemixHeaders(requestHeaders) {
   const headers = new Headers()
   for (const [key, values] of Object.entries(requestHeaders)) {
     if (!values) continue

@@ -6,7 +6,7 @@
 /** @import { RequestHandler } from 'express' */
 
 /** Powerful features the portal never uses, refused to the page and every frame in it. */
-export const PERMISSIONS_POLICY = [
+const PERMISSIONS_POLICY = [
   'accelerometer',
   'camera',
   'display-capture',

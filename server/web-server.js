@@ -37,7 +37,7 @@ import { securityHeaders } from './security-headers.js'
 
 // The socket address of the client, for sign-in throttling (app/utils/client-address.server.ts). Set
 // on every request, overwriting whatever a client sent under this name.
-export const CLIENT_ADDRESS_HEADER = 'x-portal-client-address'
+const CLIENT_ADDRESS_HEADER = 'x-portal-client-address'
 
 /** The process's logger: JSON lines on stdout, readable lines in development when pino-pretty is installed. */
 export function createLogger() {
@@ -99,7 +99,7 @@ export function routeTree(routes, parentId = undefined) {
  * @param {Record<string, ManifestRoute>} routes
  * @returns {(pathname: string) => string}
  */
-export function routeMatcher(routes) {
+function routeMatcher(routes) {
   const tree = routeTree(routes)
   // the server's router keeps this table's matches between calls (patches/, ADR 024)
   return (pathname) => matchRoutes(tree, pathname)?.at(-1)?.route.id ?? 'unmatched'

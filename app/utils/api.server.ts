@@ -11,10 +11,10 @@ import { NUL_MESSAGE, nulFieldErrors, urlHasNul } from './text-input.server.ts'
 // The /api contract (docs/product.md#the-api): JSON `{ message }` with the right status, plus `errors`
 // (field → text) for validation. Errors become responses here (apiRoute) and nowhere else.
 
-export type ApiArgs = LoaderFunctionArgs | ActionFunctionArgs
+type ApiArgs = LoaderFunctionArgs | ActionFunctionArgs
 
 /** How a call answers a refusal, beside `{ message, errors }`. */
-export type ApiOptions = {
+type ApiOptions = {
   /** the field errors at the top level of the body too, as an older client reads them */
   errorsAtTopLevel?: boolean
 }
@@ -133,7 +133,7 @@ export function apiLoader(handler: Handler) {
  * Who may make a call, checked before its body is read (deny by default; the service checks again):
  * a caller with any of these permissions of the table, else a 403 with `denied`.
  */
-export type ApiGate = { anyOf: readonly Permission[]; denied: string }
+type ApiGate = { anyOf: readonly Permission[]; denied: string }
 
 /** A POST, PUT or DELETE /api call for a signed-in caller; another method is a 405. */
 export function apiAction(method: 'POST' | 'PUT' | 'DELETE', handler: Handler, gate?: ApiGate, options?: ApiOptions) {

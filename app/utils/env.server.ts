@@ -122,7 +122,7 @@ export function resetEnvCache() {
   secretsCache = undefined
 }
 
-export type Secrets = {
+type Secrets = {
   sessionSecret: string
   jwtSecret: string
   bridgeSecret: string

@@ -12,7 +12,7 @@ export function formatDuration(seconds: number | null | undefined): string {
   return h > 0 ? `${pad(h)}:${pad(m)}:${pad(s)}` : `${pad(m)}:${pad(s)}`
 }
 
-export const NO_DURATION = 'Course Duration not available'
+const NO_DURATION = 'Course Duration not available'
 
 /** A course's duration, or "Course Duration not available" when it has none. */
 export const formatCourseDuration = (seconds: number | null | undefined) =>

@@ -116,16 +116,11 @@ export async function submitToService<T>(
 }
 
 /** FormData from text fields, with some values set over them. */
-export function formDataOf(fields: Record<string, string>, overrides: Record<string, string | undefined> = {}) {
+function formDataOf(fields: Record<string, string>, overrides: Record<string, string | undefined> = {}) {
   const formData = new FormData()
   for (const [name, value] of Object.entries({ ...fields, ...overrides }))
     if (value !== undefined) formData.set(name, value)
   return formData
-}
-
-/** The form as posted: a file sent with it (no JavaScript) wins over the `{ key, link, name }` JSON field. */
-export function withUploadedFile(fields: Record<string, string>, field: string, file: FileInfo | undefined) {
-  return formDataOf(fields, file ? { [field]: JSON.stringify(file) } : {})
 }
 
 /** Forget a file this request stored when what it was for was refused. */

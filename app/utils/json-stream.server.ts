@@ -17,7 +17,7 @@ export const JSON_CHUNK_CHARS = 64 * 1024
  * `JSON.stringify({ [key]: rows })` would, in chunks of about JSON_CHUNK_CHARS. After each chunk it
  * waits for the next turn of the event loop, so a long list never holds the loop for long.
  */
-export function jsonListWriter(key: string): Transform {
+function jsonListWriter(key: string): Transform {
   let pending = `{${JSON.stringify(key)}:[`
   let first = true
   return new Transform({
@@ -48,7 +48,7 @@ export function listStreamsMax(): number {
 
 export const TOO_MANY_LIST_STREAMS = 'Too many list downloads are running; try again in a few seconds.'
 /** The Retry-After, in seconds, of that refusal. */
-export const LIST_STREAM_RETRY_SECONDS = 5
+const LIST_STREAM_RETRY_SECONDS = 5
 
 let streaming = 0
 

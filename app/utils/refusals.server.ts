@@ -13,7 +13,7 @@ export function asServiceError(thrown: unknown): ServiceError | undefined {
 }
 
 /** A schema's refusal as a 400 ServiceError: its first field error as the message, all of them as `errors`. */
-export function invalidInput(error: ZodError): ServiceError {
+function invalidInput(error: ZodError): ServiceError {
   const errors = fieldErrors(error)
   return invalid(Object.values(errors)[0] ?? 'Invalid request.', errors)
 }

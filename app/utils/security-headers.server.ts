@@ -16,7 +16,7 @@ const HOST_AND_PORT =
  * The sources of VIDEO_HOSTS, as embeds allow them (app/modules/content/embed.ts): https, and plain
  * http on loopback only. An entry that is no host[:port] is left out, so it can add nothing else.
  */
-export function extraVideoSources(videoHosts: readonly string[]): string[] {
+function extraVideoSources(videoHosts: readonly string[]): string[] {
   return videoHosts
     .filter((host) => HOST_AND_PORT.test(host))
     .flatMap((host) => {

@@ -16,7 +16,7 @@ import { redirectWithError } from './toast.server.ts'
 
 let storage: SessionStorage | undefined
 
-export function sessionStorage(): SessionStorage {
+function sessionStorage(): SessionStorage {
   storage ??= createCookieSessionStorage({
     cookie: {
       name: '__portal_session',

@@ -26,10 +26,6 @@ export function jsonWithError<T>(data: T, message: Message, init?: ResponseInit)
   configure()
   return toast.jsonWithError(data, message, init)
 }
-export function jsonWithSuccess<T>(data: T, message: Message, init?: ResponseInit) {
-  configure()
-  return toast.jsonWithSuccess(data, message, init)
-}
 export function getToast(request: Request) {
   configure()
   return toast.getToast(request)

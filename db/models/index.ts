@@ -23,25 +23,7 @@ import { VideoProgress, initVideoProgress } from './video-progress.ts'
 // model too.
 
 export type { ContentKind } from './content-entry.ts'
-export {
-  AccessLogPing,
-  AssessmentUpload,
-  BridgeTokenUse,
-  ContentEntry,
-  Course,
-  CourseAssignment,
-  PasswordResetToken,
-  Program,
-  ProgramAssignment,
-  ProgramCourse,
-  Role,
-  Setting,
-  StoredFile,
-  User,
-  VideoAudit,
-  VideoPrerequisite,
-  VideoProgress,
-}
+export { ContentEntry, Course, Program, StoredFile, User }
 
 export function initModels(sequelize: Sequelize) {
   initRole(sequelize)

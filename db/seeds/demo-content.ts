@@ -2,7 +2,7 @@
 // database design, normalisation, ETL, data warehousing), reused across lessons because this is
 // demo data; the durations are demo values for progress and percentages, not the videos' lengths.
 
-export type DemoVideo = {
+type DemoVideo = {
   title: string
   description: string
   youtubeId: string
@@ -13,7 +13,7 @@ export type DemoVideo = {
   prerequisites?: number[]
 }
 
-export type DemoFile = {
+type DemoFile = {
   kind: 'document' | 'scenario'
   /** the file under db/seeds/files/, stored under this name, which is also the content entry's title */
   fileName: string

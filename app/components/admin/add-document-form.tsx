@@ -12,7 +12,7 @@ export const TEXTS: Record<DocumentType, { title: string; fileLabel: string; tab
   Scenarios: { title: 'Add Scenarios', fileLabel: 'Scenario', tab: 'scenarios' },
 }
 
-export type AddDocumentFormProps = {
+type AddDocumentFormProps = {
   documentType: DocumentType
   courses: { _id: string; title: string }[]
   /** the course named by `?courseId=`, preselected; '' for none */

@@ -1,5 +1,6 @@
 import { Description, Field, Label, Listbox, ListboxButton, ListboxOption, ListboxOptions } from '@headlessui/react'
 import { useState } from 'react'
+import { CheckboxList } from '#app/components/ui/checkbox-list.tsx'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 
 export type CourseFilterProps = {
@@ -80,20 +81,12 @@ function CourseCheckboxes({ name, label, courses, defaultValue, errors }: Course
   return (
     <fieldset aria-describedby={error ? `${name}-filter-hint ${name}-filter-error` : `${name}-filter-hint`}>
       <legend className="field-label">{label}</legend>
-      <div className="max-h-40 overflow-y-auto rounded-md border border-slate-300 bg-white px-3 py-2">
-        {courses.map((course) => (
-          <label key={course._id} className="flex cursor-pointer items-center gap-2 py-1 text-sm text-slate-700">
-            <input
-              type="checkbox"
-              name={name}
-              value={course._id}
-              defaultChecked={defaultValue.includes(course._id)}
-              className="accent-brand-600"
-            />
-            {course.title}
-          </label>
-        ))}
-      </div>
+      <CheckboxList
+        name={name}
+        choices={courses.map((course) => ({ value: course._id, label: course.title }))}
+        checked={defaultValue}
+        className="max-h-40 overflow-y-auto rounded-md border border-slate-300 bg-white px-3 py-2"
+      />
       <p id={`${name}-filter-hint`} className="mt-1 text-xs text-slate-500">
         {HINT}
       </p>

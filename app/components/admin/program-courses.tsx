@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react'
 import { SortableList } from '#app/components/ui/sortable-list.tsx'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 
-export type ProgramCoursesProps = {
+type ProgramCoursesProps = {
   /** every course, in the order the list shows them */
   courses: { _id: string; title: string }[]
   /** the courses chosen before (a form shown again), in their order */

@@ -9,7 +9,7 @@ import { NewProgramSchema } from '#app/modules/programs/schema.ts'
 import { ProgramCourses } from './program-courses.tsx'
 
 /** A program's fields as the edit form starts with them. */
-export type ProgramFormValues = {
+type ProgramFormValues = {
   title: string
   path: string
   learningPath: string

@@ -1,5 +1,6 @@
 import { type FieldMetadata } from '@conform-to/react'
 import { FormField, FormTextareaField } from '#app/components/forms/fields.tsx'
+import { CheckboxList } from '#app/components/ui/checkbox-list.tsx'
 import { Toggle } from '#app/components/ui/toggle.tsx'
 import { formatDuration } from '#app/utils/format.ts'
 
@@ -11,7 +12,7 @@ type VideoFieldsMeta = {
   prerequisiteVideos: FieldMetadata<unknown>
 }
 
-export type VideoDefaults = {
+type VideoDefaults = {
   id?: string
   duration?: number | null
   visibility?: boolean
@@ -34,7 +35,6 @@ export function VideoFields({
   candidates: { id: string; title: string }[]
   defaults?: VideoDefaults
 }) {
-  const chosen = new Set(defaults.prerequisiteIds ?? [])
   return (
     <>
       <FormField meta={fields.title} label="Video Title" />
@@ -57,22 +57,12 @@ export function VideoFields({
         {candidates.length === 0 ? (
           <p className="text-sm text-slate-500">This course has no other videos yet.</p>
         ) : (
-          <ul className="max-h-48 space-y-1 overflow-y-auto rounded-md border border-slate-200 p-2">
-            {candidates.map((video) => (
-              <li key={video.id}>
-                <label className="flex items-center gap-2 text-sm">
-                  <input
-                    type="checkbox"
-                    name={fields.prerequisiteVideos.name}
-                    value={video.id}
-                    defaultChecked={chosen.has(video.id)}
-                    className="accent-brand-600"
-                  />
-                  {video.title}
-                </label>
-              </li>
-            ))}
-          </ul>
+          <CheckboxList
+            name={fields.prerequisiteVideos.name}
+            choices={candidates.map((video) => ({ value: video.id, label: video.title }))}
+            checked={defaults.prerequisiteIds ?? []}
+            className="max-h-48 overflow-y-auto rounded-md border border-slate-200 p-2"
+          />
         )}
         <p className="field-error">{fields.prerequisiteVideos.errors?.[0]}</p>
       </fieldset>

@@ -5,7 +5,7 @@ import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip }
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip)
 
-export type Bars = { labels: string[]; values: number[]; titles: string[]; colour: string; gridColour: string }
+type Bars = { labels: string[]; values: number[]; titles: string[]; colour: string; gridColour: string }
 
 /** Draws a bar chart into the canvas; returns the function that takes it down again. */
 export function drawBarChart(canvas: HTMLCanvasElement, bars: Bars): () => void {

@@ -18,7 +18,7 @@ export const shortDay = (day: string) => format(parseISO(day), 'd MMM')
 export const longDay = (day: string) => format(parseISO(day), 'EEEE, d MMMM yyyy')
 
 /** The chart in one sentence: total, busiest day, days without views. */
-export function viewsSummary(days: ViewsOnDay[]): string {
+function viewsSummary(days: ViewsOnDay[]): string {
   const total = days.reduce((sum, d) => sum + d.views, 0)
   if (total === 0) return `No video views in the last ${days.length} days.`
   const busiest = days.reduce((top, d) => (d.views > top.views ? d : top), days[0])

@@ -3,7 +3,7 @@ import type { PAGE_NAMES } from '#app/modules/progress/schema.ts'
 
 export const ACCESS_LOG_INTERVAL_MS = 60_000
 
-export type AccessLogPing = {
+type AccessLogPing = {
   pageName: (typeof PAGE_NAMES)[number]
   courseId?: string
   videoId?: string

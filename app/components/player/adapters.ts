@@ -4,9 +4,9 @@ import type { VideoProvider } from './provider.ts'
 // so the tracker and the heartbeats never know which player is on the page.
 
 export type PlayerState = 'playing' | 'paused' | 'ended' | 'buffering'
-export type TimeListener = (time: number, state: PlayerState) => void
+type TimeListener = (time: number, state: PlayerState) => void
 
-export interface PlayerAdapter {
+interface PlayerAdapter {
   /** The video's length in seconds as the player reports it (null until known). */
   readonly duration: number | null
   /** Starts listening; `onTime` is called when the player is ready and on every time or state report. */
@@ -18,7 +18,7 @@ export interface PlayerAdapter {
 }
 
 /** Where the page receives `message` events (the window; a stand-in in unit tests). */
-export type MessageTarget = Pick<EventTarget, 'addEventListener' | 'removeEventListener'>
+type MessageTarget = Pick<EventTarget, 'addEventListener' | 'removeEventListener'>
 
 const noop: TimeListener = () => {}
 

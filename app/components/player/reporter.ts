@@ -13,7 +13,7 @@ export type ProgressAnswer = {
   duration: number | null
 }
 
-export type ProgressHeartbeat = {
+type ProgressHeartbeat = {
   courseId: string
   videoId: string
   watched: WatchedRange[]
@@ -23,7 +23,7 @@ export type ProgressHeartbeat = {
 }
 
 /** The server takes at most this many seconds in one heartbeat; more waits for the next ones. */
-export const MAX_SECONDS_PER_HEARTBEAT = 60
+const MAX_SECONDS_PER_HEARTBEAT = 60
 
 /** The first `max` seconds of the ranges, and the rest. */
 export function splitRanges(ranges: readonly WatchedRange[], max: number): [WatchedRange[], WatchedRange[]] {

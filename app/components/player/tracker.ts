@@ -1,7 +1,7 @@
 /** Whole seconds `[start, end)` of a video. */
 export type WatchedRange = [start: number, end: number]
 
-export interface WatchTrackerOptions {
+interface WatchTrackerOptions {
   /** The video's length in seconds, when known: nothing at or beyond it is counted. */
   duration?: number | null
   /** The largest move of the playhead between two samples that can still be play (s). */

@@ -5,8 +5,6 @@ import { createAdapter } from './adapters.ts'
 import { playerSrc, videoProvider } from './provider.ts'
 import { ProgressReporter, type ProgressAnswer } from './reporter.ts'
 
-export type { ProgressAnswer } from './reporter.ts'
-
 export type PlayerVideo = {
   id: string
   title: string
@@ -18,7 +16,7 @@ export type PlayerVideo = {
   lastPosition: number | null
 }
 
-export type VideoPlayerProps = {
+type VideoPlayerProps = {
   video: PlayerVideo
   courseId: string
   userId: string

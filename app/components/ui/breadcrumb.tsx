@@ -1,6 +1,6 @@
 import { Link } from '@remix-run/react'
 
-export type Crumb = { label: string; to?: string }
+type Crumb = { label: string; to?: string }
 
 /** "Courses / SQL Basics / Add New Video": linked steps back, the current page last and unlinked. */
 export function Breadcrumb({ items }: { items: Crumb[] }) {

@@ -16,7 +16,7 @@ export type DataTableColumn<Row> = {
   className?: string
 }
 
-export type DataTableSearch = {
+type DataTableSearch = {
   /** The query parameter; `q` unless told otherwise (what `parseTableQuery` reads). */
   name?: string
   value: string

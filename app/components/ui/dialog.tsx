@@ -1,6 +1,5 @@
 import { Description, Dialog, DialogBackdrop, DialogPanel, DialogTitle } from '@headlessui/react'
 import { type ReactNode } from 'react'
-import { Spinner } from './spinner.tsx'
 
 const WIDTHS = {
   md: 'max-w-lg',
@@ -77,87 +76,5 @@ export function Modal({
         </DialogPanel>
       </div>
     </Dialog>
-  )
-}
-
-type ConfirmDialogProps = {
-  open: boolean
-  onClose: () => void
-  title: string
-  message: ReactNode
-  /** The confirm button's text: "Delete". */
-  confirmLabel?: string
-  cancelLabel?: string
-  /** Red confirm button, for what cannot be undone. */
-  destructive?: boolean
-  /** While the action runs: the confirm button is disabled, shows `busyLabel`, and the dialog stays open. */
-  busy?: boolean
-  busyLabel?: string
-  /**
-   * The id of the form the confirm button submits (its `form` attribute). Pass the form itself,
-   * a Remix `<Form method="post" id=…>` or `<fetcher.Form>`, as children, with every value it
-   * needs as hidden inputs (the intent too: a disabled button would not send its own name).
-   */
-  formId?: string
-  /** Called on confirm when there is no form to submit (and also when there is). */
-  onConfirm?: () => void
-  children?: ReactNode
-}
-
-/**
- * "Are you sure?" before a delete. Focus starts on Cancel, so a stray Enter does no harm.
- *
- * ```tsx
- * <ConfirmDialog open={open} onClose={close} title="Delete video" message="…" formId="delete-video"
- *   busy={fetcher.state !== 'idle'} destructive>
- *   <fetcher.Form id="delete-video" method="post">
- *     <input type="hidden" name="intent" value="deleteVideo" />
- *     <input type="hidden" name="videoId" value={video.id} />
- *   </fetcher.Form>
- * </ConfirmDialog>
- * ```
- */
-export function ConfirmDialog({
-  open,
-  onClose,
-  title,
-  message,
-  confirmLabel = 'Delete',
-  cancelLabel = 'Cancel',
-  destructive = false,
-  busy = false,
-  busyLabel = 'Deleting…',
-  formId,
-  onConfirm,
-  children,
-}: ConfirmDialogProps) {
-  const close = () => {
-    if (!busy) onClose()
-  }
-  return (
-    <Modal open={open} onClose={close} title={title} description={message} role="alertdialog">
-      {children}
-      <div className="mt-2 flex justify-end gap-3">
-        <button type="button" className="btn-secondary" onClick={close} disabled={busy} data-autofocus>
-          {cancelLabel}
-        </button>
-        <button
-          type={formId ? 'submit' : 'button'}
-          form={formId}
-          onClick={onConfirm}
-          disabled={busy}
-          className={destructive ? 'btn bg-red-600 text-white hover:bg-red-700' : 'btn-primary'}
-        >
-          {busy ? (
-            <>
-              <Spinner label={null} />
-              {busyLabel}
-            </>
-          ) : (
-            confirmLabel
-          )}
-        </button>
-      </div>
-    </Modal>
   )
 }

@@ -4,7 +4,7 @@ import { Spinner } from './spinner.tsx'
 /** What the upload calls answer and what a form stores (docs/product.md#uploads-and-assessments). */
 export type FileInfo = { key: string; link: string; name: string }
 
-export type FileUploadProps = {
+type FileUploadProps = {
   label: string
   /** The hidden field that carries `JSON.stringify(fileInfo)` once a file is uploaded ("courseImage"). */
   name: string

@@ -4,7 +4,7 @@ import { useHydrated } from '#app/utils/use-hydrated.ts'
 
 export type SortableItem = { id: string; label: string }
 
-export type SortableListProps = {
+type SortableListProps = {
   items: SortableItem[]
   onChange: (items: SortableItem[]) => void
   /** What the list holds ("Course videos"); its accessible name. */

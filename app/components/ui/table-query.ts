@@ -1,7 +1,7 @@
 /** Rows per page an admin table offers; the first is the default. */
 export const PAGE_SIZES = [7, 14, 21] as const
-export type PageSize = (typeof PAGE_SIZES)[number]
-export const DEFAULT_PAGE_SIZE: PageSize = 7
+type PageSize = (typeof PAGE_SIZES)[number]
+const DEFAULT_PAGE_SIZE: PageSize = 7
 
 export type SortDir = 'asc' | 'desc'
 

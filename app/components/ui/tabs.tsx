@@ -7,7 +7,7 @@ const tabClass = (chosen: boolean) =>
     chosen ? 'bg-brand-600 text-white hover:bg-brand-700' : 'text-slate-600 hover:bg-slate-100'
   }`
 
-export type TabItem<Id extends string> = { id: Id; label: string; href: string; content: ReactNode }
+type TabItem<Id extends string> = { id: Id; label: string; href: string; content: ReactNode }
 
 /**
  * Tabs whose choice lives in the URL (`?tab=`). Before JavaScript runs (or without it) they are links

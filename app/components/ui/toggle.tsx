@@ -2,7 +2,7 @@ import { Description, Field, Label, Switch } from '@headlessui/react'
 import { useState } from 'react'
 import { useHydrated } from '#app/utils/use-hydrated.ts'
 
-export type ToggleProps = {
+type ToggleProps = {
   /** The form field; it posts exactly one value, "true" or "false". */
   name: string
   label: string

@@ -62,9 +62,9 @@ function assertFormat(format: string) {
 }
 
 export type ExportProgress = { rows: number; bytes: number }
-export type ExportResult = ExportProgress & { location: string }
+type ExportResult = ExportProgress & { location: string }
 
-export type ExportOptions = {
+type ExportOptions = {
   format?: ExportFormat
   /** called as rows are written, at most every 1,000 rows and once at the end */
   onProgress?: (progress: ExportProgress) => void

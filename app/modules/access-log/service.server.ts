@@ -152,7 +152,7 @@ export async function accessLogTotal(actor: Actor, input: unknown): Promise<numb
   return Number(total)
 }
 
-export function toEntry(r: AccessLogRow): AccessLogEntry {
+function toEntry(r: AccessLogRow): AccessLogEntry {
   return {
     name: `${r.first_name} ${r.last_name}`.trim(),
     firstName: r.first_name,

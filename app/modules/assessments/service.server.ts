@@ -19,7 +19,7 @@ import { isUuid } from '../ids.ts'
 import { searchPattern } from '../search.ts'
 import { UploadAssessmentSchema, type UploadAssessmentInput } from './schema.ts'
 
-export type AssessmentDto = {
+type AssessmentDto = {
   _id: string
   document: FileInfoDto
   courseId: string
@@ -101,7 +101,7 @@ export async function listAssessments(
 // ——— Reviewing uploads on the admin side (assignmentDocumentList / assignmentDocumentViewer) ———
 
 /** One learner upload as the admin side reviews it: who, for which course and scenario, which file. */
-export type AssessmentReviewRow = {
+type AssessmentReviewRow = {
   _id: string
   document: FileInfoDto
   userId: string
@@ -117,9 +117,9 @@ export type AssessmentReviewRow = {
 }
 
 /** One upload opened in the viewer: the row, plus the stored type that decides how it is shown. */
-export type AssessmentReview = AssessmentReviewRow & { contentType: string }
+type AssessmentReview = AssessmentReviewRow & { contentType: string }
 
-export type AssessmentListQuery = {
+type AssessmentListQuery = {
   q?: string
   offset?: number
   /** undefined: the whole list (the /api's old client expects it) */

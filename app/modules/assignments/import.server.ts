@@ -21,7 +21,7 @@ import {
 // so running the same file twice assigns nothing twice. Like the one-at-a-time services, assigning a
 // program records the program only: its courses reach the learner through it, as the program changes.
 
-export const BATCH_SIZE = 1000
+const BATCH_SIZE = 1000
 
 type Field = 'user' | 'course' | 'program'
 type Action = 'assign' | 'unassign'
@@ -48,7 +48,7 @@ export type AssignmentImportOptions = AssignmentImportOptionsInput & {
 /** A row that was not written: its line in the file, the column at fault (as the file names it) and why. */
 export type AssignmentRowError = { row: number; field: string; message: string; cells: string[] }
 
-export type AssignmentImportSummary = {
+type AssignmentImportSummary = {
   /** data rows read (the header and blank lines not counted) */
   rows: number
   /** assignments made (or, when nothing was committed, that would have been made) */

@@ -15,8 +15,8 @@ import { recordPasswordChange } from './sign-ins.server.ts'
 // use, 1 hour for a reset and 7 days for an invitation; a newer link cancels the older ones, and
 // using one signs every session out. Links are built from PUBLIC_URL, never from the Host header.
 
-export const RESET_LIFETIME_MS = 60 * 60 * 1000
-export const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
+const RESET_LIFETIME_MS = 60 * 60 * 1000
+const INVITE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
 export { FORGOT_PASSWORD_ANSWER, TOKEN_EXPIRED } from './schema.ts'
 
 /**
@@ -31,7 +31,7 @@ export class UnusableLink extends ServiceError {
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex')
 
-export const resetLink = (token: string) => `${getEnv().PUBLIC_URL}/reset-Password/${token}`
+const resetLink = (token: string) => `${getEnv().PUBLIC_URL}/reset-Password/${token}`
 
 /** A new link for this user; older unused links of the same user stop working. */
 export async function createPasswordLink(

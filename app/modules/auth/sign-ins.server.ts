@@ -11,7 +11,7 @@ import { SignInEventsQuerySchema, type SignInOutcome } from './schema.ts'
 // the same numbers; every attempt is also a row of sign_in_events, the record admins read. Only wrong
 // passwords count, and mostly by address: a stranger's failures hold back the stranger, not the owner.
 
-export const SIGN_IN_WINDOW_MINUTES = 15
+const SIGN_IN_WINDOW_MINUTES = 15
 /** Wrong passwords for one account from one address; a success there forgets them. */
 export const PAIR_FAILURE_LIMIT = 10
 /** Wrong passwords from one address, for any accounts. */
@@ -26,7 +26,7 @@ export const TOO_MANY_ATTEMPTS = 'Too many failed sign-in attempts. Please wait 
 const CHECKING_GIVEN_UP_SECONDS = 30
 /** The longest an attempt waits for earlier ones to be checked before it is refused. */
 const WAIT_AT_MOST_MS = 10_000
-export const SIGN_IN_EVENTS_KEPT_DAYS = 90
+const SIGN_IN_EVENTS_KEPT_DAYS = 90
 /** The record is swept of rows older than SIGN_IN_EVENTS_KEPT_DAYS (every hour, a job), this many rows at a time. */
 const SWEEP_AT_MOST = 10_000
 
@@ -63,7 +63,7 @@ export async function signInLimits() {
   }
 }
 
-export type Attempt = { id: string; account: string; address: string; keys: Record<Kind, string>; checking: boolean }
+type Attempt = { id: string; account: string; address: string; keys: Record<Kind, string>; checking: boolean }
 
 /** The attempt's row in the record, 'checking' until its outcome is known. */
 export async function beginAttempt(account: string, userId: string | null, address: string | undefined) {
@@ -179,7 +179,7 @@ const FORGET_OLD_EVENTS = sql(`
    WHERE id IN (SELECT id FROM sign_in_events WHERE at < now() - make_interval(days => :days) LIMIT :most)
   RETURNING id`)
 
-export type SignInEvent = {
+type SignInEvent = {
   id: string
   at: string
   /** the account's email, or what was typed for an account that does not exist */

@@ -5,7 +5,7 @@ import { getSecrets } from '#app/utils/env.server.ts'
 export const TOKEN_LIFETIME_SECONDS = 24 * 60 * 60
 
 /** `sid`: the session the token opens (its `jti`), which a logout ends (ADR 027). */
-export type TokenClaims = { sub: string; r_id: number; ver: number; exp: number; sid: string }
+type TokenClaims = { sub: string; r_id: number; ver: number; exp: number; sid: string }
 
 const key = () => new TextEncoder().encode(getSecrets().jwtSecret)
 

@@ -65,7 +65,7 @@ async function verifyBridgeToken(token: string): Promise<BridgeClaims> {
 }
 
 /** The account a token names: its external id first (the partner's own key), else its email. */
-export async function findBridgeUser(sub: string): Promise<User | null> {
+async function findBridgeUser(sub: string): Promise<User | null> {
   const { User } = await db()
   return (await User.findOne({ where: { externalId: sub } })) ?? (await User.findOne({ where: { email: sub } }))
 }
@@ -129,7 +129,7 @@ async function openableCourse(user: SessionUser, courseId: string) {
   return { course, assigned: await canOpenCourse(user, course.id) }
 }
 
-export type BridgeSignIn = {
+type BridgeSignIn = {
   user: SessionUser
   /** our own session token, for the cookie session */
   token: string

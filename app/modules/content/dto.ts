@@ -42,8 +42,7 @@ export const fileInfo = (file: Pick<StoredFile, 'key' | 'name'>): FileInfoDto =>
   name: file.name,
 })
 
-export const documentTypeOf = (kind: ContentEntry['kind']): DocumentType =>
-  kind === 'scenario' ? 'Scenarios' : 'Document'
+const documentTypeOf = (kind: ContentEntry['kind']): DocumentType => (kind === 'scenario' ? 'Scenarios' : 'Document')
 export const kindOf = (type: DocumentType) => (type === 'Scenarios' ? 'scenario' : 'document')
 
 /** A video; `allPrerequisites: false` (a learner's view) lists only the prerequisites that lock it. */

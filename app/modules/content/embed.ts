@@ -6,7 +6,7 @@ import { LOOPBACK_HOSTS, PRIVACY_ENHANCED_HOST, VIMEO_HOSTS, VIMEO_PLAYER_HOST, 
 
 export const EMBED_INVALID = 'Embeded code must be a YouTube or Vimeo video address, or its <iframe> embed code.'
 
-export type EmbedResult = { ok: true; embedUrl: string } | { ok: false; message: string }
+type EmbedResult = { ok: true; embedUrl: string } | { ok: false; message: string }
 
 const YOUTUBE_ID = /^[A-Za-z0-9_-]{11}$/
 

@@ -48,7 +48,7 @@ function readFlag(value: unknown) {
 const FLAG = z.boolean({ invalid_type_error: 'Must be true or false.' })
 
 /** A checkbox, a switch's "true"/"false", or a JSON boolean. */
-export const flag = (fallback: boolean) =>
+const flag = (fallback: boolean) =>
   z.preprocess((value) => (value === undefined || value === null || value === '' ? fallback : readFlag(value)), FLAG)
 
 /** The same, for an edit: left out means "keep what is stored", so it stays undefined. */
@@ -58,7 +58,7 @@ const keptFlag = z.preprocess(
 )
 
 /** Seconds, from a number or a time like 12:30 or 1:02:03; empty means unknown. */
-export const durationSeconds = z.preprocess(
+const durationSeconds = z.preprocess(
   (value) => {
     if (value === undefined || value === null || value === '') return null
     if (typeof value === 'number') return value

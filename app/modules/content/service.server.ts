@@ -41,6 +41,25 @@ async function lockCourse(courseId: string, transaction: Transaction) {
   return course
 }
 
+/**
+ * A video of the course, or one of its documents or scenarios, with the course locked first (lockCourse);
+ * 404 when the ids are not ids or the entry is not that course's.
+ */
+async function lockedEntry<Of extends 'video' | 'document'>(
+  courseId: string,
+  entryId: string,
+  of: Of,
+  transaction: Transaction,
+) {
+  const missing = of === 'video' ? 'Video not found in this course.' : 'Document not found in this course.'
+  if (!isUuid(courseId) || !isUuid(entryId)) throw notFound(missing)
+  await lockCourse(courseId, transaction)
+  const { ContentEntry } = await db()
+  const entry = await ContentEntry.findOne({ where: { id: entryId, courseId }, transaction })
+  if (!entry || (entry.kind === 'video') !== (of === 'video')) throw notFound(missing)
+  return entry as ContentEntry & { kind: Of extends 'video' ? 'video' : Exclude<ContentKind, 'video'> }
+}
+
 async function nextOrderId(courseId: string, kind: ContentKind, transaction: Transaction) {
   const { ContentEntry } = await db()
   const max = (await ContentEntry.max('orderId', { where: { courseId, kind }, transaction })) as number | null
@@ -147,6 +166,16 @@ async function checkPrerequisites(
   return unique
 }
 
+/** The video's prerequisites, as checkPrerequisites gave them, in place of any it had. */
+async function setPrerequisites(videoId: string, courseId: string, prerequisites: string[], transaction: Transaction) {
+  const { VideoPrerequisite } = await db()
+  await VideoPrerequisite.destroy({ where: { videoId }, transaction })
+  await VideoPrerequisite.bulkCreate(
+    prerequisites.map((prerequisiteId) => ({ videoId, prerequisiteId, courseId })),
+    { transaction },
+  )
+}
+
 async function loadVideo(id: string, transaction?: Transaction): Promise<ContentEntry> {
   const { ContentEntry } = await db()
   const video = await ContentEntry.findOne({
@@ -163,7 +192,7 @@ export async function createVideo(actor: Actor, input: NewVideoInput): Promise<V
   assertContentManager(actor)
   const data = NewVideoSchema.parse(input)
   const embedUrl = embedUrlOf(data.embedUrl)
-  const { ContentEntry, VideoPrerequisite } = await db()
+  const { ContentEntry } = await db()
   const id = await transaction(async (transaction) => {
     await lockCourse(data.relatedCourse, transaction)
     const prerequisites = await checkPrerequisites(data.relatedCourse, null, data.prerequisiteVideos, transaction)
@@ -181,10 +210,7 @@ export async function createVideo(actor: Actor, input: NewVideoInput): Promise<V
       },
       { transaction },
     )
-    await VideoPrerequisite.bulkCreate(
-      prerequisites.map((prerequisiteId) => ({ videoId: video.id, prerequisiteId, courseId: data.relatedCourse })),
-      { transaction },
-    )
+    await setPrerequisites(video.id, data.relatedCourse, prerequisites, transaction)
     return video.id
   })
   return videoDto(await loadVideo(id))
@@ -198,11 +224,8 @@ export async function editVideo(actor: Actor, input: EditVideoInput): Promise<Vi
   assertContentManager(actor)
   const data = EditVideoSchema.parse(input)
   const embedUrl = embedUrlOf(data.embedUrl)
-  const { ContentEntry, VideoPrerequisite } = await db()
   await transaction(async (transaction) => {
-    await lockCourse(data.courseId, transaction)
-    const video = await ContentEntry.findOne({ where: { id: data.videoId, kind: 'video' }, transaction })
-    if (!video || video.courseId !== data.courseId) throw notFound('Video not found in this course.')
+    const video = await lockedEntry(data.courseId, data.videoId, 'video', transaction)
     const prerequisites = await checkPrerequisites(data.courseId, video.id, data.prerequisiteVideos, transaction)
     await video.update(
       {
@@ -216,11 +239,7 @@ export async function editVideo(actor: Actor, input: EditVideoInput): Promise<Vi
       { transaction },
     )
     if (data.orderId !== undefined) await placeAt(data.courseId, 'video', video.id, data.orderId, transaction)
-    await VideoPrerequisite.destroy({ where: { videoId: video.id }, transaction })
-    await VideoPrerequisite.bulkCreate(
-      prerequisites.map((prerequisiteId) => ({ videoId: video.id, prerequisiteId, courseId: data.courseId })),
-      { transaction },
-    )
+    await setPrerequisites(video.id, data.courseId, prerequisites, transaction)
   })
   return videoDto(await loadVideo(data.videoId))
 }
@@ -232,12 +251,8 @@ export async function editVideo(actor: Actor, input: EditVideoInput): Promise<Vi
  */
 export async function deleteVideo(actor: Actor, courseId: string, videoId: string) {
   assertContentManager(actor)
-  if (!isUuid(courseId) || !isUuid(videoId)) throw notFound('Video not found in this course.')
-  const { ContentEntry } = await db()
   return transaction(async (transaction) => {
-    await lockCourse(courseId, transaction)
-    const video = await ContentEntry.findOne({ where: { id: videoId, courseId, kind: 'video' }, transaction })
-    if (!video) throw notFound('Video not found in this course.')
+    const video = await lockedEntry(courseId, videoId, 'video', transaction)
     const dependents = await dependentsOf(videoId, transaction)
     await video.destroy({ transaction })
     await renumber(courseId, 'video', transaction)
@@ -246,7 +261,7 @@ export async function deleteVideo(actor: Actor, courseId: string, videoId: strin
 }
 
 /** Titles of the videos that list this one as a prerequisite. */
-export async function dependentsOf(videoId: string, transaction?: Transaction): Promise<string[]> {
+async function dependentsOf(videoId: string, transaction?: Transaction): Promise<string[]> {
   const rows = await (
     await sequelize()
   ).query<{ title: string }>(
@@ -373,12 +388,8 @@ export async function addDocument(actor: Actor, input: AddDocumentInput): Promis
 export async function editDocument(actor: Actor, input: EditDocumentInput): Promise<DocumentDto> {
   assertContentManager(actor)
   const data = EditDocumentSchema.parse(input)
-  const { ContentEntry } = await db()
   const replaced = await transaction(async (transaction) => {
-    await lockCourse(data.courseId, transaction)
-    const entry = await ContentEntry.findByPk(data.documentId, { transaction })
-    if (!entry || entry.kind === 'video' || entry.courseId !== data.courseId)
-      throw notFound('Document not found in this course.')
+    const entry = await lockedEntry(data.courseId, data.documentId, 'document', transaction)
     let fileKey = entry.fileKey
     let title = entry.title
     if (data.document && data.document !== entry.fileKey) {
@@ -405,12 +416,9 @@ export async function editDocument(actor: Actor, input: EditDocumentInput): Prom
  */
 export async function deleteDocument(actor: Actor, courseId: string, documentId: string) {
   assertContentManager(actor)
-  if (!isUuid(courseId) || !isUuid(documentId)) throw notFound('Document not found in this course.')
-  const { ContentEntry, AssessmentUpload } = await db()
+  const { AssessmentUpload } = await db()
   const removed = await transaction(async (transaction) => {
-    await lockCourse(courseId, transaction)
-    const entry = await ContentEntry.findOne({ where: { id: documentId, courseId }, transaction })
-    if (!entry || entry.kind === 'video') throw notFound('Document not found in this course.')
+    const entry = await lockedEntry(courseId, documentId, 'document', transaction)
     if (
       entry.kind === 'scenario' &&
       (await AssessmentUpload.count({ where: { scenarioId: entry.id }, transaction })) > 0

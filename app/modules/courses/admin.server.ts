@@ -90,7 +90,7 @@ export async function editCourseDetails(actor: Actor, input: EditCourseInput) {
   return getCourseDetail(actor, data.courseId)
 }
 
-export type CourseDetail = CourseDto & { videos: VideoDto[]; documents: DocumentDto[]; scenarios: DocumentDto[] }
+type CourseDetail = CourseDto & { videos: VideoDto[]; documents: DocumentDto[]; scenarios: DocumentDto[] }
 
 /**
  * A course with its contents in order: everything for the admin side (with the visibility and

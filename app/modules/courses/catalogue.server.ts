@@ -11,7 +11,7 @@ import { courseDuration, courseDurationSql, toDuration, visibleVideoSql } from '
 // the title list for pickers, the public Explore Courses, course overview and free previews, and the
 // course an operator names on the command line.
 
-export type CatalogueQuery = {
+type CatalogueQuery = {
   q?: string
   offset?: number
   /** undefined: the whole list (the /api's old client expects it) */
@@ -140,7 +140,7 @@ export async function listPublicCatalogue(query: { q?: string } = {}) {
   return rows
 }
 
-export type CourseOverview = CourseDto & {
+type CourseOverview = CourseDto & {
   videos: { _id: string; title: string; description: string; duration: number | null; preview: boolean }[]
 }
 
@@ -170,7 +170,7 @@ export async function getCourseOverview(courseId: string): Promise<CourseOvervie
   }
 }
 
-export const NOT_FOR_PREVIEW = 'Video is not available for preview!!!'
+const NOT_FOR_PREVIEW = 'Video is not available for preview!!!'
 
 /** /preview/{courseId}/{videoId}: a free-preview video, for anyone; any other video is refused. */
 export async function getPreviewVideo(courseId: string, videoId: string) {

@@ -16,7 +16,7 @@ export type CourseDto = {
 }
 
 /** A course's picture as it was read: its key and the stored file's name. */
-export type CourseImageRecord = { key: string; name: string }
+type CourseImageRecord = { key: string; name: string }
 
 /** The one mapping from a course (a model or a row read as one) to its CourseDto. */
 export function courseDto(

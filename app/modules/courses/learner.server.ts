@@ -20,8 +20,6 @@ import type { CourseCard } from './dto.ts'
 // The learner's view of their courses: My Courses with their progress, a course's page and one of
 // its videos, with completion and locks.
 
-export type { CourseCard } from './dto.ts'
-
 const ASSIGNED_COURSES = sql(
   `WITH assigned AS (${ASSIGNED_COURSE_IDS})
    SELECT c.id, c.title, c.description, c.image_key, f.name AS image_name,
@@ -81,9 +79,9 @@ export type VideoItem = {
   lockedBy: string[]
 }
 
-export type FileItem = { _id: string; name: string; link: string; orderId: number }
+type FileItem = { _id: string; name: string; link: string; orderId: number }
 
-export type CourseContents = {
+type CourseContents = {
   _id: string
   title: string
   description: string

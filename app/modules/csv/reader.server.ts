@@ -16,7 +16,7 @@ const HEAD_LIMIT = 1024 * 1024
 export type CsvRecord = { line: number; cells: string[] }
 
 /** Where the file stopped being CSV: the line of the record it broke in, and why, in words naming the line. */
-export type CsvBreak = { line: number; reason: string }
+type CsvBreak = { line: number; reason: string }
 
 export type CsvReaderOptions = {
   /** read from the header line when not given */

@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync'
 // comma is the decimal mark, and tabs for "tab-delimited text".
 
 /** The separators a file is read with, in the order a tie is settled. */
-export const CSV_DELIMITERS = [',', ';', '\t'] as const
+const CSV_DELIMITERS = [',', ';', '\t'] as const
 export type CsvDelimiter = (typeof CSV_DELIMITERS)[number]
 
 /**

@@ -21,7 +21,7 @@ export function csvWriter(header?: readonly string[]): Stringifier {
 }
 
 /** A cell as the exports write it: text (neutralised), a number as it is, or nothing. */
-export type CsvCell = string | number | null
+type CsvCell = string | number | null
 
 /** An export's items in, CSV text out: the header line, then `cellsOf` each item, in the header's order. */
 export function csvRecords<T>(header: readonly string[], cellsOf: (item: T) => CsvCell[]): Transform[] {

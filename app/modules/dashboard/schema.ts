@@ -18,4 +18,3 @@ export const DashboardQuerySchema = z
       .optional(),
   })
   .default({})
-export type DashboardQuery = z.output<typeof DashboardQuerySchema>

@@ -15,7 +15,7 @@ import { DASHBOARD_DAYS, DashboardQuerySchema, TOP_VIDEOS } from './schema.ts'
 // Days are UTC days; "the last 7 days" are today and the six days before.
 
 export type ViewsOnDay = { day: string; views: number }
-export type CourseCompletion = {
+type CourseCompletion = {
   courseId: string
   title: string
   /** the course's visible videos: what a learner must complete */
@@ -27,7 +27,7 @@ export type CourseCompletion = {
   /** whole percent of the assigned; null when nobody is assigned or the course has no visible video */
   percent: number | null
 }
-export type WatchedVideo = { videoId: string; title: string; courseId: string; courseTitle: string; views: number }
+type WatchedVideo = { videoId: string; title: string; courseId: string; courseTitle: string; views: number }
 
 export type DashboardFigures = {
   /** the last day the figures cover (UTC), yyyy-MM-dd */
@@ -89,7 +89,7 @@ export function dashboardStatements(today: string | null): Record<DashboardQuery
     },
   }
 }
-export type DashboardQueryName = 'activeLearners' | 'viewsPerDay' | 'topVideos' | 'completion'
+type DashboardQueryName = 'activeLearners' | 'viewsPerDay' | 'topVideos' | 'completion'
 
 /** Everything the dashboard shows on viewing. The admin side reads it (coaches too); learners are refused. */
 export async function dashboardFigures(actor: Actor, input: unknown = {}): Promise<DashboardFigures> {

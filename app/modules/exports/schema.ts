@@ -16,7 +16,7 @@ export const CRON_OPTIONS = { mode: '5-part' } as const
 const CRON_HINT = 'five fields: minute hour day-of-month month day-of-week, such as 0 2 * * * for 02:00 every day'
 
 /** Why croner refuses a pattern, or why it would never run; undefined when it is a usable schedule. */
-export function cronProblem(pattern: string): string | undefined {
+function cronProblem(pattern: string): string | undefined {
   let cron: Cron
   try {
     cron = new Cron(pattern, { ...CRON_OPTIONS, paused: true })
@@ -32,7 +32,7 @@ const BUCKET = '[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]'
 const S3_PREFIX = new RegExp(`^s3://${BUCKET}/([^\\s]*/)?$`)
 
 /** Why a destination cannot take exports, or undefined: an S3 prefix or an absolute folder, both ending in /. */
-export function destinationProblem(destination: string): string | undefined {
+function destinationProblem(destination: string): string | undefined {
   if (destination.startsWith('s3://')) {
     if (!destination.endsWith('/'))
       return 'An S3 destination is a prefix and must end with / (such as s3://bucket/exports/).'
@@ -93,7 +93,6 @@ export const ScheduleSchema = z.object({
     if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem })
   }),
 })
-export type ScheduleInput = z.input<typeof ScheduleSchema>
 export type Schedule = z.output<typeof ScheduleSchema>
 
 export const HistorySchema = z.object({

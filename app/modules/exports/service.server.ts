@@ -36,7 +36,7 @@ import { CRON_OPTIONS, HistorySchema, ScheduleSchema, type ExportRange, type Sch
 // tried again a few times with growing delays, then the run is failed; the next slot is the next try.
 // The run's days come from its slot, not from when it ran.
 
-export type ExportScheduleView = {
+type ExportScheduleView = {
   id: string
   name: string
   cron: string
@@ -51,7 +51,7 @@ export type ExportScheduleView = {
   nextRun: string | null
 }
 
-export type ExportRunStatus = 'queued' | 'running' | 'succeeded' | 'failed'
+type ExportRunStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
 export type ExportRunView = {
   id: string
@@ -278,7 +278,7 @@ export async function listRuns(actor: Actor, input: unknown = {}): Promise<Expor
   return rows.map(toRun)
 }
 
-export type RunOptions = {
+type RunOptions = {
   signal?: AbortSignal
   onProgress?: (progress: ExportProgress) => void
 }
@@ -317,7 +317,7 @@ export async function findRun(actor: Actor, id: string): Promise<ExportRunView> 
 }
 
 /** The latest slot of a schedule at or before `now`, if it is not before the schedule was made. */
-export function latestSlot(schedule: Pick<ScheduleRow, 'cron' | 'time_zone' | 'created_at'>, now: Date) {
+function latestSlot(schedule: Pick<ScheduleRow, 'cron' | 'time_zone' | 'created_at'>, now: Date) {
   // croner leaves out a run at exactly the reference time; a millisecond later includes it
   const [slot] = cronOf(schedule).previousRuns(1, new Date(now.getTime() + 1))
   if (!slot || slot > now || slot < new Date(schedule.created_at)) return undefined
@@ -370,10 +370,7 @@ export async function claimSlot(
 }
 
 /** Where a schedule's file for these days goes: `<name>_<start>_<end>.<format>` under its destination. */
-export function runTarget(
-  schedule: Pick<ScheduleRow, 'name' | 'format' | 'destination'>,
-  days: DayRange,
-): ExportDestination {
+function runTarget(schedule: Pick<ScheduleRow, 'name' | 'format' | 'destination'>, days: DayRange): ExportDestination {
   const fileName = `${schedule.name}_${days.startDate}_${days.endDate}.${schedule.format}`
   const s3 = /^s3:\/\/([^/]+)\/(.*)$/.exec(schedule.destination)
   if (s3) return { kind: 's3', bucket: s3[1], key: `${s3[2]}${fileName}` }
@@ -496,11 +493,11 @@ export const exportLookJobs: JobHandler = {
  * Why a run failed, in one line for the history: the first line of the message, with credentials that
  * could appear in it (the S3 keys, a URL's user and password, signed query parameters) blanked out.
  */
-export function oneLine(error: unknown): string {
+function oneLine(error: unknown): string {
   return errorLine(error) || 'The export failed.'
 }
 
-export type RunFile = { body: Readable; size: number | undefined; fileName: string; contentType: string }
+type RunFile = { body: Readable; size: number | undefined; fileName: string; contentType: string }
 
 /**
  * The file a succeeded run wrote, from the server's disk or from S3, for those `mayDownloadRunFiles` lets.

@@ -99,7 +99,7 @@ export async function unattachedBytesOf(userId: string, transaction?: Transactio
 }
 
 /** Refuses (429) when `size` more bytes would take the user's unattached uploads past the quota. */
-export async function checkUnattachedQuota(userId: string, size: number, transaction?: Transaction) {
+async function checkUnattachedQuota(userId: string, size: number, transaction?: Transaction) {
   if ((await unattachedBytesOf(userId, transaction)) + size > unattachedQuota().bytes) throw unattachedQuotaExceeded()
 }
 
@@ -112,7 +112,7 @@ const MAX_NAME_CHARACTERS = 255
  * reorder text removed (U+202E could make a name ending in `fdp.exe` read as `exe.pdf`); at most
  * 255 characters, the extension kept.
  */
-export function storedFileName(sent: string): string {
+function storedFileName(sent: string): string {
   const cleaned = sent
     // a lone surrogate (half a character) cannot be stored as UTF-8
     .replace(/\p{Cs}/gu, '\ufffd')
@@ -200,7 +200,7 @@ export async function sweepUnattachedFiles({ olderThanMs }: { olderThanMs: numbe
   return removed
 }
 
-export type OpenedFile = { body: Readable; size: number; name: string; contentType: string; inline: boolean }
+type OpenedFile = { body: Readable; size: number; name: string; contentType: string; inline: boolean }
 
 /**
  * A stored file, if this caller may read it: course and program images are public;

@@ -6,7 +6,7 @@ import { getEnv } from '#app/utils/env.server.ts'
 import type { S3StorageOptions } from './s3-storage.server.ts'
 import { assertKey, type StorageDriver } from './storage-driver.ts'
 
-export { assertKey, bodySize, type StorageBody, type StorageDriver } from './storage-driver.ts'
+export { bodySize, type StorageBody, type StorageDriver } from './storage-driver.ts'
 
 export function diskStorage(root: string): StorageDriver {
   const fileFor = (key: string) => {

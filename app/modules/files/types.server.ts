@@ -24,7 +24,7 @@ const FORMATS = {
   ppt: { extensions: ['ppt'], contentType: 'application/vnd.ms-powerpoint' },
 } as const
 
-export type FileFormat = keyof typeof FORMATS
+type FileFormat = keyof typeof FORMATS
 
 type KindRule = {
   formats: FileFormat[]
@@ -93,8 +93,6 @@ const KINDS = {
 
 export type UploadKind = keyof typeof KINDS
 
-export const UPLOAD_KINDS = Object.keys(KINDS) as UploadKind[]
-
 /** How many leading bytes the content check needs (file-type reads up to about 4100). */
 export const SNIFF_BYTES = 4100
 
@@ -130,9 +128,9 @@ export const accepts = (kind: UploadKind, contentType: string) =>
 
 export const fileTooLarge = (kind: UploadKind) =>
   new ServiceError(413, `The file is larger than ${uploadLimit(kind).megabytes} MB.`)
-export const fileTypeRefused = (kind: UploadKind) => new ServiceError(415, acceptedTypesMessage(kind))
+const fileTypeRefused = (kind: UploadKind) => new ServiceError(415, acceptedTypesMessage(kind))
 
-export type CheckedType = {
+type CheckedType = {
   format: FileFormat
   /** the real content type, stored with the file and sent when it is served */
   contentType: string

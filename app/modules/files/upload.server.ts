@@ -29,7 +29,7 @@ import {
 } from './types.server.ts'
 
 /** Room for the multipart framing and the small text fields sent beside the file. */
-export const FORM_OVERHEAD_BYTES = 64 * 1024
+const FORM_OVERHEAD_BYTES = 64 * 1024
 
 export type ReceiveUploadOptions = {
   kind: UploadKind
@@ -249,6 +249,6 @@ async function drain(data: AsyncIterable<Uint8Array>): Promise<void> {
  * A file name as a browser wrote it into the form (HTML's multipart/form-data encoding): `"`, CR and
  * LF come as %22, %0D and %0A. storeFile then makes any name safe to keep.
  */
-export function fromFormEscapes(filename: string): string {
+function fromFormEscapes(filename: string): string {
   return filename.replace(/%22|%0D|%0A/g, (escape) => ({ '%22': '"', '%0D': '\r', '%0A': '\n' })[escape] ?? escape)
 }

@@ -14,7 +14,7 @@ function clientOf(transaction: Transaction): pg.ClientBase {
 }
 
 /** The job library's statements, run in `transaction` when given, else on a pooled connection. */
-export function jobDatabase(transaction?: Transaction): Db {
+function jobDatabase(transaction?: Transaction): Db {
   return {
     executeSql: (text, values) =>
       transaction

@@ -106,8 +106,6 @@ export const QUEUES: Record<QueueName, QueueSpec> = {
 /** The dead-letter queue of a queue whose jobs have records. */
 export const gaveUpQueue = (name: QueueName) => `${name}-gave-up`
 
-export const isQueueName = (name: string): name is QueueName => (QUEUE_NAMES as readonly string[]).includes(name)
-
 /** The job states as the library names them, in the order a job goes through them. */
 export const JOB_STATES = ['created', 'retry', 'active', 'completed', 'failed', 'cancelled'] as const
 export type JobState = (typeof JOB_STATES)[number]

@@ -12,7 +12,7 @@ import { gaveUpQueue, QUEUE_NAMES, QUEUES, type QueueName } from './queues.ts'
 // alive is tried again (a process killed mid-job), scheduled queues get one job per cron slot however
 // many workers there are, and ended jobs are removed once kept long enough.
 
-export type JobLog = {
+type JobLog = {
   info: (line: string) => void
   error: (line: string) => void
 }
@@ -31,7 +31,7 @@ export type JobWorkers = {
   stop(graceSeconds: number): Promise<void>
 }
 
-export type WorkerOptions = {
+type WorkerOptions = {
   log: JobLog
   /** only these queues (tests); every queue when left out */
   queues?: QueueName[]

@@ -12,4 +12,3 @@ export const JobListQuerySchema = z.object({
     .optional(),
   limit: listLimit(50),
 })
-export type JobListQuery = z.input<typeof JobListQuerySchema>

@@ -34,9 +34,9 @@ export type JobView = {
   error: string | null
 }
 
-export type QueueView = { name: QueueName; title: string; counts: Record<JobState, number> }
+type QueueView = { name: QueueName; title: string; counts: Record<JobState, number> }
 
-export type JobsOverview = { queues: QueueView[]; failed: JobView[] }
+type JobsOverview = { queues: QueueView[]; failed: JobView[] }
 
 type JobRow = {
   id: string

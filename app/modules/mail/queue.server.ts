@@ -225,7 +225,7 @@ export type MailQueueRow = {
   claimedAt: string | null
 }
 
-export type MailQueueStatus = {
+type MailQueueStatus = {
   counts: Record<MailStatus, number>
   /** the latest rows (of the status asked for), newest first */
   rows: MailQueueRow[]

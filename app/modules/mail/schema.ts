@@ -2,8 +2,7 @@ import { z } from 'zod'
 import { listLimit } from '../list-limit.ts'
 
 /** What the queue sends. Each kind has a sender in queue.server.ts that builds the mail when it is sent. */
-export const MAIL_KINDS = ['invitation'] as const
-export type MailKind = (typeof MAIL_KINDS)[number]
+export type MailKind = 'invitation'
 
 /** cancelled: no longer needed when its turn came (an invited account that already has a password). */
 export const MAIL_STATUSES = ['pending', 'sending', 'sent', 'failed', 'cancelled'] as const
@@ -17,4 +16,3 @@ export const MailQueueQuerySchema = z.object({
     .optional(),
   limit: listLimit(50),
 })
-export type MailQueueQuery = z.input<typeof MailQueueQuerySchema>

@@ -7,8 +7,8 @@ import { getEnv } from '#app/utils/env.server.ts'
 // Mail goes through SMTP when SMTP_URL is set; otherwise each message is written to
 // $DATA_DIR/outbox as an .eml file and its links are logged, so a developer can follow them.
 
-export type Mail = { to: string | string[]; subject: string; text: string; html: string; replyTo?: string }
-export type Sent = { messageId: string; file?: string }
+type Mail = { to: string | string[]; subject: string; text: string; html: string; replyTo?: string }
+type Sent = { messageId: string; file?: string }
 
 let transporter: Transporter | undefined
 

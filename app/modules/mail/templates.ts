@@ -2,7 +2,7 @@ import { PRODUCT_NAME } from '#app/utils/brand.ts'
 
 // Every mail has a plain-text and an HTML part; what users typed is escaped in the HTML.
 
-export type Rendered = { subject: string; text: string; html: string }
+type Rendered = { subject: string; text: string; html: string }
 
 const escape = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)

@@ -24,7 +24,7 @@ import {
 
 // Programs are bundles of ordered courses: assigning one gives all its courses.
 
-export type ProgramDto = {
+type ProgramDto = {
   _id: string
   title: string
   description: string
@@ -38,7 +38,7 @@ export type ProgramDto = {
   updatedAt: string
 }
 
-export type ProgramQuery = {
+type ProgramQuery = {
   /** part of the name, any case */
   q?: string
   /** by name */
@@ -205,9 +205,9 @@ export async function createProgram(actor: Actor, input: NewProgramInput): Promi
 }
 
 /** A learner a program is assigned to, as the program's page lists them. */
-export type ProgramLearnerDto = { _id: string; firstName: string; lastName: string; userName: string; email: string }
+type ProgramLearnerDto = { _id: string; firstName: string; lastName: string; userName: string; email: string }
 
-export type ProgramDetail = ProgramDto & { learners: ProgramLearnerDto[] }
+type ProgramDetail = ProgramDto & { learners: ProgramLearnerDto[] }
 
 const PROGRAM_NOT_FOUND = 'Program not found.'
 
@@ -329,7 +329,7 @@ export async function reorderProgram(actor: Actor, input: ProgramOrderInput): Pr
 }
 
 /** The refusal of a delete while learners have the program. */
-export const assignedMessage = (learners: number) =>
+const assignedMessage = (learners: number) =>
   `This program is assigned to ${learners === 1 ? '1 learner' : `${learners} learners`}. ` +
   'Unassign them to delete it, or confirm that they are unassigned with it.'
 

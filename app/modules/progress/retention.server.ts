@@ -10,7 +10,7 @@ import { type Actor } from '../auth/roles.ts'
 
 const BATCH = 10_000
 
-export const PruneSchema = z.object({
+const PruneSchema = z.object({
   olderThanDays: z.coerce
     .number({ invalid_type_error: 'The age must be a number of days.' })
     .int('The age must be a whole number of days.')

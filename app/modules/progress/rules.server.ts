@@ -35,7 +35,7 @@ const LOCKED_VIDEOS = sql(
     GROUP BY u.video_id`,
 )
 
-export type CourseProgress = {
+type CourseProgress = {
   /** seconds of visible video; null when a visible video has no duration */
   duration: number | null
   /** unique seconds watched of the visible videos, each video counted up to its duration */
@@ -46,7 +46,7 @@ export type CourseProgress = {
 }
 
 /** Course percent (docs/product.md#progress): min(100, round(100 × watched / duration)) over visible videos. */
-export function coursePercent(watched: number, duration: number) {
+function coursePercent(watched: number, duration: number) {
   if (duration <= 0) return 0
   return Math.min(100, Math.round((100 * watched) / duration))
 }

@@ -19,13 +19,11 @@ import {
 // tabs playing at once never lose each other's seconds and seeking ahead adds nothing.
 
 /** A video is complete when this share of its seconds has been played. */
-export const COMPLETION_SHARE = 0.9
+const COMPLETION_SHARE = 0.9
 /** Credit refills at this many seconds of video per second of wall time (the players' top speed)… */
 const MAX_SPEED = 2
 /** …and holds at most this many; one heartbeat claims at most this many too. */
-export const BURST_SECONDS = 60
-
-export { lockMessage }
+const BURST_SECONDS = 60
 
 function requireLearner(actor: Actor): string {
   return requireOwnPermission(actor, 'record:progress:own')
@@ -57,7 +55,7 @@ const WATCHABILITY = `
   LEFT JOIN content_entries v
     ON v.id = :videoId AND v.course_id = :courseId AND v.kind = 'video' AND v.visibility`
 
-export type ProgressAnswer = { watchedSeconds: number; completed: boolean; lastPosition: number; duration: number }
+type ProgressAnswer = { watchedSeconds: number; completed: boolean; lastPosition: number; duration: number }
 
 /**
  * POST /api/category/videoProgress: the seconds played since the previous heartbeat, and the playhead.

@@ -17,10 +17,10 @@ import { ROLE_NAMES_INPUT } from './schema.ts'
 export const LIST_FORMATS = ['table', 'csv', 'json'] as const
 export type ListFormat = (typeof LIST_FORMATS)[number]
 
-export type UserListFilter = { role?: string; search?: string }
+type UserListFilter = { role?: string; search?: string }
 
 /** A user as the list gives one: the import's columns without the password. */
-export type ListedUser = {
+type ListedUser = {
   firstName: string
   lastName: string
   email: string
@@ -30,7 +30,7 @@ export type ListedUser = {
   programs: string[]
 }
 
-export const LIST_COLUMNS = IMPORT_COLUMNS.filter((c) => c !== 'password')
+const LIST_COLUMNS = IMPORT_COLUMNS.filter((c) => c !== 'password')
 
 type Row = {
   first_name: string

@@ -31,16 +31,16 @@ export function requireUploader(actor: Actor) {
 }
 
 /** A problem with one row as the page shows it: without the row's values. */
-export type ImportProblem = Pick<ImportError, 'row' | 'field' | 'message'>
+type ImportProblem = Pick<ImportError, 'row' | 'field' | 'message'>
 
 /** rows shown of each kind: the counts tell how many more there are */
-export const PLAN_SHOWN = 50
+const PLAN_SHOWN = 50
 
 /** A row the import would write, as the dry run's table shows it (no password). */
 export type PlannedRow = { row: number } & PlannedRowValues
 
 /** The first rows the import would create, and the first it would change (PLAN_SHOWN of each at most). */
-export type ImportPlan = { create: PlannedRow[]; update: PlannedRow[] }
+type ImportPlan = { create: PlannedRow[]; update: PlannedRow[] }
 
 export type ImportPreview = {
   key: string
@@ -53,7 +53,7 @@ export type ImportPreview = {
   moreFailedRows: number
 }
 
-export type ImportOutcome = {
+type ImportOutcome = {
   counts: ImportResult['counts']
   /** the error CSV's key when rows failed */
   errorsKey: string | null

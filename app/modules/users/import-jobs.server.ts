@@ -16,7 +16,7 @@ import type { ImportCounts, ImportProgress } from './import.server.ts'
 // (nothing is created twice), and after its last try the row reads as failed, never running for ever.
 // Each job is its admin's: another account asking for it is told there is no such job.
 
-export type ImportJobStatus = 'queued' | 'running' | 'succeeded' | 'failed'
+type ImportJobStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
 export type ImportJobView = {
   id: string
@@ -154,7 +154,7 @@ type Started = {
  * written to the row. A refusal (the file gone, the admin no longer an admin) ends the row; any other
  * failure is thrown, for the job queue to try again, and on the last try the row reads as failed.
  */
-export async function runImportJob(job: RunningJob): Promise<void> {
+async function runImportJob(job: RunningJob): Promise<void> {
   const [row] = await select<Started>(
     `UPDATE import_jobs j SET status = 'running', message = NULL, bytes_read = 0, rows = 0, created = 0,
        updated = 0, skipped = 0, assigned = 0, failed = 0

@@ -20,7 +20,7 @@ export type ImportColumn = (typeof IMPORT_COLUMNS)[number]
 export const REQUIRED_COLUMNS: readonly ImportColumn[] = ['firstName', 'lastName', 'email', 'userName']
 
 /** A header name as compared: lower case, without spaces, dashes, underscores or dots. */
-export const headerKey = (name: string) => name.toLowerCase().replace(/[\s_.-]+/g, '')
+const headerKey = (name: string) => name.toLowerCase().replace(/[\s_.-]+/g, '')
 
 const ALIASES: Record<ImportColumn, string[]> = {
   firstName: ['firstname', 'first', 'givenname', 'forename'],
@@ -57,9 +57,9 @@ export type ImportDelimiter = (typeof IMPORT_DELIMITERS)[number]
 export const FILE_FIELD = 'file'
 
 /** The choices the Import users page offers: the separator, read from the header line when "auto". */
-export const WEB_DELIMITERS = ['auto', ',', ';'] as const
+const WEB_DELIMITERS = ['auto', ',', ';'] as const
 /** The page offers skip and update; failing on existing accounts is the CLI's. */
-export const WEB_ON_EXISTING = ['skip', 'update'] as const
+const WEB_ON_EXISTING = ['skip', 'update'] as const
 
 /** A form leaves a choice out, or sends it empty: the default then. */
 const blankAsMissing = (value: unknown) => (value === '' || value === null ? undefined : value)

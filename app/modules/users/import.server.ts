@@ -52,7 +52,7 @@ export type ImportError = {
 }
 
 /** A file that cannot be read on: where, why, and what was written before it. */
-export type ImportStop = { line: number; message: string }
+type ImportStop = { line: number; message: string }
 
 export type ImportResult = {
   counts: ImportCounts
@@ -107,10 +107,10 @@ export type ImportOptions = {
   errorSink?: Writable
 }
 
-export const ERRORS_KEPT = 100
+const ERRORS_KEPT = 100
 const BATCH_SIZE = 1000
 
-export const ROW_LEVEL = ''
+const ROW_LEVEL = ''
 
 /** Admins and the super admin (and the CLI's system actor) import users. */
 export function requireImporter(actor: Actor) {

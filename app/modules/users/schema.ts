@@ -2,18 +2,18 @@ import { z } from 'zod'
 
 // Registration rules, in the old client's words, with one password policy (docs/product.md#sign-in-and-sessions).
 const NAME = /^[A-Za-z\s]+$/
-export const PASSWORD_RULE = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[^A-Za-z0-9]).{8,128}$/
+const PASSWORD_RULE = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[^A-Za-z0-9]).{8,128}$/
 /** PASSWORD_RULE in words, shown above the forms that choose a password. */
 export const PASSWORD_HINT = 'At least 8 characters with a lowercase and an uppercase letter, a number and a symbol.'
 
-export const firstName = z
+const firstName = z
   .string({ required_error: 'First Name is required field.' })
   .trim()
   .min(1, 'First Name is required field.')
   .min(4, 'First Name must be at least 4 characters.')
   .max(60, 'First Name must be at most 60 characters.')
   .regex(NAME, 'First Name can only contain letters and spaces.')
-export const lastName = z
+const lastName = z
   .string({ required_error: 'Last Name is required field.' })
   .trim()
   .min(1, 'Last Name is required field.')
@@ -28,8 +28,8 @@ const userNameWith = (required: string) =>
     .min(4, 'UserName must be at least 4 characters')
     .max(40, 'UserName must be at most 40 characters.')
     .regex(/^[A-Za-z0-9._-]+$/, 'UserName can only contain letters, numbers, dots, dashes and underscores.')
-export const userName = userNameWith('UserName is required field.')
-export const email = z
+const userName = userNameWith('UserName is required field.')
+const email = z
   .string({ required_error: 'Email is required field.' })
   .trim()
   .min(1, 'Email is required field.')
@@ -96,7 +96,7 @@ export const AccountIdSchema = z.object({
 })
 
 /** One password policy everywhere (PASSWORD_RULE), with the reset and change forms' messages. */
-export const newPassword = z
+const newPassword = z
   .string({ required_error: 'Password field is required field.' })
   .min(1, 'Password field is required field.')
   .regex(PASSWORD_RULE, 'min 8 char with 1 lower, upper, number & symbol')

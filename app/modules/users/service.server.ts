@@ -101,7 +101,7 @@ function userRow(user: User): UserRow {
 }
 
 /** The profile the old client reads: the user with role and assignments. */
-export type Profile = UserRow & { assignedCourses: string[]; assignedPrograms: string[]; programsEnrolled: string[] }
+type Profile = UserRow & { assignedCourses: string[]; assignedPrograms: string[]; programsEnrolled: string[] }
 
 /** A learner reads only their own profile; the admin side reads anyone's. */
 export async function getProfile(actor: Actor, userId: string): Promise<Profile> {
@@ -177,7 +177,7 @@ export async function changePassword(actor: Actor, userId: string, input: Passwo
 export const USER_SORT_KEYS = ['firstName', 'lastName', 'userName', 'email', 'createdAt'] as const
 export const USER_LIST_ORDER = { sort: 'createdAt', dir: 'desc' } as const
 
-export type UserListQuery = {
+type UserListQuery = {
   q?: string
   sort?: (typeof USER_SORT_KEYS)[number]
   dir?: 'asc' | 'desc'

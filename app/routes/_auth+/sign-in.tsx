@@ -1,10 +1,9 @@
-import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
+import { useActionData, useNavigation, useSearchParams } from '@remix-run/react'
+import { AuthForm } from '#app/components/account/auth-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FormField, FormPasswordField } from '#app/components/forms/fields.tsx'
-import { FormSubmit } from '#app/components/forms/form-submit.tsx'
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { landingPath } from '#app/modules/auth/permissions.ts'
 import { LoginSchema } from '#app/modules/auth/schema.ts'
@@ -57,21 +56,19 @@ export default function SignIn() {
   })
   const busy = navigation.state !== 'idle' && navigation.formAction?.toLowerCase().startsWith('/sign-in')
   return (
-    <div className="card w-full max-w-md p-8">
-      <h1 className="text-2xl font-bold">Sign in</h1>
-      <p className="mt-1 text-sm text-slate-600">Welcome back. Sign in to continue your courses.</p>
-      <Form method="post" className="mt-6 space-y-2" {...getFormProps(form)}>
-        <input type="hidden" name="redirectTo" value={params.get('redirectTo') ?? ''} />
-        <FormField meta={fields.email} label="Username / Email" autoComplete="username" autoFocus />
-        <FormPasswordField meta={fields.password} label="Password" autoComplete="current-password" />
-        <FormSubmit form={form} label="Sign In" busy={busy} busyLabel="Signing in…" className="btn-primary w-full" />
-      </Form>
-      <p className="mt-4 text-center text-sm">
-        <Link to="/forgot-Password" className="font-medium text-brand-600 hover:underline">
-          Forgot Password?
-        </Link>
-      </p>
-    </div>
+    <AuthForm
+      form={form}
+      title="Sign in"
+      intro="Welcome back. Sign in to continue your courses."
+      submit="Sign In"
+      busy={busy}
+      busyLabel="Signing in…"
+      link={{ to: '/forgot-Password', label: 'Forgot Password?' }}
+    >
+      <input type="hidden" name="redirectTo" value={params.get('redirectTo') ?? ''} />
+      <FormField meta={fields.email} label="Username / Email" autoComplete="username" autoFocus />
+      <FormPasswordField meta={fields.password} label="Password" autoComplete="current-password" />
+    </AuthForm>
   )
 }
 

@@ -1,19 +1,18 @@
 import { getFormProps, useForm } from '@conform-to/react'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import { CourseImage } from '#app/components/course/course-image.tsx'
+import { ContentsHeading, CourseLayout } from '#app/components/course/course-layout.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { FileList, VideoList } from '#app/components/course/video-list.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FormFileField, FormSelectField, UploadsScope, useUploads } from '#app/components/forms/fields.tsx'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
 import { listAssessments, uploadAssessment } from '#app/modules/assessments/service.server.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatCourseLength, formatDate } from '#app/utils/format.ts'
+import { formatDate } from '#app/utils/format.ts'
 import { pageAction, type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireUser } from '#app/utils/session.server.ts'
@@ -58,77 +57,10 @@ export default function CoursePage() {
   const next = course.videos.find((v) => !v.completed && v.lockedBy.length === 0) ?? course.videos[0]
   const uploading = params.get('assessment') === 'new'
   return (
-    <div className="grid gap-8 lg:grid-cols-[1fr_22rem]">
-      <div className="space-y-6">
-        <Breadcrumb items={[{ label: 'My Courses', to: '/courses' }, { label: course.title }]} />
-        <h1 className="text-3xl font-bold">{course.title}</h1>
-        <p className="whitespace-pre-line text-slate-700">{course.description}</p>
-        <section className="card" aria-labelledby="contents-heading">
-          <details open>
-            <summary className="flex w-full cursor-pointer list-none items-center justify-between px-4 py-3 text-left [&::-webkit-details-marker]:hidden">
-              <h2 id="contents-heading" className="font-semibold">
-                Contents
-              </h2>
-              <span className="text-sm text-slate-500">
-                {formatCourseLength(course.videos.length, course.duration)}
-              </span>
-            </summary>
-            <div className="border-t border-slate-100">
-              <VideoList courseId={course._id} videos={course.videos} />
-            </div>
-          </details>
-        </section>
-        {[
-          { id: 'documents', title: 'Documents', items: course.documents },
-          { id: 'scenarios', title: 'Scenarios', items: course.scenarios },
-        ].map(({ id, title, items }) => (
-          <section key={id} className="card" aria-labelledby={`${id}-heading`}>
-            <h2 id={`${id}-heading`} className="border-b border-slate-100 px-4 py-3 font-semibold">
-              {title}
-            </h2>
-            <FileList items={items} empty={`No ${title} found`} />
-          </section>
-        ))}
-        <section className="card" aria-labelledby="assessment-heading">
-          <div className="flex items-center justify-between border-b border-slate-100 px-4 py-3">
-            <h2 id="assessment-heading" className="font-semibold">
-              My Assessment
-            </h2>
-            {course.scenarios.length ? (
-              <Link to="?assessment=new" preventScrollReset className="btn-primary py-1.5">
-                Upload Assessment
-              </Link>
-            ) : null}
-          </div>
-          {assessments.length === 0 ? (
-            <p className="p-4 text-sm text-slate-600">
-              No Assignment found
-              {course.scenarios.length ? '' : ' (this course has no scenario to answer yet)'}
-            </p>
-          ) : (
-            <ol className="divide-y divide-slate-100" aria-label="My assessments">
-              {assessments.map((a) => (
-                <li key={a._id} className="flex flex-wrap items-center gap-3 px-4 py-3 text-sm">
-                  <a
-                    href={a.document.link}
-                    className="font-medium text-brand-700 hover:underline"
-                    target="_blank"
-                    rel="noreferrer"
-                  >
-                    {a.document.name}
-                  </a>
-                  <span className="text-slate-500">for {a.scenarioName}</span>
-                  <span className="ml-auto text-xs text-slate-500">
-                    <time dateTime={a.createdAt}>{formatDate(a.createdAt)}</time>
-                  </span>
-                </li>
-              ))}
-            </ol>
-          )}
-        </section>
-      </div>
-      <aside className="card h-fit overflow-hidden">
-        <CourseImage src={course.imageUrl} title={course.title} />
+    <CourseLayout
+      back={{ label: 'My Courses', to: '/courses' }}
+      course={course}
+      aside={
         <div className="space-y-4 p-5">
           <ProgressBar percent={course.percent} label="Course progress" />
           {next ? (
@@ -137,9 +69,68 @@ export default function CoursePage() {
             </Link>
           ) : null}
         </div>
-      </aside>
+      }
+    >
+      <section className="card" aria-labelledby="contents-heading">
+        <details open>
+          <summary className="flex w-full cursor-pointer list-none items-center justify-between px-4 py-3 text-left [&::-webkit-details-marker]:hidden">
+            <ContentsHeading course={course} />
+          </summary>
+          <div className="border-t border-slate-100">
+            <VideoList courseId={course._id} videos={course.videos} />
+          </div>
+        </details>
+      </section>
+      {[
+        { id: 'documents', title: 'Documents', items: course.documents },
+        { id: 'scenarios', title: 'Scenarios', items: course.scenarios },
+      ].map(({ id, title, items }) => (
+        <section key={id} className="card" aria-labelledby={`${id}-heading`}>
+          <h2 id={`${id}-heading`} className="border-b border-slate-100 px-4 py-3 font-semibold">
+            {title}
+          </h2>
+          <FileList items={items} empty={`No ${title} found`} />
+        </section>
+      ))}
+      <section className="card" aria-labelledby="assessment-heading">
+        <div className="flex items-center justify-between border-b border-slate-100 px-4 py-3">
+          <h2 id="assessment-heading" className="font-semibold">
+            My Assessment
+          </h2>
+          {course.scenarios.length ? (
+            <Link to="?assessment=new" preventScrollReset className="btn-primary py-1.5">
+              Upload Assessment
+            </Link>
+          ) : null}
+        </div>
+        {assessments.length === 0 ? (
+          <p className="p-4 text-sm text-slate-600">
+            No Assignment found
+            {course.scenarios.length ? '' : ' (this course has no scenario to answer yet)'}
+          </p>
+        ) : (
+          <ol className="divide-y divide-slate-100" aria-label="My assessments">
+            {assessments.map((a) => (
+              <li key={a._id} className="flex flex-wrap items-center gap-3 px-4 py-3 text-sm">
+                <a
+                  href={a.document.link}
+                  className="font-medium text-brand-700 hover:underline"
+                  target="_blank"
+                  rel="noreferrer"
+                >
+                  {a.document.name}
+                </a>
+                <span className="text-slate-500">for {a.scenarioName}</span>
+                <span className="ml-auto text-xs text-slate-500">
+                  <time dateTime={a.createdAt}>{formatDate(a.createdAt)}</time>
+                </span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
       {uploading && course.scenarios.length ? <AssessmentDialog scenarios={course.scenarios} upload={upload} /> : null}
-    </div>
+    </CourseLayout>
   )
 }
 

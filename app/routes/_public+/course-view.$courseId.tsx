@@ -1,12 +1,11 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
-import { CourseImage } from '#app/components/course/course-image.tsx'
+import { ContentsHeading, CourseLayout } from '#app/components/course/course-layout.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { getCourseOverview } from '#app/modules/courses/catalogue.server.ts'
 import { useOptionalUser } from '#app/root.tsx'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
+import { formatDuration } from '#app/utils/format.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -25,17 +24,31 @@ export default function CourseView() {
   const { course } = useLoaderData<typeof loader>()
   const user = useOptionalUser()
   return (
-    <main className="mx-auto grid max-w-7xl gap-8 px-4 py-8 sm:px-6 lg:grid-cols-[1fr_22rem]">
-      <div className="space-y-6">
-        <Breadcrumb items={[{ label: 'Explore Courses', to: '/explore-courses' }, { label: course.title }]} />
-        <h1 className="text-3xl font-bold">{course.title}</h1>
-        <p className="whitespace-pre-line text-slate-700">{course.description}</p>
-        <section className="card" aria-labelledby="videos-heading">
+    <main className="mx-auto max-w-7xl px-4 py-8 sm:px-6">
+      <CourseLayout
+        back={{ label: 'Explore Courses', to: '/explore-courses' }}
+        course={{ ...course, imageUrl: course.courseImage?.link ?? null }}
+        aside={
+          <div className="space-y-3 p-5 text-sm text-slate-600">
+            <p>
+              This course is part of the training your organisation assigns. Once it is assigned to you, it appears
+              under My Courses with your progress.
+            </p>
+            {user ? (
+              <Link to="/courses" className="btn-primary w-full">
+                My Courses
+              </Link>
+            ) : (
+              <Link to={`/sign-in?redirectTo=${encodeURIComponent('/courses')}`} className="btn-primary w-full">
+                Sign in
+              </Link>
+            )}
+          </div>
+        }
+      >
+        <section className="card" aria-labelledby="contents-heading">
           <div className="flex items-center justify-between border-b border-slate-100 px-4 py-3">
-            <h2 id="videos-heading" className="font-semibold">
-              Contents
-            </h2>
-            <span className="text-sm text-slate-500">{formatCourseLength(course.videos.length, course.duration)}</span>
+            <ContentsHeading course={course} />
           </div>
           {course.videos.length === 0 ? (
             <p className="p-4 text-sm text-slate-600">No videos in this course yet.</p>
@@ -64,25 +77,7 @@ export default function CourseView() {
             </ol>
           )}
         </section>
-      </div>
-      <aside className="card h-fit overflow-hidden">
-        <CourseImage src={course.courseImage?.link ?? null} title={course.title} />
-        <div className="space-y-3 p-5 text-sm text-slate-600">
-          <p>
-            This course is part of the training your organisation assigns. Once it is assigned to you, it appears under
-            My Courses with your progress.
-          </p>
-          {user ? (
-            <Link to="/courses" className="btn-primary w-full">
-              My Courses
-            </Link>
-          ) : (
-            <Link to={`/sign-in?redirectTo=${encodeURIComponent('/courses')}`} className="btn-primary w-full">
-              Sign in
-            </Link>
-          )}
-        </div>
-      </aside>
+      </CourseLayout>
     </main>
   )
 }

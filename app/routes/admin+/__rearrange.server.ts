@@ -11,7 +11,7 @@ import type { ContentKind } from '#db/models/index.ts'
  * The ids in their new order: the sortable list posts `order` (ids, first to last); the form shown
  * without JavaScript posts `position:{id}` numbers, where ties keep the current order.
  */
-export function postedOrder(form: FormData): string[] {
+function postedOrder(form: FormData): string[] {
   const order = form.getAll('order').map(String)
   if (order.length) return order
   return [...form.entries()]
