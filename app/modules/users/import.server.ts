@@ -4,7 +4,7 @@ import { QueryTypes, type Transaction } from 'sequelize'
 import { query, sequelize } from '#db/client.ts'
 import { hashPassword } from '../auth/password.server.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
-import { ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
+import { ADMIN_ROLES, ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
 import { unprotectFormula } from '../csv/formula.ts'
 import { CsvReader, stoppedMessage, unreadableMessage, type CsvRecord } from '../csv/reader.server.ts'
 import { ErrorCsv } from '../csv/writer.server.ts'
@@ -562,7 +562,7 @@ class ImportRun {
   /** Why an existing account may not take this row's values, if it may not. */
   private mayUpdate(candidate: Candidate, roleId: RoleId, account: Existing, byUserName: Existing | undefined) {
     if (byUserName && byUserName.id !== account.id) return { field: 'userName', message: DUPLICATE_USERNAME }
-    const privileged = account.role_id === ROLE.admin || account.role_id === ROLE.superAdmin
+    const privileged = ADMIN_ROLES.includes(account.role_id as RoleId)
     if (privileged && !can(this.actor, 'manage:admins'))
       return { field: 'email', message: 'You do not have permission to change this account.' }
     if (account.id === this.actor.id && account.role_id !== roleId)
