@@ -19,6 +19,7 @@ import * as signInEventsAndEndedSessions from './migrations/0014-sign-in-events-
 import * as uploadQuota from './migrations/0015-upload-quota.ts'
 import * as rateLimits from './migrations/0016-rate-limits.ts'
 import * as jobQueue from './migrations/0017-job-queue.ts'
+import * as labs from './migrations/0018-labs.ts'
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
 const migrations = [
@@ -39,6 +40,7 @@ const migrations = [
   { name: '0015-upload-quota', ...uploadQuota },
   { name: '0016-rate-limits', ...rateLimits },
   { name: '0017-job-queue', ...jobQueue },
+  { name: '0018-labs', ...labs },
 ]
 
 // Any number: it only has to be the same for every process that migrates this database.

@@ -94,6 +94,27 @@ const schema = z.object({
     .enum(['0', '1', 'true', 'false'])
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
+  // SQL labs (docs/labs.md). The server the labs' databases are made on, as a role that may create databases
+  // and roles; unset, the portal's own server (DATABASE_URL or the embedded one).
+  LABS_DATABASE_URL: z.string().url().optional(),
+  // How long one attempt may run, all its statements together; a watchdog outside the session cancels it then.
+  LABS_TIME_LIMIT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+  // The most rows and bytes of a result read back from the sandbox, and the longest SQL text taken.
+  LABS_MAX_ROWS: z.coerce.number().int().min(10).max(1_000_000).default(10_000),
+  LABS_MAX_RESULT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(4 * 1024 * 1024),
+  LABS_MAX_SQL_BYTES: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(1024 * 1024)
+    .default(20_000),
+  // Gradings at once in one process (beyond: 429), and the sandbox role's connections across every process.
+  LABS_GRADINGS_MAX: z.coerce.number().int().min(1).max(100).default(4),
+  LABS_CONNECTIONS: z.coerce.number().int().min(2).max(1000).default(20),
 })
 
 export type Env = z.infer<typeof schema> & { PUBLIC_URL: string; DATA_DIR: string }
