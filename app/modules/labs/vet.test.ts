@@ -94,7 +94,7 @@ describe('vetting a statement of each kind', () => {
 
   it('makes a SELECT whose WITH changes data a data change', async () => {
     const sql = 'WITH d AS (DELETE FROM sales RETURNING *) SELECT * FROM d'
-    expect(await accepted(sql, ['dml'])).toEqual([{ kind: 'dml', sql, ordered: false }])
+    expect(await accepted(sql, ['dml'])).toEqual([{ kind: 'dml', sql, ordered: false, start: 0 }])
     expect((await refused(sql, ['select'])).message).toBe(
       'This exercise takes a SELECT query; a WITH query that runs DELETE is not allowed here.',
     )
@@ -107,15 +107,16 @@ describe('vetting a statement of each kind', () => {
       'This exercise takes a schema change (CREATE, ALTER, DROP, COMMENT, REFRESH); ' +
         'SELECT … INTO with DELETE in its WITH is not allowed here.',
     )
-    expect(await accepted(into, ['ddl', 'dml'])).toEqual([{ kind: 'ddl', sql: into, ordered: false }])
+    expect(await accepted(into, ['ddl', 'dml'])).toEqual([{ kind: 'ddl', sql: into, ordered: false, start: 0 }])
   })
 
   it('takes several statements of the allowed kinds, each with its own text', async () => {
     const sql = '  CREATE TABLE t (a int) ;\n\n  INSERT INTO t VALUES (1);\n-- and then\nSELECT a FROM t ORDER BY a  '
     expect(await accepted(sql)).toEqual([
-      { kind: 'ddl', sql: 'CREATE TABLE t (a int)', ordered: false },
-      { kind: 'dml', sql: 'INSERT INTO t VALUES (1)', ordered: false },
-      { kind: 'select', sql: 'SELECT a FROM t ORDER BY a', ordered: true },
+      { kind: 'ddl', sql: 'CREATE TABLE t (a int)', ordered: false, start: sql.indexOf('CREATE') },
+      { kind: 'dml', sql: 'INSERT INTO t VALUES (1)', ordered: false, start: sql.indexOf('INSERT') },
+      // a comment before a statement is not part of it
+      { kind: 'select', sql: 'SELECT a FROM t ORDER BY a', ordered: true, start: sql.indexOf('SELECT') },
     ])
   })
 })
@@ -443,6 +444,8 @@ describe('the statements taken', () => {
       "SELECT '😀', 'ß' AS x",
       "INSERT INTO cities VALUES ('Genève')",
     ])
+    // where each starts, in characters as PostgreSQL counts them (the emoji is one)
+    expect((await accepted(sql)).map((s) => s.start)).toEqual([0, 24, 47])
     const after = "SELECT 'Zürich'; SELECT '😀' FROM pg_class"
     expect((await refused(after)).position).toBe(positionOf(after, 'pg_class'))
   })

@@ -7,7 +7,8 @@ import { hasSqlDetails, loadModule, parseSync } from 'libpg-query'
 // sandbox's role, time limit and transaction stay the walls behind this one.
 
 export type StatementKind = 'select' | 'dml' | 'ddl'
-export type VettedStatement = { kind: StatementKind; sql: string; ordered: boolean }
+/** `start`: where the statement begins in the learner's text, in characters (code points) before it. */
+export type VettedStatement = { kind: StatementKind; sql: string; ordered: boolean; start: number }
 export type Vetting =
   | { ok: true; statements: VettedStatement[] }
   // position: 1-based, in characters (code points) of the learner's text, as PostgreSQL reports a position
@@ -126,8 +127,10 @@ function vetStatement(raw: RawStatement, bytes: Uint8Array, rules: Rules): Vette
   // stmt_location and stmt_len count UTF-8 bytes; a length of 0 (left out) runs to the end of the text
   const start = raw.stmt_location ?? 0
   const end = raw.stmt_len ? start + raw.stmt_len : bytes.length
-  const sql = decoder.decode(bytes.subarray(start, end)).trim()
+  const text = decoder.decode(bytes.subarray(start, end))
+  const sql = text.trim()
   const at = positionOf(bytes, start)
+  const lead = Array.from(text.slice(0, text.length - text.trimStart().length)).length
   const node = unwrap(raw.stmt)
   if (!node) return refuse(`${leadingWords(sql)} is not allowed in an SQL lab.`, at)
 
@@ -152,7 +155,7 @@ function vetStatement(raw: RawStatement, bytes: Uint8Array, rules: Rules): Vette
     return refuse(`${takes(rules.allow)}; ${what} is not allowed here.`, at)
   }
   const query = node.type === 'SelectStmt' && kind === 'select'
-  return { kind: needs[0], sql, ordered: query && nonEmpty(node.fields.sortClause) }
+  return { kind: needs[0], sql, ordered: query && nonEmpty(node.fields.sortClause), start: (at ?? 1) - 1 + lead }
 }
 
 // —— What each statement type is ——
