@@ -125,6 +125,18 @@ describe('the labs sandbox', () => {
     expect(outcome).toMatchObject({ ok: false, message: 'column "nme" does not exist', position: 18 })
   })
 
+  it('vets a dataset as it vets a learner’s SQL, and leaves no database behind when it fails', async () => {
+    const before = await labDatabases()
+    for (const [sql, refused] of [
+      ['CREATE TABLE t (a int);\nRESET ROLE;', 'dataset.sql, the statement on line 2: RESET ROLE is not allowed'],
+      ["CREATE TABLE t (a int);\nCOPY t FROM PROGRAM 'id';", 'dataset.sql: a dataset may only COPY … FROM a CSV file'],
+      ["CREATE TABLE t (a int);\nCOPY t FROM 'missing.csv';", 'COPY reads missing.csv, which is not in the folder'],
+      ['CREATE TABLE t (a int);\nINSERT INTO t VALUES (1 / 0);', 'line 2: division by zero'],
+    ])
+      await expect(buildLabDatabases({ sql, name: 'dataset.sql', files: [] }, 1)).rejects.toThrow(refused)
+    expect(await labDatabases()).toEqual(before)
+  })
+
   it('gives the learner’s role nothing of the portal: no catalog secrets, no connection to its database', async () => {
     const authid = await runInSandbox(lab, { kind: 'query', statement: at('SELECT rolpassword FROM pg_authid') })
     expect(authid).toMatchObject({ ok: false, message: expect.stringMatching(/permission denied/) })
@@ -167,4 +179,12 @@ async function pg_query(url: string, text: string) {
   } finally {
     await client.end()
   }
+}
+
+async function labDatabases() {
+  const result = await pg_query(
+    await databaseUrl(),
+    "SELECT datname FROM pg_database WHERE datname LIKE '%\\_lab\\_%' ORDER BY 1",
+  )
+  return result.rows.map((r) => (r as { datname: string }).datname)
 }

@@ -7,6 +7,7 @@ import { from as copyFrom } from 'pg-copy-streams'
 import { getEnv } from '#app/utils/env.server.ts'
 import { databaseUrl, query, sql } from '#db/client.ts'
 import { ServiceError } from '../errors.ts'
+import { vetSql, type StatementKind } from './vet.ts'
 
 // The labs sandbox: where learners' SQL runs, never near the portal's own data.
 //
@@ -242,6 +243,8 @@ export function parser(): Promise<void> {
   return parserReady
 }
 
+const DATASET_KINDS: StatementKind[] = ['select', 'dml', 'ddl']
+
 type DatasetStatement = { text: string; start: number; copyFile?: string }
 
 /** The dataset's statements, each with where it starts (in characters) and the folder file a COPY reads. */
@@ -282,8 +285,13 @@ function copyFromStdin(statement: string, filename: string): string {
 
 async function runDataset(client: pg.Client, dataset: { sql: string; name: string; files: DatasetFile[] }) {
   for (const statement of await datasetStatements(dataset.sql, dataset.name)) {
+    const line = dataset.sql.slice(0, statement.start).split('\n').length
     try {
       if (statement.copyFile === undefined) {
+        // the author's SQL runs as the author role: vetted as a learner's is, so it cannot leave that role
+        const vetting = await vetSql(statement.text, { allow: DATASET_KINDS, single: true, maxBytes: Infinity })
+        if (!vetting.ok)
+          throw new ServiceError(400, `${dataset.name}, the statement on line ${line}: ${vetting.message}`)
         await client.query(statement.text)
         continue
       }
@@ -293,7 +301,6 @@ async function runDataset(client: pg.Client, dataset: { sql: string; name: strin
       await pipeline(Readable.from([file.content]), client.query(copyFrom(statement.text)))
     } catch (error) {
       if (error instanceof ServiceError) throw error
-      const line = dataset.sql.slice(0, statement.start).split('\n').length
       throw new ServiceError(400, `${dataset.name}, the statement on line ${line}: ${(error as Error).message}`)
     }
   }
