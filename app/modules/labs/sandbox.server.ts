@@ -375,8 +375,9 @@ export async function runInSandbox(
       broken = !(error instanceof pg.DatabaseError)
       return { ...refusal(error, watchdog.fired()), ms: Math.round(performance.now() - started) }
     } finally {
-      watchdog.stop()
-      await client.query('ROLLBACK').catch(() => (broken = true))
+      await watchdog.stop()
+      if (watchdog.fired()) broken = true
+      else await client.query('ROLLBACK').catch(() => (broken = true))
       client.release(broken)
     }
   } finally {
@@ -471,20 +472,25 @@ function refusal(error: unknown, timedOut: boolean): { ok: false; message: strin
  */
 function startWatchdog(client: pg.PoolClient) {
   const pid = (client as unknown as { processID: number }).processID
-  let fired = false
+  const signal = (name: 'pg_cancel_backend' | 'pg_terminate_backend') =>
+    asAdmin(undefined, (admin) => admin.query(`SELECT ${name}($1)`, [pid])).then(
+      () => undefined,
+      () => undefined,
+    )
+  const sent: Promise<void>[] = []
   const limit = getEnv().LABS_TIME_LIMIT_MS
-  const cancel = setTimeout(() => {
-    fired = true
-    void asAdmin(undefined, (admin) => admin.query('SELECT pg_cancel_backend($1)', [pid])).catch(() => undefined)
-  }, limit)
-  const terminate = setTimeout(() => {
-    void asAdmin(undefined, (admin) => admin.query('SELECT pg_terminate_backend($1)', [pid])).catch(() => undefined)
-  }, limit + 2000)
+  const cancel = setTimeout(() => sent.push(signal('pg_cancel_backend')), limit)
+  const terminate = setTimeout(() => sent.push(signal('pg_terminate_backend')), limit + 2000)
   return {
-    fired: () => fired,
-    stop() {
+    fired: () => sent.length > 0,
+    /**
+     * Stops the timers and waits for a signal on its way: a cancel that arrived late would stop the next
+     * attempt on this connection, so a connection the watchdog signalled is not used again.
+     */
+    async stop() {
       clearTimeout(cancel)
       clearTimeout(terminate)
+      await Promise.all(sent)
     },
   }
 }

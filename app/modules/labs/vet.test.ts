@@ -401,23 +401,25 @@ describe('texts that are not one statement of SQL', () => {
   })
 
   it('refuses a syntax error with PostgreSQL’s message and position', async () => {
-    expect(await refused('SELEC 1')).toEqual({ ok: false, message: 'Syntax error at or near "SELEC".', position: 1 })
+    expect(await refused('SELEC 1')).toEqual({ ok: false, message: 'Syntax error at or near "SELEC".', position: 1, syntax: true })
     // positions count characters, not bytes: ü is two bytes and 😀 four, each one character
     const umlaut = "SELECT 'Zürich' frm sales"
     expect(await refused(umlaut)).toEqual({
       ok: false,
       message: 'Syntax error at or near "sales".',
       position: positionOf(umlaut, 'sales'),
+      syntax: true,
     })
     expect(positionOf(umlaut, 'sales')).toBe(21)
     const emoji = "SELECT '😀😀' frm sales"
     expect((await refused(emoji)).position).toBe(positionOf(emoji, 'sales'))
     // the end of the text is one past its last character, as PostgreSQL says
-    expect(await refused('SELECT 1 +')).toEqual({ ok: false, message: 'Syntax error at end of input.', position: 11 })
+    expect(await refused('SELECT 1 +')).toEqual({ ok: false, message: 'Syntax error at end of input.', position: 11, syntax: true })
     expect(await refused("SELECT 'open")).toEqual({
       ok: false,
       message: 'Unterminated quoted string at or near "\'open".',
       position: 8,
+      syntax: true,
     })
     // an error in the second statement points into it
     const second = 'SELECT 1; SELECT * FROM sales WHERE'

@@ -11,8 +11,9 @@ export type StatementKind = 'select' | 'dml' | 'ddl'
 export type VettedStatement = { kind: StatementKind; sql: string; ordered: boolean; start: number }
 export type Vetting =
   | { ok: true; statements: VettedStatement[] }
-  // position: 1-based, in characters (code points) of the learner's text, as PostgreSQL reports a position
-  | { ok: false; message: string; position?: number }
+  // position: 1-based, in characters (code points) of the learner's text, as PostgreSQL reports a position;
+  // syntax: the text is no SQL PostgreSQL reads (an attempt that failed), not SQL a lab refuses to run
+  | { ok: false; message: string; position?: number; syntax?: true }
 
 type Rules = { allow: readonly StatementKind[]; single: boolean; maxBytes: number }
 type Refusal = Extract<Vetting, { ok: false }>
@@ -116,7 +117,7 @@ function parse(sql: string): RawStatement[] | Refusal {
   } catch (error) {
     // libpg-query's cursorPosition is PostgreSQL's 1-based character position less one
     const details = hasSqlDetails(error) ? error.sqlDetails : undefined
-    if (details) return refuse(sentence(details.message), details.cursorPosition + 1)
+    if (details) return { ...refuse(sentence(details.message), details.cursorPosition + 1), syntax: true }
     // the parser writes its tree out recursively: a few thousand nested operators overflow WebAssembly's stack
     if (error instanceof RangeError) return refuse('The SQL is nested too deeply to be checked.')
     throw error
