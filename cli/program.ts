@@ -23,6 +23,7 @@ export const COMMANDS: Record<string, () => Promise<Register>> = {
   exports: () => import('./commands/exports.ts').then((m) => m.registerExports),
   mail: () => import('./commands/mail.ts').then((m) => m.registerMail),
   jobs: () => import('./commands/jobs.ts').then((m) => m.registerJobs),
+  labs: () => import('./commands/labs.ts').then((m) => m.registerLabs),
 }
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }

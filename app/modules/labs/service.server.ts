@@ -1,0 +1,392 @@
+import { QueryTypes, type Transaction } from 'sequelize'
+import { getEnv } from '#app/utils/env.server.ts'
+import { sequelize, transaction } from '#db/client.ts'
+import { can, requirePermission } from '../auth/permissions.ts'
+import type { Actor } from '../auth/roles.ts'
+import { findCourseByIdentifier } from '../courses/catalogue.server.ts'
+import { canOpenCourse } from '../courses/access.server.ts'
+import { conflict, forbidden, notFound, ServiceError } from '../errors.ts'
+import { isUuid } from '../ids.ts'
+import type { LabFolder } from './folder.server.ts'
+import { grade, solve, type Expected, type GradedExercise, type Grading } from './grading.server.ts'
+import { buildLabDatabases, dropLabDatabases, type LabDatabases } from './sandbox.server.ts'
+import type { ExerciseDefinition } from './schema.ts'
+
+// Labs as the portal keeps them: imported from an author's folder (built in the sandbox, each exercise's
+// answer taken from its solution), listed, and written back as a folder.
+
+/** Copies of a lab's database for exercises that change data or tables: attempts of this process at once. */
+const STATE_COPIES = 2
+
+async function select<T extends object>(text: string, bind: unknown[], tx?: Transaction): Promise<T[]> {
+  return (await sequelize()).query<T>(text, { bind, type: QueryTypes.SELECT, transaction: tx })
+}
+
+export type ImportedLab = {
+  id: string
+  title: string
+  courseId: string
+  courseTitle: string
+  created: boolean
+  exercises: { kept: string[]; added: string[]; removed: string[] }
+  /** how long building the dataset and solving every exercise took */
+  buildMs: number
+}
+
+const graded = (exercise: ExerciseDefinition) => ({
+  key: exercise.key,
+  check: exercise.check,
+  verify: exercise.verify ?? [],
+  order: exercise.order,
+  columns: exercise.columns,
+  allow: exercise.allow,
+  solution: exercise.solution,
+})
+
+type Solved = { exercise: ExerciseDefinition; expected: Expected; ordered: boolean; ms: number }
+
+/** Builds a folder's dataset in the sandbox and takes each exercise's answer from its solution. */
+async function buildAndSolve(folder: LabFolder): Promise<{ built: LabDatabases; solved: Solved[] }> {
+  const { definition } = folder
+  const copies = definition.exercises.some((e) => e.check === 'state') ? STATE_COPIES : 0
+  const built = await buildLabDatabases(
+    { sql: folder.datasetSql, name: definition.dataset, files: folder.dataFiles },
+    copies,
+  )
+  try {
+    const solved: Solved[] = []
+    for (const exercise of definition.exercises) solved.push({ exercise, ...(await solve(built, graded(exercise))) })
+    return { built, solved }
+  } catch (error) {
+    await dropLabDatabases([built.database, ...built.copies])
+    throw error
+  }
+}
+
+/**
+ * Creates the lab of a folder in a course, or updates the course's lab of the same title: its text, its
+ * dataset (built anew) and its exercises, matched by key, so learners' attempts stay with the exercises
+ * whose key stays. The old build's databases go once the new one is in place.
+ */
+export async function importLab(actor: Actor, input: { folder: LabFolder; course: string }): Promise<ImportedLab> {
+  requirePermission(actor, 'update:content')
+  const course = await findCourseByIdentifier(input.course)
+  const started = performance.now()
+  const { built, solved } = await buildAndSolve(input.folder)
+  const { definition, datasetSql, dataFiles } = input.folder
+  try {
+    const saved = await transaction(async (tx) => {
+      const [existing] = await select<{ id: string; database: string | null; state_copies: string[] }>(
+        'SELECT id, database, state_copies FROM labs WHERE course_id = $1 AND lower(title) = lower($2) FOR UPDATE',
+        [course.id, definition.title],
+        tx,
+      )
+      const [{ id }] = await select<{ id: string }>(
+        existing
+          ? `UPDATE labs SET title = $2, description = $3, minutes = $4, dataset_name = $5, dataset_sql = $6,
+               database = $7, state_copies = $8, built_at = now(), updated_at = now()
+             WHERE id = $1 RETURNING id`
+          : `INSERT INTO labs (course_id, title, description, minutes, dataset_name, dataset_sql, database,
+               state_copies, built_at, order_id)
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, now(), coalesce(max(order_id) + 1, 0) FROM labs WHERE course_id = $1
+             RETURNING id`,
+        [
+          existing?.id ?? course.id,
+          definition.title,
+          definition.description,
+          definition.minutes,
+          definition.dataset,
+          datasetSql,
+          built.database,
+          built.copies,
+        ],
+        tx,
+      )
+      const before = await select<{ key: string }>('SELECT key FROM lab_exercises WHERE lab_id = $1', [id], tx)
+      const keys = new Set(solved.map((s) => s.exercise.key))
+      const removed = before.map((r) => r.key).filter((key) => !keys.has(key))
+      await select('DELETE FROM lab_exercises WHERE lab_id = $1 AND NOT (key = ANY($2)) RETURNING id', [id, [...keys]], tx)
+      for (const [position, { exercise, expected, ordered }] of solved.entries())
+        await select(
+          `INSERT INTO lab_exercises (lab_id, key, position, title, prompt, solution, check_kind, verify, order_rule,
+             column_rule, allow, points, hints, expected, ordered)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+           ON CONFLICT (lab_id, key) DO UPDATE SET position = excluded.position, title = excluded.title,
+             prompt = excluded.prompt, solution = excluded.solution, check_kind = excluded.check_kind,
+             verify = excluded.verify, order_rule = excluded.order_rule, column_rule = excluded.column_rule,
+             allow = excluded.allow, points = excluded.points, hints = excluded.hints, expected = excluded.expected,
+             ordered = excluded.ordered
+           RETURNING id`,
+          [
+            id,
+            exercise.key,
+            position,
+            exercise.title,
+            exercise.prompt,
+            exercise.solution,
+            exercise.check,
+            exercise.verify ?? [],
+            exercise.order,
+            exercise.columns,
+            exercise.allow,
+            exercise.points,
+            exercise.hints,
+            JSON.stringify(expected),
+            ordered,
+          ],
+          tx,
+        )
+      await select('DELETE FROM lab_files WHERE lab_id = $1 RETURNING name', [id], tx)
+      for (const file of dataFiles)
+        await select('INSERT INTO lab_files (lab_id, name, content) VALUES ($1, $2, $3) RETURNING name', [
+          id,
+          file.name,
+          file.content,
+        ], tx)
+      const kept = before.map((r) => r.key).filter((key) => keys.has(key))
+      return {
+        id,
+        created: !existing,
+        old: existing ? [existing.database, ...existing.state_copies].filter((d): d is string => Boolean(d)) : [],
+        exercises: { kept, added: [...keys].filter((key) => !kept.includes(key)), removed },
+      }
+    })
+    await dropLabDatabases(saved.old)
+    return {
+      id: saved.id,
+      title: definition.title,
+      courseId: course.id,
+      courseTitle: course.title,
+      created: saved.created,
+      exercises: saved.exercises,
+      buildMs: Math.round(performance.now() - started),
+    }
+  } catch (error) {
+    await dropLabDatabases([built.database, ...built.copies])
+    throw error
+  }
+}
+
+export type CheckedExercise = { key: string; ok: boolean; ms: number; message: string }
+export type LabCheck = { ok: boolean; title: string; buildMs: number; exercises: CheckedExercise[]; problems: string[] }
+
+/**
+ * An author's check of a folder: builds its dataset in a throwaway part of the sandbox, runs every
+ * solution and verify query, and reports any that fails or takes longer than half the time limit (a
+ * learner's attempt gets the whole of it, on a busier server). Nothing is kept.
+ */
+export async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
+  const { definition } = folder
+  const started = performance.now()
+  const copies = definition.exercises.some((e) => e.check === 'state') ? 1 : 0
+  let built: LabDatabases
+  try {
+    built = await buildLabDatabases({ sql: folder.datasetSql, name: definition.dataset, files: folder.dataFiles }, copies)
+  } catch (error) {
+    const message = (error as Error).message
+    return { ok: false, title: definition.title, buildMs: Math.round(performance.now() - started), exercises: [], problems: [message] }
+  }
+  const buildMs = Math.round(performance.now() - started)
+  const slow = getEnv().LABS_TIME_LIMIT_MS / 2
+  const exercises: CheckedExercise[] = []
+  try {
+    for (const exercise of definition.exercises) {
+      const at = performance.now()
+      try {
+        const { ms } = await solve(built, graded(exercise))
+        exercises.push(
+          ms > slow
+            ? { key: exercise.key, ok: false, ms, message: `The solution took ${ms} ms, more than ${slow} ms.` }
+            : { key: exercise.key, ok: true, ms, message: 'The solution runs, and grading has its answer.' },
+        )
+      } catch (error) {
+        exercises.push({ key: exercise.key, ok: false, ms: Math.round(performance.now() - at), message: (error as Error).message })
+      }
+    }
+  } finally {
+    await dropLabDatabases([built.database, ...built.copies])
+  }
+  const problems = exercises.filter((e) => !e.ok).map((e) => `${e.key}: ${e.message}`)
+  return { ok: problems.length === 0, title: definition.title, buildMs, exercises, problems }
+}
+
+export type LabSummary = {
+  id: string
+  title: string
+  courseId: string
+  courseTitle: string
+  visible: boolean
+  exercises: number
+  builtAt: string | null
+}
+
+/** Every lab, by course and place, for the admin side and `portal labs list`. */
+export async function listLabs(actor: Actor, filter: { courseId?: string } = {}): Promise<LabSummary[]> {
+  requirePermission(actor, 'read:course:any')
+  const rows = await select<{
+    id: string
+    title: string
+    course_id: string
+    course_title: string
+    visibility: boolean
+    exercises: number
+    built_at: Date | null
+  }>(
+    `SELECT l.id, l.title, l.course_id, c.title AS course_title, l.visibility, l.built_at,
+       (SELECT count(*)::int FROM lab_exercises e WHERE e.lab_id = l.id) AS exercises
+     FROM labs l JOIN courses c ON c.id = l.course_id
+     WHERE ($1::uuid IS NULL OR l.course_id = $1)
+     ORDER BY c.title, l.order_id, l.title`,
+    [filter.courseId && isUuid(filter.courseId) ? filter.courseId : null],
+  )
+  return rows.map((r) => ({
+    id: r.id,
+    title: r.title,
+    courseId: r.course_id,
+    courseTitle: r.course_title,
+    visible: r.visibility,
+    exercises: r.exercises,
+    builtAt: r.built_at?.toISOString() ?? null,
+  }))
+}
+
+/** A lab as its author's folder: what `portal labs export` writes back. */
+export async function labFolder(actor: Actor, id: string): Promise<LabFolder> {
+  requirePermission(actor, 'update:content')
+  const [lab] = isUuid(id)
+    ? await select<{ title: string; description: string; minutes: number; dataset_name: string; dataset_sql: string }>(
+        'SELECT title, description, minutes, dataset_name, dataset_sql FROM labs WHERE id = $1',
+        [id],
+      )
+    : []
+  if (!lab) throw notFound(`No lab with the id ${id}.`)
+  const exercises = await select<{
+    key: string
+    title: string
+    prompt: string
+    solution: string
+    check_kind: 'result' | 'state'
+    verify: string[]
+    order_rule: GradedExercise['order']
+    column_rule: GradedExercise['columns']
+    allow: GradedExercise['allow']
+    points: number
+    hints: string[]
+  }>('SELECT * FROM lab_exercises WHERE lab_id = $1 ORDER BY position', [id])
+  const files = await select<{ name: string; content: Buffer }>(
+    'SELECT name, content FROM lab_files WHERE lab_id = $1 ORDER BY name',
+    [id],
+  )
+  return {
+    definition: {
+      title: lab.title,
+      description: lab.description,
+      minutes: lab.minutes,
+      dataset: lab.dataset_name,
+      exercises: exercises.map((e) => ({
+        key: e.key,
+        title: e.title,
+        prompt: e.prompt,
+        solution: e.solution,
+        check: e.check_kind,
+        ...(e.check_kind === 'state' ? { verify: e.verify } : {}),
+        order: e.order_rule,
+        columns: e.column_rule,
+        allow: [...e.allow],
+        points: e.points,
+        hints: e.hints,
+      })),
+    },
+    datasetSql: lab.dataset_sql,
+    dataFiles: files,
+  }
+}
+
+// --- Attempts ---
+
+/** Gradings running in this process, and the learners they are for: at most LABS_GRADINGS_MAX, one each. */
+let running = 0
+const grading = new Set<string>()
+const BUSY_RETRY_SECONDS = 2
+
+export type Attempt = Grading & { exercise: string; attempts: number; hints: string[] }
+
+/**
+ * A learner's attempt at one exercise: graded, kept (SQL, result, time, duration) and answered with what
+ * differs and the hints the failed attempts so far have opened. A learner not assigned the course, or a
+ * lab hidden from learners, is refused as a hidden video is.
+ */
+export async function attemptExercise(
+  actor: Actor,
+  input: { labId: string; exercise: string; sql: string },
+): Promise<Attempt> {
+  if (!actor.id) throw forbidden('Lab attempts are made by a signed-in person.')
+  const [lab] = isUuid(input.labId)
+    ? await select<{ course_id: string; visibility: boolean; database: string | null; state_copies: string[] }>(
+        'SELECT course_id, visibility, database, state_copies FROM labs WHERE id = $1',
+        [input.labId],
+      )
+    : []
+  if (!lab) throw notFound('No such lab.')
+  const staff = can(actor, 'read:course:any')
+  if (!(await canOpenCourse(actor, lab.course_id)) || (!lab.visibility && !staff))
+    throw forbidden('This course is not assigned to you.')
+  const [exercise] = await select<ExerciseRow>(
+    `SELECT id, key, check_kind, verify, order_rule, column_rule, allow, ordered, expected, hints
+     FROM lab_exercises WHERE lab_id = $1 AND key = $2`,
+    [input.labId, input.exercise],
+  )
+  if (!exercise) throw notFound(`This lab has no exercise ${input.exercise}.`)
+  if (!lab.database || !exercise.expected) throw conflict('This lab is being built; try again in a moment.')
+
+  const { LABS_GRADINGS_MAX } = getEnv()
+  const busy = (message: string) =>
+    new ServiceError(429, message, undefined, { retryAfterSeconds: BUSY_RETRY_SECONDS })
+  if (grading.has(actor.id)) throw busy('Your previous attempt is still being graded.')
+  if (running >= LABS_GRADINGS_MAX) throw busy('Many attempts are being graded right now; try again in a moment.')
+  grading.add(actor.id)
+  running++
+  let graded: Grading
+  try {
+    graded = await grade({ database: lab.database, copies: lab.state_copies }, toGraded(exercise), input.sql)
+  } finally {
+    grading.delete(actor.id)
+    running--
+  }
+  const kept = { columns: graded.columns, rows: graded.rows.slice(0, 20), total: graded.total }
+  const [{ failed, attempts }] = await select<{ failed: number; attempts: number }>(
+    `WITH kept AS (
+       INSERT INTO lab_attempts (exercise_id, user_id, sql, passed, message, result, duration_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+     )
+     SELECT count(*) FILTER (WHERE NOT passed)::int + (CASE WHEN $4 THEN 0 ELSE 1 END) AS failed,
+            count(*)::int + 1 AS attempts
+     FROM lab_attempts WHERE exercise_id = $1 AND user_id = $2`,
+    [exercise.id, actor.id, input.sql, graded.passed, graded.message, JSON.stringify(kept), graded.ms],
+  )
+  return { ...graded, exercise: exercise.key, attempts, hints: exercise.hints.slice(0, failed) }
+}
+
+type ExerciseRow = {
+  id: string
+  key: string
+  check_kind: 'result' | 'state'
+  verify: string[]
+  order_rule: GradedExercise['order']
+  column_rule: GradedExercise['columns']
+  allow: GradedExercise['allow']
+  ordered: boolean
+  expected: Expected | null
+  hints: string[]
+}
+
+const toGraded = (row: ExerciseRow): GradedExercise => ({
+  key: row.key,
+  check: row.check_kind,
+  verify: row.verify,
+  order: row.order_rule,
+  columns: row.column_rule,
+  allow: row.allow,
+  ordered: row.ordered,
+  expected: row.expected!,
+})
