@@ -1,13 +1,16 @@
 import type { Command } from 'commander'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { isServiceError } from '#app/modules/errors.ts'
 import { readLabFolder, writeLabFolder } from '#app/modules/labs/folder.server.ts'
 import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
-import { checkLabFolder, importLab, labFolder, listLabs } from '#app/modules/labs/service.server.ts'
+import { checkLabFolder, importLab, labFolder, listLabs, type LabCheck } from '#app/modules/labs/service.server.ts'
 import { withDatabase } from '../database.ts'
 import { textTable as table } from '../output.ts'
 
 // `portal labs …`: SQL labs as folders an author keeps in version control (docs/labs.md). Data (a table,
-// JSON) goes to stdout, what happened to stderr; a folder or lab that is wrong exits 1, wrong input exits 2.
+// JSON) goes to stdout, what happened to stderr. `labs check` exits 1 when it finds a problem (in the
+// folder, its dataset or a solution); the other commands exit 2 on wrong input (a folder that is no lab
+// among it) and 1 when the work fails.
 
 /** The command's work, then the sandbox's connections and the database closed. */
 const inSandbox = <T>(work: () => Promise<T>) =>
@@ -29,7 +32,9 @@ export function registerLabs(program: Command) {
     .requiredOption('--course <course>', 'the course: its id or exact title')
     .option('--json', 'print what was imported as JSON')
     .action(async (dir: string, options: { course: string; json?: boolean }) => {
-      const imported = await inSandbox(async () => importLab(SYSTEM, { folder: await readLabFolder(dir), course: options.course }))
+      const imported = await inSandbox(async () =>
+        importLab(SYSTEM, { folder: await readLabFolder(dir), course: options.course }),
+      )
       if (options.json) return console.log(JSON.stringify(imported, null, 2))
       const { kept, added, removed } = imported.exercises
       console.error(
@@ -45,7 +50,14 @@ export function registerLabs(program: Command) {
     .argument('<dir>', 'the lab folder')
     .option('--json', 'print the report as JSON')
     .action(async (dir: string, options: { json?: boolean }) => {
-      const report = await inSandbox(async () => checkLabFolder(await readLabFolder(dir)))
+      // what is wrong with the folder itself is the check's finding too, in the same report
+      const report = await inSandbox(async () => {
+        const folder = await readLabFolder(dir).catch((error: unknown) => {
+          if (!isServiceError(error)) throw error
+          return { ok: false, title: dir, buildMs: 0, exercises: [], problems: [error.message] } satisfies LabCheck
+        })
+        return 'definition' in folder ? checkLabFolder(folder) : folder
+      })
       if (options.json) console.log(JSON.stringify(report, null, 2))
       else {
         if (report.exercises.length)
@@ -76,7 +88,13 @@ export function registerLabs(program: Command) {
       console.log(
         table([
           ['ID', 'COURSE', 'TITLE', 'EXERCISES', 'VISIBLE'],
-          ...found.map((lab) => [lab.id, lab.courseTitle, lab.title, String(lab.exercises), lab.visible ? 'yes' : 'no']),
+          ...found.map((lab) => [
+            lab.id,
+            lab.courseTitle,
+            lab.title,
+            String(lab.exercises),
+            lab.visible ? 'yes' : 'no',
+          ]),
         ]),
       )
     })
@@ -85,13 +103,15 @@ export function registerLabs(program: Command) {
     .command('export')
     .description('write a lab back as its folder')
     .argument('<id>', 'the lab')
-    .argument('<dir>', 'the folder to write: new, or empty')
+    .argument('<dir>', 'the folder to write: new, empty, or a lab folder to overwrite')
     .option('--json', 'print what was written as JSON')
     .action(async (id: string, dir: string, options: { json?: boolean }) => {
       const folder = await withDatabase(() => labFolder(SYSTEM, id))
       await writeLabFolder(dir, folder)
       const written = { id, dir, exercises: folder.definition.exercises.length, files: folder.dataFiles.length + 2 }
       if (options.json) return console.log(JSON.stringify(written, null, 2))
-      console.error(`Wrote the lab "${folder.definition.title}" to ${dir}: lab.yaml, ${folder.definition.dataset} and ${folder.dataFiles.length} data files.`)
+      console.error(
+        `Wrote the lab "${folder.definition.title}" to ${dir}: lab.yaml, ${folder.definition.dataset} and ${folder.dataFiles.length} data files.`,
+      )
     })
 }

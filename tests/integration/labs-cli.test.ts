@@ -66,76 +66,91 @@ describe('portal labs', () => {
     const checked = await portal(['labs', 'check', dir])
     expect(checked.code).toBe(1)
     expect(checked.stdout).toMatch(/all-cities\s+ok/)
-    expect(checked.stderr).toContain('portal: swiss: Exercise swiss: the solution fails: column "cuntry" does not exist')
+    expect(checked.stderr).toContain(
+      'portal: swiss: Exercise swiss: the solution fails: column "cuntry" does not exist',
+    )
     expect(checked.stderr).toContain('The lab "Small lab" has 1 problem.')
   })
 
-  it('imports a lab, imports it again keeping the attempts of the exercises that stay, lists and exports it', SLOW, async () => {
-    const course = await makeCourse({ title: 'Labs course' })
-    const learner = await makeLearner()
-    await assignCourse(learner.id, course.id)
-    const dir = await smallLab()
+  it(
+    'imports a lab, imports it again keeping the attempts of the exercises that stay, lists and exports it',
+    SLOW,
+    async () => {
+      const course = await makeCourse({ title: 'Labs course' })
+      const learner = await makeLearner()
+      await assignCourse(learner.id, course.id)
+      const dir = await smallLab()
 
-    const first = await portal(['labs', 'import', dir, '--course', 'labs course', '--json'])
-    expect(first.code).toBe(0)
-    const imported = JSON.parse(first.stdout) as { id: string; created: boolean; exercises: { added: string[] } }
-    expect(imported).toMatchObject({ created: true, exercises: { added: ['all-cities', 'swiss'] } })
+      const first = await portal(['labs', 'import', dir, '--course', 'labs course', '--json'])
+      expect(first.code).toBe(0)
+      const imported = JSON.parse(first.stdout) as { id: string; created: boolean; exercises: { added: string[] } }
+      expect(imported).toMatchObject({ created: true, exercises: { added: ['all-cities', 'swiss'] } })
 
-    const actor = { id: learner.id, roleId: ROLE.learner }
-    const wrong = await attemptExercise(actor, { labId: imported.id, exercise: 'swiss', sql: 'SELECT name FROM city' })
-    expect(wrong).toMatchObject({ passed: false, extraRows: [['Lyon']], attempts: 1, hints: ['Filter on the country.'] })
-    const right = await attemptExercise(actor, {
-      labId: imported.id,
-      exercise: 'swiss',
-      sql: "SELECT name FROM city WHERE country = 'CH'",
-    })
-    expect(right).toMatchObject({ passed: true, attempts: 2 })
-    await attemptExercise(actor, { labId: imported.id, exercise: 'all-cities', sql: 'SELECT name FROM city' })
+      const actor = { id: learner.id, roleId: ROLE.learner }
+      const wrong = await attemptExercise(actor, {
+        labId: imported.id,
+        exercise: 'swiss',
+        sql: 'SELECT name FROM city',
+      })
+      expect(wrong).toMatchObject({
+        passed: false,
+        extraRows: [['Lyon']],
+        attempts: 1,
+        hints: ['Filter on the country.'],
+      })
+      const right = await attemptExercise(actor, {
+        labId: imported.id,
+        exercise: 'swiss',
+        sql: "SELECT name FROM city WHERE country = 'CH'",
+      })
+      expect(right).toMatchObject({ passed: true, attempts: 2 })
+      await attemptExercise(actor, { labId: imported.id, exercise: 'all-cities', sql: 'SELECT name FROM city' })
 
-    // the author drops all-cities, changes swiss's prompt and adds french
-    const changed = LAB.replace(/ {2}- key: all-cities[\s\S]*?(?= {2}- key: swiss)/, '').replace(
-      'The Swiss ones.',
-      'The cities of Switzerland.',
-    )
-    await writeFile(
-      path.join(dir, 'lab.yaml'),
-      `${changed}  - key: french\n    title: French cities\n    prompt: The French ones.\n    solution: SELECT name FROM city WHERE country = 'FR'\n`,
-    )
-    const second = await portal(['labs', 'import', dir, '--course', course.id])
-    expect(second.code).toBe(0)
-    expect(second.stdout).toBe('')
-    expect(second.stderr).toMatch(
-      /^Updated the lab "Small lab" of Labs course \([0-9a-f-]{36}\): 1 exercises added, 1 kept with their attempts, 1 removed; built in [\d.]+ s\.\n$/,
-    )
-    // swiss kept its two attempts: the next one is the third
-    const third = await attemptExercise(actor, {
-      labId: imported.id,
-      exercise: 'swiss',
-      sql: "SELECT name FROM city WHERE country = 'CH'",
-    })
-    expect(third).toMatchObject({ passed: true, attempts: 3 })
-    await expect(
-      attemptExercise(actor, { labId: imported.id, exercise: 'all-cities', sql: 'SELECT name FROM city' }),
-    ).rejects.toMatchObject({ status: 404 })
+      // the author drops all-cities, changes swiss's prompt and adds french
+      const changed = LAB.replace(/ {2}- key: all-cities[\s\S]*?(?= {2}- key: swiss)/, '').replace(
+        'The Swiss ones.',
+        'The cities of Switzerland.',
+      )
+      await writeFile(
+        path.join(dir, 'lab.yaml'),
+        `${changed}  - key: french\n    title: French cities\n    prompt: The French ones.\n    solution: SELECT name FROM city WHERE country = 'FR'\n`,
+      )
+      const second = await portal(['labs', 'import', dir, '--course', course.id])
+      expect(second.code).toBe(0)
+      expect(second.stdout).toBe('')
+      expect(second.stderr).toMatch(
+        /^Updated the lab "Small lab" of Labs course \([0-9a-f-]{36}\): 1 exercises added, 1 kept with their attempts, 1 removed; built in [\d.]+ s\.\n$/,
+      )
+      // swiss kept its two attempts: the next one is the third
+      const third = await attemptExercise(actor, {
+        labId: imported.id,
+        exercise: 'swiss',
+        sql: "SELECT name FROM city WHERE country = 'CH'",
+      })
+      expect(third).toMatchObject({ passed: true, attempts: 3 })
+      await expect(
+        attemptExercise(actor, { labId: imported.id, exercise: 'all-cities', sql: 'SELECT name FROM city' }),
+      ).rejects.toMatchObject({ status: 404 })
 
-    const listed = await portal(['labs', 'list', '--json'])
-    expect(JSON.parse(listed.stdout)).toEqual([
-      expect.objectContaining({ id: imported.id, title: 'Small lab', courseTitle: 'Labs course', exercises: 2 }),
-    ])
+      const listed = await portal(['labs', 'list', '--json'])
+      expect(JSON.parse(listed.stdout)).toEqual([
+        expect.objectContaining({ id: imported.id, title: 'Small lab', courseTitle: 'Labs course', exercises: 2 }),
+      ])
 
-    const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'portal-labs-out-')), 'exported')
-    const exported = await portal(['labs', 'export', imported.id, out])
-    expect(exported.code).toBe(0)
-    expect((await readdir(out)).sort()).toEqual(['city.csv', 'data.sql', 'lab.yaml'])
-    expect(await readFile(path.join(out, 'data.sql'), 'utf8')).toBe(DATA)
-    const yaml = await readFile(path.join(out, 'lab.yaml'), 'utf8')
-    expect(yaml).toContain('The cities of Switzerland.')
-    expect(yaml).toContain('key: french')
-    expect(yaml).not.toContain('all-cities')
-    // and the folder written back imports again as it is
-    const again = await portal(['labs', 'check', out, '--json'])
-    expect(again.code).toBe(0)
-  })
+      const out = path.join(await mkdtemp(path.join(os.tmpdir(), 'portal-labs-out-')), 'exported')
+      const exported = await portal(['labs', 'export', imported.id, out])
+      expect(exported.code).toBe(0)
+      expect((await readdir(out)).sort()).toEqual(['city.csv', 'data.sql', 'lab.yaml'])
+      expect(await readFile(path.join(out, 'data.sql'), 'utf8')).toBe(DATA)
+      const yaml = await readFile(path.join(out, 'lab.yaml'), 'utf8')
+      expect(yaml).toContain('The cities of Switzerland.')
+      expect(yaml).toContain('key: french')
+      expect(yaml).not.toContain('all-cities')
+      // and the folder written back imports again as it is
+      const again = await portal(['labs', 'check', out, '--json'])
+      expect(again.code).toBe(0)
+    },
+  )
 
   it('refuses a learner who is not assigned the course, as for videos', SLOW, async () => {
     const course = await makeCourse()

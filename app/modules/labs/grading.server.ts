@@ -2,7 +2,8 @@ import { getEnv } from '#app/utils/env.server.ts'
 import { invalid, ServiceError } from '../errors.ts'
 import { compareResults, type Cell } from './compare.ts'
 import { runInSandbox, type LabDatabases, type Outcome, type Rows } from './sandbox.server.ts'
-import { vetSql, type StatementKind, type VettedStatement } from './vet.ts'
+import type { StatementKind } from './schema.ts'
+import { vetSql, type VettedStatement } from './vet.ts'
 
 // Grading one attempt: the learner's SQL vetted by PostgreSQL's parser, run in the sandbox, and what it
 // returned compared with what the solution returned when the lab was built. A statement the lab refuses is

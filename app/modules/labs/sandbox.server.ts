@@ -7,7 +7,8 @@ import { from as copyFrom } from 'pg-copy-streams'
 import { getEnv } from '#app/utils/env.server.ts'
 import { databaseUrl, query, sql } from '#db/client.ts'
 import { ServiceError } from '../errors.ts'
-import { vetSql, type StatementKind } from './vet.ts'
+import type { StatementKind } from './schema.ts'
+import { vetSql } from './vet.ts'
 
 // The labs sandbox: where learners' SQL runs, never near the portal's own data.
 //
@@ -162,7 +163,7 @@ async function ignoringDuplicates(work: () => Promise<void>) {
   }
 }
 
-export type DatasetFile = { name: string; content: Buffer }
+type DatasetFile = { name: string; content: Buffer }
 
 /** The databases of one build of a lab: the one queries run on, and the copies for changing exercises. */
 export type LabDatabases = { database: string; copies: string[] }
@@ -238,7 +239,7 @@ export async function dropLabDatabases(names: readonly string[]) {
 let parserReady: Promise<void> | undefined
 
 /** PostgreSQL's parser, loaded once (WebAssembly). */
-export function parser(): Promise<void> {
+function parser(): Promise<void> {
   parserReady ??= loadModule()
   return parserReady
 }
@@ -248,7 +249,7 @@ const DATASET_KINDS: StatementKind[] = ['select', 'dml', 'ddl']
 type DatasetStatement = { text: string; start: number; copyFile?: string }
 
 /** The dataset's statements, each with where it starts (in characters) and the folder file a COPY reads. */
-export async function datasetStatements(text: string, datasetName: string): Promise<DatasetStatement[]> {
+async function datasetStatements(text: string, datasetName: string): Promise<DatasetStatement[]> {
   await parser()
   let parsed: ReturnType<typeof parseSync>
   try {
@@ -340,13 +341,13 @@ export async function closeSandbox() {
 /** A result set as PostgreSQL's text output: every value a string, or null for NULL. */
 export type Rows = { columns: string[]; rows: (string | null)[][] }
 
-export type SandboxResult = Rows & { total: number; truncated: boolean }
+type SandboxResult = Rows & { total: number; truncated: boolean }
 
 export type Outcome =
   | { ok: true; result?: SandboxResult; verify: Rows[]; ms: number }
   | { ok: false; message: string; position?: number; ms: number }
 
-export type Statement = { text: string; start: number }
+type Statement = { text: string; start: number }
 
 /**
  * Runs a learner's statements on a lab and rolls them back. `query`: one query, on the lab's database, its

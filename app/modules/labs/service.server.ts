@@ -3,8 +3,8 @@ import { getEnv } from '#app/utils/env.server.ts'
 import { sequelize, transaction } from '#db/client.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import type { Actor } from '../auth/roles.ts'
-import { findCourseByIdentifier } from '../courses/catalogue.server.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
+import { findCourseByIdentifier } from '../courses/catalogue.server.ts'
 import { conflict, forbidden, notFound, ServiceError } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import type { LabFolder } from './folder.server.ts'
@@ -22,7 +22,7 @@ async function select<T extends object>(text: string, bind: unknown[], tx?: Tran
   return (await sequelize()).query<T>(text, { bind, type: QueryTypes.SELECT, transaction: tx })
 }
 
-export type ImportedLab = {
+type ImportedLab = {
   id: string
   title: string
   courseId: string
@@ -105,7 +105,11 @@ export async function importLab(actor: Actor, input: { folder: LabFolder; course
       const before = await select<{ key: string }>('SELECT key FROM lab_exercises WHERE lab_id = $1', [id], tx)
       const keys = new Set(solved.map((s) => s.exercise.key))
       const removed = before.map((r) => r.key).filter((key) => !keys.has(key))
-      await select('DELETE FROM lab_exercises WHERE lab_id = $1 AND NOT (key = ANY($2)) RETURNING id', [id, [...keys]], tx)
+      await select(
+        'DELETE FROM lab_exercises WHERE lab_id = $1 AND NOT (key = ANY($2)) RETURNING id',
+        [id, [...keys]],
+        tx,
+      )
       for (const [position, { exercise, expected, ordered }] of solved.entries())
         await select(
           `INSERT INTO lab_exercises (lab_id, key, position, title, prompt, solution, check_kind, verify, order_rule,
@@ -138,11 +142,11 @@ export async function importLab(actor: Actor, input: { folder: LabFolder; course
         )
       await select('DELETE FROM lab_files WHERE lab_id = $1 RETURNING name', [id], tx)
       for (const file of dataFiles)
-        await select('INSERT INTO lab_files (lab_id, name, content) VALUES ($1, $2, $3) RETURNING name', [
-          id,
-          file.name,
-          file.content,
-        ], tx)
+        await select(
+          'INSERT INTO lab_files (lab_id, name, content) VALUES ($1, $2, $3) RETURNING name',
+          [id, file.name, file.content],
+          tx,
+        )
       const kept = before.map((r) => r.key).filter((key) => keys.has(key))
       return {
         id,
@@ -167,7 +171,7 @@ export async function importLab(actor: Actor, input: { folder: LabFolder; course
   }
 }
 
-export type CheckedExercise = { key: string; ok: boolean; ms: number; message: string }
+type CheckedExercise = { key: string; ok: boolean; ms: number; message: string }
 export type LabCheck = { ok: boolean; title: string; buildMs: number; exercises: CheckedExercise[]; problems: string[] }
 
 /**
@@ -181,10 +185,19 @@ export async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
   const copies = definition.exercises.some((e) => e.check === 'state') ? 1 : 0
   let built: LabDatabases
   try {
-    built = await buildLabDatabases({ sql: folder.datasetSql, name: definition.dataset, files: folder.dataFiles }, copies)
+    built = await buildLabDatabases(
+      { sql: folder.datasetSql, name: definition.dataset, files: folder.dataFiles },
+      copies,
+    )
   } catch (error) {
     const message = (error as Error).message
-    return { ok: false, title: definition.title, buildMs: Math.round(performance.now() - started), exercises: [], problems: [message] }
+    return {
+      ok: false,
+      title: definition.title,
+      buildMs: Math.round(performance.now() - started),
+      exercises: [],
+      problems: [message],
+    }
   }
   const buildMs = Math.round(performance.now() - started)
   const slow = getEnv().LABS_TIME_LIMIT_MS / 2
@@ -200,7 +213,12 @@ export async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
             : { key: exercise.key, ok: true, ms, message: 'The solution runs, and grading has its answer.' },
         )
       } catch (error) {
-        exercises.push({ key: exercise.key, ok: false, ms: Math.round(performance.now() - at), message: (error as Error).message })
+        exercises.push({
+          key: exercise.key,
+          ok: false,
+          ms: Math.round(performance.now() - at),
+          message: (error as Error).message,
+        })
       }
     }
   } finally {
@@ -210,7 +228,7 @@ export async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
   return { ok: problems.length === 0, title: definition.title, buildMs, exercises, problems }
 }
 
-export type LabSummary = {
+type LabSummary = {
   id: string
   title: string
   courseId: string
@@ -309,7 +327,7 @@ let running = 0
 const grading = new Set<string>()
 const BUSY_RETRY_SECONDS = 2
 
-export type Attempt = Grading & { exercise: string; attempts: number; hints: string[] }
+type Attempt = Grading & { exercise: string; attempts: number; hints: string[] }
 
 /**
  * A learner's attempt at one exercise: graded, kept (SQL, result, time, duration) and answered with what
@@ -340,8 +358,7 @@ export async function attemptExercise(
   if (!lab.database || !exercise.expected) throw conflict('This lab is being built; try again in a moment.')
 
   const { LABS_GRADINGS_MAX } = getEnv()
-  const busy = (message: string) =>
-    new ServiceError(429, message, undefined, { retryAfterSeconds: BUSY_RETRY_SECONDS })
+  const busy = (message: string) => new ServiceError(429, message, undefined, { retryAfterSeconds: BUSY_RETRY_SECONDS })
   if (grading.has(actor.id)) throw busy('Your previous attempt is still being graded.')
   if (running >= LABS_GRADINGS_MAX) throw busy('Many attempts are being graded right now; try again in a moment.')
   grading.add(actor.id)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DENIED_FUNCTIONS, type StatementKind, type VettedStatement, type Vetting, vetSql } from './vet.ts'
+import type { StatementKind } from './schema.ts'
+import { DENIED_FUNCTIONS, type VettedStatement, type Vetting, vetSql } from './vet.ts'
 
 const ALL: StatementKind[] = ['select', 'dml', 'ddl']
 const rules = (allow: readonly StatementKind[] = ALL, single = false, maxBytes = 100_000) => ({
@@ -401,7 +402,12 @@ describe('texts that are not one statement of SQL', () => {
   })
 
   it('refuses a syntax error with PostgreSQL’s message and position', async () => {
-    expect(await refused('SELEC 1')).toEqual({ ok: false, message: 'Syntax error at or near "SELEC".', position: 1, syntax: true })
+    expect(await refused('SELEC 1')).toEqual({
+      ok: false,
+      message: 'Syntax error at or near "SELEC".',
+      position: 1,
+      syntax: true,
+    })
     // positions count characters, not bytes: ü is two bytes and 😀 four, each one character
     const umlaut = "SELECT 'Zürich' frm sales"
     expect(await refused(umlaut)).toEqual({
@@ -414,7 +420,12 @@ describe('texts that are not one statement of SQL', () => {
     const emoji = "SELECT '😀😀' frm sales"
     expect((await refused(emoji)).position).toBe(positionOf(emoji, 'sales'))
     // the end of the text is one past its last character, as PostgreSQL says
-    expect(await refused('SELECT 1 +')).toEqual({ ok: false, message: 'Syntax error at end of input.', position: 11, syntax: true })
+    expect(await refused('SELECT 1 +')).toEqual({
+      ok: false,
+      message: 'Syntax error at end of input.',
+      position: 11,
+      syntax: true,
+    })
     expect(await refused("SELECT 'open")).toEqual({
       ok: false,
       message: 'Unterminated quoted string at or near "\'open".',

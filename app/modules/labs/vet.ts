@@ -1,4 +1,5 @@
 import { hasSqlDetails, loadModule, parseSync } from 'libpg-query'
+import type { StatementKind } from './schema.ts'
 
 // A learner's SQL runs in a PostgreSQL sandbox that every learner shares, so before it runs it is read by
 // PostgreSQL's own parser (libpg-query: the server's grammar compiled to WebAssembly), and what the server would run
@@ -6,7 +7,6 @@ import { hasSqlDetails, loadModule, parseSync } from 'libpg-query'
 // statement types a lab may run are an explicit list; everything else is refused, whatever the exercise allows. The
 // sandbox's role, time limit and transaction stay the walls behind this one.
 
-export type StatementKind = 'select' | 'dml' | 'ddl'
 /** `start`: where the statement begins in the learner's text, in characters (code points) before it. */
 export type VettedStatement = { kind: StatementKind; sql: string; ordered: boolean; start: number }
 export type Vetting =
