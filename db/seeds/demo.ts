@@ -1,8 +1,11 @@
+import path from 'node:path'
 import { QueryTypes, type Transaction } from 'sequelize'
 import { hashPassword } from '#app/modules/auth/password.server.ts'
-import { ROLE_BY_NAME } from '#app/modules/auth/roles.ts'
+import { ROLE_BY_NAME, SYSTEM } from '#app/modules/auth/roles.ts'
 import { storeFile } from '#app/modules/files/service.server.ts'
 import { storage } from '#app/modules/files/storage.server.ts'
+import { readLabFolder } from '#app/modules/labs/folder.server.ts'
+import { importLab } from '#app/modules/labs/service.server.ts'
 import { NewUserSchema } from '#app/modules/users/schema.ts'
 import { db, sequelize } from '#db/client.ts'
 import { demoFile } from './assets.ts'
@@ -49,8 +52,9 @@ export async function seedDemoOnce(log: (line: string) => void = () => {}): Prom
   const assets = await readAssets()
 
   const written: string[] = []
+  let seeded: { seeded: boolean }
   try {
-    return await (
+    seeded = await (
       await sequelize()
     ).transaction(async (transaction) => {
       await (
@@ -77,6 +81,31 @@ export async function seedDemoOnce(log: (line: string) => void = () => {}): Prom
   } catch (error) {
     await removeFiles(written)
     throw error
+  }
+  if (seeded.seeded) await seedDemoLabs(log)
+  return seeded
+}
+
+/** The demo's SQL labs (db/seeds/labs/): each folder imported into its course, as `portal labs import` does. */
+const DEMO_LABS = [
+  { folder: 'sql-fundamentals', course: 'SQL Fundamentals' },
+  { folder: 'data-warehousing', course: 'Data Warehousing and Dimensional Design' },
+] as const
+
+/**
+ * Built after the rest is committed: a lab is built in the labs sandbox, outside the portal's transaction. A
+ * server where the portal may not create databases and roles (a managed DATABASE_URL) gets the demo without
+ * its labs, and says so.
+ */
+async function seedDemoLabs(log: (line: string) => void) {
+  for (const lab of DEMO_LABS) {
+    try {
+      const folder = await readLabFolder(path.join(import.meta.dirname, 'labs', lab.folder))
+      const imported = await importLab(SYSTEM, { folder, course: lab.course })
+      log(`demo lab "${imported.title}" built in ${(imported.buildMs / 1000).toFixed(1)} s`)
+    } catch (error) {
+      log(`demo lab ${lab.folder} not built: ${(error as Error).message}`)
+    }
   }
 }
 

@@ -2,7 +2,10 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { login } from '#app/modules/auth/service.server.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
+import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
+import { attemptExercise, listLabs } from '#app/modules/labs/service.server.ts'
 import { getEnv } from '#app/utils/env.server.ts'
 import { db } from '#db/client.ts'
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, seedDemoOnce } from '#db/seeds/demo.ts'
@@ -38,5 +41,19 @@ describe('the demo content', () => {
 
     expect(await seedDemoOnce()).toEqual({ seeded: false })
     expect(await Course.count()).toBe(4)
+  })
+
+  it('ships two SQL labs, built and graded in the sandbox', async () => {
+    const labs = await listLabs(SYSTEM)
+    expect(labs.map((l) => [l.courseTitle, l.title])).toEqual([
+      ['Data Warehousing and Dimensional Design', 'Data warehousing'],
+      ['SQL Fundamentals', 'SQL Fundamentals'],
+    ])
+    for (const lab of labs) expect(lab.exercises).toBeGreaterThanOrEqual(8)
+    const { user: learner } = await login({ email: 'learner1', password: DEMO_PASSWORD })
+    const sql = labs.find((l) => l.title === 'SQL Fundamentals')!
+    const attempt = await attemptExercise(learner, { labId: sql.id, exercise: 'missing-emails', sql: 'SELECT 1 AS x' })
+    expect(attempt).toMatchObject({ passed: false, attempts: 1 })
+    await closeSandbox()
   })
 })

@@ -320,6 +320,8 @@ async function learnerPool(database: string): Promise<pg.Pool> {
     max: 4,
     idleTimeoutMillis: 30_000,
     application_name: 'portal-lab',
+    // idle connections never hold a stopping process open
+    allowExitOnIdle: true,
   })
   // a backend the watchdog ended is an error on an idle client: the pool drops it
   pool.on('error', () => undefined)
