@@ -5,7 +5,8 @@ import type { MigrationFn } from '#db/migration.ts'
 // and is graded on a database of its own in the labs sandbox (app/modules/labs/sandbox.server.ts).
 //
 // - labs: `database` names the built copy learners query; `state_copies` the copies that exercises changing
-//   data or tables use one attempt at a time. Both are NULL until the lab is built.
+//   data or tables use one attempt at a time; `tables` the dataset's tables and columns, as the lab page
+//   lists them. Set when the lab is built.
 // - lab_exercises: keyed by the author's `key`, so that importing the folder again keeps the attempts of the
 //   exercises whose key stays. `expected` is what grading compares with: the solution's result (check
 //   `result`), or the verify queries' results after the solution (check `state`), taken when the lab is built.
@@ -25,6 +26,7 @@ export const up: MigrationFn = async ({ context: sql }) => {
       visibility boolean NOT NULL DEFAULT true,
       database text,
       state_copies text[] NOT NULL DEFAULT '{}',
+      tables jsonb NOT NULL DEFAULT '[]',
       built_at timestamptz,
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now(),

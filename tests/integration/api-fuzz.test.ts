@@ -5,7 +5,11 @@ import { SignJWT } from 'jose'
 import pg from 'pg'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { openApiDocument } from '#app/modules/api-docs/openapi.server.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { issueToken } from '#app/modules/auth/token.server.ts'
+import { parseLabYaml } from '#app/modules/labs/format.ts'
+import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
+import { importLab } from '#app/modules/labs/service.server.ts'
 import { MAX_JSON_BYTES } from '#app/utils/api.server.ts'
 import { getSecrets, resetEnvCache } from '#app/utils/env.server.ts'
 import { db } from '#db/client.ts'
@@ -189,6 +193,7 @@ async function makeWorld(): Promise<World> {
     documentId: document.id,
     id: assessment.id,
     programId: program.id,
+    labId,
   }
   const allIds = [
     ...Object.values(users).map((u) => u.id),
@@ -230,6 +235,8 @@ function hints(): ShapeOptions['hints'] {
     ],
     recordedDate: [Date.now(), new Date().toISOString(), 0, -1, 8.64e15 + 1],
     ilearn: forgedTokens,
+    exercise: ['swiss', 'empty', 'missing'],
+    sql: ["SELECT name FROM city WHERE country = 'CH'", 'DELETE FROM city', 'SELECT nme FROM city', 'COMMIT'],
   }
 }
 
@@ -403,6 +410,8 @@ beforeAll(async () => {
     `Bearer ${tokens.admin}x`,
   ]
 
+  labId = await makeLab(users.learner.id)
+
   client = new pg.Client({ connectionString: process.env.DATABASE_URL })
   await client.connect()
   const { rows } = await client.query<{ table_name: string }>(
@@ -419,7 +428,39 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.end()
+  await closeSandbox()
 })
+
+/** A small SQL lab in a course of the learner's, made once: building it takes the sandbox a while. */
+let labId = ''
+const LAB_YAML = `title: Fuzzed lab
+dataset: data.sql
+exercises:
+  - key: swiss
+    title: Swiss cities
+    prompt: The Swiss ones.
+    solution: SELECT name FROM city WHERE country = 'CH'
+  - key: empty
+    title: Empty the cities
+    prompt: Delete them all.
+    check: state
+    allow: [dml]
+    solution: DELETE FROM city
+    verify: [SELECT count(*) FROM city]
+`
+async function makeLab(learnerId: string) {
+  const course = await makeCourse()
+  await assignCourse(learnerId, course.id)
+  const parsed = parseLabYaml(LAB_YAML)
+  if (!parsed.ok) throw new Error(parsed.errors.join('; '))
+  const datasetSql =
+    "CREATE TABLE city (name text, country text); INSERT INTO city VALUES ('Bern', 'CH'), ('Lyon', 'FR');"
+  const lab = await importLab(SYSTEM, {
+    folder: { definition: parsed.definition, datasetSql, dataFiles: [] },
+    course: course.id,
+  })
+  return lab.id
+}
 
 beforeEach(async () => {
   world = await makeWorld()

@@ -687,6 +687,110 @@ call({
   refusals: [401, 403],
 })
 
+// ——— /api/labs: SQL labs ———
+
+const Cell = z.string().nullable().openapi({ description: 'a value as PostgreSQL prints it; null for NULL' })
+const LabExerciseState = z
+  .object({ key: z.string(), title: z.string(), passed: z.boolean(), attempts: z.number().int() })
+  .strict()
+call({
+  method: 'get',
+  path: '/api/labs',
+  summary: 'The SQL labs of a course, with the caller’s state of each exercise',
+  description: 'An assigned learner reads the visible labs; the admin side reads every lab of any course.',
+  who: 'signedIn',
+  query: z.object({ courseId: uuid }),
+  ok: z
+    .object({
+      data: z.array(
+        z
+          .object({
+            id: uuid,
+            title: z.string(),
+            courseId: uuid,
+            minutes: z.number().int(),
+            exercises: z.array(LabExerciseState),
+          })
+          .strict(),
+      ),
+    })
+    .strict(),
+  refusals: [403],
+})
+call({
+  method: 'get',
+  path: '/api/labs/{labId}',
+  summary: 'A lab: its description, the dataset’s tables and columns, and its exercises',
+  description:
+    'Each exercise with the caller’s state, and the hints the caller’s failed attempts have opened. ' +
+    '`description` and `prompt` are Markdown.',
+  who: 'signedIn',
+  params: ids('labId'),
+  ok: z
+    .object({
+      data: z
+        .object({
+          id: uuid,
+          title: z.string(),
+          description: z.string(),
+          courseId: uuid,
+          minutes: z.number().int(),
+          tables: z.array(
+            z
+              .object({
+                name: z.string(),
+                columns: z.array(z.object({ name: z.string(), type: z.string() }).strict()),
+              })
+              .strict(),
+          ),
+          exercises: z.array(
+            LabExerciseState.extend({ prompt: z.string(), points: z.number().int(), hints: z.array(z.string()) }),
+          ),
+        })
+        .strict(),
+    })
+    .strict(),
+  refusals: [403, 404],
+})
+call({
+  method: 'post',
+  path: '/api/labs/{labId}/attempts',
+  summary: 'Grade an attempt at one exercise, and keep it',
+  description:
+    'The SQL is checked by PostgreSQL’s parser, run in the labs sandbox in a transaction that is rolled back, ' +
+    'and compared with what the exercise’s solution returns. SQL the database rejects is a failed attempt ' +
+    '(`passed: false`, the database’s `message`, and the `position` it points at, in characters from 1). A ' +
+    'statement the exercise does not take (a kind it does not allow, several where one is expected, a ' +
+    'forbidden function or catalog) is a 400 naming it. While the caller’s previous attempt, or too many ' +
+    'attempts in all, are being graded: 429 with `Retry-After`.',
+  who: 'signedIn',
+  params: ids('labId'),
+  body: z.object({ exercise: z.string(), sql: z.string() }).strict(),
+  ok: z
+    .object({
+      data: z
+        .object({
+          passed: z.boolean(),
+          message: z.string(),
+          columns: z.array(z.string()),
+          rows: z.array(z.array(Cell)).openapi({ description: 'the first 100 rows of the caller’s result' }),
+          total: z.number().int(),
+          truncated: z.boolean(),
+          missingRows: z.array(z.array(Cell)),
+          extraRows: z.array(z.array(Cell)),
+          wrongOrder: z.boolean(),
+          position: z.number().int().optional(),
+          ms: z.number(),
+          exercise: z.string(),
+          attempts: z.number().int(),
+          hints: z.array(z.string()),
+        })
+        .strict(),
+    })
+    .strict(),
+  refusals: [403, 404, 409, 429],
+})
+
 // ——— this document ———
 
 call({

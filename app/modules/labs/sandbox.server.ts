@@ -168,6 +168,9 @@ type DatasetFile = { name: string; content: Buffer }
 /** The databases of one build of a lab: the one queries run on, and the copies for changing exercises. */
 export type LabDatabases = { database: string; copies: string[] }
 
+/** A table of a lab's dataset as the lab page lists it, for the learner and the editor's completion. */
+export type LabTable = { name: string; columns: { name: string; type: string }[] }
+
 /**
  * Builds a lab's dataset into a new database of the sandbox, and `copies` copies of it. The dataset's
  * statements run as the author role, one by one; `COPY … FROM 'file.csv'` reads the folder's file through
@@ -177,29 +180,49 @@ export type LabDatabases = { database: string; copies: string[] }
 export async function buildLabDatabases(
   dataset: { sql: string; name: string; files: DatasetFile[] },
   copies: number,
-): Promise<LabDatabases> {
+): Promise<LabDatabases & { tables: LabTable[] }> {
   const { server } = await sandboxRoles()
   const database = `${server.prefix}_${randomBytes(5).toString('hex')}`
   const made: string[] = []
   try {
     await createLabDatabase(server, database)
     made.push(database)
-    await asAdmin(database, async (client) => {
+    const tables = await asAdmin(database, async (client) => {
       await revokeFunctions(client)
       await client.query(`SET ROLE ${ident(server.author)}`)
       await runDataset(client, dataset)
       await client.query('ANALYZE')
+      return tablesOf(client)
     })
     const names = Array.from({ length: copies }, (_, i) => `${database}_s${i + 1}`)
     for (const copy of names) {
       await createLabDatabase(server, copy, database)
       made.push(copy)
     }
-    return { database, copies: names }
+    return { database, copies: names, tables }
   } catch (error) {
     await dropLabDatabases(made)
     throw error
   }
+}
+
+/** The dataset's tables and views with their columns, in the order they were made. */
+async function tablesOf(client: pg.Client): Promise<LabTable[]> {
+  const { rows } = await client.query<{ table_name: string; column_name: string; data_type: string }>(
+    `SELECT c.table_name, c.column_name, format_type(a.atttypid, a.atttypmod) AS data_type
+     FROM information_schema.columns c
+     JOIN pg_attribute a ON a.attrelid = format('%I.%I', c.table_schema, c.table_name)::regclass
+       AND a.attname = c.column_name
+     WHERE c.table_schema = 'public'
+     ORDER BY c.table_name::regclass::oid, c.ordinal_position`,
+  )
+  const tables = new Map<string, LabTable>()
+  for (const row of rows) {
+    const table = tables.get(row.table_name) ?? { name: row.table_name, columns: [] }
+    table.columns.push({ name: row.column_name, type: row.data_type })
+    tables.set(row.table_name, table)
+  }
+  return [...tables.values()]
 }
 
 async function createLabDatabase(server: Server, name: string, template?: string) {

@@ -150,3 +150,13 @@ export const EXERCISE_KEYS = ExerciseFields.keyof().options
 
 export type LabDefinition = z.output<typeof LabSchema>
 export type ExerciseDefinition = LabDefinition['exercises'][number]
+
+/** A learner's attempt, as POST /api/labs/{labId}/attempts and the lab page send it. */
+export const AttemptSchema = z.object({
+  exercise: z
+    .string({ required_error: 'exercise is required.', invalid_type_error: 'exercise must be text.' })
+    .regex(EXERCISE_KEY, 'exercise must be the key of one of the lab’s exercises.'),
+  sql: z
+    .string({ required_error: 'sql is required.', invalid_type_error: 'sql must be text.' })
+    .refine((v) => v.trim() !== '', 'Write an SQL statement first.'),
+})

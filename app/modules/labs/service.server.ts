@@ -5,12 +5,12 @@ import { can, requirePermission } from '../auth/permissions.ts'
 import type { Actor } from '../auth/roles.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
 import { findCourseByIdentifier } from '../courses/catalogue.server.ts'
-import { conflict, forbidden, notFound, ServiceError } from '../errors.ts'
+import { conflict, forbidden, invalid, notFound, ServiceError } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import type { LabFolder } from './folder.server.ts'
 import { grade, solve, type Expected, type GradedExercise, type Grading } from './grading.server.ts'
-import { buildLabDatabases, dropLabDatabases, type LabDatabases } from './sandbox.server.ts'
-import type { ExerciseDefinition } from './schema.ts'
+import { buildLabDatabases, dropLabDatabases, type LabDatabases, type LabTable } from './sandbox.server.ts'
+import { AttemptSchema, type ExerciseDefinition } from './schema.ts'
 
 // Labs as the portal keeps them: imported from an author's folder (built in the sandbox, each exercise's
 // answer taken from its solution), listed, and written back as a folder.
@@ -46,7 +46,9 @@ const graded = (exercise: ExerciseDefinition) => ({
 type Solved = { exercise: ExerciseDefinition; expected: Expected; ordered: boolean; ms: number }
 
 /** Builds a folder's dataset in the sandbox and takes each exercise's answer from its solution. */
-async function buildAndSolve(folder: LabFolder): Promise<{ built: LabDatabases; solved: Solved[] }> {
+async function buildAndSolve(
+  folder: LabFolder,
+): Promise<{ built: LabDatabases & { tables: LabTable[] }; solved: Solved[] }> {
   const { definition } = folder
   const copies = definition.exercises.some((e) => e.check === 'state') ? STATE_COPIES : 0
   const built = await buildLabDatabases(
@@ -84,11 +86,12 @@ export async function importLab(actor: Actor, input: { folder: LabFolder; course
       const [{ id }] = await select<{ id: string }>(
         existing
           ? `UPDATE labs SET title = $2, description = $3, minutes = $4, dataset_name = $5, dataset_sql = $6,
-               database = $7, state_copies = $8, built_at = now(), updated_at = now()
+               database = $7, state_copies = $8, tables = $9, built_at = now(), updated_at = now()
              WHERE id = $1 RETURNING id`
           : `INSERT INTO labs (course_id, title, description, minutes, dataset_name, dataset_sql, database,
-               state_copies, built_at, order_id)
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8, now(), coalesce(max(order_id) + 1, 0) FROM labs WHERE course_id = $1
+               state_copies, tables, built_at, order_id)
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, now(), coalesce(max(order_id) + 1, 0)
+             FROM labs WHERE course_id = $1
              RETURNING id`,
         [
           existing?.id ?? course.id,
@@ -99,6 +102,7 @@ export async function importLab(actor: Actor, input: { folder: LabFolder; course
           datasetSql,
           built.database,
           built.copies,
+          JSON.stringify(built.tables),
         ],
         tx,
       )
@@ -336,9 +340,10 @@ type Attempt = Grading & { exercise: string; attempts: number; hints: string[] }
  */
 export async function attemptExercise(
   actor: Actor,
-  input: { labId: string; exercise: string; sql: string },
+  raw: { labId: string; exercise: unknown; sql: unknown },
 ): Promise<Attempt> {
   if (!actor.id) throw forbidden('Lab attempts are made by a signed-in person.')
+  const input = { labId: raw.labId, ...AttemptSchema.parse(raw) }
   const [lab] = isUuid(input.labId)
     ? await select<{ course_id: string; visibility: boolean; database: string | null; state_copies: string[] }>(
         'SELECT course_id, visibility, database, state_copies FROM labs WHERE id = $1',
@@ -407,3 +412,98 @@ const toGraded = (row: ExerciseRow): GradedExercise => ({
   ordered: row.ordered,
   expected: row.expected!,
 })
+
+// --- What a learner (or the admin side) reads ---
+
+type ExerciseState = { key: string; title: string; points: number; passed: boolean; attempts: number }
+
+/** Labs a course shows: its visible ones to an assigned learner, every one to the admin side. */
+async function openLabs(actor: Actor, where: { courseId?: string; labId?: string }) {
+  const staff = can(actor, 'read:course:any')
+  const rows = await select<{
+    id: string
+    title: string
+    description: string
+    minutes: number
+    course_id: string
+    tables: LabTable[]
+    visibility: boolean
+  }>(
+    `SELECT id, title, description, minutes, course_id, tables, visibility FROM labs
+     WHERE ($1::uuid IS NULL OR course_id = $1) AND ($2::uuid IS NULL OR id = $2)
+     ORDER BY order_id, title`,
+    [where.courseId ?? null, where.labId ?? null],
+  )
+  const courses = new Map<string, boolean>()
+  const open: typeof rows = []
+  for (const row of rows) {
+    if (!courses.has(row.course_id)) courses.set(row.course_id, await canOpenCourse(actor, row.course_id))
+    if (courses.get(row.course_id) && (row.visibility || staff)) open.push(row)
+  }
+  return open
+}
+
+/** Each exercise of these labs with the actor's own state: passed once, and how many attempts. */
+async function exerciseStates(actor: Actor, labIds: string[]) {
+  const rows = await select<ExerciseState & { lab_id: string; prompt: string; hints: string[]; failed: number }>(
+    `SELECT e.lab_id, e.key, e.title, e.prompt, e.points, e.hints,
+       coalesce(bool_or(a.passed), false) AS passed, count(a.id)::int AS attempts,
+       (count(a.id) FILTER (WHERE NOT a.passed))::int AS failed
+     FROM lab_exercises e
+     LEFT JOIN lab_attempts a ON a.exercise_id = e.id AND a.user_id = $2
+     WHERE e.lab_id = ANY($1)
+     GROUP BY e.id ORDER BY e.position`,
+    [labIds, actor.id],
+  )
+  return rows
+}
+
+/** The labs of a course for GET /api/labs: each with its exercises' state for the caller. */
+export async function listCourseLabs(actor: Actor, courseId: string) {
+  if (!isUuid(courseId)) throw invalid('courseId must be a course id.', { courseId: 'Must be a course id.' })
+  if (!(await canOpenCourse(actor, courseId))) throw forbidden('This course is not assigned to you.')
+  const labs = await openLabs(actor, { courseId })
+  const exercises = await exerciseStates(
+    actor,
+    labs.map((l) => l.id),
+  )
+  return labs.map((lab) => ({
+    id: lab.id,
+    title: lab.title,
+    courseId: lab.course_id,
+    minutes: lab.minutes,
+    exercises: exercises
+      .filter((e) => e.lab_id === lab.id)
+      .map(({ key, title, passed, attempts }) => ({ key, title, passed, attempts })),
+  }))
+}
+
+/** One lab for its page and GET /api/labs/{labId}: the dataset's tables, each exercise with its state. */
+export async function getLab(actor: Actor, labId: string) {
+  const [lab] = isUuid(labId) ? await openLabs(actor, { labId }) : []
+  if (!lab) {
+    // a lab that exists in a course the caller may not open is refused as the course is; none is 404
+    const [exists] = isUuid(labId) ? await select<{ id: string }>('SELECT id FROM labs WHERE id = $1', [labId]) : []
+    if (exists) throw forbidden('This course is not assigned to you.')
+    throw notFound('No such lab.')
+  }
+  const exercises = await exerciseStates(actor, [lab.id])
+  return {
+    id: lab.id,
+    title: lab.title,
+    description: lab.description,
+    courseId: lab.course_id,
+    minutes: lab.minutes,
+    tables: lab.tables,
+    exercises: exercises.map(({ key, title, prompt, points, passed, attempts, hints, failed }) => ({
+      key,
+      title,
+      prompt,
+      points,
+      passed,
+      attempts,
+      // the hints failed attempts have opened so far
+      hints: hints.slice(0, failed),
+    })),
+  }
+}
