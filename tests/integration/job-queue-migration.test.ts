@@ -135,7 +135,8 @@ afterAll(async () => {
 describe('the migration onto the job queue', () => {
   it('keeps every row as it was and gives a job to each that waits on work, once however often it runs', async () => {
     const applied = await migrate(old)
-    expect(applied).toEqual(['0017-job-queue'])
+    // this migration first, then any that came after it
+    expect(applied[0]).toBe('0017-job-queue')
     // a second migration (a restart, another instance) changes nothing
     expect(await migrate(old)).toEqual([])
 

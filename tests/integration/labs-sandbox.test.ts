@@ -150,18 +150,20 @@ describe('the labs sandbox', () => {
     })
 
     const portal = new URL(await databaseUrl())
-    const [{ rolname: learner }] = (
-      await pg_query(portal.toString(), "SELECT rolname FROM pg_roles WHERE rolname LIKE '%\\_lab\\_learner'")
-    ).rows as { rolname: string }[]
-    expect(learner).toBeTruthy()
+    // the role of this portal database's sandbox (other test files have their own)
+    const learner = `${portal.pathname.slice(1)}_lab_learner`
+    const [role] = (await pg_query(portal.toString(), `SELECT rolname FROM pg_roles WHERE rolname = '${learner}'`)).rows
+    expect(role).toEqual({ rolname: learner })
     // the role may connect to the lab's databases only
     const rights = await pg_query(
       portal.toString(),
-      `SELECT datname FROM pg_database WHERE has_database_privilege('${learner}', datname, 'CONNECT') AND datname LIKE '%_lab_%'`,
+      `SELECT datname FROM pg_database WHERE has_database_privilege('${learner}', datname, 'CONNECT')`,
     )
-    expect(rights.rows.map((r) => (r as { datname: string }).datname).sort()).toEqual(
-      [lab.database, ...lab.copies].sort(),
-    )
+    const reachable = rights.rows.map((r) => (r as { datname: string }).datname)
+    expect(reachable).toEqual(expect.arrayContaining([lab.database, ...lab.copies]))
+    // not the portal's database, nor another lab's (other test files run beside this one)
+    expect(reachable).not.toContain(portal.pathname.slice(1))
+    expect(reachable.filter((name) => name.includes('_lab_')).sort()).toEqual([lab.database, ...lab.copies].sort())
     const tables = await pg_query(
       portal.toString(),
       `SELECT count(*)::int AS n FROM information_schema.tables t

@@ -143,6 +143,7 @@ async function setUpRoles(): Promise<Roles> {
       ['temp_file_limit', '256MB'],
       ['search_path', 'public'],
     ]
+    await closePortalDatabase(client, server)
     for (const [name, value] of settings)
       await client
         .query(`ALTER ROLE ${learner} SET ${name} = ${client.escapeLiteral(value)}`)
@@ -151,6 +152,22 @@ async function setUpRoles(): Promise<Roles> {
         })
   })
   return { server, password }
+}
+
+/**
+ * Every role may connect to a new database (PostgreSQL grants CONNECT to PUBLIC). When the labs share the
+ * portal's server, that grant goes from the portal's database, so the learner's role has no right there at
+ * all; its owner (the portal's own role) keeps connecting, and a role of the operator's needs CONNECT granted
+ * by name. Where the portal's role may not change that (not the owner), nothing changes.
+ */
+async function closePortalDatabase(client: pg.Client, server: Server) {
+  const portal = new URL(await databaseUrl())
+  if (portal.host !== server.url.host) return
+  const name = decodeURIComponent(portal.pathname.slice(1))
+  if (!name) return
+  await client.query(`REVOKE CONNECT ON DATABASE ${ident(name)} FROM PUBLIC`).catch((error: pg.DatabaseError) => {
+    if (error.code !== '42501') throw error
+  })
 }
 
 /** Two processes may make the same role at once: the second finds it made. */
