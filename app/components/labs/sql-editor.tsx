@@ -93,7 +93,8 @@ export function SqlEditor({
         aria-describedby={describedBy}
         aria-invalid={invalid || undefined}
         hidden={mounted}
-        className="field-input font-mono text-sm"
+        // .field-input sets its display, which would show a hidden textarea: once hidden, it has no class
+        className={mounted ? 'hidden' : 'field-input font-mono text-sm'}
       />
       <div
         ref={host}
