@@ -6,7 +6,7 @@ import { removeStoredFile, type FileInfo } from '#app/modules/files/service.serv
 import type { UploadKind } from '#app/modules/files/types.server.ts'
 import { receiveForm, UploadRefused } from '#app/modules/files/upload.server.ts'
 import { runPage, type ErrorClass, type PageOptions } from './pages.server.ts'
-import { asServiceError } from './refusals.server.ts'
+import { asServiceError, refusalHeaders } from './refusals.server.ts'
 import { NUL_MESSAGE, nulFormErrors } from './text-input.server.ts'
 import { jsonWithError } from './toast.server.ts'
 
@@ -37,6 +37,8 @@ export type Refusal = {
   errors?: Record<string, string>
   /** what was typed, when a multipart form was refused part-way */
   fields: Record<string, string>
+  /** what the answer carries besides its status (Retry-After of a 429) */
+  headers?: Record<string, string>
 }
 
 type Attempt<T> = { ok: true; value: T } | { ok: false; refusal: Refusal }
@@ -58,7 +60,11 @@ async function attempt<T>(
     const error = asServiceError(thrown)
     if (!error || passOn.some((refusal) => error instanceof refusal)) throw thrown
     const fields = error instanceof UploadRefused ? error.fields : {}
-    return { ok: false, refusal: { status: error.status, message: error.message, errors: error.errors, fields } }
+    const headers = refusalHeaders(error)
+    return {
+      ok: false,
+      refusal: { status: error.status, message: error.message, errors: error.errors, fields, headers },
+    }
   }
 }
 
@@ -98,20 +104,28 @@ function conformReply(submission: Replyable, refused: Pick<Refusal, 'status' | '
 /**
  * Run a service for a validated form: its refusals come back as form errors (and, with `toast`, as a
  * toast too), but for the classes in `passOn`, which the page answers through its `redirects` (a reset
- * link that cannot be used sends the visitor to ask for a new one).
+ * link that cannot be used sends the visitor to ask for a new one). `fieldFor` puts a refusal of a
+ * status that names no field beside the one field it is about (a lab's refused SQL, a 400, at `sql`).
  */
 export async function submitToService<T>(
   submission: Replyable,
   run: () => Promise<T>,
-  options: Hidden & { onRefused?: () => Promise<void>; toast?: boolean; passOn?: readonly ErrorClass[] } = {},
+  options: Hidden & {
+    onRefused?: () => Promise<void>
+    toast?: boolean
+    passOn?: readonly ErrorClass[]
+    fieldFor?: Record<number, string>
+  } = {},
 ): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
   const done = await attempt(run, options.onRefused, options.passOn)
   if (done.ok) return done
-  const { status, message } = done.refusal
-  const data: FormReply = conformReply(submission, done.refusal, options)
+  const { status, message, headers } = done.refusal
+  const field = done.refusal.errors ? undefined : options.fieldFor?.[status]
+  const refusal = field ? { ...done.refusal, errors: { [field]: message } } : done.refusal
+  const data: FormReply = conformReply(submission, refusal, options)
   return {
     ok: false,
-    response: options.toast ? await jsonWithError(data, message, { status }) : json(data, { status }),
+    response: options.toast ? await jsonWithError(data, message, { status, headers }) : json(data, { status, headers }),
   }
 }
 

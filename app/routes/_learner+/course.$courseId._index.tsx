@@ -11,6 +11,7 @@ import { FormError } from '#app/components/ui/form-footer.tsx'
 import { Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
 import { listAssessments, uploadAssessment } from '#app/modules/assessments/service.server.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
+import { listCourseLabs } from '#app/modules/labs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDate } from '#app/utils/format.ts'
 import { pageAction, type FormReply, submitUploadForm } from '#app/utils/forms.server.ts'
@@ -28,7 +29,14 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage, {
 async function loadPage({ request, params }: LoaderFunctionArgs) {
   const { user, course } = await loadCourse(request, params.courseId ?? '')
   const assessments = await listAssessments(user, { courseId: course._id, userId: user.id })
-  return json({ course, assessments, upload: uploadRules('assessment') })
+  const labs = (await listCourseLabs(user, course._id)).map((lab) => ({
+    id: lab.id,
+    title: lab.title,
+    minutes: lab.minutes,
+    exercises: lab.exercises.length,
+    passed: lab.exercises.filter((e) => e.passed).length,
+  }))
+  return json({ course, labs, assessments, upload: uploadRules('assessment') })
 }
 
 /**
@@ -52,7 +60,7 @@ async function runAction({ request, params }: ActionFunctionArgs) {
 }
 
 export default function CoursePage() {
-  const { course, assessments, upload } = useLoaderData<typeof loader>()
+  const { course, labs, assessments, upload } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const next = course.videos.find((v) => !v.completed && v.lockedBy.length === 0) ?? course.videos[0]
   const uploading = params.get('assessment') === 'new'
@@ -81,6 +89,7 @@ export default function CoursePage() {
           </div>
         </details>
       </section>
+      {labs.length > 0 ? <LabList courseId={course._id} labs={labs} /> : null}
       {[
         { id: 'documents', title: 'Documents', items: course.documents },
         { id: 'scenarios', title: 'Scenarios', items: course.scenarios },
@@ -131,6 +140,40 @@ export default function CoursePage() {
       </section>
       {uploading && course.scenarios.length ? <AssessmentDialog scenarios={course.scenarios} upload={upload} /> : null}
     </CourseLayout>
+  )
+}
+
+/** The course's SQL labs, each with its length and how many of its exercises the learner has passed. */
+function LabList({
+  courseId,
+  labs,
+}: {
+  courseId: string
+  labs: { id: string; title: string; minutes: number; exercises: number; passed: number }[]
+}) {
+  return (
+    <section className="card" aria-labelledby="labs-heading">
+      <h2 id="labs-heading" className="border-b border-slate-100 px-4 py-3 font-semibold">
+        SQL Labs
+      </h2>
+      <ol className="divide-y divide-slate-100">
+        {labs.map((lab, index) => (
+          <li key={lab.id}>
+            <Link
+              to={`/course/${courseId}/lab/${lab.id}`}
+              className="flex flex-wrap items-center gap-x-3 gap-y-1 px-4 py-3 text-sm text-slate-800 hover:bg-slate-50"
+            >
+              <span className="w-6 text-right tabular-nums text-slate-600">{index + 1}.</span>
+              <span className="flex-1 font-medium text-brand-700">{lab.title}</span>
+              <span className="tabular-nums text-slate-600">{lab.minutes} min</span>
+              <span className="tabular-nums text-slate-600">
+                {lab.passed} of {lab.exercises} passed
+              </span>
+            </Link>
+          </li>
+        ))}
+      </ol>
+    </section>
   )
 }
 
