@@ -255,7 +255,7 @@ for (const phone of PHONES) {
       await page.goto(`/admin/course/${course}?tab=labs`)
       const lab = await page
         .getByRole('region', { name: 'Labs' })
-        .getByRole('link', { name: 'SQL Fundamentals' })
+        .getByRole('link', { name: 'SQL Fundamentals', exact: true })
         .getAttribute('href')
       await expectFits(page, lab!)
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible()

@@ -200,14 +200,14 @@ export default function AdminCourse() {
         </div>
       </header>
 
-      <nav aria-label="Course contents" className="mt-8 flex gap-1 border-b border-slate-200">
+      <nav aria-label="Course contents" className="mt-8 flex flex-wrap gap-1 border-b border-slate-200">
         {TABS.map((t) => (
           <Link
             key={t.id}
             to={`?tab=${t.id}`}
             preventScrollReset
             aria-current={tab === t.id ? 'page' : undefined}
-            className={`-mb-px border-b-2 px-4 py-2 text-sm font-medium ${
+            className={`-mb-px border-b-2 px-2 py-2 text-sm font-medium sm:px-4 ${
               tab === t.id
                 ? 'border-brand-600 text-brand-700'
                 : 'border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-800'
