@@ -22,7 +22,7 @@ async function openCourse(page: Page) {
 
 const courseId = (coursePath: string) => coursePath.split('/').pop()!
 
-async function openTab(page: Page, tab: 'Course videos' | 'Documents' | 'Scenarios') {
+async function openTab(page: Page, tab: 'Course videos' | 'Documents' | 'Scenarios' | 'Labs') {
   await page.getByRole('navigation', { name: 'Course contents' }).getByRole('link', { name: tab }).click()
   await expect(page.getByRole('region', { name: tab })).toBeVisible()
 }
@@ -83,6 +83,28 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       await expectAccessible(page, 'the delete scenario dialog')
       await page.getByRole('link', { name: 'Cancel' }).click()
       await expect(page.getByRole('alertdialog')).toHaveCount(0)
+
+      await openTab(page, 'Labs')
+      await expect(page.getByRole('heading', { name: 'Add Lab' })).toBeVisible()
+      await expectAccessible(page, 'the labs tab')
+      // the demo's labs are in other courses: SQL Fundamentals has one. Only opened: Cancel leaves it as it is
+      await page.goto('/admin/courses')
+      await page.getByRole('link', { name: 'SQL Fundamentals' }).first().click()
+      await expect(page.getByRole('heading', { name: 'SQL Fundamentals', level: 1 })).toBeVisible()
+      await whenHydrated(page)
+      await openTab(page, 'Labs')
+      await expectAccessible(page, 'the labs tab with a lab')
+      await page
+        .getByRole('link', { name: /^Delete / })
+        .first()
+        .click()
+      await expect(page.getByRole('alertdialog', { name: 'Delete lab' })).toBeVisible()
+      await expectAccessible(page, 'the delete lab dialog')
+      await page.getByRole('link', { name: 'Cancel' }).click()
+      await expect(page.getByRole('alertdialog')).toHaveCount(0)
+      await page.getByTestId('admin-lab').first().getByRole('link').first().click()
+      await expect(page.getByRole('heading', { level: 1, name: /: results$/ })).toBeVisible()
+      await expectAccessible(page, 'a lab’s results')
     })
 
     test('the forms that add to a course and the rearrange pages', async ({ page }) => {
@@ -95,6 +117,7 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
         [`/admin/rearrangeCourse/${id}`, `Rearrange Course: ${COURSE}`],
         [`/admin/RearrangeDocs/${id}?type=document`, `Rearrange Documents: ${COURSE}`],
         [`/admin/RearrangeDocs/${id}?type=scenarios`, `Rearrange Scenarios: ${COURSE}`],
+        [`/admin/rearrangeLabs/${id}`, `Rearrange Labs: ${COURSE}`],
       ] as const) {
         await page.goto(path)
         await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible()

@@ -243,6 +243,7 @@ for (const phone of PHONES) {
       for (const [tab, entry] of [
         ['Documents', 'SQL Joins Cheat Sheet.pdf'],
         ['Scenarios', 'Add Scenarios'],
+        ['Labs', 'Add Lab'],
       ]) {
         await page.getByRole('navigation', { name: 'Course contents' }).getByRole('link', { name: tab }).tap()
         await expect(page).toHaveURL(new RegExp(`\\?tab=${tab.toLowerCase()}$`))
@@ -254,6 +255,22 @@ for (const phone of PHONES) {
       for (const type of ['document', 'scenarios']) {
         await expectFits(page, `/admin/RearrangeDocs/${course}?type=${type}`)
         await expect(page.getByRole('heading', { level: 1 })).toBeVisible()
+      }
+      await expectFits(page, `/admin/rearrangeLabs/${course}`)
+      await expect(page.getByRole('heading', { level: 1 })).toBeVisible()
+      // the demo lab's results, with a learner's attempts open when the seed left any
+      await page.goto(`/admin/course/${course}?tab=labs`)
+      const lab = await page
+        .getByRole('region', { name: 'Labs' })
+        .getByRole('link', { name: 'SQL Fundamentals', exact: true })
+        .getAttribute('href')
+      await expectFits(page, lab!)
+      await expect(page.getByRole('heading', { level: 1 })).toBeVisible()
+      const learner = page.getByRole('link', { name: /^Show the attempts of / }).first()
+      if ((await learner.count()) > 0) {
+        await learner.tap()
+        await expect(page.getByRole('heading', { level: 2, name: /^Attempts of / })).toBeVisible()
+        await expectFits(page)
       }
     })
 

@@ -8,6 +8,7 @@ import {
   EditVideoDialog,
   ViewDocumentDialog,
 } from '#app/components/admin/course-dialogs.tsx'
+import { DeleteLabDialog, LabsTab, type AddLabReply } from '#app/components/admin/course-labs.tsx'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
@@ -22,9 +23,24 @@ import { editCourseDetails, getCourseDetail } from '#app/modules/courses/admin.s
 import { EditCourseSchema } from '#app/modules/courses/schema.ts'
 import { invalid } from '#app/modules/errors.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
+import {
+  courseLabs,
+  deleteLab,
+  receiveLabZip,
+  setLabVisibility,
+  uploadedMessage,
+  uploadLab,
+} from '#app/modules/labs/admin.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength, formatDuration } from '#app/utils/format.ts'
-import { pageAction, invalidForm, readForm, submitToService, submitUploadForm } from '#app/utils/forms.server.ts'
+import {
+  pageAction,
+  invalidForm,
+  readForm,
+  replyOnRefusal,
+  submitToService,
+  submitUploadForm,
+} from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
@@ -37,6 +53,7 @@ const TABS = [
   { id: 'videos', label: 'Course videos' },
   { id: 'documents', label: 'Documents' },
   { id: 'scenarios', label: 'Scenarios' },
+  { id: 'labs', label: 'Labs' },
 ] as const
 type TabId = (typeof TABS)[number]['id']
 
@@ -47,12 +64,14 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
   const course = await getCourseDetail(user, params.courseId ?? '')
   return json({
     course,
+    labs: await courseLabs(user, course._id),
     canEdit: can(user, 'update:content'),
     uploads: { image: uploadRules('courseImage'), document: uploadRules('documentEdit') },
   })
 }
 
-type Intent = 'editVideo' | 'deleteVideo' | 'editDocument' | 'deleteDocument' | 'editCourse'
+type Intent =
+  'editVideo' | 'deleteVideo' | 'editDocument' | 'deleteDocument' | 'editCourse' | 'addLab' | 'visibility' | 'deleteLab'
 
 /**
  * Every form of the page posts here with its intent in the URL (`?intent=…`), which is known before
@@ -114,13 +133,38 @@ async function runAction({ request, params }: ActionFunctionArgs) {
       })
       return saved.ok ? back('Course details saved.') : saved.response
     }
+    case 'addLab': {
+      // the lab is built in the sandbox before the answer: a few seconds for a big dataset
+      const added = await replyOnRefusal(
+        async () => uploadLab(user, { courseId, bytes: (await receiveLabZip(user, request)).bytes }),
+        (refusal): AddLabReply => ({
+          intent: 'addLab',
+          error: Object.values(refusal.errors ?? {})[0] ?? refusal.message,
+        }),
+      )
+      return added.ok ? back(uploadedMessage(added.value), 'labs') : added.response
+    }
+    case 'visibility': {
+      const form = await readForm(request)
+      const { title, visible } = await setLabVisibility(user, {
+        courseId,
+        labId: String(form.get('labId') ?? ''),
+        visible: form.get('visible') === 'true',
+      })
+      return back(`Lab "${title}" is ${visible ? 'shown to' : 'hidden from'} learners.`, 'labs')
+    }
+    case 'deleteLab': {
+      const labId = String((await readForm(request)).get('labId') ?? '')
+      const { title } = await deleteLab(user, { courseId, labId })
+      return back(`Lab "${title}" deleted.`, 'labs')
+    }
     default:
       throw invalid('Unknown action.')
   }
 }
 
 export default function AdminCourse() {
-  const { course, canEdit, uploads } = useLoaderData<typeof loader>()
+  const { course, labs, canEdit, uploads } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const tab: TabId = TABS.some((t) => t.id === params.get('tab')) ? (params.get('tab') as TabId) : 'videos'
   const here = (changes: Record<string, string | null>) => {
@@ -139,6 +183,7 @@ export default function AdminCourse() {
   const deleteEntry = entries.find((e) => e._id === deleting)
   const viewFile = [...course.documents, ...course.scenarios].find((d) => d._id === viewing)
   const documents = tab === 'scenarios' ? course.scenarios : course.documents
+  const labToDelete = tab === 'labs' ? labs.find((l) => l.id === deleting) : undefined
 
   return (
     <>
@@ -155,14 +200,14 @@ export default function AdminCourse() {
         </div>
       </header>
 
-      <nav aria-label="Course contents" className="mt-8 flex gap-1 border-b border-slate-200">
+      <nav aria-label="Course contents" className="mt-8 flex flex-wrap gap-1 border-b border-slate-200">
         {TABS.map((t) => (
           <Link
             key={t.id}
             to={`?tab=${t.id}`}
             preventScrollReset
             aria-current={tab === t.id ? 'page' : undefined}
-            className={`-mb-px border-b-2 px-4 py-2 text-sm font-medium ${
+            className={`-mb-px border-b-2 px-2 py-2 text-sm font-medium sm:px-4 ${
               tab === t.id
                 ? 'border-brand-600 text-brand-700'
                 : 'border-transparent text-slate-600 hover:border-slate-300 hover:text-slate-800'
@@ -176,6 +221,8 @@ export default function AdminCourse() {
       <section className="mt-6" aria-label={TABS.find((t) => t.id === tab)?.label}>
         {tab === 'videos' ? (
           <VideosTab course={course} canEdit={canEdit} here={here} />
+        ) : tab === 'labs' ? (
+          <LabsTab courseId={course._id} labs={labs} canEdit={canEdit} deleteTo={(id) => here({ delete: id })} />
         ) : (
           <DocumentsTab
             courseId={course._id}
@@ -213,6 +260,7 @@ export default function AdminCourse() {
           closeTo={closeTo}
         />
       ) : null}
+      {canEdit && labToDelete ? <DeleteLabDialog lab={labToDelete} closeTo={closeTo} /> : null}
       {viewFile ? <ViewDocumentDialog document={viewFile} closeTo={closeTo} /> : null}
     </>
   )
