@@ -8,7 +8,7 @@ import { UtcTime } from '#app/components/ui/utc-time.tsx'
 // and when it was built; Show/Hide and Delete (a confirmation dialog, a page section without JavaScript)
 // for admins; the "Add Lab" form, a plain multipart form that takes a zipped lab folder.
 
-export type LabRow = {
+type LabRow = {
   id: string
   title: string
   minutes: number

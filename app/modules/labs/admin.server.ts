@@ -15,9 +15,9 @@ import { importLab } from './service.server.ts'
 // Changing needs update:content; reading read:course:any (admins and coaches).
 
 /** The form field that carries the lab's zip, where its refusals are shown. */
-export const LAB_ZIP_FIELD = 'labZip'
+const LAB_ZIP_FIELD = 'labZip'
 
-export type CourseLab = {
+type CourseLab = {
   id: string
   title: string
   minutes: number
@@ -231,7 +231,7 @@ async function labHeading(labId: string): Promise<LabHeading> {
   }
 }
 
-export type LearnerResult = {
+type LearnerResult = {
   userId: string
   name: string
   userName: string
@@ -306,7 +306,7 @@ export async function labResults(actor: Actor, labId: string): Promise<{ lab: La
   }
 }
 
-export type LabAttemptRow = {
+type LabAttemptRow = {
   id: string
   exercise: string
   exerciseTitle: string
@@ -375,7 +375,7 @@ export const LAB_EXPORT_HEADER = [
   'sql',
 ] as const
 
-export type LabExportRow = LabAttemptRow & { name: string; userName: string; email: string }
+type LabExportRow = LabAttemptRow & { name: string; userName: string; email: string }
 
 /** Every attempt at a lab, learner by learner, for its CSV export; the lab's title names the file. */
 export async function labExportRows(actor: Actor, labId: string): Promise<{ lab: LabHeading; rows: LabExportRow[] }> {
