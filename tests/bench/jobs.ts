@@ -1,18 +1,10 @@
-import { randomBytes } from 'node:crypto'
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { PgBoss } from 'pg-boss'
-import { QueryTypes, Sequelize } from 'sequelize'
+import { QueryTypes, type Sequelize } from 'sequelize'
 import { startJobWorkers, type JobWorkers } from '#app/modules/jobs/runner.server.ts'
 import { enqueueInvitation } from '#app/modules/mail/queue.server.ts'
-import { resetEnvCache } from '#app/utils/env.server.ts'
 import { disconnect } from '#db/client.ts'
-import { openEmbeddedDatabase } from '#db/embedded.ts'
-import { migrate } from '#db/migrate.ts'
-import { printMachine } from '#tests/bench/serve.ts'
-import { freePort } from '#tests/setup/global.ts'
+import { benchDatabase } from '#tests/bench/database.ts'
 
 // npm run bench:jobs (part of npm run bench): the portal's job queue on a throwaway database, beside a floor
 // measured in the same run. Figures only, never pass/fail; BENCH.md keeps the last ones and the old loops'.
@@ -44,30 +36,13 @@ function percentile(sorted: number[], p: number) {
 }
 
 async function main() {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'portal-bench-jobs-'))
-  // as root, PostgreSQL runs as the "postgres" user, which must reach the folder
-  await chmod(dir, 0o755)
-  const server = await openEmbeddedDatabase({
-    dataDir: dir,
-    port: await freePort(),
-    password: randomBytes(16).toString('hex'),
-    mode: 'own',
-    database: 'portal_bench',
-  })
-  const sequelize = new Sequelize(server.url, { dialect: 'postgres', logging: false })
+  const { url, sequelize, close } = await benchDatabase('jobs', { MAIL_RATE_PER_MINUTE: '100000' })
   try {
-    await migrate(sequelize)
-    Object.assign(process.env, { DATABASE_URL: server.url, DATA_DIR: dir, MAIL_RATE_PER_MINUTE: '100000' })
-    resetEnvCache()
-    const [{ server_version: version }] = await sequelize.query<{ server_version: string }>('SHOW server_version', {
-      type: QueryTypes.SELECT,
-    })
-    printMachine(version)
     const jobs = async (sql: string, bind: unknown[] = []) =>
       sequelize.query<{ ms: number }>(sql, { bind, type: QueryTypes.SELECT })
 
     // the floor: the library alone
-    const floor = new PgBoss({ connectionString: server.url, useListenNotify: true, max: 4 })
+    const floor = new PgBoss({ connectionString: url, useListenNotify: true, max: 4 })
     floor.on('error', (error) => progress(`floor: ${error.message}`))
     await floor.start()
     await floor.createQueue(FLOOR_QUEUE, { notify: true })
@@ -84,7 +59,7 @@ async function main() {
     await floor.stop({ graceful: false })
 
     // the portal's runner on a queue whose handler does almost nothing
-    const look = new PgBoss({ connectionString: server.url, max: 2, supervise: false, schedule: false })
+    const look = new PgBoss({ connectionString: url, max: 2, supervise: false, schedule: false })
     await look.start()
     const runnerRow = await measure(
       'runner',
@@ -118,9 +93,7 @@ async function main() {
     )
   } finally {
     await disconnect()
-    await sequelize.close()
-    await server.stop()
-    await rm(dir, { recursive: true, force: true })
+    await close()
   }
 }
 

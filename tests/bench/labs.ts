@@ -1,20 +1,13 @@
-import { randomBytes } from 'node:crypto'
-import { chmod, mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { QueryTypes, Sequelize } from 'sequelize'
+import { QueryTypes } from 'sequelize'
 import { ROLE, SYSTEM } from '#app/modules/auth/roles.ts'
 import { readLabFolder } from '#app/modules/labs/folder.server.ts'
 import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
 import { attemptExercise, importLab } from '#app/modules/labs/service.server.ts'
-import { resetEnvCache } from '#app/utils/env.server.ts'
 import { disconnect } from '#db/client.ts'
-import { openEmbeddedDatabase } from '#db/embedded.ts'
-import { migrate } from '#db/migrate.ts'
-import { printMachine } from '#tests/bench/serve.ts'
+import { benchDatabase } from '#tests/bench/database.ts'
 import { assignCourse, makeCourse, makeLearner } from '#tests/factories.ts'
-import { freePort } from '#tests/setup/global.ts'
 
 // npm run bench:labs (part of npm run bench): grading the demo labs' exercises, each answered with its own
 // solution, beside a floor measured in the same run. Figures only, never pass/fail.
@@ -43,25 +36,8 @@ const figures = (samples: number[]) => {
 }
 
 async function main() {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'portal-bench-labs-'))
-  // as root, PostgreSQL runs as the "postgres" user, which must reach the folder
-  await chmod(dir, 0o755)
-  const server = await openEmbeddedDatabase({
-    dataDir: dir,
-    port: await freePort(),
-    password: randomBytes(16).toString('hex'),
-    mode: 'own',
-    database: 'portal_bench',
-  })
-  const setup = new Sequelize(server.url, { dialect: 'postgres', logging: false })
+  const { url, sequelize: setup, close } = await benchDatabase('labs')
   try {
-    await migrate(setup)
-    Object.assign(process.env, { DATABASE_URL: server.url, DATA_DIR: dir })
-    resetEnvCache()
-    const [{ server_version: version }] = await setup.query<{ server_version: string }>('SHOW server_version', {
-      type: QueryTypes.SELECT,
-    })
-    printMachine(version)
     const learner = await makeLearner()
     const actor = { id: learner.id, roleId: ROLE.learner }
 
@@ -82,7 +58,7 @@ async function main() {
         'SELECT role, password FROM lab_sandbox',
         { type: QueryTypes.SELECT },
       )
-      const direct = new URL(server.url)
+      const direct = new URL(url)
       direct.pathname = `/${built.database}`
       direct.username = role
       direct.password = password
@@ -138,9 +114,7 @@ async function main() {
   } finally {
     await closeSandbox()
     await disconnect()
-    await setup.close()
-    await server.stop()
-    await rm(dir, { recursive: true, force: true })
+    await close()
   }
 }
 

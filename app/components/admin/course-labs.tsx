@@ -3,19 +3,13 @@ import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { DeleteButtons, Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
 import { Spinner } from '#app/components/ui/spinner.tsx'
 import { UtcTime } from '#app/components/ui/utc-time.tsx'
+import type { CourseLab } from '#app/modules/labs/admin.server.ts'
 
 // The Labs tab of the admin course page: each lab with its exercises, minutes, whether learners see it
 // and when it was built; Show/Hide and Delete (a confirmation dialog, a page section without JavaScript)
 // for admins; the "Add Lab" form, a plain multipart form that takes a zipped lab folder.
 
-type LabRow = {
-  id: string
-  title: string
-  minutes: number
-  exercises: number
-  visible: boolean
-  builtAt: string | null
-}
+type LabRow = Omit<CourseLab, 'orderId'>
 
 /** The reply of a refused Add Lab form: the message shown at its file field. */
 export type AddLabReply = { intent: 'addLab'; error: string }

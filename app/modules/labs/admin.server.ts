@@ -17,7 +17,7 @@ import { importLab } from './service.server.ts'
 /** The form field that carries the lab's zip, where its refusals are shown. */
 const LAB_ZIP_FIELD = 'labZip'
 
-type CourseLab = {
+export type CourseLab = {
   id: string
   title: string
   minutes: number
