@@ -3,7 +3,7 @@ import { Transform, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
 import QueryStream from 'pg-query-stream'
-import { Sequelize, type Transaction } from 'sequelize'
+import { QueryTypes, Sequelize, type Transaction } from 'sequelize'
 import { getEnv, getSecrets } from '#app/utils/env.server.ts'
 import { logSlowQuery } from '#app/utils/log.server.ts'
 import { openEmbeddedDatabase, type EmbeddedHandle } from './embedded.ts'
@@ -193,6 +193,19 @@ function valuesOf(statement: NamedStatement, values: Record<string, unknown>) {
     if (!(name in values)) throw new Error(`No value for :${name}.`)
     return values[name]
   })
+}
+
+/**
+ * The rows of a statement built at run time with positional parameters ($1 …): in `transaction` when one is
+ * given (through Sequelize, whose transaction it is), else as `query` runs it, on a pooled connection.
+ */
+export async function select<R extends object>(
+  text: string,
+  values: unknown[],
+  transaction?: Transaction,
+): Promise<R[]> {
+  if (!transaction) return query<R>({ text, values })
+  return (await sequelize()).query<R>(text, { bind: values, type: QueryTypes.SELECT, transaction })
 }
 
 /** A statement with positional parameters ($1 …), for Sequelize's `bind` and for a cursor alike. */

@@ -1,9 +1,8 @@
 import type { Command } from 'commander'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { isServiceError } from '#app/modules/errors.ts'
 import { readLabFolder, writeLabFolder } from '#app/modules/labs/folder.server.ts'
 import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
-import { checkLabFolder, importLab, labFolder, listLabs, type LabCheck } from '#app/modules/labs/service.server.ts'
+import { checkLabDirectory, importLab, labFolder, listLabs } from '#app/modules/labs/service.server.ts'
 import { withDatabase } from '../database.ts'
 import { textTable as table } from '../output.ts'
 
@@ -50,14 +49,7 @@ export function registerLabs(program: Command) {
     .argument('<dir>', 'the lab folder')
     .option('--json', 'print the report as JSON')
     .action(async (dir: string, options: { json?: boolean }) => {
-      // what is wrong with the folder itself is the check's finding too, in the same report
-      const report = await inSandbox(async () => {
-        const folder = await readLabFolder(dir).catch((error: unknown) => {
-          if (!isServiceError(error)) throw error
-          return { ok: false, title: dir, buildMs: 0, exercises: [], problems: [error.message] } satisfies LabCheck
-        })
-        return 'definition' in folder ? checkLabFolder(folder) : folder
-      })
+      const report = await inSandbox(() => checkLabDirectory(dir))
       if (options.json) console.log(JSON.stringify(report, null, 2))
       else {
         if (report.exercises.length)

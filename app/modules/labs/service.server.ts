@@ -1,13 +1,12 @@
-import { QueryTypes, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
-import { sequelize, transaction } from '#db/client.ts'
+import { select, transaction } from '#db/client.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import type { Actor } from '../auth/roles.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
 import { findCourseByIdentifier } from '../courses/catalogue.server.ts'
-import { conflict, forbidden, invalid, notFound, ServiceError } from '../errors.ts'
+import { conflict, forbidden, invalid, isServiceError, notFound, ServiceError } from '../errors.ts'
 import { isUuid } from '../ids.ts'
-import type { LabFolder } from './folder.server.ts'
+import { readLabFolder, type LabFolder } from './folder.server.ts'
 import { grade, solve, type Expected, type GradedExercise, type Grading } from './grading.server.ts'
 import { buildLabDatabases, dropLabDatabases, type LabDatabases, type LabTable } from './sandbox.server.ts'
 import { AttemptSchema, type ExerciseDefinition } from './schema.ts'
@@ -17,10 +16,6 @@ import { AttemptSchema, type ExerciseDefinition } from './schema.ts'
 
 /** Copies of a lab's database for exercises that change data or tables: attempts of this process at once. */
 const STATE_COPIES = 2
-
-async function select<T extends object>(text: string, bind: unknown[], tx?: Transaction): Promise<T[]> {
-  return (await sequelize()).query<T>(text, { bind, type: QueryTypes.SELECT, transaction: tx })
-}
 
 type ImportedLab = {
   id: string
@@ -176,14 +171,24 @@ export async function importLab(actor: Actor, input: { folder: LabFolder; course
 }
 
 type CheckedExercise = { key: string; ok: boolean; ms: number; message: string }
-export type LabCheck = { ok: boolean; title: string; buildMs: number; exercises: CheckedExercise[]; problems: string[] }
+type LabCheck = { ok: boolean; title: string; buildMs: number; exercises: CheckedExercise[]; problems: string[] }
 
 /**
- * An author's check of a folder: builds its dataset in a throwaway part of the sandbox, runs every
+ * An author's check of a lab folder: builds its dataset in a throwaway part of the sandbox, runs every
  * solution and verify query, and reports any that fails or takes longer than half the time limit (a
  * learner's attempt gets the whole of it, on a busier server). Nothing is kept.
  */
-export async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
+export async function checkLabDirectory(dir: string): Promise<LabCheck> {
+  // what is wrong with the folder itself (no lab.yaml, a key misspelt) is the check's finding too
+  const folder = await readLabFolder(dir).catch((error: unknown) => {
+    if (!isServiceError(error)) throw error
+    return error
+  })
+  if (isServiceError(folder)) return { ok: false, title: dir, buildMs: 0, exercises: [], problems: [folder.message] }
+  return checkLabFolder(folder)
+}
+
+async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
   const { definition } = folder
   const started = performance.now()
   const copies = definition.exercises.some((e) => e.check === 'state') ? 1 : 0

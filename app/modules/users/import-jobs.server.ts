@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize'
-import { query, sequelize, transaction } from '#db/client.ts'
+import { select, sequelize, transaction } from '#db/client.ts'
 import { ROLE, type Actor, type RoleId } from '../auth/roles.ts'
 import { isServiceError, notFound, ServiceError } from '../errors.ts'
 import { isUuid } from '../ids.ts'
@@ -60,10 +60,6 @@ const CANCELLED =
   'The import was cancelled by an operator. The rows counted here were imported; upload the file again to import the rest — nothing is created twice.'
 const BROKE =
   'The import stopped on an unexpected error. The rows counted here were imported; upload the file again to import the rest — nothing is created twice.'
-
-async function select<T extends object>(text: string, bind: unknown[]) {
-  return query<T>({ text, values: bind })
-}
 
 function toView(row: JobRow): ImportJobView {
   return {
