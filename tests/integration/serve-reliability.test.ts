@@ -214,21 +214,38 @@ describe('the web server alone, on DATABASE_URL', () => {
 
   beforeAll(async () => {
     const { url } = await openDatabase()
-    const port = await freePort()
-    serverBase = `http://127.0.0.1:${port}`
-    server = spawn(
-      process.execPath,
-      [path.join(root, 'server', 'app-server.js'), path.join(root, 'build', 'index.js')],
-      {
-        cwd: root,
-        // a second of "lame duck" time on SIGTERM: new connections are still taken while /readyz says 503
-        env: { ...env, DATABASE_URL: url, PORT: String(port), WEB_CONCURRENCY: '1', DRAIN_DELAY_SECONDS: '1' },
-        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      },
-    )
-    serverExited = new Promise((resolve) => server.on('exit', resolve))
-    server.stdout!.on('data', (d: Buffer) => (output += d.toString()))
-    server.stderr!.on('data', (d: Buffer) => (output += d.toString()))
+    // another test file may take the port between freePort() and the server's listen: then this server
+    // stops at once (EADDRINUSE) while the other answers on the port, so it is started again elsewhere
+    for (let tries = 1; ; tries++) {
+      const port = await freePort()
+      serverBase = `http://127.0.0.1:${port}`
+      let own = ''
+      server = spawn(
+        process.execPath,
+        [path.join(root, 'server', 'app-server.js'), path.join(root, 'build', 'index.js')],
+        {
+          cwd: root,
+          // a second of "lame duck" time on SIGTERM: new connections are still taken while /readyz says 503;
+          // debug logs say when this very process listens
+          env: {
+            ...env,
+            DATABASE_URL: url,
+            PORT: String(port),
+            WEB_CONCURRENCY: '1',
+            DRAIN_DELAY_SECONDS: '1',
+            LOG_LEVEL: 'debug',
+          },
+          stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        },
+      )
+      serverExited = new Promise((resolve) => server.on('exit', resolve))
+      const read = (d: Buffer) => ((own += d.toString()), (output += d.toString()))
+      server.stdout!.on('data', read)
+      server.stderr!.on('data', read)
+      await until(() => (own.includes('"msg":"listening"') || server.exitCode !== null ? true : undefined), 60_000)
+      if (server.exitCode === null) break
+      if (!own.includes('EADDRINUSE') || tries === 3) throw new Error(`the web server did not start:\n${own}`)
+    }
     await until(async () => ((await status('/readyz', serverBase)) === 200 ? true : undefined), 60_000)
   }, 120_000)
 
@@ -241,6 +258,7 @@ describe('the web server alone, on DATABASE_URL', () => {
   })
 
   it('answers 503 while the database is gone and serves again once it is back', { timeout: 120_000 }, async () => {
+    expect(server.exitCode, output).toBeNull()
     expect(await status('/explore-courses', serverBase)).toBe(200)
     const postmaster = Number((await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0])
     process.kill(postmaster, 'SIGKILL')
@@ -263,6 +281,7 @@ describe('the web server alone, on DATABASE_URL', () => {
     'drains on SIGTERM: takes connections for DRAIN_DELAY_SECONDS, answers every request in flight, exits 0',
     { timeout: 120_000 },
     async () => {
+      expect(server.exitCode, output).toBeNull()
       const requests = await editsInFlight(serverBase, 20)
       server.kill('SIGTERM')
       // DRAIN_DELAY_SECONDS: /readyz turns 503 at once, yet a new connection is still taken and answered
@@ -297,7 +316,13 @@ async function editsInFlight(to: string, count: number) {
           agent,
           headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, Expect: '100-continue' },
         })
-        heard.push(new Promise((continued) => request.once('continue', continued)))
+        // a refused connection fails the wait at once rather than leaving it to the test's time limit
+        heard.push(
+          new Promise((continued, refused) => {
+            request.once('continue', continued)
+            request.once('error', refused)
+          }),
+        )
         bodies.push((body) => request.end(body))
         request.on('response', (response) => {
           let body = ''
