@@ -14,7 +14,7 @@ import {
   whenHydrated,
 } from './helpers.ts'
 
-// Every page on a phone (360 × 740 and 390 × 844 CSS pixels, a touch screen): nothing makes the whole
+// Every page on a phone (360 × 740 CSS pixels, the narrowest the pages are made for; a touch screen): nothing makes the whole
 // page scroll sideways; a wide table scrolls inside its own box instead, and a long word wraps. A learner
 // on a phone can search their courses, and every menu, menu entry and video tab is reached by a tap, with
 // or without JavaScript, by a visitor as by a learner or an admin.
