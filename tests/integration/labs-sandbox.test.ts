@@ -173,6 +173,49 @@ describe('the labs sandbox', () => {
   })
 })
 
+describe('the learner role’s connection limit, shared by every process', () => {
+  it('reached, a grading is told to come back (429 with Retry-After) and the next one runs', async () => {
+    await closeSandbox()
+    const portal = new URL(await databaseUrl())
+    const [{ role, password }] = (await pg_query(portal.toString(), 'SELECT role, password FROM lab_sandbox'))
+      .rows as { role: string; password: string }[]
+    const address = new URL(portal)
+    address.pathname = `/${lab.database}`
+    address.username = role
+    address.password = password
+    // other processes (here: this test) hold every connection the role may open
+    const held: pg.Client[] = []
+    try {
+      for (;;) {
+        const client = new pg.Client({ connectionString: address.toString() })
+        try {
+          await client.connect()
+        } catch (error) {
+          expect((error as pg.DatabaseError).code).toBe('53300')
+          break
+        }
+        held.push(client)
+        expect(held.length).toBeLessThanOrEqual(100)
+      }
+      const refused = await runInSandbox(lab, { kind: 'query', statement: at('SELECT 1 AS one') }).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      expect(refused).toMatchObject({
+        status: 429,
+        message: 'Many attempts are being graded right now; try again in a moment.',
+        retryAfterSeconds: 2,
+      })
+    } finally {
+      await Promise.all(held.map((client) => client.end()))
+    }
+    expect(await runInSandbox(lab, { kind: 'query', statement: at('SELECT 1 AS one') })).toMatchObject({
+      ok: true,
+      result: { rows: [['1']] },
+    })
+  })
+})
+
 async function pg_query(url: string, text: string) {
   const client = new pg.Client({ connectionString: url })
   await client.connect()

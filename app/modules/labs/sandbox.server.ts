@@ -351,6 +351,13 @@ async function runDataset(client: pg.Client, dataset: { sql: string; name: strin
 
 const pools = new Map<string, pg.Pool>()
 
+/** Seconds a learner is told to wait (Retry-After) when the labs have no room for one more grading. */
+const BUSY_RETRY_SECONDS = 2
+
+/** The labs have no room for this grading just now: 429, with when to try again. */
+export const labsBusy = (message: string) =>
+  new ServiceError(429, message, undefined, { retryAfterSeconds: BUSY_RETRY_SECONDS })
+
 async function learnerPool(database: string): Promise<pg.Pool> {
   const known = pools.get(database)
   if (known) return known
@@ -358,7 +365,9 @@ async function learnerPool(database: string): Promise<pg.Pool> {
   const pool = new pg.Pool({
     connectionString: addressOf(server, database, { user: server.learner, password }),
     max: 4,
-    idleTimeoutMillis: 30_000,
+    // every process keeps a pool per lab database, and the learner role's CONNECTION LIMIT (LABS_CONNECTIONS)
+    // counts the idle connections of them all: they are let go soon
+    idleTimeoutMillis: 5_000,
     application_name: 'portal-lab',
     // idle connections never hold a stopping process open
     allowExitOnIdle: true,
@@ -403,7 +412,7 @@ export async function runInSandbox(
   const started = performance.now()
   const database = work.kind === 'query' ? lab.database : await takeCopy(lab)
   try {
-    const client = await (await learnerPool(database)).connect()
+    const client = await connectLearner(database)
     let broken = false
     const watchdog = startWatchdog(client)
     try {
@@ -427,6 +436,19 @@ export async function runInSandbox(
     if (work.kind === 'change') giveCopy(lab, database)
   }
 }
+
+/** A connection as the learner role; the role's connection limit reached is a busy sandbox, not a fault. */
+async function connectLearner(database: string): Promise<pg.PoolClient> {
+  try {
+    return await (await learnerPool(database)).connect()
+  } catch (error) {
+    if (error instanceof pg.DatabaseError && error.code === TOO_MANY_CONNECTIONS)
+      throw labsBusy('Many attempts are being graded right now; try again in a moment.')
+    throw error
+  }
+}
+
+const TOO_MANY_CONNECTIONS = '53300'
 
 const CURSOR = 'DECLARE lab_result NO SCROLL CURSOR FOR '
 

@@ -4,11 +4,17 @@ import { can, requirePermission } from '../auth/permissions.ts'
 import type { Actor } from '../auth/roles.ts'
 import { canOpenCourse } from '../courses/access.server.ts'
 import { findCourseByIdentifier } from '../courses/catalogue.server.ts'
-import { conflict, forbidden, invalid, isServiceError, notFound, ServiceError } from '../errors.ts'
+import { conflict, forbidden, invalid, isServiceError, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import { readLabFolder, type LabFolder } from './folder.server.ts'
 import { grade, solve, type Expected, type GradedExercise, type Grading } from './grading.server.ts'
-import { buildLabDatabases, dropLabDatabases, type LabDatabases, type LabTable } from './sandbox.server.ts'
+import {
+  buildLabDatabases,
+  dropLabDatabases,
+  labsBusy,
+  type LabDatabases,
+  type LabTable,
+} from './sandbox.server.ts'
 import { AttemptSchema, type ExerciseDefinition } from './schema.ts'
 
 // Labs as the portal keeps them: imported from an author's folder (built in the sandbox, each exercise's
@@ -334,7 +340,6 @@ export async function labFolder(actor: Actor, id: string): Promise<LabFolder> {
 /** Gradings running in this process, and the learners they are for: at most LABS_GRADINGS_MAX, one each. */
 let running = 0
 const grading = new Set<string>()
-const BUSY_RETRY_SECONDS = 2
 
 type Attempt = Grading & { exercise: string; attempts: number; hints: string[] }
 
@@ -368,9 +373,8 @@ export async function attemptExercise(
   if (!lab.database || !exercise.expected) throw conflict('This lab is being built; try again in a moment.')
 
   const { LABS_GRADINGS_MAX } = getEnv()
-  const busy = (message: string) => new ServiceError(429, message, undefined, { retryAfterSeconds: BUSY_RETRY_SECONDS })
-  if (grading.has(actor.id)) throw busy('Your previous attempt is still being graded.')
-  if (running >= LABS_GRADINGS_MAX) throw busy('Many attempts are being graded right now; try again in a moment.')
+  if (grading.has(actor.id)) throw labsBusy('Your previous attempt is still being graded.')
+  if (running >= LABS_GRADINGS_MAX) throw labsBusy('Many attempts are being graded right now; try again in a moment.')
   grading.add(actor.id)
   running++
   let graded: Grading
