@@ -3,7 +3,7 @@ import { hashPassword } from '#app/modules/auth/password.server.ts'
 import { ROLE, type RoleId } from '#app/modules/auth/roles.ts'
 import { toSessionUser, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { issueToken } from '#app/modules/auth/token.server.ts'
-import { db } from '#db/client.ts'
+import { db, sequelize } from '#db/client.ts'
 
 // Test data, made through the models: small functions with narrow arguments and unique values.
 
@@ -124,6 +124,40 @@ export async function recordWatched(
     lastPosition: watched,
     completed: watched >= 0.9 * duration,
   })
+}
+
+/**
+ * A lab of the course with exercises of these titles, as an import leaves its rows (not built: it cannot be
+ * attempted through the service, and needs no sandbox). The exercises' ids in the same order.
+ */
+export async function makeLab(courseId: string, options: { title?: string; exercises?: string[] } = {}) {
+  const sql = await sequelize()
+  const title = options.title ?? `Lab ${unique()}`
+  const [[lab]] = (await sql.query(
+    `INSERT INTO labs (course_id, title, dataset_name, dataset_sql) VALUES ($1, $2, 'data.sql', '') RETURNING id`,
+    { bind: [courseId, title] },
+  )) as [{ id: string }[], unknown]
+  const exercises: { id: string; title: string }[] = []
+  for (const [position, exercise] of (options.exercises ?? ['Exercise 1']).entries()) {
+    const [[row]] = (await sql.query(
+      `INSERT INTO lab_exercises (lab_id, key, position, title, prompt, solution, check_kind, order_rule, column_rule, allow)
+       VALUES ($1, $2, $3, $4, 'A prompt.', 'SELECT 1', 'result', 'auto', 'names', '{select}') RETURNING id`,
+      { bind: [lab.id, `e${position + 1}`, position, exercise] },
+    )) as [{ id: string }[], unknown]
+    exercises.push({ id: row.id, title: exercise })
+  }
+  return { id: lab.id, title, exercises }
+}
+
+/** A graded attempt as the lab service keeps it, made at `at` (an ISO time; now by default). */
+export async function recordLabAttempt(userId: string, exerciseId: string, passed: boolean, at?: string) {
+  await (
+    await sequelize()
+  ).query(
+    `INSERT INTO lab_attempts (exercise_id, user_id, sql, passed, message, duration_ms, created_at)
+     VALUES ($1, $2, 'SELECT 1', $3, '', 3, COALESCE($4::timestamptz, now()))`,
+    { bind: [exerciseId, userId, passed, at ?? null] },
+  )
 }
 
 /** An uploaded file as the upload calls leave it: a body in storage and a row, attached to nothing. */

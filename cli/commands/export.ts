@@ -90,7 +90,8 @@ async function readOptions(options: AccessLogOptions) {
       ? rangeDays(options.range as (typeof EXPORT_RANGES)[number], new Date(), options.tz)
       : { startDate: options.from, endDate: options.to }
     const courses = await courseIdsOf(options.course)
-    const input = { ...days, timeZone: options.tz, courses }
+    // the export carries the lab rows too; so does the progress bar's total
+    const input = { ...days, timeZone: options.tz, courses, includeLabs: true }
     // the filter is checked here so a wrong one is a usage error, before any file or upload exists
     accessLogFilter(SYSTEM, input)
     return { input, destination, format }

@@ -24,7 +24,7 @@ import { migrate } from '#db/migrate.ts'
 import { printMachine } from '#tests/bench/serve.ts'
 import { freePort } from '#tests/setup/global.ts'
 
-// npm run bench:scale — the access log and the dashboard on a big database. A throwaway embedded
+// npm run bench:scale — the access log (its video and lab rows) and the dashboard on a big database. A throwaway embedded
 // PostgreSQL is loaded with set-based SQL (generate_series, the row triggers off for the load, the
 // tallies computed by INSERT … SELECT and then checked against a recount on a sample), then each query
 // runs many times through the app's own pool. Printed: p50/p95/max in ms, a summary of EXPLAIN (ANALYZE,
@@ -95,7 +95,7 @@ async function main() {
     console.log(
       `scale ${SCALE}: ${LEARNERS.toLocaleString('en-US')} learners, ${COURSES} courses × ${VIDEOS_PER_COURSE} videos, ` +
         `~${(LEARNERS * COURSES * VIDEOS_PER_COURSE).toLocaleString('en-US')} viewings over ${HISTORY_DAYS} days, ` +
-        `${PINGS.toLocaleString('en-US')} access-log pings`,
+        `${PINGS.toLocaleString('en-US')} access-log pings, lab attempts by a fifth of the learners`,
     )
     const loadStarted = performance.now()
     await load(admin)
@@ -247,6 +247,46 @@ async function load(client: pg.Client) {
     }),
   )
 
+  await step(
+    'labs: one per course of five exercises; a fifth of the learners attempt their courses’ labs',
+    async () => {
+      await q(
+        `INSERT INTO labs (course_id, title, dataset_name, dataset_sql) SELECT id, 'Bench lab ' || n, 'data.sql', ''
+         FROM bench_courses`,
+      )
+      await q(
+        `INSERT INTO lab_exercises (lab_id, key, position, title, prompt, solution, check_kind, order_rule, column_rule, allow)
+       SELECT l.id, 'e' || x, x, 'Exercise ' || x, 'A prompt.', 'SELECT 1', 'result', 'auto', 'names', '{select}'
+         FROM labs l CROSS JOIN generate_series(1, 5) x`,
+      )
+      // one to three attempts per exercise of each assigned course, the last one passing half the time
+      await q(
+        `INSERT INTO lab_attempts (exercise_id, user_id, sql, passed, message, duration_ms, created_at)
+       SELECT x.id, a.user_id, 'SELECT 1', t = tries AND random() < 0.5, '', 5,
+              last_at - (tries - t) * interval '10 minutes'
+         FROM bench_learners bl
+         JOIN course_assignments a ON a.user_id = bl.id
+         JOIN labs l ON l.course_id = a.course_id
+         JOIN lab_exercises x ON x.lab_id = l.id
+         CROSS JOIN LATERAL (SELECT 1 + floor(random() * 3)::integer AS tries,
+                                    now() - random() * interval '${HISTORY_DAYS} days' AS last_at
+                              WHERE x.id IS NOT NULL) r
+         CROSS JOIN LATERAL generate_series(1, r.tries) t
+        WHERE bl.n % 5 = 0`,
+      )
+      await q(
+        `INSERT INTO lab_exercise_results (user_id, exercise_id, lab_id, course_id, attempts, passed, last_attempt_at)
+       SELECT a.user_id, a.exercise_id, x.lab_id, l.course_id, count(*), bool_or(a.passed), max(a.created_at)
+         FROM lab_attempts a JOIN lab_exercises x ON x.id = a.exercise_id JOIN labs l ON l.id = x.lab_id
+        GROUP BY 1, 2, 3, 4`,
+      )
+      await q(
+        `INSERT INTO lab_result_day_counts (course_id, day, results)
+       SELECT course_id, utc_day(last_attempt_at), count(*) FROM lab_exercise_results GROUP BY 1, 2`,
+      )
+    },
+  )
+
   await step('tallies: viewing_day_counts, video_view_days', async () => {
     await q(
       `INSERT INTO viewing_day_counts (course_id, day, viewings)
@@ -291,7 +331,7 @@ async function load(client: pg.Client) {
     `SELECT relname, reltuples::bigint AS rows FROM pg_class
       WHERE relname IN ('video_viewings', 'video_progress', 'access_log_pings', 'course_assignments',
                         'program_assignments', 'learner_activity', 'video_view_days', 'course_completion_tallies',
-                        'course_completion_counts') ORDER BY relname`,
+                        'course_completion_counts', 'lab_attempts', 'lab_exercise_results') ORDER BY relname`,
   )
   console.log(
     `  rows (planner's count): ${rows.map((r) => `${r.relname} ${Number(r.rows).toLocaleString('en-US')}`).join(', ')}`,
@@ -371,6 +411,21 @@ async function checkTallies(client: pg.Client) {
          LEFT JOIN video_audits a ON a.user_id = v.user_id AND a.video_id = v.video_id`,
     ],
     [
+      'lab_exercise_results',
+      `SELECT count(*) FILTER (WHERE (r.attempts, r.passed, r.last_attempt_at)
+                IS DISTINCT FROM (c.attempts, c.passed, c.last_at)) AS wrong, count(*) AS checked
+         FROM (SELECT * FROM lab_exercise_results ORDER BY random() LIMIT 200) r
+         CROSS JOIN LATERAL (SELECT count(*)::integer AS attempts, bool_or(a.passed) AS passed,
+                                    max(a.created_at) AS last_at
+                               FROM lab_attempts a WHERE a.user_id = r.user_id AND a.exercise_id = r.exercise_id) c`,
+    ],
+    [
+      'lab_result_day_counts',
+      `SELECT count(*) FILTER (WHERE t.results <> (SELECT count(*) FROM lab_exercise_results r
+                WHERE r.course_id = t.course_id AND utc_day(r.last_attempt_at) = t.day)) AS wrong, count(*) AS checked
+         FROM (SELECT * FROM lab_result_day_counts ORDER BY random() LIMIT 20) t`,
+    ],
+    [
       'video_viewings = video_progress',
       `SELECT (SELECT count(*) FROM video_viewings) - (SELECT count(*) FROM video_progress) AS wrong, 1 AS checked`,
     ],
@@ -420,9 +475,13 @@ async function measure(client: pg.Client, dataDir: string) {
   print('floor: primary-key lookup (users)', floorKey)
 
   const plans: [string, Statement][] = []
+  // as the page asks: the video and the lab rows, merged
   const reports: [string, unknown][] = [
-    [`access log: 30 days × 5 courses, page 1 (7) + total`, { startDate: start, endDate: today, courses }],
-    ['access log: all courses, all dates, page 1 (7) + total', {}],
+    [
+      `access log: 30 days × 5 courses, page 1 (7) + total`,
+      { startDate: start, endDate: today, courses, includeLabs: true },
+    ],
+    ['access log: all courses, all dates, page 1 (7) + total', { includeLabs: true }],
   ]
   for (const [name, input] of reports) {
     print(name, await time(() => accessLogReport(SYSTEM, input, { offset: 0, limit: 7 })))
@@ -447,7 +506,7 @@ async function measure(client: pg.Client, dataDir: string) {
     `SELECT to_char(utc_day(now()) - ${EXPORT_DAYS - 1}, 'YYYY-MM-DD') AS "exportStart"`,
     { type: QueryTypes.SELECT },
   )
-  const exportInput = { startDate: exportStart, endDate: today }
+  const exportInput = { startDate: exportStart, endDate: today, includeLabs: true }
   plans.push([`export: ${EXPORT_DAYS} days, all courses`, accessLogStatement(accessLogFilter(SYSTEM, exportInput))])
 
   console.log('\nEXPLAIN (ANALYZE, BUFFERS): top node, execution time, shared buffers hit/read')

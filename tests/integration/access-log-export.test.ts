@@ -23,8 +23,10 @@ import {
   makeAdmin,
   makeCoach,
   makeCourse,
+  makeLab,
   makeLearner,
   makeUser,
+  recordLabAttempt,
   recordWatched,
 } from '#tests/factories.ts'
 import { memorySink, readBody, S3_TEST_BUCKET, startS3rver, useS3rver } from '#tests/fixtures/files.ts'
@@ -53,15 +55,16 @@ async function exportText(input: object, format: 'csv' | 'jsonl' = 'csv') {
   return { ...progress, text: text() }
 }
 
-/** The report's rows as the export's columns name them, to compare the two. */
+/** The report's rows (both kinds, as the exports carry them) as the export's columns name them, to compare the two. */
 async function reportRows(input: object) {
-  const { rows } = await accessLogReport(SYSTEM, input)
+  const { rows } = await accessLogReport(SYSTEM, { ...input, includeLabs: true })
   // the report shows names as typed; the CSV defuses those a spreadsheet would run
   return rows.map((r) => ({
     email: neutraliseFormula(r.email),
     course: neutraliseFormula(r.courseName),
-    video: neutraliseFormula(r.chapter),
-    progress: String(r.videoProgress),
+    video: 'lab' in r ? '' : neutraliseFormula(r.chapter),
+    progress: 'lab' in r ? '' : String(r.videoProgress),
+    exercise: 'lab' in r ? neutraliseFormula(r.exercise) : '',
     lastViewed: r.lastViewed,
   }))
 }
@@ -71,6 +74,7 @@ const exportedRows = (records: Row[]) =>
     course: r['Course Name'],
     video: r['Video title'],
     progress: r['Video Progress'],
+    exercise: r['Exercise title'],
     lastViewed: r['Last Viewed'],
   }))
 
@@ -130,7 +134,11 @@ describe('the access-log export', () => {
   })
 
   it('holds exactly the report’s rows, in its order, for filters by course, by day and by time zone', async () => {
-    const { sql, etl } = await viewings()
+    const { sql, etl, learners } = await viewings()
+    // lab rows among them: 5 March, and 23:30 on 11 March in Berlin
+    const lab = await makeLab(sql.id, { exercises: ['Filter rows'] })
+    await recordLabAttempt(learners[0].id, lab.exercises[0].id, true, '2026-03-05T10:00:00Z')
+    await recordLabAttempt(learners[2].id, lab.exercises[0].id, false, '2026-03-11T22:30:00Z')
     const filters = [
       { courses: [sql.id] },
       { courses: [etl.id, sql.id] },
@@ -152,7 +160,7 @@ describe('the access-log export', () => {
       sizes.push(records.length)
     }
     // the filters really differ: a broken filter would export everything (or nothing) each time
-    expect(sizes.slice(0, 6)).toEqual([6, 9, 6, 2, 2, 3])
+    expect(sizes.slice(0, 6)).toEqual([8, 11, 7, 3, 2, 4])
     const empty = await exportText({ courses: [sql.id], startDate: '2027-01-01' })
     expect(empty.rows).toBe(0)
     expect(empty.text).toBe(`${EXPORT_HEADERS.join(',')}\r\n`)
@@ -424,7 +432,9 @@ describe('GET /admin/accesslog/export', () => {
 // each run starts the real CLI (a second or more on a busy machine)
 describe('portal export access-log', { timeout: 120_000 }, () => {
   it('writes only the rows on standard output with --out -', async () => {
-    const { sql } = await viewings()
+    const { sql, learners } = await viewings()
+    const lab = await makeLab(sql.id, { exercises: ['Group by'] })
+    await recordLabAttempt(learners[1].id, lab.exercises[0].id, false, '2026-03-15T10:00:00Z')
     const result = await portal([
       'export',
       'access-log',
@@ -439,7 +449,16 @@ describe('portal export access-log', { timeout: 120_000 }, () => {
     expect(exportedRows(csvRows(result.stdout))).toEqual(
       await reportRows({ courses: [sql.id], startDate: '2026-03-01', endDate: '2026-03-31' }),
     )
-    expect(csvRows(result.stdout)).toHaveLength(6)
+    // the lab row among the video rows
+    expect(csvRows(result.stdout).map((r) => r.Kind)).toEqual([
+      'video',
+      'video',
+      'lab',
+      'video',
+      'video',
+      'video',
+      'video',
+    ])
   })
 
   it('writes a file and prints a summary: one line on stderr, or JSON with --json', async () => {

@@ -25,7 +25,16 @@ import { makeS3Client } from '#app/modules/files/s3-storage.server.ts'
 import { jobLibrary } from '#app/modules/jobs/connection.server.ts'
 import { recordProgress } from '#app/modules/progress/service.server.ts'
 import { sequelize } from '#db/client.ts'
-import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeUser } from '#tests/factories.ts'
+import {
+  assignCourse,
+  makeAdmin,
+  makeCoach,
+  makeCourse,
+  makeLab,
+  makeLearner,
+  makeUser,
+  recordLabAttempt,
+} from '#tests/factories.ts'
 import { readBody, S3_TEST_BUCKET, useS3rver } from '#tests/fixtures/files.ts'
 import { startS3Recorder, type S3Recorder } from '#tests/fixtures/s3-recorder.ts'
 import { eventually, jobOf, startWorkers, stopWorkers, tryOf } from '#tests/jobs.ts'
@@ -188,17 +197,25 @@ describe('running schedules', () => {
     const course = await makeCourse({ title: 'Scheduled SQL', videos: [{ title: 'Joins', duration: 60 }] })
     await viewing(course, '2026-11-23T12:00:00Z', 'Yesterday')
     await viewing(course, '2026-11-24T01:00:00Z', 'Today')
+    // lab attempts are rows of the log too, by the day of a learner's last attempt at an exercise
+    const lab = await makeLab(course.id, { title: 'Scheduled lab', exercises: ['Two tables'] })
+    const [labbed, late] = [await makeUser({ firstName: 'Labbed' }), await makeUser({ firstName: 'Late' })]
+    await recordLabAttempt(labbed.id, lab.exercises[0].id, true, '2026-11-23T15:00:00Z')
+    await recordLabAttempt(late.id, lab.exercises[0].id, true, '2026-11-24T01:30:00Z')
     const dir = await folder()
     await schedule({ name: 'nightly', courses: [course.id], destination: dir })
 
     const [run] = await runDue(NIGHT)
     const file = path.join(dir, 'nightly_2026-11-23_2026-11-23.csv')
-    expect(run).toMatchObject({ status: 'succeeded', rows: 1, location: file, trigger: 'schedule' })
+    expect(run).toMatchObject({ status: 'succeeded', rows: 2, location: file, trigger: 'schedule' })
     expect(run.slot).toBe('2026-11-24T02:00:00.000Z')
     const text = await readFile(file, 'utf8')
     expect(run.bytes).toBe(Buffer.byteLength(text))
     const records = parse(text, { columns: true }) as Record<string, string>[]
-    expect(records.map((r) => r['First Name'])).toEqual(['Yesterday'])
+    expect(records.map((r) => [r['First Name'], r.Kind, r['Exercise title'], r.Result])).toEqual([
+      ['Labbed', 'lab', 'Two tables', 'Passed'],
+      ['Yesterday', 'video', '', ''],
+    ])
     expect(await readdir(dir)).toEqual(['nightly_2026-11-23_2026-11-23.csv'])
   })
 

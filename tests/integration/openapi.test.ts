@@ -7,9 +7,11 @@ import {
   makeAdmin,
   makeCourse,
   makeDocument,
+  makeLab,
   makeLearner,
   makeProgram,
   PASSWORD,
+  recordLabAttempt,
   recordWatched,
 } from '#tests/factories.ts'
 import { call } from '#tests/requests.ts'
@@ -178,8 +180,16 @@ describe('real answers match the documented schemas', () => {
 
   it('for programs and the access log, and a refused filter', async () => {
     expect((await answer('GET', '/api/program/getPrograms', { token: learner.token })).data.length).toBeGreaterThan(0)
+    const lab = await makeLab(course.id)
+    await recordLabAttempt(learner.id, lab.exercises[0].id, true)
+    // lab rows only when asked for: the old client reads every row as a video
     const log = await answer('POST', '/api/category/accessLog', { token: admin.token, json: { courses: [course.id] } })
     expect(log.data.length).toBe(1)
+    const withLabs = await answer('POST', '/api/category/accessLog', {
+      token: admin.token,
+      json: { courses: [course.id], includeLabs: true },
+    })
+    expect(withLabs.data.map((row) => (row as { kind: string }).kind)).toEqual(['lab', 'video'])
     await answer('GET', '/api/category/allusers', { token: admin.token, query: '?page=1&size=10' })
     const refused = await answer('POST', '/api/category/accessLog', {
       token: admin.token,

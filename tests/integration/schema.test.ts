@@ -116,13 +116,20 @@ describe('the schema', () => {
     const rows = await (
       await sequelize()
     ).query<{ indexname: string; indexdef: string }>(
-      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('video_viewings', 'access_log_pings')",
+      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('video_viewings', 'access_log_pings', 'lab_exercise_results')",
       { type: QueryTypes.SELECT },
     )
     const defs = rows.map((r) => r.indexdef)
     expect(defs).toContainEqual(expect.stringMatching(/video_viewings .*\(last_viewed_at DESC, user_id, video_id\)/))
     expect(defs).toContainEqual(
       expect.stringMatching(/video_viewings .*\(course_id, last_viewed_at DESC, user_id, video_id\)/),
+    )
+    // the lab rows, in the same order, to be merged with the video rows
+    expect(defs).toContainEqual(
+      expect.stringMatching(/lab_exercise_results .*\(last_attempt_at DESC, user_id, exercise_id\)/),
+    )
+    expect(defs).toContainEqual(
+      expect.stringMatching(/lab_exercise_results .*\(course_id, last_attempt_at DESC, user_id, exercise_id\)/),
     )
     expect(defs).toContainEqual(expect.stringMatching(/access_log_pings .*\(recorded_at\)/))
     expect(defs).toContainEqual(expect.stringMatching(/access_log_pings .*\(course_id, recorded_at\)/))

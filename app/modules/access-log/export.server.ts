@@ -18,7 +18,10 @@ import { accessLogFilter, accessLogStatement, type AccessLogRow } from './servic
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]
 
-/** The report's columns first, then what a spreadsheet needs to join the rows with other data. */
+/**
+ * The report's columns first, then what a spreadsheet needs to join the rows with other data, then the lab
+ * rows' own (ADR 037). A lab row leaves the video columns empty; its Last Viewed is its last attempt's time.
+ */
 const COLUMNS: { header: string; key: string; value: (r: AccessLogRow) => string | number | null }[] = [
   { header: 'First Name', key: 'firstName', value: (r) => r.first_name },
   { header: 'Email ID', key: 'email', value: (r) => r.email },
@@ -31,6 +34,13 @@ const COLUMNS: { header: string; key: string; value: (r: AccessLogRow) => string
   { header: 'Learner ID', key: 'learnerId', value: (r) => r.learner_id },
   { header: 'Course ID', key: 'courseId', value: (r) => r.course_id },
   { header: 'Video ID', key: 'videoId', value: (r) => r.video_id },
+  { header: 'Kind', key: 'kind', value: (r) => r.kind },
+  { header: 'Lab title', key: 'labTitle', value: (r) => r.lab_title },
+  { header: 'Exercise title', key: 'exerciseTitle', value: (r) => r.exercise_title },
+  { header: 'Result', key: 'result', value: (r) => (r.kind === 'lab' ? (r.passed ? 'Passed' : 'Not passed') : null) },
+  { header: 'Attempts', key: 'attempts', value: (r) => r.attempts },
+  { header: 'Lab ID', key: 'labId', value: (r) => r.lab_id },
+  { header: 'Exercise ID', key: 'exerciseId', value: (r) => r.exercise_id },
 ]
 export const EXPORT_HEADERS = COLUMNS.map((c) => c.header)
 
@@ -81,7 +91,8 @@ export async function writeAccessLog(
   sink: Writable,
   { format = 'csv', onProgress, signal }: ExportOptions = {},
 ): Promise<ExportProgress> {
-  const filter = accessLogFilter(actor, input)
+  // an export carries every kind of row, whatever the input says
+  const filter = { ...accessLogFilter(actor, input), includeLabs: true }
   assertFormat(format)
   const progress: ExportProgress = { rows: 0, bytes: 0 }
   const counter = new Transform({

@@ -28,3 +28,16 @@ describe('the access-log filter dates', () => {
     })
   })
 })
+
+describe('the access-log filter’s includeLabs', () => {
+  it('is false unless asked for, and only true or false', () => {
+    expect(parse({})).toMatchObject({ success: true, data: { includeLabs: false } })
+    expect(parse({ includeLabs: true })).toMatchObject({ success: true, data: { includeLabs: true } })
+    for (const includeLabs of ['true', 1, 'yes']) {
+      expect(parse({ includeLabs }).error?.issues[0], String(includeLabs)).toMatchObject({
+        path: ['includeLabs'],
+        message: 'Include labs must be true or false.',
+      })
+    }
+  })
+})

@@ -6,7 +6,9 @@ import { parseISO } from 'date-fns/parseISO'
 import { z } from 'zod'
 
 // The access-log filter: courses, a start date and an end date, all optional. Dates come as the
-// partner's client writes them (MM/dd/yyyy) or as date inputs send them (yyyy-MM-dd).
+// partner's client writes them (MM/dd/yyyy) or as date inputs send them (yyyy-MM-dd). `includeLabs` asks for
+// the lab rows beside the video rows: the page and the exports always do; the /api answers them only when
+// asked, since its old client reads every row as a video (ADR 037).
 
 /** MM/dd/yyyy, read as the ISO day it names. */
 const US_DAY = /^(\d{2})\/(\d{2})\/(\d{4})$/
@@ -56,6 +58,10 @@ export const AccessLogFilterSchema = z
       (v) => (v === undefined || v === null || v === '' ? [] : Array.isArray(v) ? v : [v]),
       z.array(z.string().uuid('Courses must be course ids.')).max(200),
     ),
+    includeLabs: z
+      .boolean({ invalid_type_error: 'Include labs must be true or false.' })
+      .default(false)
+      .describe('true: the lab rows too (one per learner and lab exercise attempted), and every row says its `kind`'),
   })
   .refine((f) => !f.startDate || !f.endDate || f.startDate <= f.endDate, {
     path: ['endDate'],

@@ -36,6 +36,8 @@ import {
 } from '../users/schema.ts'
 import {
   AccessLogEntry,
+  AccessLogLabRow,
+  AccessLogVideoRow,
   Account,
   ApiError,
   AssignedCourse,
@@ -529,11 +531,16 @@ listCall({
   method: 'post',
   path: '/api/category/accessLog',
   summary: 'The access log: per learner and video, how far and when, newest first',
-  description: 'Dates are whole days, MM/dd/yyyy or yyyy-MM-dd, in `timeZone` (UTC by default).',
+  description:
+    'Dates are whole days, MM/dd/yyyy or yyyy-MM-dd, in `timeZone` (UTC by default). Without `includeLabs` every ' +
+    'row is a video viewing (`AccessLogEntry`), as the old client reads them. With `includeLabs: true` the rows of ' +
+    'lab attempts come too, one per learner and exercise attempted, merged newest first (by the last attempt), and ' +
+    'every row has `kind`: `video` (`AccessLogVideoRow`) or `lab` (`AccessLogLabRow`); the day filter reads the ' +
+    'last attempt, and `total` counts both kinds.',
   who: 'adminSide',
   query: PAGE,
   body: AccessLogFilterSchema,
-  ok: listOf('data', AccessLogEntry),
+  ok: listOf('data', z.union([AccessLogEntry, AccessLogVideoRow, AccessLogLabRow])),
 })
 listCall({
   method: 'get',

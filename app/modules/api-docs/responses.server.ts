@@ -169,19 +169,43 @@ export const Profile = z
   .strict()
   .openapi('Profile')
 
-export const AccessLogEntry = z
+const accessLogVideoFields = {
+  name: z.string(),
+  firstName: z.string(),
+  email: z.string(),
+  courseName: z.string(),
+  chapter: z.string().openapi({ description: "the video's title" }),
+  videoDuration: seconds,
+  videoProgress: z.number().openapi({ description: 'the furthest second reached' }),
+  lastViewed: timestamp,
+}
+
+export const AccessLogEntry = z.object(accessLogVideoFields).strict().openapi('AccessLogEntry')
+
+/** With `includeLabs: true` each row says its kind: a video row is the entry above with `kind` first. */
+export const AccessLogVideoRow = z
+  .object({ kind: z.literal('video'), ...accessLogVideoFields })
+  .strict()
+  .openapi('AccessLogVideoRow')
+
+export const AccessLogLabRow = z
   .object({
+    kind: z.literal('lab'),
     name: z.string(),
     firstName: z.string(),
     email: z.string(),
     courseName: z.string(),
-    chapter: z.string().openapi({ description: "the video's title" }),
-    videoDuration: seconds,
-    videoProgress: z.number().openapi({ description: 'the furthest second reached' }),
-    lastViewed: timestamp,
+    chapter: z.string().openapi({ description: "the lab's and the exercise's titles, as `Lab › Exercise`" }),
+    lab: z.string().openapi({ description: "the lab's title" }),
+    exercise: z.string().openapi({ description: "the exercise's title" }),
+    passed: z.boolean().openapi({ description: 'whether any of the attempts passed' }),
+    attempts: z.number().int().openapi({ description: 'how many attempts the learner made' }),
+    lastViewed: timestamp.openapi({ description: 'when the last attempt was made' }),
   })
   .strict()
-  .openapi('AccessLogEntry')
+  .openapi('AccessLogLabRow', {
+    description: "One learner's attempts at one lab exercise (answered only with `includeLabs: true`).",
+  })
 
 export const Assessment = z
   .object({

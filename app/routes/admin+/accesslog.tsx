@@ -32,14 +32,16 @@ async function loadPage({ request }: LoaderFunctionArgs) {
     endDate: url.searchParams.get('endDate') ?? '',
     courses: url.searchParams.getAll('course'),
   }
+  // the page shows lab attempts beside the viewings, one row per learner and exercise
+  const filter = { ...input, includeLabs: true }
   const { rows: courses } = await listCourseTitles(user)
   // a wrong filter is shown beside its fields, with an empty report; the service checks it again
-  const checked = AccessLogFilterSchema.safeParse(input)
+  const checked = AccessLogFilterSchema.safeParse(filter)
   if (!checked.success) {
     const rows: AccessLogEntry[] = []
     return json({ rows, total: 0, courses, input, query, errors: fieldErrors(checked.error) })
   }
-  const report = await accessLogReport(user, input, { offset: query.offset, limit: query.size })
+  const report = await accessLogReport(user, filter, { offset: query.offset, limit: query.size })
   return json({ ...report, courses, input, query, errors: null })
 }
 
@@ -118,9 +120,21 @@ export default function AccessLog() {
             { id: 'firstName', header: 'First Name', cell: (r) => r.firstName },
             { id: 'email', header: 'Email ID', cell: (r) => r.email },
             { id: 'course', header: 'Course Name', cell: (r) => r.courseName },
-            { id: 'chapter', header: 'Video title', cell: (r) => r.chapter },
-            { id: 'duration', header: 'Video Duration', cell: (r) => formatDuration(r.videoDuration) || '—' },
-            { id: 'progress', header: 'Video Progress', cell: (r) => formatDuration(r.videoProgress) },
+            // a lab row says so in its title, and its attempts and result stand where a video's figures do
+            { id: 'chapter', header: 'Video title', cell: (r) => ('lab' in r ? <LabTitle row={r} /> : r.chapter) },
+            {
+              id: 'duration',
+              header: 'Video Duration',
+              cell: (r) =>
+                'lab' in r
+                  ? `${r.attempts} ${r.attempts === 1 ? 'attempt' : 'attempts'}`
+                  : formatDuration(r.videoDuration) || '—',
+            },
+            {
+              id: 'progress',
+              header: 'Video Progress',
+              cell: (r) => ('lab' in r ? <LabResult passed={r.passed} /> : formatDuration(r.videoProgress)),
+            },
             {
               id: 'lastViewed',
               header: 'Last Viewed',
@@ -128,7 +142,7 @@ export default function AccessLog() {
             },
           ]}
           rows={rows}
-          getRowKey={(r) => `${r.email}|${r.courseName}|${r.chapter}|${r.lastViewed}`}
+          getRowKey={(r) => `${'lab' in r ? 'lab' : 'video'}|${r.email}|${r.courseName}|${r.chapter}|${r.lastViewed}`}
           total={total}
           page={query.page}
           pageSize={query.size}
@@ -136,6 +150,34 @@ export default function AccessLog() {
         />
       </div>
     </>
+  )
+}
+
+/** "Lab" then the lab and the exercise; read out as "Lab: Joins, exercise: Inner join". */
+function LabTitle({ row }: { row: { lab: string; exercise: string } }) {
+  return (
+    <>
+      <span className="inline-block rounded bg-indigo-100 px-1.5 py-0.5 text-xs font-semibold text-indigo-800">
+        Lab<span className="sr-only">:</span>
+      </span>{' '}
+      {row.lab}
+      <span aria-hidden="true"> › </span>
+      <span className="sr-only">, exercise: </span>
+      {row.exercise}
+    </>
+  )
+}
+
+/** Passed once any attempt passed; the words carry it, the colour only repeats them. */
+function LabResult({ passed }: { passed: boolean }) {
+  return (
+    <span
+      className={`inline-block whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ${
+        passed ? 'bg-emerald-100 text-emerald-800' : 'bg-amber-100 text-amber-900'
+      }`}
+    >
+      {passed ? 'Passed' : 'Not passed'}
+    </span>
   )
 }
 
