@@ -5,12 +5,21 @@ import os from 'node:os'
 import path from 'node:path'
 import url from 'node:url'
 import autocannon from 'autocannon'
-import pg from 'pg'
-import { hashPassword } from '#app/modules/auth/password.server.ts'
-import { issueToken } from '#app/modules/auth/token.server.ts'
-import { getSecrets } from '#app/utils/env.server.ts'
-import { openEmbeddedDatabase } from '#db/embedded.ts'
+import type pg from 'pg'
 import { DEMO_PASSWORD } from '#db/seeds/demo-content.ts'
+import {
+  BENCH_PASSWORD,
+  COURSES,
+  heartbeat,
+  LEARNERS,
+  loadDataSet,
+  portalDatabase,
+  rotate,
+  second,
+  VIDEO_SECONDS,
+  VIDEOS_PER_COURSE,
+  type Pair,
+} from '#tests/bench/data-set.ts'
 import {
   buildIfMissing,
   portalEnv,
@@ -73,12 +82,6 @@ function parseOnly(value: string | undefined) {
   return new Set(keys as RowKey[])
 }
 
-/** The data set: every learner has every course assigned; each heartbeats the five videos of one course. */
-const LEARNERS = 200
-const COURSES = 20
-const VIDEOS_PER_COURSE = 5
-const VIDEO_SECONDS = 600
-const BENCH_PASSWORD = 'Bench-pass1!'
 const INGEST_CONNECTIONS = 100
 const PAGE_CONNECTIONS = [10, 50]
 const ADMIN_CONNECTIONS = 10
@@ -99,15 +102,6 @@ async function main() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'portal-bench-'))
   await chmod(dataDir, 0o755)
   const env = await portalEnv(dataDir)
-  // this process mints the learners' tokens and reads the database password as the server does
-  delete process.env.DATABASE_URL
-  Object.assign(process.env, {
-    DATA_DIR: env.DATA_DIR,
-    EMBEDDED_PG_PORT: env.EMBEDDED_PG_PORT,
-    SESSION_SECRET: env.SESSION_SECRET,
-    JWT_SECRET: env.JWT_SECRET,
-    BRIDGE_SECRET: env.BRIDGE_SECRET,
-  })
   const base = `http://127.0.0.1:${env.PORT}`
   const floors: ChildProcess[] = []
   let portal: ChildProcess | undefined
@@ -136,14 +130,9 @@ async function main() {
     portal = warm.child
     console.log(`start to first served page, existing DATA_DIR:                    ${warm.ms.toFixed(0)} ms`)
 
-    const database = await openEmbeddedDatabase({
-      dataDir,
-      port: Number(env.EMBEDDED_PG_PORT),
-      password: getSecrets().databasePassword,
-      mode: 'share',
-    })
-    client = new pg.Client({ connectionString: database.url })
-    await client.connect()
+    // this process mints the learners' tokens and reads the database password as the server does
+    const database = await portalDatabase(env)
+    client = database.client
     const data = await loadDataSet(client)
     const { rows: version } = await client.query<{ server_version: string }>('SHOW server_version')
     printMachine(version[0].server_version)
@@ -269,77 +258,6 @@ async function keepProfile(dir: string, pid: number | undefined) {
   )
 }
 
-// ——— the data set ———
-
-type Learner = { id: string; token: string }
-type Pair = { learner: Learner; courseId: string; videoId: string }
-type DataSet = { courses: { id: string; videos: string[] }[]; pairs: Pair[] }
-
-/**
- * 200 learners with the same password, 20 courses of 5 ten-minute videos, every course assigned to every
- * learner: set-based SQL through the portal's database, triggers on (the tallies stay right). The
- * learners' API tokens are minted with the portal's own JWT secret, as /api/user/login would issue them.
- */
-async function loadDataSet(client: pg.Client): Promise<DataSet> {
-  const started = performance.now()
-  const hash = await hashPassword(BENCH_PASSWORD)
-  await client.query('BEGIN')
-  const { rows: courseRows } = await client.query<{ id: string }>(
-    `INSERT INTO courses (title, description)
-     SELECT 'Bench course ' || lpad(n::text, 2, '0'), 'A course of the bench: five videos of ten minutes.'
-       FROM generate_series(1, $1::integer) n
-     RETURNING id`,
-    [COURSES],
-  )
-  const courseIds = courseRows.map((r) => r.id)
-  const { rows: videoRows } = await client.query<{ id: string; course_id: string }>(
-    `INSERT INTO content_entries (course_id, kind, order_id, title, description, embed_url, duration)
-     SELECT c.id, 'video', v - 1, 'Video ' || v, 'A video of the bench.',
-            'https://www.youtube-nocookie.com/embed/bench' || v, $3::integer
-       FROM unnest($1::uuid[]) WITH ORDINALITY c (id, n) CROSS JOIN generate_series(1, $2::integer) v
-      ORDER BY c.n, v
-     RETURNING id, course_id`,
-    [courseIds, VIDEOS_PER_COURSE, VIDEO_SECONDS],
-  )
-  const { rows: learnerRows } = await client.query<{ id: string; role_id: number; token_version: number }>(
-    `INSERT INTO users (first_name, last_name, user_name, email, password_hash, role_id)
-     SELECT 'Bench', 'Learner ' || n, 'bench' || n, 'bench' || n || '@bench.example', $2, 2
-       FROM generate_series(1, $1::integer) n
-      ORDER BY n
-     RETURNING id, role_id, token_version`,
-    [LEARNERS, hash],
-  )
-  await client.query(
-    `INSERT INTO course_assignments (user_id, course_id)
-     SELECT u, c FROM unnest($1::uuid[]) u CROSS JOIN unnest($2::uuid[]) c`,
-    [learnerRows.map((r) => r.id), courseIds],
-  )
-  await client.query('COMMIT')
-  // RETURNING keeps the order of the SELECT's rows in practice; the bench needs only that bench1 comes
-  // first (its pages are measured), which is checked here rather than assumed
-  const { rows: first } = await client.query<{ id: string }>(`SELECT id FROM users WHERE user_name = 'bench1'`)
-  const learnerList = [first[0].id, ...learnerRows.map((r) => r.id).filter((id) => id !== first[0].id)]
-  const learners: Learner[] = []
-  for (const id of learnerList) learners.push({ id, token: await issueToken({ id, roleId: 2, tokenVersion: 0 }) })
-  const courses = courseIds.map((id) => ({
-    id,
-    videos: videoRows.filter((v) => v.course_id === id).map((v) => v.id),
-  }))
-  // request k goes to learner k mod 200, video ⌊k/200⌋ mod 5 of the learner's course: consecutive
-  // requests never share a learner, and a (learner, video) comes back only every 1,000 requests
-  const pairs: Pair[] = []
-  for (let v = 0; v < VIDEOS_PER_COURSE; v++)
-    for (const [n, learner] of learners.entries()) {
-      const course = courses[n % COURSES]
-      pairs.push({ learner, courseId: course.id, videoId: course.videos[v] })
-    }
-  console.log(
-    `data set: ${LEARNERS} learners, ${COURSES} courses × ${VIDEOS_PER_COURSE} videos of ${VIDEO_SECONDS} s, ` +
-      `${LEARNERS * COURSES} assignments, ${LEARNERS} tokens: ${(performance.now() - started).toFixed(0)} ms`,
-  )
-  return { courses, pairs }
-}
-
 // ——— the ingest targets ———
 
 type Target = {
@@ -354,36 +272,12 @@ type Target = {
  * The three ingest calls, each rotating over the (learner, video) pairs; the same body to the portal
  * and to the floor, the portal with the learner's token, the floor with the bare user id.
  *
- * Heartbeats are realistic ones: each reports the one second played since the previous heartbeat of
- * that pair ([s, s+1), playhead at s+1, moving on through the video). The portal credits 2 s of video
- * per second of wall time per pair, up to 60 s: 1,000 pairs refill 2,000 s a second, so up to about
- * 2,000 heartbeats a second are all accepted, and the minute of credit each pair starts with covers
- * more for a while. A 429 would show in the errors column.
+ * Heartbeats are realistic ones (`heartbeat`, tests/bench/data-set.ts), all within the portal's credit:
+ * a 429 would show in the errors column.
  */
 function ingestTargets(pairs: Pair[]) {
-  const json = { 'Content-Type': 'application/json' }
-  const rotate = (body: (pair: Pair, visit: number) => object) => {
-    let k = 0
-    return (auth: (pair: Pair) => string) => () => {
-      const pair = pairs[k % pairs.length]
-      const visit = Math.floor(k / pairs.length)
-      k++
-      return { headers: { ...json, Authorization: `Bearer ${auth(pair)}` }, body: JSON.stringify(body(pair, visit)) }
-    }
-  }
-  const second = (visit: number) => visit % (VIDEO_SECONDS - 1)
   const kinds: [RowKey, string, string, (pair: Pair, visit: number) => object][] = [
-    [
-      'heartbeat',
-      'heartbeat (1 s watched)',
-      '/api/category/videoProgress',
-      (pair, visit) => ({
-        courseId: pair.courseId,
-        videoId: pair.videoId,
-        watched: [[second(visit), second(visit) + 1]],
-        position: second(visit) + 1,
-      }),
-    ],
+    ['heartbeat', 'heartbeat (1 s watched)', '/api/category/videoProgress', heartbeat],
     [
       'audit',
       'video audit',
@@ -410,8 +304,8 @@ function ingestTargets(pairs: Pair[]) {
   ]
   return kinds.map(([key, name, route, body]) => {
     // the portal and its floor each walk the pairs from the start, at their own pace
-    const portal = rotate(body)((pair) => pair.learner.token)
-    const floor = rotate(body)((pair) => pair.learner.id)
+    const portal = rotate(pairs, body, (pair) => pair.learner.token)
+    const floor = rotate(pairs, body, (pair) => pair.learner.id)
     return {
       key,
       name,
