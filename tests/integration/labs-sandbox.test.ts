@@ -177,8 +177,10 @@ describe('the learner role’s connection limit, shared by every process', () =>
   it('reached, a grading is told to come back (429 with Retry-After) and the next one runs', async () => {
     await closeSandbox()
     const portal = new URL(await databaseUrl())
-    const [{ role, password }] = (await pg_query(portal.toString(), 'SELECT role, password FROM lab_sandbox'))
-      .rows as { role: string; password: string }[]
+    const [{ role, password }] = (await pg_query(portal.toString(), 'SELECT role, password FROM lab_sandbox')).rows as {
+      role: string
+      password: string
+    }[]
     const address = new URL(portal)
     address.pathname = `/${lab.database}`
     address.username = role

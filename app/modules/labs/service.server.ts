@@ -8,13 +8,7 @@ import { conflict, forbidden, invalid, isServiceError, notFound } from '../error
 import { isUuid } from '../ids.ts'
 import { readLabFolder, type LabFolder } from './folder.server.ts'
 import { grade, solve, type Expected, type GradedExercise, type Grading } from './grading.server.ts'
-import {
-  buildLabDatabases,
-  dropLabDatabases,
-  labsBusy,
-  type LabDatabases,
-  type LabTable,
-} from './sandbox.server.ts'
+import { buildLabDatabases, dropLabDatabases, labsBusy, type LabDatabases, type LabTable } from './sandbox.server.ts'
 import { AttemptSchema, type ExerciseDefinition } from './schema.ts'
 
 // Labs as the portal keeps them: imported from an author's folder (built in the sandbox, each exercise's
