@@ -89,6 +89,11 @@ export const up: MigrationFn = async ({ context: sql }) => {
     -- and an exercise moved to another lab (nothing in the portal does that)
     CREATE FUNCTION recount_lab(p_lab uuid) RETURNS void LANGUAGE plpgsql AS $$
     BEGIN
+      -- see settle_lab_completion
+      PERFORM 1 FROM course_completion_tallies t
+        JOIN labs l ON l.id = p_lab AND t.course_id = l.course_id
+        JOIN lab_progress p ON p.lab_id = p_lab AND p.user_id = t.user_id
+       ORDER BY t.user_id FOR NO KEY UPDATE OF t;
       INSERT INTO lab_progress (user_id, lab_id)
       SELECT DISTINCT a.user_id, p_lab FROM lab_exercises e JOIN lab_attempts a ON a.exercise_id = e.id
        WHERE e.lab_id = p_lab
@@ -171,12 +176,24 @@ export const up: MigrationFn = async ({ context: sql }) => {
       RETURN FOUND;
     END $$;
 
-    -- the lab's number of exercises changed: each learner's completion follows
-    CREATE FUNCTION settle_lab_completion(p_lab uuid) RETURNS void LANGUAGE sql AS $$
-      UPDATE lab_progress p SET completed = lab_done(p.passed_exercises, n.exercises)
-        FROM (SELECT count(*)::integer AS exercises FROM lab_exercises WHERE lab_id = p_lab) n
-       WHERE p.lab_id = p_lab AND p.completed IS DISTINCT FROM lab_done(p.passed_exercises, n.exercises)
-    $$;
+    -- the lab's number of exercises changed: each learner's completion follows. The tallies it moves are
+    -- locked first, in one statement and in one order: each row's trigger then moves its tally and the
+    -- course's count, and no count is held while a learner's tally is waited for (a learner completing a
+    -- video of the course at that moment holds their tally, then wants the count). Only the transaction's
+    -- first such change holds nothing yet: an import that both removes and adds exercises can still meet a
+    -- heartbeat in a deadlock, which PostgreSQL ends by failing one of the two.
+    CREATE FUNCTION settle_lab_completion(p_lab uuid) RETURNS void LANGUAGE plpgsql AS $$
+    DECLARE
+      exercises integer := (SELECT count(*)::integer FROM lab_exercises WHERE lab_id = p_lab);
+    BEGIN
+      PERFORM 1 FROM course_completion_tallies t
+        JOIN labs l ON l.id = p_lab AND l.visibility AND t.course_id = l.course_id
+        JOIN lab_progress p ON p.lab_id = p_lab AND p.user_id = t.user_id
+       WHERE p.completed IS DISTINCT FROM lab_done(p.passed_exercises, exercises)
+       ORDER BY t.user_id FOR NO KEY UPDATE OF t;
+      UPDATE lab_progress p SET completed = lab_done(p.passed_exercises, exercises)
+       WHERE p.lab_id = p_lab AND p.completed IS DISTINCT FROM lab_done(p.passed_exercises, exercises);
+    END $$;
 
     CREATE FUNCTION lab_exercise_progress() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

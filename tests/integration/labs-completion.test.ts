@@ -526,6 +526,70 @@ describe('lab progress under concurrent writes', () => {
     await expectExact()
   })
 
+  it('lets a learner complete a video while an import un-completes the lab for many, without a deadlock', async () => {
+    const admin = await makeAdmin()
+    const course = await makeCourse({ videos: [{}, {}] })
+    const lab = await makeLab(course.id)
+    const [first, second] = [await makeLearner(), await makeLearner()]
+    for (const person of [first, second]) {
+      await assignCourse(person.id, course.id)
+      await recordWatched(person.id, course.id, course.videos[0], 100)
+      await pass(person.id, lab, 'a')
+    }
+    await recordWatched(first.id, course.id, course.videos[1], 100)
+    await recordWatched(second.id, course.id, course.videos[1], 10)
+    expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ completed: 1 })
+
+    const sql = await sequelize()
+    const heartbeat = await sql.transaction()
+    const importing = await sql.transaction()
+    try {
+      // the second learner's tally is held, as a heartbeat completing a video holds it before the course's count
+      await sql.query(
+        'UPDATE course_completion_tallies SET completed_videos = completed_videos WHERE user_id = :id AND course_id = :course',
+        { replacements: { id: second.id, course: course.id }, transaction: heartbeat },
+      )
+      await sql.query('SELECT id FROM labs WHERE id = :lab FOR UPDATE', {
+        replacements: { lab },
+        transaction: importing,
+      })
+      let settled = false
+      const imported = sql
+        .query(
+          `/* new exercise */ INSERT INTO lab_exercises (lab_id, key, position, title, prompt, solution, check_kind,
+             order_rule, column_rule, allow) VALUES (:lab, 'b', 1, 'b', 'Do it.', 'SELECT 1', 'result', 'auto', 'names', '{select}')`,
+          { replacements: { lab }, transaction: importing },
+        )
+        .finally(() => {
+          settled = true
+        })
+      await vi.waitFor(
+        async () => {
+          const rows = await sql.query(
+            `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%new exercise%'`,
+            { type: QueryTypes.SELECT },
+          )
+          expect(rows).toHaveLength(1)
+        },
+        { timeout: 10_000 },
+      )
+      expect(settled).toBe(false)
+      // the video completed moves the course's count, which the import does not hold yet
+      await sql.query('UPDATE video_progress SET completed = true WHERE user_id = :id AND video_id = :video', {
+        replacements: { id: second.id, video: course.videos[1].id },
+        transaction: heartbeat,
+      })
+      await heartbeat.commit()
+      await imported
+      await importing.commit()
+    } catch (error) {
+      for (const transaction of [heartbeat, importing]) await transaction.rollback().catch(() => undefined)
+      throw error
+    }
+    expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ assigned: 2, completed: 0 })
+    await expectExact()
+  })
+
   it('does not count a lab completed while it is being hidden', async () => {
     const admin = await makeAdmin()
     const course = await makeCourse({ videos: [{}] })
