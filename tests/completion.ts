@@ -63,7 +63,7 @@ const RECOUNT = `
                 WHERE h.course_id = v.course_id AND v.videos + v.labs > 0
                   AND r.videos = v.videos AND r.labs = v.labs)))::int AS counts`
 
-export type CompletionMismatches = {
+type CompletionMismatches = {
   lab_progress: number
   lab_progress_missing: number
   tallies: number
