@@ -20,6 +20,7 @@ import * as uploadQuota from './migrations/0015-upload-quota.ts'
 import * as rateLimits from './migrations/0016-rate-limits.ts'
 import * as jobQueue from './migrations/0017-job-queue.ts'
 import * as labs from './migrations/0018-labs.ts'
+import * as labsInCompletion from './migrations/0019-labs-in-completion.ts'
 import * as labAttemptsInAccessLog from './migrations/0020-lab-attempts-in-access-log.ts'
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
@@ -42,6 +43,7 @@ const migrations = [
   { name: '0016-rate-limits', ...rateLimits },
   { name: '0017-job-queue', ...jobQueue },
   { name: '0018-labs', ...labs },
+  { name: '0019-labs-in-completion', ...labsInCompletion },
   { name: '0020-lab-attempts-in-access-log', ...labAttemptsInAccessLog },
 ]
 

@@ -500,7 +500,7 @@ async function measure(client: pg.Client, dataDir: string) {
     print(`dashboard: ${name}`, await time(() => run(statement)))
     plans.push([`dashboard: ${name}`, statement])
   }
-  print('dashboard: the whole page’s figures (4 at once)', await time(() => dashboardFigures(SYSTEM)))
+  print('dashboard: the whole page’s figures (5 at once)', await time(() => dashboardFigures(SYSTEM)))
 
   const [{ exportStart }] = await sql.query<{ exportStart: string }>(
     `SELECT to_char(utc_day(now()) - ${EXPORT_DAYS - 1}, 'YYYY-MM-DD') AS "exportStart"`,

@@ -223,13 +223,22 @@ test('the dashboard shows the demo’s viewing: active learners, a drawn chart w
   )
   await expect(page.getByTestId('top-videos').locator('li')).toHaveCount(5)
   await expect(page.getByTestId('top-videos')).toContainText('1 view')
+  // the demo's two labs, each with its course's learners, those who tried it and those who completed it
+  const passRates = page.getByRole('table', { name: /Lab pass rates/ })
+  await expect(passRates.locator('tbody tr')).toHaveCount(2)
+  await expect(passRates.locator('tbody tr').filter({ hasText: 'SQL Fundamentals' }).locator('td')).toHaveText([
+    '2',
+    /^\d+$/,
+    /^\d+\s*\d+%$/,
+  ])
   await expectAccessible(page, '/admin/dashboard')
 
-  // on a 360 px phone nothing runs off the side, and the chart still draws
+  // on a 360 px phone nothing runs off the side, and the chart still draws; the pass rates fit their card
   await page.setViewportSize({ width: 360, height: 740 })
   await page.reload()
   await expect(chart).toHaveAttribute('data-drawn', 'true')
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360)
+  expect(await passRates.evaluate((table) => table.scrollWidth <= table.parentElement!.clientWidth)).toBe(true)
 })
 
 test('a learner’s pages never load the charting code', async ({ page, signInAs }) => {

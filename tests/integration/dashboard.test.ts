@@ -188,6 +188,7 @@ describe('the dashboard figures', () => {
       courseId: course.id,
       title: course.title,
       videos: 2,
+      labs: 0,
       assigned: 3,
       completed: 1,
       percent: 33,

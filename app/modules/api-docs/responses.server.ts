@@ -97,7 +97,9 @@ export const AssignedCourse = z
     courseImage: FileInfo.nullable(),
     duration: seconds,
     courseProgress: z.number().openapi({ description: 'unique seconds watched of the visible videos' }),
-    percentage: z.number().min(0).max(100),
+    percentage: z.number().min(0).max(100).openapi({
+      description: 'how far along the course is: its visible videos watched and labs passed, weighed by length',
+    }),
   })
   .strict()
   .openapi('AssignedCourse')

@@ -23,7 +23,7 @@ import type { CourseCard } from './dto.ts'
 const ASSIGNED_COURSES = sql(
   `WITH assigned AS (${ASSIGNED_COURSE_IDS})
    SELECT c.id, c.title, c.description, c.image_key, f.name AS image_name,
-          cp.duration, cp.known_duration, cp.watched, cp.video_count
+          cp.duration, cp.known_duration, cp.watched, cp.video_count, cp.lab_seconds, cp.lab_credit
      FROM courses c
      JOIN assigned a ON a.course_id = c.id
      LEFT JOIN files f ON f.key = c.image_key
@@ -41,8 +41,8 @@ type AssignedCourseRow = CourseProgressRow & {
 }
 
 /**
- * My Courses: the courses assigned to the user with their progress. Percent is the unique seconds
- * watched of visible videos over their total duration, capped at 100.
+ * My Courses: the courses assigned to the user with their progress. Percent is that of the course's
+ * visible videos and labs (courseProgressSql), capped at 100.
  */
 export async function listAssignedCourses(
   actor: Actor,

@@ -11,20 +11,39 @@ import { DASHBOARD_DAYS, DashboardQuerySchema, TOP_VIDEOS } from './schema.ts'
 //   most-watched videos video_view_days again, summed per video
 //   completion          course_completion_counts: per course, the learners assigned (directly or through a
 //                       program, once) and those done, kept from course_completion_tallies (per learner and
-//                       course, the visible videos completed and whether the learner has the course)
+//                       course, the visible videos and labs completed and whether the learner has the course)
+//   lab pass rates      lab_progress (per learner and lab tried, the exercises passed and whether that is all),
+//                       joined with the tallies for the learners who have the course: no attempt is read, but
+//                       every learner who tried a visible lab is (about 150 ms for 120,000 of them)
 // Days are UTC days; "the last 7 days" are today and the six days before.
 
 export type ViewsOnDay = { day: string; views: number }
 type CourseCompletion = {
   courseId: string
   title: string
-  /** the course's visible videos: what a learner must complete */
+  /** the course's visible videos and labs: what a learner must complete */
   videos: number
+  labs: number
   /** learners who have the course, assigned directly or through one or more programs, each once */
   assigned: number
-  /** of those, the learners who completed every visible video */
+  /** of those, the learners who completed every visible video and every visible lab */
   completed: number
-  /** whole percent of the assigned; null when nobody is assigned or the course has no visible video */
+  /** whole percent of the assigned; null when nobody is assigned or the course has no visible video or lab */
+  percent: number | null
+}
+/** A visible lab and how the learners who have its course fare with it. */
+type LabPassRate = {
+  labId: string
+  title: string
+  courseId: string
+  courseTitle: string
+  /** learners who have the course (as in completion) */
+  assigned: number
+  /** of those, the learners who made an attempt at the lab */
+  tried: number
+  /** of those, the learners who passed every exercise of it */
+  completed: number
+  /** whole percent of the assigned who completed it; null when nobody has the course */
   percent: number | null
 }
 type WatchedVideo = { videoId: string; title: string; courseId: string; courseTitle: string; views: number }
@@ -36,6 +55,8 @@ export type DashboardFigures = {
   /** one entry per day, oldest first, days without views included with 0 */
   viewsPerDay: ViewsOnDay[]
   completion: CourseCompletion[]
+  /** every visible lab, by course title and the labs' order */
+  labPassRates: LabPassRate[]
   topVideos: WatchedVideo[]
 }
 
@@ -77,19 +98,40 @@ export function dashboardStatements(today: string | null): Record<DashboardQuery
     },
     // completion is as of now, whatever the day
     completion: {
-      text: `SELECT c.id AS course_id, c.title, COALESCE(v.videos, 0) AS videos,
+      text: `SELECT c.id AS course_id, c.title, COALESCE(v.videos, 0) AS videos, COALESCE(l.labs, 0) AS labs,
                     COALESCE(k.assigned, 0) AS assigned,
-                    CASE WHEN v.videos > 0 THEN COALESCE(k.completed, 0) ELSE 0 END AS completed
+                    CASE WHEN v.videos > 0 OR l.labs > 0 THEN COALESCE(k.completed, 0) ELSE 0 END AS completed
                FROM courses c
                LEFT JOIN course_completion_counts k ON k.course_id = c.id
                LEFT JOIN (SELECT course_id, count(*) AS videos FROM content_entries
                            WHERE kind = 'video' AND visibility GROUP BY course_id) v ON v.course_id = c.id
+               LEFT JOIN (SELECT course_id, count(*) AS labs FROM labs
+                           WHERE visibility GROUP BY course_id) l ON l.course_id = c.id
               ORDER BY lower(c.title), c.id`,
+      values: [],
+    },
+    // as of now too: the rows of lab_progress of the visible labs, each learner's tally telling whether they
+    // have the course; one pass over them, grouped by lab
+    labPassRates: {
+      text: `SELECT l.id AS lab_id, l.title, c.id AS course_id, c.title AS course_title,
+                    COALESCE(k.assigned, 0) AS assigned, COALESCE(r.tried, 0) AS tried,
+                    COALESCE(r.completed, 0) AS completed
+               FROM labs l
+               JOIN courses c ON c.id = l.course_id
+               LEFT JOIN course_completion_counts k ON k.course_id = l.course_id
+               LEFT JOIN (SELECT p.lab_id, count(*) AS tried, count(*) FILTER (WHERE p.completed) AS completed
+                            FROM lab_progress p
+                            JOIN labs v ON v.id = p.lab_id AND v.visibility
+                            JOIN course_completion_tallies t
+                              ON t.user_id = p.user_id AND t.course_id = v.course_id AND t.assigned
+                           GROUP BY p.lab_id) r ON r.lab_id = l.id
+              WHERE l.visibility
+              ORDER BY lower(c.title), c.id, l.order_id, lower(l.title), l.id`,
       values: [],
     },
   }
 }
-type DashboardQueryName = 'activeLearners' | 'viewsPerDay' | 'topVideos' | 'completion'
+type DashboardQueryName = 'activeLearners' | 'viewsPerDay' | 'topVideos' | 'completion' | 'labPassRates'
 
 /** Everything the dashboard shows on viewing. The admin side reads it (coaches too); learners are refused. */
 export async function dashboardFigures(actor: Actor, input: unknown = {}): Promise<DashboardFigures> {
@@ -99,12 +141,21 @@ export async function dashboardFigures(actor: Actor, input: unknown = {}): Promi
   const statements = dashboardStatements(query.today ?? null)
   const run = <T extends object>({ text, values }: Statement) =>
     sql.query<T>(text, { bind: values, type: QueryTypes.SELECT })
-  const [[active], days, completion, top] = await Promise.all([
+  const [[active], days, completion, passRates, top] = await Promise.all([
     run<{ today: string; last7: string; last30: string }>(statements.activeLearners),
     run<{ day: string; views: string }>(statements.viewsPerDay),
-    run<{ course_id: string; title: string; videos: string; assigned: string; completed: string }>(
+    run<{ course_id: string; title: string; videos: string; labs: string; assigned: string; completed: string }>(
       statements.completion,
     ),
+    run<{
+      lab_id: string
+      title: string
+      course_id: string
+      course_title: string
+      assigned: string
+      tried: string
+      completed: string
+    }>(statements.labPassRates),
     run<{ video_id: string; title: string; course_id: string; course_title: string; views: string }>(
       statements.topVideos,
     ),
@@ -115,15 +166,31 @@ export async function dashboardFigures(actor: Actor, input: unknown = {}): Promi
     viewsPerDay: days.map((d) => ({ day: d.day, views: Number(d.views) })),
     completion: completion.map((c) => {
       const videos = Number(c.videos)
+      const labs = Number(c.labs)
       const assigned = Number(c.assigned)
       const completed = Number(c.completed)
       return {
         courseId: c.course_id,
         title: c.title,
         videos,
+        labs,
         assigned,
         completed,
-        percent: assigned > 0 && videos > 0 ? Math.round((100 * completed) / assigned) : null,
+        percent: assigned > 0 && videos + labs > 0 ? Math.round((100 * completed) / assigned) : null,
+      }
+    }),
+    labPassRates: passRates.map((r) => {
+      const assigned = Number(r.assigned)
+      const completed = Number(r.completed)
+      return {
+        labId: r.lab_id,
+        title: r.title,
+        courseId: r.course_id,
+        courseTitle: r.course_title,
+        assigned,
+        tried: Number(r.tried),
+        completed,
+        percent: assigned > 0 ? Math.round((100 * completed) / assigned) : null,
       }
     }),
     topVideos: top.map((t) => ({

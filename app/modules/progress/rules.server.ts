@@ -41,44 +41,64 @@ type CourseProgress = {
   /** unique seconds watched of the visible videos, each video counted up to its duration */
   watched: number
   videoCount: number
-  /** capped at 100 */
+  /** of the visible videos and labs, capped at 100 */
   percent: number
 }
 
-/** Course percent (docs/product.md#progress): min(100, round(100 × watched / duration)) over visible videos. */
-function coursePercent(watched: number, duration: number) {
-  if (duration <= 0) return 0
-  return Math.min(100, Math.round((100 * watched) / duration))
+/**
+ * Course percent (docs/product.md#progress): min(100, round(100 × done ÷ weight)), where the weight is the
+ * known duration of the visible videos plus 60 × minutes of each visible lab, and what is done the seconds
+ * watched of those videos plus each lab's share of its minutes by the points passed.
+ */
+function coursePercent(done: number, weight: number) {
+  if (weight <= 0) return 0
+  return Math.min(100, Math.round((100 * done) / weight))
 }
 
 /**
  * A learner's progress in one course, as a subquery of one row for `LEFT JOIN LATERAL (…) alias ON true`
  * (or to select from): `courseId` is the SQL that names the course (a column of the caller's query, or a
- * parameter), `:userId` the learner. Its columns are those of CourseProgressRow.
+ * parameter), `:userId` the learner. Its columns are those of CourseProgressRow. A lab's credit is read from
+ * lab_progress (the points the learner passed, kept by triggers), its total points only for a lab the
+ * learner has passed something of.
  */
 export const courseProgressSql = (courseId: string) => `
-  SELECT ${courseDurationSql('e')} AS duration,
-         COALESCE(SUM(e.duration), 0) AS known_duration,
-         COALESCE(SUM(LEAST(COALESCE(p.watched_seconds, 0), COALESCE(e.duration, 0))), 0) AS watched,
-         COUNT(e.id) AS video_count
-    FROM content_entries e
-    LEFT JOIN video_progress p ON p.video_id = e.id AND p.user_id = :userId
-   WHERE e.course_id = ${courseId} AND ${visibleVideoSql('e')}`
+  SELECT v.duration, v.known_duration, v.watched, v.video_count, l.lab_seconds, l.lab_credit
+    FROM (SELECT ${courseDurationSql('e')} AS duration,
+                 COALESCE(SUM(e.duration), 0) AS known_duration,
+                 COALESCE(SUM(LEAST(COALESCE(p.watched_seconds, 0), COALESCE(e.duration, 0))), 0) AS watched,
+                 COUNT(e.id) AS video_count
+            FROM content_entries e
+            LEFT JOIN video_progress p ON p.video_id = e.id AND p.user_id = :userId
+           WHERE e.course_id = ${courseId} AND ${visibleVideoSql('e')}) v
+   CROSS JOIN
+         (SELECT COALESCE(SUM(60 * lab.minutes), 0) AS lab_seconds,
+                 COALESCE(SUM(CASE WHEN lp.passed_points > 0 THEN 60.0 * lab.minutes * lp.passed_points
+                                    / (SELECT SUM(x.points) FROM lab_exercises x WHERE x.lab_id = lab.id) END), 0)
+                   AS lab_credit
+            FROM labs lab
+            LEFT JOIN lab_progress lp ON lp.lab_id = lab.id AND lp.user_id = :userId
+           WHERE lab.course_id = ${courseId} AND lab.visibility) l`
 
 export type CourseProgressRow = {
   duration: string | null
   known_duration: string
   watched: string
   video_count: string
+  /** 60 × minutes of the visible labs */
+  lab_seconds: string
+  /** of those, the learner's: each lab's seconds by the share of its points passed */
+  lab_credit: string
 }
 
 export function toCourseProgress(row: CourseProgressRow): CourseProgress {
+  const watched = Number(row.watched)
   return {
     duration: toDuration(row.duration),
-    watched: Number(row.watched),
+    watched,
     videoCount: Number(row.video_count),
     // the videos with a duration still count when another lacks one
-    percent: coursePercent(Number(row.watched), Number(row.known_duration)),
+    percent: coursePercent(watched + Number(row.lab_credit), Number(row.known_duration) + Number(row.lab_seconds)),
   }
 }
 

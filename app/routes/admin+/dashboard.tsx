@@ -114,7 +114,7 @@ export default function Dashboard() {
         <Section title="Completion per course" id="completion">
           <p className="px-4 pt-3 text-sm text-slate-600">
             Of the learners who have the course, assigned directly or through a program (each counted once), those who
-            completed every visible video of it.
+            completed every visible video and passed every exercise of every visible lab of it.
           </p>
           {figures.completion.length === 0 ? (
             <EmptyState title="No courses yet" />
@@ -128,8 +128,8 @@ export default function Dashboard() {
                     </Link>
                     <span className="text-sm tabular-nums text-slate-700">
                       {c.percent === null ? (
-                        c.videos === 0 ? (
-                          'No visible videos'
+                        c.videos + c.labs === 0 ? (
+                          'No visible videos or labs'
                         ) : (
                           'No learners assigned'
                         )
@@ -175,6 +175,66 @@ export default function Dashboard() {
           )}
         </Section>
       </div>
+
+      <Section title="Lab pass rates" id="lab-pass-rates">
+        <p className="px-4 pt-3 text-sm text-slate-600">
+          Per visible lab, of the learners who have its course: those who made an attempt at it, and those who passed
+          every one of its exercises.
+        </p>
+        {figures.labPassRates.length === 0 ? (
+          <EmptyState
+            title="No labs yet"
+            text="A course’s visible SQL labs appear here, with how many of its learners tried and passed them."
+          />
+        ) : (
+          <div className="overflow-x-auto px-4 pb-2">
+            <table className="w-full text-left text-sm" data-testid="lab-pass-rates">
+              <caption className="sr-only">
+                Lab pass rates: learners who have the course, tried the lab, completed it
+              </caption>
+              <thead>
+                <tr className="border-b border-slate-200 text-slate-500">
+                  <th scope="col" className="py-2 pr-2 font-medium">
+                    Lab
+                  </th>
+                  <th scope="col" className="px-1.5 py-2 text-right font-medium">
+                    Learners
+                  </th>
+                  <th scope="col" className="px-1.5 py-2 text-right font-medium">
+                    Tried
+                  </th>
+                  <th scope="col" className="py-2 pl-1.5 text-right font-medium">
+                    Completed
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {figures.labPassRates.map((lab) => (
+                  <tr key={lab.labId} className="border-b border-slate-100 align-top last:border-0">
+                    <th scope="row" className="py-2 pr-2 text-left font-normal [overflow-wrap:anywhere]">
+                      <Link to={`/admin/lab/${lab.labId}`} className="block font-medium text-brand-700 hover:underline">
+                        {lab.title}
+                      </Link>
+                      <span className="block text-slate-600">{lab.courseTitle}</span>
+                    </th>
+                    <td className="px-1.5 py-2 text-right tabular-nums">{number(lab.assigned)}</td>
+                    <td className="px-1.5 py-2 text-right tabular-nums">{number(lab.tried)}</td>
+                    <td className="py-2 pl-1.5 text-right tabular-nums">
+                      {number(lab.completed)}
+                      {lab.percent === null ? null : (
+                        <>
+                          {' '}
+                          <strong className="block font-semibold">{lab.percent}%</strong>
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Section>
     </>
   )
 }
