@@ -687,4 +687,28 @@ ${exercises}`
     })
     await expectExact()
   }, 120_000)
+
+  it('answers 409 to an attempt whose exercise an import removed while it was graded, and keeps nothing', async () => {
+    const course = await makeCourse({ videos: [{ duration: 600 }] })
+    const { id: labId } = await importLab(SYSTEM, { folder: folder(SWISS + FRENCH), course: course.id })
+    const learner = await makeLearner()
+    await assignCourse(learner.id, course.id)
+    // graded for half a second, during which the lab is imported again without the exercise
+    const attempt = attemptExercise(learner, {
+      labId,
+      exercise: 'french',
+      sql: 'SELECT name, pg_sleep(0.5) FROM city',
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    await importLab(SYSTEM, { folder: folder(SWISS), course: course.id })
+    expect(await attempt).toMatchObject({
+      status: 409,
+      message: 'This exercise changed while your attempt was graded; open the lab again.',
+    })
+    expect(await percentOf(learner, course.id)).toBe(0)
+    await expectExact()
+  }, 120_000)
 })

@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { getEnv } from '#app/utils/env.server.ts'
 import { select, transaction } from '#db/client.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
@@ -331,6 +332,8 @@ export async function labFolder(actor: Actor, id: string): Promise<LabFolder> {
 
 // --- Attempts ---
 
+const FOREIGN_KEY_VIOLATION = '23503'
+
 /** Gradings running in this process, and the learners they are for: at most LABS_GRADINGS_MAX, one each. */
 let running = 0
 const grading = new Set<string>()
@@ -388,7 +391,12 @@ export async function attemptExercise(
             count(*)::int + 1 AS attempts
      FROM lab_attempts WHERE exercise_id = $1 AND user_id = $2`,
     [exercise.id, actor.id, input.sql, graded.passed, graded.message, JSON.stringify(kept), graded.ms],
-  )
+  ).catch((error: unknown) => {
+    // an import took the exercise away while the attempt was graded
+    if (error instanceof pg.DatabaseError && error.code === FOREIGN_KEY_VIOLATION)
+      throw conflict('This exercise changed while your attempt was graded; open the lab again.')
+    throw error
+  })
   return { ...graded, exercise: exercise.key, attempts, hints: exercise.hints.slice(0, failed) }
 }
 
