@@ -1,12 +1,25 @@
 import { type Page } from '@playwright/test'
+import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { expect, test } from './fixtures.ts'
-import { AXE_VIEWPORTS, expectAccessible, startCourse, whenHydrated } from './helpers.ts'
+import { AXE_VIEWPORTS, createLearner, expectAccessible, startCourse, whenHydrated } from './helpers.ts'
 
-// The learner's SQL lab page, on the demo lab of SQL Fundamentals that learner1 is assigned: an answer typed
-// with the keyboard in the editor, graded wrong (the extra rows shown), fixed and passed; the same in the plain
-// textarea without JavaScript; axe on the page at a desktop and a phone width. Only learner1's attempts change,
-// at exercises no other spec looks at: "Filter rows with WHERE" with JavaScript, "Remove duplicates with
-// DISTINCT" without.
+// The learner's SQL lab page, on the demo lab of SQL Fundamentals, for a learner of this file's own (the demo
+// learners' percents are other files' to check): an answer typed with the keyboard in the editor, graded wrong
+// (the extra rows shown), fixed and passed, and the course's percent moved by it; the same in the plain
+// textarea without JavaScript; axe on the page at a desktop and a phone width.
+
+/** The demo password, so that the sign-in fixture signs them in as it does the demo accounts. */
+const LEARNER = {
+  userName: 'lab.learner',
+  email: 'lab.learner@example.com',
+  password: DEMO_PASSWORD,
+  firstName: 'Lara',
+  lastName: 'Labs',
+}
+
+test.beforeAll(async () => {
+  await createLearner(LEARNER, { courses: ['SQL Fundamentals'], mayExist: true })
+})
 
 /** From My Courses to the SQL Fundamentals lab's page. */
 async function openLab(page: Page) {
@@ -27,7 +40,10 @@ test('a learner types a wrong query in the editor, sees the extra rows, fixes it
   page,
   signInAs,
 }) => {
-  await signInAs('learner1')
+  await signInAs(LEARNER.userName)
+  await page.goto('/courses')
+  await startCourse(page, 'SQL Fundamentals')
+  const before = Number(await coursePercent(page).getAttribute('aria-valuenow'))
   await openLab(page)
   await whenHydrated(page)
   await expect(page.getByRole('complementary').getByText('books', { exact: true })).toBeVisible()
@@ -66,12 +82,21 @@ test('a learner types a wrong query in the editor, sees the extra rows, fixes it
   await page.keyboard.press('Enter')
   await expect(status).toContainText('Passed.')
   await expect(card.getByTestId('exercise-state')).toContainText('Passed')
+
+  // the passed exercise counts toward the course: its percent moves
+  await page.goto('/courses')
+  await startCourse(page, 'SQL Fundamentals')
+  await expect(coursePercent(page)).toBeVisible()
+  expect(Number(await coursePercent(page).getAttribute('aria-valuenow'))).toBeGreaterThan(before)
 })
+
+/** The course page's progress bar. */
+const coursePercent = (page: Page) => page.getByRole('progressbar', { name: 'Course progress' })
 
 test('without JavaScript the SQL is typed in a textarea, graded, and kept', async ({ browser, signInAs }) => {
   const context = await browser.newContext({ javaScriptEnabled: false })
   const page = await context.newPage()
-  await signInAs('learner1', { page })
+  await signInAs(LEARNER.userName, { page })
   await openLab(page)
   const card = exercise(page, '3. Remove duplicates with DISTINCT')
   const box = card.getByRole('textbox', { name: 'Your SQL for Remove duplicates with DISTINCT' })
@@ -99,7 +124,7 @@ test('without JavaScript the SQL is typed in a textarea, graded, and kept', asyn
 test('a refused statement is shown at the SQL field', async ({ browser, signInAs }) => {
   const context = await browser.newContext({ javaScriptEnabled: false })
   const page = await context.newPage()
-  await signInAs('learner1', { page })
+  await signInAs(LEARNER.userName, { page })
   await openLab(page)
   const card = exercise(page, '3. Remove duplicates with DISTINCT')
   const box = card.getByRole('textbox', { name: /Your SQL for Remove duplicates/ })
@@ -116,7 +141,7 @@ test('a refused statement is shown at the SQL field', async ({ browser, signInAs
 for (const [name, viewport] of AXE_VIEWPORTS)
   test(`the lab page passes axe on a ${name}`, async ({ page, signInAs }) => {
     await page.setViewportSize(viewport)
-    await signInAs('learner1')
+    await signInAs(LEARNER.userName)
     await openLab(page)
     await whenHydrated(page)
     await expect(page.locator('[data-sql-editor] .cm-content').first()).toBeVisible()
