@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, readdir, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import pg from 'pg'
-import { QueryTypes, Sequelize } from 'sequelize'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import type { Sequelize } from 'sequelize'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { listSchedules } from '#app/modules/exports/service.server.ts'
 import { storage } from '#app/modules/files/storage.server.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
 import { disconnect } from '#db/client.ts'
-import { migrate, migrateTables } from '#db/migrate.ts'
+import { migrate } from '#db/migrate.ts'
 import { eventually, jobOf, startWorkers, stopWorkers } from '#tests/jobs.ts'
+import { databaseAt } from '#tests/old-shape.ts'
 import { readOutbox } from '#tests/outbox.ts'
 
 // The move onto the job queue, from a database of the shape before it (migrations up to 0016) holding
@@ -20,35 +20,20 @@ import { readOutbox } from '#tests/outbox.ts'
 // every row is still there as it was, each one that waited on work has its job (with the row's id), and
 // the workers do that work.
 
-const server = inject('postgres')
-const database = `portal_old_${randomBytes(6).toString('hex')}`
-const url = `postgres://${server.user}:${server.password}@${server.host}:${server.port}/${database}`
-
-async function admin(statement: string) {
-  const client = new pg.Client({ ...server, database: 'postgres' })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
+let database: Awaited<ReturnType<typeof databaseAt>>
 let old: Sequelize
-const rows = <T extends object>(text: string, bind: unknown[] = []) =>
-  old.query<T>(text, { bind, type: QueryTypes.SELECT })
+const rows = <T extends object>(text: string, bind: unknown[] = []) => database.rows<T>(text, bind)
 
 const ids: Record<string, string> = {}
 let folder = ''
 
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${database}`)
+  database = await databaseAt('0016-rate-limits')
+  old = database.sequelize
   // this file's services and workers use the old database
   await disconnect()
-  process.env.DATABASE_URL = url
+  process.env.DATABASE_URL = database.url
   resetEnvCache()
-  old = new Sequelize(url, { dialect: 'postgres', logging: false })
-  await migrateTables(old, () => {}, '0016-rate-limits')
 
   const [adminUser, ...learners] = await rows<{ id: string }>(
     `INSERT INTO users (first_name, last_name, user_name, email, role_id, password_hash)
@@ -127,9 +112,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopWorkers()
-  await old?.close()
   await disconnect()
-  await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+  await database?.drop()
 })
 
 describe('the migration onto the job queue', () => {

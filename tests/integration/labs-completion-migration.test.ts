@@ -1,33 +1,18 @@
-import { randomBytes } from 'node:crypto'
-import pg from 'pg'
-import { QueryTypes, Sequelize } from 'sequelize'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import type { Sequelize } from 'sequelize'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrateTables } from '#db/migrate.ts'
 import * as labsInCompletion from '#db/migrations/0019-labs-in-completion.ts'
 import { completionMismatches, EXACT } from '#tests/completion.ts'
+import { databaseAt } from '#tests/old-shape.ts'
 
 // Migration 0019 on a database of the shape before it (migrations up to 0018), holding labs already
 // attempted: passed and failed attempts, a hidden lab, a learner who is not assigned, a course of labs only.
 // Once migrated, lab_progress and the tallies are what a recount gives, and completion per course follows
 // the labs; taken down, completion is the videos' alone again; up again, the triggers keep it.
 
-const server = inject('postgres')
-const database = `portal_old_${randomBytes(6).toString('hex')}`
-const url = `postgres://${server.user}:${server.password}@${server.host}:${server.port}/${database}`
-
-async function admin(statement: string) {
-  const client = new pg.Client({ ...server, database: 'postgres' })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
+let database: Awaited<ReturnType<typeof databaseAt>>
 let old: Sequelize
-const rows = <T extends object>(text: string, bind: unknown[] = []) =>
-  old.query<T>(text, { bind, type: QueryTypes.SELECT })
+const rows = <T extends object>(text: string, bind: unknown[] = []) => database.rows<T>(text, bind)
 const one = async <T extends object>(text: string, bind: unknown[] = []) => (await rows<T>(text, bind))[0]
 const migration = () => ({ name: '0019-labs-in-completion', context: (text: string) => old.query(text) })
 
@@ -96,9 +81,8 @@ async function counts() {
 }
 
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${database}`)
-  old = new Sequelize(url, { dialect: 'postgres', logging: false })
-  await migrateTables(old, () => {}, '0018-labs')
+  database = await databaseAt('0018-labs')
+  old = database.sequelize
 
   for (const name of ['done', 'halfway', 'viaProgram', 'outsider']) await insertUser(name)
   for (const name of ['Mixed', 'Labs only', 'Videos only']) await insertCourse(name)
@@ -141,8 +125,7 @@ beforeAll(async () => {
 }, 60_000)
 
 afterAll(async () => {
-  await old?.close()
-  await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+  await database?.drop()
 })
 
 const AFTER = { Mixed: [3, 1], 'Labs only': [1, 1], 'Videos only': [1, 1] }
