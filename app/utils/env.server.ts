@@ -113,7 +113,9 @@ const schema = z.object({
     .max(1024 * 1024)
     .default(20_000),
   // Gradings at once in one process (beyond: 429), and the sandbox role's connections across every process.
-  LABS_GRADINGS_MAX: z.coerce.number().int().min(1).max(100).default(4),
+  // Two per process: the lab queries share the machine's cores with the web server, and with four per process
+  // 20 learners submitting at once doubled the heartbeats' p99 (BENCH.md, "SQL labs under load").
+  LABS_GRADINGS_MAX: z.coerce.number().int().min(1).max(100).default(2),
   LABS_CONNECTIONS: z.coerce.number().int().min(2).max(1000).default(20),
 })
 
