@@ -3,8 +3,8 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as pause } from 'node:timers/promises'
-import autocannon from 'autocannon'
 import type pg from 'pg'
+import { cannon, notOk, type Target } from '#tests/bench/autocannon.ts'
 import { BENCH_PASSWORD, heartbeat, loadDataSet, portalDatabase, rotate } from '#tests/bench/data-set.ts'
 import { buildIfMissing, portalEnv, printMachine, signIn, start, stop } from '#tests/bench/serve.ts'
 
@@ -109,7 +109,7 @@ async function main() {
     const cookie = { Cookie: await signIn(base, 'bench1', BENCH_PASSWORD) }
     const attacker = data.learners[data.learners.length - 1].token
     const submitters = data.learners.slice(1, 1 + SUBMITTERS).map((l) => l.token)
-    const targets: Target[] = [
+    const targets: LoadTarget[] = [
       {
         name: 'heartbeat',
         path: '/api/category/videoProgress',
@@ -300,13 +300,8 @@ async function submissionLoops(base: string, tokens: string[], labs: Lab[], sign
 
 // ——— measuring ———
 
-type Target = {
+type LoadTarget = Target & {
   name: string
-  path: string
-  method?: 'GET' | 'POST'
-  headers?: Record<string, string>
-  /** each request's own headers and body */
-  next?: () => { headers: Record<string, string>; body: string }
   connections: number
   /** requests a second, over all the connections */
   rate: number
@@ -321,7 +316,7 @@ type Phase<B> = { name: string; figures: Figures[]; background: B }
  */
 async function phase<B>(
   base: string,
-  targets: Target[],
+  targets: LoadTarget[],
   name: string,
   background: (signal: AbortSignal) => Promise<B>,
 ): Promise<Phase<B>> {
@@ -340,36 +335,24 @@ async function phase<B>(
   return { name, figures, background: await running }
 }
 
-async function load(base: string, target: Target, seconds: number): Promise<Figures> {
-  const next = target.next
-  const request: autocannon.Request = {
-    method: target.method ?? 'GET',
-    path: target.path,
-    headers: target.headers ?? {},
-    ...(next && { setupRequest: (r: autocannon.Request) => ({ ...r, ...next() }) }),
-  }
-  const times: number[] = []
-  // without a callback autocannon answers its instance, which is also a promise of the result
-  const instance = autocannon({
-    url: base,
+async function load(base: string, target: LoadTarget, seconds: number): Promise<Figures> {
+  const { times, result } = await cannon(base, target, {
     connections: target.connections,
     overallRate: target.rate,
     duration: seconds,
-    requests: [request],
-  }) as unknown as autocannon.Instance
-  instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime))
-  const result = await (instance as unknown as Promise<autocannon.Result>)
-  times.sort((a, b) => a - b)
-  const notOk: Record<string, number> = {}
-  for (const [code, { count = 0 }] of Object.entries(result.statusCodeStats ?? {}))
-    if (!code.startsWith('2')) notOk[code] = count
-  if (result.errors) notOk['connection errors'] = result.errors
-  if (result.timeouts) notOk.timeouts = result.timeouts
-  return { rps: times.length / result.duration, p50: percentile(times, 0.5), p99: percentile(times, 0.99), notOk }
+  })
+  const statuses = notOk(result)
+  if (result.timeouts) statuses.timeouts = result.timeouts
+  return {
+    rps: times.length / result.duration,
+    p50: percentile(times, 0.5),
+    p99: percentile(times, 0.99),
+    notOk: statuses,
+  }
 }
 
 /** A page that does not answer 200 before the load is said so; the load runs anyway and counts it. */
-async function preflight(base: string, target: Target) {
+async function preflight(base: string, target: LoadTarget) {
   const response = await fetch(base + target.path, { headers: target.headers, redirect: 'manual' })
   if (response.status !== 200)
     console.log(`note: ${target.name} (${target.path}) answered ${response.status} before the load`)
@@ -381,7 +364,7 @@ const percentile = (sorted: number[], share: number) =>
 
 // ——— output ———
 
-function printTable(targets: Target[], phases: Phase<unknown>[]) {
+function printTable(targets: LoadTarget[], phases: Phase<unknown>[]) {
   const rows = targets.flatMap((target, t) =>
     phases.map((p) => {
       const f = p.figures[t]

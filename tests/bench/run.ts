@@ -4,9 +4,9 @@ import { chmod, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises
 import os from 'node:os'
 import path from 'node:path'
 import url from 'node:url'
-import autocannon from 'autocannon'
 import type pg from 'pg'
 import { DEMO_PASSWORD } from '#db/seeds/demo-content.ts'
+import { cannon, notOk, type Target } from '#tests/bench/autocannon.ts'
 import {
   BENCH_PASSWORD,
   COURSES,
@@ -260,14 +260,6 @@ async function keepProfile(dir: string, pid: number | undefined) {
 
 // ——— the ingest targets ———
 
-type Target = {
-  path: string
-  method?: 'GET' | 'POST'
-  headers?: Record<string, string>
-  /** each request's own headers and body */
-  next?: () => { headers: Record<string, string>; body: string }
-}
-
 /**
  * The three ingest calls, each rotating over the (learner, video) pairs; the same body to the portal
  * and to the floor, the portal with the learner's token, the floor with the bare user id.
@@ -378,33 +370,13 @@ function summary(runs: Figures[]): Figures {
 }
 
 async function load(server: Server, target: Target, connections: number, seconds: number): Promise<Figures> {
-  const next = target.next
-  const request: autocannon.Request = {
-    method: target.method ?? 'GET',
-    path: target.path,
-    headers: target.headers ?? {},
-    ...(next && { setupRequest: (r: autocannon.Request) => ({ ...r, ...next() }) }),
-  }
-  const times: number[] = []
   const nodeBefore = processCpuMs(server.pid)
   const pgBefore = postgresCpuMs(server.postgres)
-  // without a callback autocannon answers its instance, which is also a promise of the result
-  const instance = autocannon({
-    url: server.base,
-    connections,
-    duration: seconds,
-    requests: [request],
-  }) as unknown as autocannon.Instance
-  instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime))
-  const result = await (instance as unknown as Promise<autocannon.Result>)
+  const { times, result } = await cannon(server.base, target, { connections, duration: seconds })
   const nodeCpuMs = processCpuMs(server.pid) - nodeBefore
   const pgCpuMs = postgresCpuMs(server.postgres) - pgBefore
-  times.sort((a, b) => a - b)
   const answered = Math.max(1, times.length)
-  const statuses: Record<string, number> = {}
-  for (const [code, { count = 0 }] of Object.entries(result.statusCodeStats ?? {}))
-    if (!code.startsWith('2')) statuses[code] = count
-  if (result.errors) statuses['connection errors'] = result.errors
+  const statuses = notOk(result)
   return {
     rps: times.length / result.duration,
     p50: percentile(times, 0.5),
