@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { Transform, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import type pg from 'pg'
+import pg from 'pg'
 import QueryStream from 'pg-query-stream'
 import { QueryTypes, Sequelize, type Transaction } from 'sequelize'
 import { getEnv, getSecrets } from '#app/utils/env.server.ts'
@@ -53,6 +53,7 @@ async function open({ mode = 'share', stoppedBy, log }: ConnectOptions): Promise
   }
   const sequelize = new Sequelize(url, {
     dialect: 'postgres',
+    dialectModule: LISTENED_PG,
     benchmark: true,
     logging: (sql, ms) => {
       if (env.LOG_SQL) console.log(sql)
@@ -70,6 +71,22 @@ async function open({ mode = 'share', stoppedBy, log }: ConnectOptions): Promise
   reportPoolUsage(sequelize, env.DB_POOL_MAX)
   return { sequelize, models: initModels(sequelize), embedded, url }
 }
+
+/**
+ * pg's Client, listening for its errors from the start. Sequelize listens to a connection only once its
+ * connect() has resolved; a database that dies just then (the last message of the start-up and "terminating
+ * connection" in one read) emitted an error nobody listened to, and that ends the process. Marked invalid, as
+ * Sequelize's own listener marks it, the connection is dropped by the pool instead of lent out.
+ */
+class ListenedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config)
+    this.on('error', () => ((this as unknown as { _invalid: boolean })._invalid = true))
+  }
+}
+
+/** pg as Sequelize loads it, with that Client; the rest (types, Pool) read through to pg itself. */
+const LISTENED_PG: typeof pg = Object.assign(Object.create(pg) as typeof pg, { Client: ListenedClient })
 
 /** The pool's connections: open, idle, lent out, callers waiting for one, and the most it opens. */
 export type PoolUsage = { size: number; available: number; using: number; waiting: number; max: number }

@@ -338,6 +338,8 @@ async function stopPostmaster(pid: number, child?: ChildProcess) {
 
 async function ensureDatabase(port: number, password: string, database: string) {
   const client = new pg.Client({ host: '127.0.0.1', port, user: USER, password, database: 'postgres' })
+  // a server that dies meanwhile fails the statement; an unheard 'error' event would end the process
+  client.on('error', () => undefined)
   try {
     await client.connect()
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])

@@ -52,6 +52,8 @@ const ident = (name: string) => pg.escapeIdentifier(name)
 async function asAdmin<T>(database: string | undefined, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const server = await labsServer()
   const client = new pg.Client({ connectionString: database ? addressOf(server, database) : server.url.toString() })
+  // a connection lost between statements is the next statement's error, never an unheard 'error' event
+  client.on('error', () => undefined)
   await client.connect()
   try {
     return await work(client)
