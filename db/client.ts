@@ -74,11 +74,13 @@ async function open({ mode = 'share', stoppedBy, log }: ConnectOptions): Promise
 
 /**
  * pg's Client, listening for its errors from the start. Sequelize listens to a connection only once its
- * connect() has resolved; a database that dies just then (the last message of the start-up and "terminating
- * connection" in one read) emitted an error nobody listened to, and that ends the process. Marked invalid, as
- * Sequelize's own listener marks it, the connection is dropped by the pool instead of lent out.
+ * connect() has resolved, and pg-pool not at all while a client is lent out; a database that dies just then
+ * (the last message of the start-up and "terminating connection" in one read, or a backend ended between two
+ * statements) emitted an error nobody listened to, and that ends the process. Marked invalid, as Sequelize's own
+ * listener marks it, the connection is dropped by Sequelize's pool instead of lent out; the next statement on it
+ * fails as it would have anyway.
  */
-class ListenedClient extends pg.Client {
+export class ListenedClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
     super(config)
     this.on('error', () => ((this as unknown as { _invalid: boolean })._invalid = true))

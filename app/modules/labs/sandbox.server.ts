@@ -5,7 +5,7 @@ import { loadModule, parseSync, scanSync } from 'libpg-query'
 import pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import { getEnv } from '#app/utils/env.server.ts'
-import { databaseUrl, query, sql } from '#db/client.ts'
+import { databaseUrl, ListenedClient, query, sql } from '#db/client.ts'
 import { ServiceError } from '../errors.ts'
 import type { StatementKind } from './schema.ts'
 import { vetSql } from './vet.ts'
@@ -51,9 +51,9 @@ const ident = (name: string) => pg.escapeIdentifier(name)
 /** A connection of the labs server's administering role to `database` (its own one when left out). */
 async function asAdmin<T>(database: string | undefined, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const server = await labsServer()
-  const client = new pg.Client({ connectionString: database ? addressOf(server, database) : server.url.toString() })
-  // a connection lost between statements is the next statement's error, never an unheard 'error' event
-  client.on('error', () => undefined)
+  const client = new ListenedClient({
+    connectionString: database ? addressOf(server, database) : server.url.toString(),
+  })
   await client.connect()
   try {
     return await work(client)
@@ -371,6 +371,9 @@ async function learnerPool(database: string): Promise<pg.Pool> {
     // counts the idle connections of them all: they are let go soon
     idleTimeoutMillis: 5_000,
     application_name: 'portal-lab',
+    // lent out, a client is not listened to by the pool: the watchdog ending a backend between two statements
+    // must not be an unheard 'error' event
+    Client: ListenedClient,
     // idle connections never hold a stopping process open
     allowExitOnIdle: true,
   })
