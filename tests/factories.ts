@@ -127,26 +127,48 @@ export async function recordWatched(
 }
 
 /**
- * A lab of the course with exercises of these titles, as an import leaves its rows (not built: it cannot be
- * attempted through the service, and needs no sandbox). The exercises' ids in the same order.
+ * A lab of the course with these exercises, as an import leaves its rows (not built: it cannot be attempted
+ * through the service, and needs no sandbox). The exercises' ids in the same order.
  */
-export async function makeLab(courseId: string, options: { title?: string; exercises?: string[] } = {}) {
+export async function makeLab(
+  courseId: string,
+  options: {
+    title?: string
+    minutes?: number
+    visible?: boolean
+    order?: number
+    /** an exercise's title (its key e1, e2 …), or its key (its title too) and points */
+    exercises?: (string | LabExercise)[]
+  } = {},
+) {
   const sql = await sequelize()
   const title = options.title ?? `Lab ${unique()}`
   const [[lab]] = (await sql.query(
-    `INSERT INTO labs (course_id, title, dataset_name, dataset_sql) VALUES ($1, $2, 'data.sql', '') RETURNING id`,
-    { bind: [courseId, title] },
+    `INSERT INTO labs (course_id, title, minutes, dataset_name, dataset_sql, visibility, order_id)
+     VALUES ($1, $2, $3, 'data.sql', '', $4, $5) RETURNING id`,
+    { bind: [courseId, title, options.minutes ?? 15, options.visible ?? true, options.order ?? 0] },
   )) as [{ id: string }[], unknown]
   const exercises: { id: string; title: string }[] = []
   for (const [position, exercise] of (options.exercises ?? ['Exercise 1']).entries()) {
-    const [[row]] = (await sql.query(
-      `INSERT INTO lab_exercises (lab_id, key, position, title, prompt, solution, check_kind, order_rule, column_rule, allow)
-       VALUES ($1, $2, $3, $4, 'A prompt.', 'SELECT 1', 'result', 'auto', 'names', '{select}') RETURNING id`,
-      { bind: [lab.id, `e${position + 1}`, position, exercise] },
-    )) as [{ id: string }[], unknown]
-    exercises.push({ id: row.id, title: exercise })
+    const spec = typeof exercise === 'string' ? { key: `e${position + 1}`, title: exercise } : exercise
+    exercises.push({ id: await addLabExercise(lab.id, spec, position), title: spec.title ?? spec.key })
   }
   return { id: lab.id, title, exercises }
+}
+
+type LabExercise = { key: string; title?: string; points?: number }
+
+/** An exercise of a lab, as an import writes it (a result check of `SELECT 1`); its id. */
+export async function addLabExercise(labId: string, exercise: LabExercise, position = 9) {
+  const [[row]] = (await (
+    await sequelize()
+  ).query(
+    `INSERT INTO lab_exercises (lab_id, key, position, title, prompt, solution, check_kind, order_rule, column_rule,
+       allow, points)
+     VALUES ($1, $2, $3, $4, 'A prompt.', 'SELECT 1', 'result', 'auto', 'names', '{select}', $5) RETURNING id`,
+    { bind: [labId, exercise.key, position, exercise.title ?? exercise.key, exercise.points ?? 1] },
+  )) as [{ id: string }[], unknown]
+  return row.id
 }
 
 /** A graded attempt as the lab service keeps it, made at `at` (an ISO time; now by default). */

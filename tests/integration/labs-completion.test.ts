@@ -10,10 +10,12 @@ import * as dashboardPage from '#app/routes/admin+/dashboard.tsx'
 import { sequelize } from '#db/client.ts'
 import { completionMismatches, EXACT } from '#tests/completion.ts'
 import {
+  addLabExercise,
   assignCourse,
   assignProgram,
   makeAdmin,
   makeCourse,
+  makeLab as makeLabRows,
   makeLearner,
   makeProgram,
   recordWatched,
@@ -37,36 +39,9 @@ async function expectExact() {
   expect(await completionMismatches(await sequelize())).toEqual(EXACT)
 }
 
-type ExerciseSpec = { key: string; points?: number }
-
-/** A lab as an import leaves it, without a build: its exercises in order. */
-async function makeLab(
-  courseId: string,
-  options: { title?: string; minutes?: number; exercises?: ExerciseSpec[]; visible?: boolean; order?: number } = {},
-) {
-  const [[lab]] = (await run(
-    `INSERT INTO labs (course_id, title, minutes, dataset_name, dataset_sql, visibility, order_id)
-     VALUES (:courseId, :title, :minutes, 'data.sql', 'SELECT 1', :visible, :order) RETURNING id`,
-    {
-      courseId,
-      title: options.title ?? `Lab ${Math.random().toString(36).slice(2, 8)}`,
-      minutes: options.minutes ?? 10,
-      visible: options.visible ?? true,
-      order: options.order ?? 0,
-    },
-  )) as [{ id: string }[], unknown]
-  for (const [position, exercise] of (options.exercises ?? [{ key: 'a' }]).entries())
-    await addExercise(lab.id, exercise, position)
-  return lab.id
-}
-
-const addExercise = (labId: string, exercise: ExerciseSpec, position = 9) =>
-  run(
-    `INSERT INTO lab_exercises (lab_id, key, position, title, prompt, solution, check_kind, order_rule, column_rule,
-       allow, points)
-     VALUES (:labId, :key, :position, :key, 'Do it.', 'SELECT 1', 'result', 'auto', 'names', '{select}', :points)`,
-    { labId, key: exercise.key, position, points: exercise.points ?? 1 },
-  )
+/** A lab of the course (ten minutes, one exercise `a`, unless told), its id. */
+const makeLab = async (courseId: string, options: Parameters<typeof makeLabRows>[1] = {}) =>
+  (await makeLabRows(courseId, { minutes: 10, exercises: [{ key: 'a' }], ...options })).id
 
 /** An attempt kept as attemptExercise keeps it. */
 const attempt = (userId: string, labId: string, key: string, passed: boolean) =>
@@ -264,7 +239,7 @@ describe('completion with labs', () => {
     await pass(half.id, lab, 'a')
     expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ completed: 1 })
 
-    await addExercise(lab, { key: 'c', points: 2 })
+    await addLabExercise(lab, { key: 'c', points: 2 })
     expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ completed: 0 })
     expect(await percentOf(done, course.id)).toBe(50)
     await expectExact()
@@ -280,7 +255,7 @@ describe('completion with labs', () => {
     await expectExact()
 
     // points: a second exercise worth 3, passed by one of them; a then worth 3 as well
-    await addExercise(lab, { key: 'd', points: 3 })
+    await addLabExercise(lab, { key: 'd', points: 3 })
     await pass(done.id, lab, 'd')
     expect(await percentOf(done, course.id)).toBe(100)
     expect(await percentOf(half, course.id)).toBe(25)
@@ -342,7 +317,7 @@ describe('completion with labs', () => {
       percent: 100,
     })
     // a new exercise: nobody is complete; the outsider passing it is not counted
-    await addExercise(lab, { key: 'b' })
+    await addLabExercise(lab, { key: 'b' })
     await pass(outsider.id, lab, 'b')
     await pass(viaProgram.id, lab, 'b')
     expect(completionOf(await dashboardFigures(admin), course.id)).toMatchObject({ assigned: 3, completed: 1 })
