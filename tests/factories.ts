@@ -3,6 +3,7 @@ import { hashPassword } from '#app/modules/auth/password.server.ts'
 import { ROLE, type RoleId } from '#app/modules/auth/roles.ts'
 import { toSessionUser, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { issueToken } from '#app/modules/auth/token.server.ts'
+import { parseLabYaml } from '#app/modules/labs/format.ts'
 import { db, sequelize } from '#db/client.ts'
 
 // Test data, made through the models: small functions with narrow arguments and unique values.
@@ -169,6 +170,13 @@ export async function addLabExercise(labId: string, exercise: LabExercise, posit
     { bind: [labId, exercise.key, position, exercise.title ?? exercise.key, exercise.points ?? 1] },
   )) as [{ id: string }[], unknown]
   return row.id
+}
+
+/** A lab folder as readLabFolder reads it, from the text of its lab.yaml and its dataset's SQL (no CSV files). */
+export function labFolderOf(yaml: string, datasetSql: string) {
+  const parsed = parseLabYaml(yaml)
+  if (!parsed.ok) throw new Error(parsed.errors.join('; '))
+  return { definition: parsed.definition, datasetSql, dataFiles: [] }
 }
 
 /** A graded attempt as the lab service keeps it, made at `at` (an ISO time; now by default). */

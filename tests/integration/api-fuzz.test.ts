@@ -7,7 +7,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { openApiDocument } from '#app/modules/api-docs/openapi.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { issueToken } from '#app/modules/auth/token.server.ts'
-import { parseLabYaml } from '#app/modules/labs/format.ts'
 import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
 import { importLab } from '#app/modules/labs/service.server.ts'
 import { MAX_JSON_BYTES } from '#app/utils/api.server.ts'
@@ -24,6 +23,7 @@ import {
   makeStoredFile,
   PASSWORD,
   recordWatched,
+  labFolderOf,
 } from '#tests/factories.ts'
 import {
   CONTENT_TYPES,
@@ -451,12 +451,10 @@ exercises:
 async function makeLab(learnerId: string) {
   const course = await makeCourse()
   await assignCourse(learnerId, course.id)
-  const parsed = parseLabYaml(LAB_YAML)
-  if (!parsed.ok) throw new Error(parsed.errors.join('; '))
   const datasetSql =
     "CREATE TABLE city (name text, country text); INSERT INTO city VALUES ('Bern', 'CH'), ('Lyon', 'FR');"
   const lab = await importLab(SYSTEM, {
-    folder: { definition: parsed.definition, datasetSql, dataFiles: [] },
+    folder: labFolderOf(LAB_YAML, datasetSql),
     course: course.id,
   })
   return lab.id

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { parseLabYaml } from '#app/modules/labs/format.ts'
 import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
 import { importLab } from '#app/modules/labs/service.server.ts'
 import * as coursePage from '#app/routes/_learner+/course.$courseId._index.tsx'
 import * as labPage from '#app/routes/_learner+/course.$courseId.lab.$labId.tsx'
-import { assignCourse, makeCourse, makeLearner } from '#tests/factories.ts'
+import { assignCourse, makeCourse, makeLearner, labFolderOf } from '#tests/factories.ts'
 import { call } from '#tests/requests.ts'
 import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 
@@ -34,13 +33,11 @@ let labId = ''
 let cookie = ''
 
 beforeAll(async () => {
-  const parsed = parseLabYaml(LAB)
-  if (!parsed.ok) throw new Error(parsed.errors.join('; '))
   const course = await makeCourse()
   courseId = course.id
   labId = (
     await importLab(SYSTEM, {
-      folder: { definition: parsed.definition, datasetSql: DATA, dataFiles: [] },
+      folder: labFolderOf(LAB, DATA),
       course: course.id,
     })
   ).id

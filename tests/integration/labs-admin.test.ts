@@ -3,7 +3,6 @@ import { QueryTypes } from 'sequelize'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { labResults } from '#app/modules/labs/admin.server.ts'
-import { parseLabYaml } from '#app/modules/labs/format.ts'
 import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
 import { importLab } from '#app/modules/labs/service.server.ts'
 import * as coursePage from '#app/routes/admin+/course.$courseId.tsx'
@@ -11,7 +10,7 @@ import * as resultsPage from '#app/routes/admin+/lab.$labId.tsx'
 import * as exportRoute from '#app/routes/admin+/lab.$labId_.export.ts'
 import * as rearrangePage from '#app/routes/admin+/rearrangeLabs.$courseId.tsx'
 import { sequelize } from '#db/client.ts'
-import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeUser } from '#tests/factories.ts'
+import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, makeUser, labFolderOf } from '#tests/factories.ts'
 import { renderRoute, type RouteModule } from '#tests/render.tsx'
 import { BASE, call, multipartRequest } from '#tests/requests.ts'
 import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
@@ -85,10 +84,8 @@ const loadCourse = async (courseId: string, cookie = adminCookie) => {
 }
 
 async function buildLab(courseId: string, title: string) {
-  const parsed = parseLabYaml(labYaml(title))
-  if (!parsed.ok) throw new Error(parsed.errors.join('; '))
   return importLab(SYSTEM, {
-    folder: { definition: parsed.definition, datasetSql: DATA, dataFiles: [] },
+    folder: labFolderOf(labYaml(title), DATA),
     course: courseId,
   })
 }

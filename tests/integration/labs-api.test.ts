@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { parseLabYaml } from '#app/modules/labs/format.ts'
 import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
 import { importLab } from '#app/modules/labs/service.server.ts'
 import * as labsRoute from '#app/routes/api+/labs.ts'
 import * as labRoute from '#app/routes/api+/labs_.$labId.ts'
 import * as attemptsRoute from '#app/routes/api+/labs_.$labId_.attempts.ts'
 import { sequelize } from '#db/client.ts'
-import { assignCourse, makeCoach, makeCourse, makeLearner } from '#tests/factories.ts'
+import { assignCourse, makeCoach, makeCourse, makeLearner, labFolderOf } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
 
 // The labs' /api: a learner lists the labs of an assigned course and opens one (its tables, its exercises
@@ -39,13 +38,11 @@ let labId = ''
 let hiddenId = ''
 
 beforeAll(async () => {
-  const parsed = parseLabYaml(LAB)
-  if (!parsed.ok) throw new Error(parsed.errors.join('; '))
   const course = await makeCourse()
   courseId = course.id
-  const folder = { definition: parsed.definition, datasetSql: DATA, dataFiles: [] }
+  const folder = labFolderOf(LAB, DATA)
   labId = (await importLab(SYSTEM, { folder, course: course.id })).id
-  const hidden = { ...folder, definition: { ...parsed.definition, title: 'Hidden cities' } }
+  const hidden = { ...folder, definition: { ...folder.definition, title: 'Hidden cities' } }
   hiddenId = (await importLab(SYSTEM, { folder: hidden, course: course.id })).id
   await (await sequelize()).query('UPDATE labs SET visibility = false WHERE id = $1', { bind: [hiddenId] })
 }, 60_000)

@@ -3,7 +3,6 @@ import { afterAll, describe, expect, it, vi } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { getCourseContents, listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { dashboardFigures, type DashboardFigures } from '#app/modules/dashboard/service.server.ts'
-import { parseLabYaml } from '#app/modules/labs/format.ts'
 import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
 import { attemptExercise, importLab } from '#app/modules/labs/service.server.ts'
 import * as dashboardPage from '#app/routes/admin+/dashboard.tsx'
@@ -19,6 +18,7 @@ import {
   makeLearner,
   makeProgram,
   recordWatched,
+  labFolderOf,
 } from '#tests/factories.ts'
 import { renderRoute } from '#tests/render.tsx'
 import { sessionCookieFor } from '#tests/sessions.ts'
@@ -612,9 +612,7 @@ ${exercises}`
   const DATA =
     "CREATE TABLE city (name text NOT NULL, country char(2)); INSERT INTO city VALUES ('Bern', 'CH'), ('Lyon', 'FR'), ('Bonn', 'DE');"
   const folder = (exercises: string) => {
-    const parsed = parseLabYaml(yaml(exercises))
-    if (!parsed.ok) throw new Error(parsed.errors.join('; '))
-    return { definition: parsed.definition, datasetSql: DATA, dataFiles: [] }
+    return labFolderOf(yaml(exercises), DATA)
   }
 
   it('moves the percent on a graded pass, and un-completes the course when a new import adds an exercise', async () => {
