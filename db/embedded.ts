@@ -218,8 +218,11 @@ async function binaries(): Promise<{ postgres: string; initdb: string }> {
   return (await import(url.pathToFileURL(entry).href)) as { postgres: string; initdb: string }
 }
 
-/** As root, PostgreSQL runs as the "postgres" user (created by `initialise` when missing). */
-async function runAs(): Promise<{ uid?: number; gid?: number }> {
+/**
+ * As root, PostgreSQL runs as the "postgres" user (created by `initialise` when missing): its uid and gid
+ * for `spawn`; as anyone else, nothing (the server runs as this process's user).
+ */
+export async function postgresProcessUser(): Promise<{ uid?: number; gid?: number }> {
   if (process.getuid?.() !== 0) return {}
   const id = async (flag: string) => Number((await promisify(execFile)('id', [flag, 'postgres'])).stdout.trim())
   return { uid: await id('-u'), gid: await id('-g') }
@@ -279,7 +282,7 @@ async function startPostmaster({
 }): Promise<{ pid: number; child: ChildProcess }> {
   const { postgres } = await binaries()
   const child = spawn(postgres, ['-D', pgDir, '-p', String(port), ...flags], {
-    ...(await runAs()),
+    ...(await postgresProcessUser()),
     detached,
     env: { ...process.env, LC_MESSAGES: 'C' },
     stdio: ['ignore', 'ignore', 'pipe'],
