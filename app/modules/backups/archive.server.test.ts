@@ -204,6 +204,24 @@ describe('the archive writer and reader', () => {
     expect(await readAll(Readable.from(pieces(archive, 4, 50)))).toEqual(expected)
   })
 
+  it('drains a body its reader did not touch when the next entry is asked for', async () => {
+    const { archive } = await sampleArchive('zstd')
+    const names: string[] = []
+    for await (const entry of readArchive(Readable.from([archive]))) names.push(entry.name)
+    expect(names).toEqual((await readAll(archive)).map((e) => e.name))
+  })
+
+  it('passes on a failure to read the source as it is', async () => {
+    const { archive } = await sampleArchive('gzip')
+    const source = new Readable({
+      read() {
+        this.push(archive.subarray(0, 300))
+        this.destroy(new Error('ECONNRESET: the object store hung up'))
+      },
+    })
+    await expect(readAll(source)).rejects.toThrow(/^ECONNRESET: the object store hung up$/)
+  })
+
   it('fails a table whose text ends inside a row', async () => {
     const { sink } = memorySink()
     const writer = createArchiveWriter(sink, { compression: 'gzip', chunkBytes: 64, mtime: MTIME })
