@@ -47,6 +47,9 @@ const migrations = [
   { name: '0020-lab-attempts-in-access-log', ...labAttemptsInAccessLog },
 ]
 
+/** The migrations' names in the order they run: a backup made at one of them is one this portal can restore. */
+export const MIGRATION_NAMES: readonly string[] = migrations.map((m) => m.name)
+
 // Any number: it only has to be the same for every process that migrates this database.
 const MIGRATION_LOCK = 7_305_001
 

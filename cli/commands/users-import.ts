@@ -1,8 +1,8 @@
 import { open, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Option, type Command } from 'commander'
-import { writeFileAtomically } from '#app/modules/access-log/export.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { writeFileAtomically } from '#app/modules/files/destinations.server.ts'
 import { LIST_FORMATS, writeUserList, type ListFormat } from '#app/modules/users/export.server.ts'
 import {
   IMPORT_DELIMITERS,

@@ -13,12 +13,12 @@ import {
   exportAccessLog,
   type ExportDestination,
   type ExportProgress,
-  requireWritableFolder,
 } from '../access-log/export.server.ts'
 import { rangeDays, type DayRange } from '../access-log/ranges.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { conflict, invalid, isServiceError, notFound } from '../errors.ts'
+import { requireWritableFolder } from '../files/destinations.server.ts'
 import { isUuid } from '../ids.ts'
 import { enqueueJob } from '../jobs/connection.server.ts'
 import type { JobHandler, RunningJob } from '../jobs/job.ts'
