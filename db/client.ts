@@ -25,6 +25,8 @@ type ConnectOptions = {
    */
   stoppedBy?: 'caller' | 'signal'
   log?: (line: string) => void
+  /** how this process's sessions are named in pg_stat_activity (a restore tells its own from others) */
+  applicationName?: string
 }
 
 export function connect(options: ConnectOptions = {}): Promise<Connection> {
@@ -35,7 +37,7 @@ export function connect(options: ConnectOptions = {}): Promise<Connection> {
   return connecting
 }
 
-async function open({ mode = 'share', stoppedBy, log }: ConnectOptions): Promise<Connection> {
+async function open({ mode = 'share', stoppedBy, log, applicationName }: ConnectOptions): Promise<Connection> {
   const env = getEnv()
   let url = env.DATABASE_URL
   let embedded: EmbeddedHandle | undefined
@@ -60,6 +62,7 @@ async function open({ mode = 'share', stoppedBy, log }: ConnectOptions): Promise
       if (typeof ms === 'number' && ms >= env.SLOW_SQL_MS) logSlowQuery(sql, ms)
     },
     pool: { max: env.DB_POOL_MAX, min: 0, idle: 10_000 },
+    ...(applicationName ? { dialectOptions: { application_name: applicationName } } : {}),
     define: { underscored: true },
   })
   try {

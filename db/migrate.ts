@@ -22,6 +22,7 @@ import * as jobQueue from './migrations/0017-job-queue.ts'
 import * as labs from './migrations/0018-labs.ts'
 import * as labsInCompletion from './migrations/0019-labs-in-completion.ts'
 import * as labAttemptsInAccessLog from './migrations/0020-lab-attempts-in-access-log.ts'
+import { IncompleteRestoreError, restoreMarker } from './restore-marker.ts'
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
 const migrations = [
@@ -51,7 +52,7 @@ const migrations = [
 export const MIGRATION_NAMES: readonly string[] = migrations.map((m) => m.name)
 
 // Any number: it only has to be the same for every process that migrates this database.
-const MIGRATION_LOCK = 7_305_001
+export const MIGRATION_LOCK = 7_305_001
 
 /**
  * Apply pending migrations in one transaction: all of them or none, and the record of what ran is
@@ -59,20 +60,38 @@ const MIGRATION_LOCK = 7_305_001
  * job queue's tables and queues, which the job library installs and upgrades itself
  * (app/modules/jobs/install.server.ts).
  */
-export async function migrate(sequelize: Sequelize, log: (line: string) => void = () => {}) {
-  const applied = await migrateTables(sequelize, log)
+export async function migrate(
+  sequelize: Sequelize,
+  log: (line: string) => void = () => {},
+  options: MigrateOptions = {},
+) {
+  const applied = await migrateTables(sequelize, log, undefined, options)
   await installJobQueue(sequelize)
   return applied
 }
 
+type MigrateOptions = {
+  /** a restore migrates the database it is filling; anyone else is refused a database a restore left unfinished */
+  restoring?: boolean
+}
+
 /** The portal's own tables, up to `to` (a migration's name) or the last. */
-export async function migrateTables(sequelize: Sequelize, log: (line: string) => void = () => {}, to?: string) {
+export async function migrateTables(
+  sequelize: Sequelize,
+  log: (line: string) => void = () => {},
+  to?: string,
+  { restoring = false }: MigrateOptions = {},
+) {
   return sequelize.transaction(async (transaction) => {
     await sequelize.query('SELECT pg_advisory_xact_lock(:lock)', {
       replacements: { lock: MIGRATION_LOCK },
       type: QueryTypes.SELECT,
       transaction,
     })
+    if (!restoring) {
+      const marker = await restoreMarker(sequelize, transaction)
+      if (marker) throw new IncompleteRestoreError(marker)
+    }
     const umzug = new Umzug<SqlRunner>({
       migrations: migrations.map((m) => ({ name: m.name, up: m.up, down: m.down })),
       // a function here is umzug's context factory, so it returns the runner
