@@ -9,6 +9,7 @@ import { assignCourse as assignCourseService } from '#app/modules/assignments/se
 import { can, PERMISSION_NAMES, PERMISSIONS, type Permission } from '#app/modules/auth/permissions.ts'
 import { ROLE, SYSTEM, type Actor, type RoleId } from '#app/modules/auth/roles.ts'
 import { listSignInEvents } from '#app/modules/auth/sign-ins.server.ts'
+import { takeBackup } from '#app/modules/backups/backup.server.ts'
 import { signBridgeToken, signInWithBridgeLink } from '#app/modules/bridge/service.server.ts'
 import { deleteVideo } from '#app/modules/content/service.server.ts'
 import { dashboardCounts, getCourseDetail } from '#app/modules/courses/admin.server.ts'
@@ -429,6 +430,12 @@ const CASES: Case[] = [
     exercises: ['manage:exports'],
     via: 'service',
     run: ({ actor }) => service(() => removeSchedule(actor, `none-${unique()}`), [404]),
+  },
+  {
+    name: 'taking a backup (into a folder that is not there: 400 once past the guard)',
+    exercises: ['manage:backups'],
+    via: 'service',
+    run: ({ actor }) => service(() => takeBackup(actor, { to: `/nonexistent-${unique()}/backup.tar.zst` }), [400]),
   },
 ]
 

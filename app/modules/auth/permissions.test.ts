@@ -33,6 +33,7 @@ const GRID: Record<Permission, string> = {
   'manage:exports': 'SA',
   'read:jobs': 'SAC',
   'manage:jobs': 'SA',
+  'manage:backups': 'S',
   'sign-in:bridge': 'ACL',
 }
 const LETTER = { S: ROLE.superAdmin, A: ROLE.admin, C: ROLE.coach, L: ROLE.learner } as const
