@@ -518,3 +518,45 @@ export async function getLab(actor: Actor, labId: string) {
     })),
   }
 }
+
+type LabRebuild = { labs: number; failed: { title: string; reason: string }[] }
+
+/**
+ * Builds every lab's databases anew from the dataset the portal keeps (its SQL and files), as after a
+ * restore: the names a backup carried belong to the database server it came from. The exercises' answers
+ * stay as they were (the same dataset gives the same answers). A lab that cannot be built is left unbuilt —
+ * its page says it is being built, and an import of its folder builds it — and is named with its reason.
+ */
+export async function rebuildLabDatabases(actor: Actor): Promise<LabRebuild> {
+  requirePermission(actor, 'update:content')
+  const labs = await select<{ id: string; title: string; dataset_name: string; dataset_sql: string; state: boolean }>(
+    `SELECT l.id, l.title, l.dataset_name, l.dataset_sql,
+            EXISTS (SELECT 1 FROM lab_exercises e WHERE e.lab_id = l.id AND e.check_kind = 'state') AS state
+       FROM labs l ORDER BY l.created_at, l.id`,
+    [],
+  )
+  const failed: LabRebuild['failed'] = []
+  for (const lab of labs) {
+    const files = await select<{ name: string; content: Buffer }>(
+      'SELECT name, content FROM lab_files WHERE lab_id = $1 ORDER BY name',
+      [lab.id],
+    )
+    try {
+      const built = await buildLabDatabases(
+        { sql: lab.dataset_sql, name: lab.dataset_name, files },
+        lab.state ? STATE_COPIES : 0,
+      )
+      await select('UPDATE labs SET database = $2, state_copies = $3, built_at = now() WHERE id = $1 RETURNING id', [
+        lab.id,
+        built.database,
+        built.copies,
+      ])
+    } catch (error) {
+      await select("UPDATE labs SET database = NULL, state_copies = '{}', built_at = NULL WHERE id = $1 RETURNING id", [
+        lab.id,
+      ])
+      failed.push({ title: lab.title, reason: error instanceof Error ? error.message.split('\n')[0] : String(error) })
+    }
+  }
+  return { labs: labs.length, failed }
+}
