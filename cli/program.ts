@@ -24,6 +24,8 @@ export const COMMANDS: Record<string, () => Promise<Register>> = {
   mail: () => import('./commands/mail.ts').then((m) => m.registerMail),
   jobs: () => import('./commands/jobs.ts').then((m) => m.registerJobs),
   labs: () => import('./commands/labs.ts').then((m) => m.registerLabs),
+  backup: () => import('./commands/backup.ts').then((m) => m.registerBackup),
+  restore: () => import('./commands/restore.ts').then((m) => m.registerRestore),
 }
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }

@@ -52,3 +52,30 @@ export function progressBar(label: string, unit: string, total: number) {
     stop: () => bar.stop(),
   }
 }
+
+/**
+ * A bar for work of several kinds at once (a backup's tables, rows, bytes and files): the caller gives the
+ * value, the total and the fields of `format` on each update; on stderr when it is a terminal.
+ */
+export function progressStatus(format: string) {
+  if (!process.stderr.isTTY) return { update: (_value: number, _total: number, _fields: object) => {}, stop: () => {} }
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format, hideCursor: true, clearOnComplete: true },
+    cliProgress.Presets.shades_classic,
+  )
+  let started = false
+  return {
+    update(value: number, total: number, fields: object) {
+      if (!started) bar.start(Math.max(total, 1), value, fields)
+      else {
+        bar.setTotal(Math.max(total, 1))
+        bar.update(value, fields)
+      }
+      started = true
+    },
+    stop() {
+      if (started) bar.stop()
+      started = false
+    },
+  }
+}
