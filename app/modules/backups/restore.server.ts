@@ -388,6 +388,16 @@ async function readBack(client: pg.Client, location: string, manifest: Manifest,
 
 async function finishLoad(client: pg.Client, load: TableLoad, o: ReadBackOptions) {
   await load.commit((step) => o.report('data', step))
+  // a scheduled backup that was running when the snapshot was taken (this archive's own, or another) is over:
+  // left open, the restored portal would take it again
+  const [{ runs }] = (await client.query<{ runs: boolean }>("SELECT to_regclass('backup_runs') IS NOT NULL AS runs"))
+    .rows
+  if (runs)
+    await client.query(
+      `UPDATE backup_runs SET status = 'failed', finished_at = now(),
+              error = 'Interrupted: the portal was restored from a backup taken while this ran.'
+        WHERE status IN ('queued', 'running')`,
+    )
   await setStage(client, 'data')
   await client.query('COMMIT')
 }
