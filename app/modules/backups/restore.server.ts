@@ -263,7 +263,7 @@ async function moveAside(client: pg.Client): Promise<string[]> {
             EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'pgboss') AS pgboss`,
   )
   const current = rows[0]
-  const moved = [`the schema ${current.schema} of database ${current.database} as ${schema}`]
+  const moved = [`the schema ${schema} in the database ${current.database} (the portal's tables)`]
   await client.query('BEGIN')
   try {
     await client.query(`ALTER SCHEMA ${ident(current.schema)} RENAME TO ${ident(schema)}`)
@@ -272,7 +272,7 @@ async function moveAside(client: pg.Client): Promise<string[]> {
       await client.query(`ALTER EXTENSION citext SET SCHEMA ${ident(current.schema)}`)
     if (current.pgboss) {
       await client.query(`ALTER SCHEMA pgboss RENAME TO ${ident(`${schema}_pgboss`)}`)
-      moved.push(`the job queue's schema pgboss as ${schema}_pgboss`)
+      moved.push(`the schema ${schema}_pgboss in the database ${current.database} (the job queue's)`)
     }
     await client.query('COMMIT')
   } catch (error) {
