@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { readFile, mkdtemp, readdir, rm } from 'node:fs/promises'
+import { chmod, readFile, mkdtemp, readdir, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
@@ -21,6 +21,7 @@ import { completionMismatches, EXACT } from '#tests/completion.ts'
 import { makeLearner, makeStoredFile, PASSWORD } from '#tests/factories.ts'
 import { startDebianPostgres, type DebianPostgres } from '#tests/fixtures/debian-postgres.ts'
 import { sequenceValues, tableDigests } from '#tests/fixtures/row-digests.ts'
+import { freePort } from '#tests/setup/global.ts'
 
 // A backup of a portal with the demo's content (labs included) and uploaded files, restored into empty
 // databases: on the same server, on Debian's PostgreSQL 15, and from there back to 18. Each restore must hold
@@ -221,6 +222,34 @@ describe('a backup restored into an empty database', () => {
         expect(await userFromToken(learner.token)).toBeUndefined()
         expect((await login({ email: learner.userName, password: PASSWORD })).user.id).toBe(learner.id)
       })
+    },
+  )
+})
+
+describe('a backup restored into a fresh data folder', () => {
+  it(
+    'starts the embedded database there and fills it, and a second restore is refused',
+    { timeout: 180_000 },
+    async () => {
+      const dataDir = await folder('portal-embedded-restore-')
+      // as root the embedded PostgreSQL runs as the "postgres" user, who must reach the folder
+      await chmod(dataDir, 0o755)
+      const env = {
+        DATABASE_URL: undefined,
+        DATA_DIR: path.join(dataDir, 'data'),
+        EMBEDDED_PG_PORT: String(await freePort()),
+      }
+      const first = await portal(['restore', quiet.archive, '--json'], env)
+      expect(first.stderr).toBe('')
+      expect(first.code).toBe(0)
+      const users = await portal(['users', 'list', '--json'], env)
+      expect(users.code).toBe(0)
+      expect((JSON.parse(users.stdout) as { userName: string }[]).map((u) => u.userName)).toContain(learner.userName)
+      expect(await uploadsOf(env.DATA_DIR)).toEqual(quiet.uploads)
+
+      const again = await portal(['restore', quiet.archive], env)
+      expect(again.code).toBe(1)
+      expect(again.stderr).toMatch(/^portal: The target database already holds data \(\d+ users\); .* --force/)
     },
   )
 })
