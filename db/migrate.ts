@@ -22,6 +22,7 @@ import * as jobQueue from './migrations/0017-job-queue.ts'
 import * as labs from './migrations/0018-labs.ts'
 import * as labsInCompletion from './migrations/0019-labs-in-completion.ts'
 import * as labAttemptsInAccessLog from './migrations/0020-lab-attempts-in-access-log.ts'
+import * as backupSchedules from './migrations/0021-backup-schedules.ts'
 import { IncompleteRestoreError, restoreMarker } from './restore-marker.ts'
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
@@ -46,6 +47,7 @@ const migrations = [
   { name: '0018-labs', ...labs },
   { name: '0019-labs-in-completion', ...labsInCompletion },
   { name: '0020-lab-attempts-in-access-log', ...labAttemptsInAccessLog },
+  { name: '0021-backup-schedules', ...backupSchedules },
 ]
 
 /** The migrations' names in the order they run: a backup made at one of them is one this portal can restore. */

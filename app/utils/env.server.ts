@@ -3,6 +3,26 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
 
+/** A list of S3 prefixes (s3://bucket/prefix/, separated by commas or spaces), each ending in /. */
+const s3Targets = () =>
+  z
+    .string()
+    .default('')
+    .transform((v) => v.split(/[\s,]+/).filter(Boolean))
+    .refine(
+      (targets) =>
+        targets.every(
+          (t) =>
+            /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/(\S*\/)?$/.test(t) &&
+            !t.includes('//', 5) &&
+            !t
+              .slice(5)
+              .split('/')
+              .some((segment) => segment === '.' || segment === '..'),
+        ),
+      'each target must be s3://bucket/ or s3://bucket/prefix/, ending in /',
+    )
+
 // Parsed once, on first use, never at import: a missing variable must not break a module that
 // merely imports this one (the CLI, a test, a route that never needs the secret).
 const schema = z.object({
@@ -38,23 +58,9 @@ const schema = z.object({
     .transform((v) => v === '1' || v === 'true'),
   // S3 prefixes (s3://bucket/prefix/, comma-separated) the admin area may send scheduled exports to; unset,
   // the admin area offers folder destinations only and S3 is for the CLI. Never the uploads bucket.
-  EXPORT_S3_TARGETS: z
-    .string()
-    .default('')
-    .transform((v) => v.split(/[\s,]+/).filter(Boolean))
-    .refine(
-      (targets) =>
-        targets.every(
-          (t) =>
-            /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]\/(\S*\/)?$/.test(t) &&
-            !t.includes('//', 5) &&
-            !t
-              .slice(5)
-              .split('/')
-              .some((segment) => segment === '.' || segment === '..'),
-        ),
-      'each target must be s3://bucket/ or s3://bucket/prefix/, ending in /',
-    ),
+  EXPORT_S3_TARGETS: s3Targets(),
+  // The same for scheduled backups: the S3 prefixes a super admin may choose on the Backups page.
+  BACKUP_S3_TARGETS: s3Targets(),
   // Mail: SMTP when SMTP_URL is set (smtp://user:pass@host:587, smtps://…), else .eml files in DATA_DIR/outbox.
   SMTP_URL: z.string().url().optional(),
   MAIL_FROM: z.string().min(3).default('DataPath Academy <no-reply@datapath.example>'),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatCourseLength, formatDuration } from './format.ts'
+import { formatCourseLength, formatDuration, formatSize } from './format.ts'
 
 describe('formatDuration', () => {
   it('drops a leading 00 hour and pads minutes and seconds', () => {
@@ -36,5 +36,16 @@ describe('formatDate', () => {
     const { formatDate } = await import('./format.ts')
     expect(formatDate('2026-11-03T23:59:00.000Z')).toBe('11/03/2026')
     expect(formatDate('2027-01-09T00:00:00.000Z')).toBe('01/09/2027')
+  })
+})
+
+describe('formatSize', () => {
+  it('counts bytes in words, then in thousands', () => {
+    expect(formatSize(null)).toBe('—')
+    expect(formatSize(0)).toBe('0 bytes')
+    expect(formatSize(387)).toBe('387 bytes')
+    expect(formatSize(1234)).toBe('1.2 kB')
+    expect(formatSize(3_400_000_000)).toBe('3.4 GB')
+    expect(formatSize(5_000_000_000_000)).toBe('5 TB')
   })
 })

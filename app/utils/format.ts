@@ -33,3 +33,18 @@ const REPORT_DATE = new Intl.DateTimeFormat('en-US', {
 export function formatDate(iso: string): string {
   return REPORT_DATE.format(new Date(iso))
 }
+
+const SIZE_UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const
+
+/** A file's size in bytes as people read it: "387 bytes", "1.2 kB", "3.4 GB"; a dash when there is none. */
+export function formatSize(bytes: number | null) {
+  if (bytes === null) return '—'
+  const step = Math.min(SIZE_UNITS.length - 1, bytes > 0 ? Math.floor(Math.log10(bytes) / 3) : 0)
+  return new Intl.NumberFormat('en', {
+    style: 'unit',
+    unit: SIZE_UNITS[step],
+    // "387 bytes", but "1.2 kB"
+    unitDisplay: step === 0 ? 'long' : 'short',
+    maximumFractionDigits: 1,
+  }).format(bytes / 1000 ** step)
+}

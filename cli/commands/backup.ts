@@ -10,7 +10,13 @@ import { MIGRATION_NAMES } from '#db/migrate.ts'
 import { UsageError, plural } from '../output.ts'
 import { progressStatus } from '../progress.ts'
 
-type BackupOptions = { to?: string; compression: 'zstd' | 'gzip'; includeSecrets?: boolean; json?: boolean }
+type BackupOptions = {
+  to?: string
+  compression: 'zstd' | 'gzip'
+  includeSecrets?: boolean
+  json?: boolean
+  scheduledRun?: string
+}
 
 const SECRETS_WARNING =
   'This archive will hold the portal’s signing secrets and its S3 and SMTP credentials: whoever has the file can ' +
@@ -30,6 +36,8 @@ export function registerBackup(program: Command) {
     )
     .option('--include-secrets', 'put the signing secrets and the S3/SMTP credentials in the archive too')
     .option('--json', 'print what was written as JSON (not with --to -)')
+    // a scheduled backup's worker runs this command for a run: the archive's header names it
+    .addOption(new Option('--scheduled-run <id>', 'the scheduled backup run this archive is for').hideHelp())
     .addHelpText(
       'after',
       '\nWithout --to the archive goes to $DATA_DIR/backups/. It is written beside its final name and renamed when\n' +
@@ -53,6 +61,7 @@ export function registerBackup(program: Command) {
           to: options.to,
           compression: options.compression,
           includeSecrets: options.includeSecrets,
+          ...(options.scheduledRun ? { trigger: 'schedule' as const, runId: options.scheduledRun } : {}),
           signal: controller.signal,
           onProgress: (progress) => status.update(...progressFields(progress)),
         })

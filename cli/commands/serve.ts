@@ -47,7 +47,7 @@ async function serve(options: ServeOptions) {
   const applied = await migrate(sequelize)
   if (applied.length) console.log(`Database migrated (${applied.join(', ')}).`)
   if (options.demo) await seedDemoOnce((line) => console.log(line))
-  // background jobs (queued mail, imports, scheduled exports, housekeeping) run here unless they run in
+  // background jobs (queued mail, imports, scheduled exports and backups, housekeeping) run here unless they run in
   // `portal worker` processes of their own
   const workers: JobWorkers | undefined = options.workers ? await startJobWorkers({ log: CONSOLE_LOG }) : undefined
   if (!workers) console.log('Background jobs are not run here (--no-workers): run `portal worker` beside it.')

@@ -11,7 +11,9 @@ import { migrate } from '#db/migrate.ts'
 export function registerWorker(program: Command) {
   program
     .command('worker')
-    .description('run the background jobs (queued mail, imports, scheduled exports, housekeeping) until stopped')
+    .description(
+      'run the background jobs (queued mail, imports, scheduled exports and backups, housekeeping) until stopped',
+    )
     .action(async () => work())
 }
 

@@ -18,19 +18,22 @@ import {
 // Every page outside the admin's content pages (those are admin-a11y.spec.ts's) passes axe (no serious
 // or critical violation) on a desktop and on a phone (see AXE_VIEWPORTS): the public pages and the error page, the
 // reset page a mailed link opens, the learner's pages with each tab, menu and dialog open, and the
-// people, access log, assessment, export and import pages of the admin area with their dialogs open.
+// people, access log, assessment, export, backup and import pages of the admin area with their dialogs open.
 // The demo data is only looked at: what a test needs to exist (an account, an assessment, a schedule, an
-// import) it makes of its own, and the schedule it removes again.
+// import) it makes of its own, and the schedules it removes again.
 
 const SCHEDULE = 'a11y-nightly'
+const BACKUP_SCHEDULE = 'a11y-backups'
 const folder = `${mkdtempSync(join(tmpdir(), 'portal-e2e-a11y-'))}/`
 
 test.beforeAll(async () => {
   await portal(...scheduleAddArgs({ name: SCHEDULE, cron: '0 2 * * *', range: 'last-month', to: folder }))
+  await portal('backups', 'schedule', 'add', '--name', BACKUP_SCHEDULE, '--cron', '0 3 * * *', '--to', folder)
 })
 
 test.afterAll(async () => {
   await portal('exports', 'schedule', 'remove', SCHEDULE)
+  await portal('backups', 'schedule', 'remove', BACKUP_SCHEDULE)
 })
 
 /** Opens the page, checks that it is the one asked for (by its title) and waits for it to hydrate. */
@@ -248,6 +251,7 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
         ['/admin/adminUsers?new=1', 'Create New Admin'],
         [removeAdmin!, 'Remove admin'],
         [`/admin/exports?remove=${SCHEDULE}`, 'Remove schedule'],
+        [`/admin/backups?remove=${BACKUP_SCHEDULE}`, 'Remove schedule'],
       ] as const) {
         await expectCard(plain, path, name)
       }
@@ -288,7 +292,7 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       await checkNotFound(page, '/no-such-page', 'the 404 page, signed in')
     })
 
-    test('the people pages with their Create New dialogs, the course list and the access log', async ({
+    test('the people pages with their Create New dialogs, the course list, the access log and the backups', async ({
       page,
       signInAs,
     }) => {
@@ -323,6 +327,15 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
         ['/admin/accesslog', 'Access Log'],
       ] as const)
       await checkNotFound(page, '/admin/no-such-page', 'the 404 page in the admin area')
+
+      // the super admin's Backups page, and its Remove asking first
+      await open(page, '/admin/backups', 'Backups')
+      await expectAccessible(page, '/admin/backups')
+      await checkDialog(page, `Remove ${BACKUP_SCHEDULE}`, {
+        role: 'alertdialog',
+        name: 'Remove schedule',
+        closeWith: 'Cancel',
+      })
     })
 
     test('the assessment list and viewer', async ({ page, signInAs, request }) => {

@@ -210,6 +210,7 @@ for (const phone of PHONES) {
       '/admin/assignmentDocumentList',
       '/admin/exports',
       '/admin/jobs',
+      '/admin/backups',
       '/admin/addDocuments',
       '/admin/addScenarios',
       '/admin/newCourse',

@@ -10,6 +10,7 @@ import { can, PERMISSION_NAMES, PERMISSIONS, type Permission } from '#app/module
 import { ROLE, SYSTEM, type Actor, type RoleId } from '#app/modules/auth/roles.ts'
 import { listSignInEvents } from '#app/modules/auth/sign-ins.server.ts'
 import { takeBackup } from '#app/modules/backups/backup.server.ts'
+import { listBackupRuns, removeBackupSchedule } from '#app/modules/backups/schedules.server.ts'
 import { signBridgeToken, signInWithBridgeLink } from '#app/modules/bridge/service.server.ts'
 import { deleteVideo } from '#app/modules/content/service.server.ts'
 import { dashboardCounts, getCourseDetail } from '#app/modules/courses/admin.server.ts'
@@ -25,6 +26,7 @@ import { listVideosProgress, recordAccessLogPing } from '#app/modules/progress/s
 import { writeUserList } from '#app/modules/users/export.server.ts'
 import { createUser, getProfile, removeAdmin } from '#app/modules/users/service.server.ts'
 import * as adminLayout from '#app/routes/admin+/_layout.tsx'
+import * as backupsPage from '#app/routes/admin+/backups.tsx'
 import * as jobsPage from '#app/routes/admin+/jobs.tsx'
 import * as newCoursePage from '#app/routes/admin+/newCourse.tsx'
 import * as importUsersPage from '#app/routes/admin+/users_.import.tsx'
@@ -430,6 +432,24 @@ const CASES: Case[] = [
     exercises: ['manage:exports'],
     via: 'service',
     run: ({ actor }) => service(() => removeSchedule(actor, `none-${unique()}`), [404]),
+  },
+  {
+    name: 'the runs of scheduled backups',
+    exercises: ['read:backups'],
+    via: 'service',
+    run: ({ actor }) => service(() => listBackupRuns(actor, {})),
+  },
+  {
+    name: 'the Backups page',
+    exercises: ['enter:admin-area', 'read:backups'],
+    via: 'user',
+    run: (who) => page(open(backupsPage, '/admin/backups', who)),
+  },
+  {
+    name: 'removing a scheduled backup (there is none of that name: 404 once past the guard)',
+    exercises: ['manage:backups'],
+    via: 'service',
+    run: ({ actor }) => service(() => removeBackupSchedule(actor, `none-${unique()}`), [404]),
   },
   {
     name: 'taking a backup (into a folder that is not there: 400 once past the guard)',

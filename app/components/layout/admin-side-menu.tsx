@@ -1,9 +1,11 @@
 import { NavLink } from '@remix-run/react'
+import { can, type Permission } from '#app/modules/auth/permissions.ts'
 
-const ITEMS: { to: string; label: string; end?: boolean; adminOnly?: boolean }[] = [
+/** The pages of the admin area; one that needs more than entering it names the permission it needs. */
+const ITEMS: { to: string; label: string; end?: boolean; permission?: Permission }[] = [
   { to: '/admin/dashboard', label: 'Dashboard' },
   { to: '/admin/users', label: 'Users', end: true },
-  { to: '/admin/users/import', label: 'Import users', adminOnly: true },
+  { to: '/admin/users/import', label: 'Import users', permission: 'manage:people' },
   { to: '/admin/adminUsers', label: 'Admins' },
   { to: '/admin/coach', label: 'Coaches' },
   { to: '/admin/courses', label: 'Courses' },
@@ -12,13 +14,14 @@ const ITEMS: { to: string; label: string; end?: boolean; adminOnly?: boolean }[]
   { to: '/admin/accesslog', label: 'Access Log' },
   { to: '/admin/exports', label: 'Scheduled exports' },
   { to: '/admin/jobs', label: 'Background jobs' },
+  { to: '/admin/backups', label: 'Backups', permission: 'read:backups' },
 ]
 
-/** The admin area's side menu; admins and the super admin see their own pages too. */
-export function AdminSideMenu({ isAdmin }: { isAdmin: boolean }) {
+/** The admin area's side menu: each page the signed-in person may open (the permission table says which). */
+export function AdminSideMenu({ user }: { user: { id: string; roleId: number } }) {
   return (
     <nav aria-label="Admin" className="flex flex-col gap-1 p-3">
-      {ITEMS.filter((item) => isAdmin || !item.adminOnly).map((item) => (
+      {ITEMS.filter((item) => !item.permission || can(user, item.permission)).map((item) => (
         <NavLink
           key={item.to}
           to={item.to}

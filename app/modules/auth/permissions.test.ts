@@ -33,6 +33,7 @@ const GRID: Record<Permission, string> = {
   'manage:exports': 'SA',
   'read:jobs': 'SAC',
   'manage:jobs': 'SA',
+  'read:backups': 'S',
   'manage:backups': 'S',
   'sign-in:bridge': 'ACL',
 }

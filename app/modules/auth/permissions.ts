@@ -45,7 +45,9 @@ export const PERMISSIONS = {
   'read:jobs': { roles: STAFF, denied: 'Background jobs are for the admin side.' },
   /** retry or cancel a job */
   'manage:jobs': { roles: MANAGERS, denied: 'Only admins can retry or cancel jobs.' },
-  /** take a backup (`portal backup`) and schedule backups: an archive holds every password hash */
+  /** the Backups page, the scheduled backups and their runs, an archive's download, the dashboard's backup notice */
+  'read:backups': { roles: ['superAdmin'], denied: 'Backups are for the super admin and operators.' },
+  /** take a backup (`portal backup`), add, run and remove scheduled backups: an archive holds every password hash */
   'manage:backups': { roles: ['superAdmin'], denied: 'Backups are for the super admin and operators.' },
   /** be signed in by a partner's bridge link: a partner holding the secret must not become the super admin */
   'sign-in:bridge': {

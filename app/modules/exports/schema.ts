@@ -1,51 +1,15 @@
-import { Cron } from 'croner'
 import { z } from 'zod'
 import type { ExportFormat } from '../access-log/export.server.ts'
 import { EXPORT_RANGES } from '../access-log/ranges.ts'
 import { isTimeZone } from '../access-log/schema.ts'
+import { destinationProblem } from '../files/destination-syntax.ts'
+import { cronProblem } from '../jobs/cron-slots.ts'
 import { listLimit } from '../list-limit.ts'
 
 // A scheduled export as an admin describes it, on the page or with `portal exports schedule add`.
 
 export { EXPORT_RANGES, type ExportRange } from '../access-log/ranges.ts'
 export const SCHEDULE_FORMATS = ['csv', 'jsonl'] as const satisfies readonly ExportFormat[]
-
-/** Cron patterns are the classic five fields, read in the schedule's time zone. */
-export const CRON_OPTIONS = { mode: '5-part' } as const
-
-const CRON_HINT = 'five fields: minute hour day-of-month month day-of-week, such as 0 2 * * * for 02:00 every day'
-
-/** Why croner refuses a pattern, or why it would never run; undefined when it is a usable schedule. */
-function cronProblem(pattern: string): string | undefined {
-  let cron: Cron
-  try {
-    cron = new Cron(pattern, { ...CRON_OPTIONS, paused: true })
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error)
-    return `Cron "${pattern}" is not a valid schedule (${reason}); use ${CRON_HINT}.`
-  }
-  if (!cron.nextRun()) return `Cron "${pattern}" never runs; use ${CRON_HINT}.`
-  return undefined
-}
-
-const BUCKET = '[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]'
-const S3_PREFIX = new RegExp(`^s3://${BUCKET}/([^\\s]*/)?$`)
-
-/** Why a destination cannot take exports, or undefined: an S3 prefix or an absolute folder, both ending in /. */
-function destinationProblem(destination: string): string | undefined {
-  if (destination.startsWith('s3://')) {
-    if (!destination.endsWith('/'))
-      return 'An S3 destination is a prefix and must end with / (such as s3://bucket/exports/).'
-    if (!S3_PREFIX.test(destination) || destination.includes('//', 5))
-      return `"${destination}" is not an S3 prefix (s3://bucket/ or s3://bucket/prefix/).`
-    return undefined
-  }
-  if (!destination.startsWith('/'))
-    return 'A folder destination must be an absolute path (such as /var/exports/), or use s3://bucket/prefix/.'
-  if (!destination.endsWith('/')) return 'A folder destination must end with / (such as /var/exports/).'
-  if (destination.split('/').includes('..')) return 'A folder destination may not contain "..".'
-  return undefined
-}
 
 const text = (label: string, max: number) =>
   z
@@ -89,7 +53,7 @@ export const ScheduleSchema = z.object({
   ),
   format: oneOf('Format', SCHEDULE_FORMATS).default('csv'),
   destination: text('Destination', 1000).superRefine((v, ctx) => {
-    const problem = destinationProblem(v)
+    const problem = destinationProblem(v, 'exports')
     if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem })
   }),
 })

@@ -2,7 +2,6 @@ import { createReadStream } from 'node:fs'
 import { mkdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
-import { Cron } from 'croner'
 import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
 import { errorLine } from '#app/utils/redact.server.ts'
@@ -18,11 +17,12 @@ import { rangeDays, type DayRange } from '../access-log/ranges.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { conflict, invalid, isServiceError, notFound } from '../errors.ts'
-import { requireWritableFolder } from '../files/destinations.server.ts'
+import { allowedS3Targets, refusedFromAdminArea, requireWritableFolder } from '../files/destinations.server.ts'
 import { isUuid } from '../ids.ts'
 import { enqueueJob } from '../jobs/connection.server.ts'
+import { cronOf, latestSlot } from '../jobs/cron-slots.ts'
 import type { JobHandler, RunningJob } from '../jobs/job.ts'
-import { CRON_OPTIONS, HistorySchema, ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
+import { HistorySchema, ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
 
 // Scheduled access-log exports: schedules kept in the database; each run is a job (queue `export-run`, the
 // job's id the run's) that a worker runs, and a job of the queue `export-look`, once a minute, claims the
@@ -106,10 +106,6 @@ async function select<T extends object>(text: string, bind: unknown[] = []) {
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 
-function cronOf(schedule: Pick<ScheduleRow, 'cron' | 'time_zone'>) {
-  return new Cron(schedule.cron, { ...CRON_OPTIONS, timezone: schedule.time_zone, paused: true })
-}
-
 function toSchedule(row: ScheduleRow, now = new Date()): ExportScheduleView {
   return {
     id: row.id,
@@ -161,16 +157,11 @@ export const mayDownloadRunFiles = (actor: Actor) => can(actor, 'read:exports')
 /** The folder the admin area may write exports into: `$DATA_DIR/exports/`. */
 export const exportsFolder = () => `${path.resolve(getEnv().DATA_DIR, 'exports')}/`
 
-const bucketOf = (destination: string) => destination.slice('s3://'.length).split('/')[0]
-
 /**
  * The S3 prefixes the admin area may export to: those the operator listed in EXPORT_S3_TARGETS, less any in
  * the bucket that holds the portal's uploads. None when the operator listed none.
  */
-export function s3ExportTargets(): string[] {
-  const env = getEnv()
-  return env.EXPORT_S3_TARGETS.filter((target) => bucketOf(target) !== env.S3_BUCKET?.toLowerCase())
-}
+export const s3ExportTargets = (): string[] => allowedS3Targets(getEnv().EXPORT_S3_TARGETS)
 
 /**
  * Why the admin area may not export to this destination, or undefined. A web account must not make the
@@ -181,24 +172,7 @@ export function s3ExportTargets(): string[] {
  */
 function destinationRefused(actor: Actor, destination: string): string | undefined {
   if (actor.id === SYSTEM.id) return undefined
-  const root = exportsFolder()
-  const targets = s3ExportTargets()
-  const elsewhere = targets.length
-    ? `use an S3 prefix under ${targets.join(' or ')}; other folders are set with the portal CLI`
-    : 'other folders, and S3, are set with the portal CLI'
-  if (destination.startsWith('s3://')) {
-    const uploads = getEnv().S3_BUCKET?.toLowerCase()
-    if (uploads && bucketOf(destination) === uploads)
-      return `Exports cannot go to ${uploads}, the bucket that holds the portal's uploads.`
-    if (!targets.length)
-      return `From the admin area exports go to a folder inside ${root}; S3 destinations are set with the portal CLI.`
-    const segments = destination.slice('s3://'.length).split('/')
-    if (segments.includes('..') || segments.includes('.') || !targets.some((t) => destination.startsWith(t)))
-      return `From the admin area an S3 destination must be under ${targets.join(' or ')}.`
-    return undefined
-  }
-  if (path.resolve(destination) + '/' === root || path.resolve(destination).startsWith(root)) return undefined
-  return `From the admin area a folder destination must be inside ${root} (${elsewhere}).`
+  return refusedFromAdminArea(destination, { what: 'exports', root: exportsFolder(), targets: s3ExportTargets() })
 }
 
 export async function addSchedule(actor: Actor, input: unknown): Promise<ExportScheduleView> {
@@ -314,14 +288,6 @@ export async function findRun(actor: Actor, id: string): Promise<ExportRunView> 
   const [row] = await select<RunRow>(`SELECT ${RUN_COLUMNS} FROM export_runs WHERE id = $1`, [id])
   if (!row) throw notFound('There is no such run.')
   return toRun(row)
-}
-
-/** The latest slot of a schedule at or before `now`, if it is not before the schedule was made. */
-function latestSlot(schedule: Pick<ScheduleRow, 'cron' | 'time_zone' | 'created_at'>, now: Date) {
-  // croner leaves out a run at exactly the reference time; a millisecond later includes it
-  const [slot] = cronOf(schedule).previousRuns(1, new Date(now.getTime() + 1))
-  if (!slot || slot > now || slot < new Date(schedule.created_at)) return undefined
-  return slot
 }
 
 /**

@@ -3,6 +3,7 @@ import { createWriteStream, rmSync } from 'node:fs'
 import { access, constants, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { PassThrough, type Writable } from 'node:stream'
+import { getEnv } from '#app/utils/env.server.ts'
 import { invalid } from '../errors.ts'
 
 // Where the portal writes what it makes for an operator (exports, the users import's error report): a
@@ -17,6 +18,44 @@ export async function requireWritableFolder(dir: string) {
   await access(dir, constants.W_OK).catch(() => {
     throw invalid(`The folder ${dir} is not writable.`)
   })
+}
+
+const bucketOf = (destination: string) => destination.slice('s3://'.length).split('/')[0]
+
+/** Of the S3 prefixes an operator listed for the admin area, those outside the bucket that holds the uploads. */
+export function allowedS3Targets(listed: string[]): string[] {
+  const uploads = getEnv().S3_BUCKET?.toLowerCase()
+  return listed.filter((target) => bucketOf(target) !== uploads)
+}
+
+/**
+ * Why the admin area may not have the server write a schedule's files (`what`: exports, backups) to this
+ * destination, or undefined. A web account must not make the server write where the operator did not choose:
+ * a folder must lie inside `root` (the portal's own folder for them in $DATA_DIR), an S3 prefix under one of
+ * `targets` (those the operator listed), and never in the uploads bucket, where the files could overwrite or
+ * crowd learners' files. The CLI (an operator with shell access) is not asked.
+ */
+export function refusedFromAdminArea(
+  destination: string,
+  { what, root, targets }: { what: 'exports' | 'backups'; root: string; targets: string[] },
+): string | undefined {
+  const What = `${what[0].toUpperCase()}${what.slice(1)}`
+  const elsewhere = targets.length
+    ? `use an S3 prefix under ${targets.join(' or ')}; other folders are set with the portal CLI`
+    : 'other folders, and S3, are set with the portal CLI'
+  if (destination.startsWith('s3://')) {
+    const uploads = getEnv().S3_BUCKET?.toLowerCase()
+    if (uploads && bucketOf(destination) === uploads)
+      return `${What} cannot go to ${uploads}, the bucket that holds the portal's uploads.`
+    if (!targets.length)
+      return `From the admin area ${what} go to a folder inside ${root}; S3 destinations are set with the portal CLI.`
+    const segments = destination.slice('s3://'.length).split('/')
+    if (segments.includes('..') || segments.includes('.') || !targets.some((t) => destination.startsWith(t)))
+      return `From the admin area an S3 destination must be under ${targets.join(' or ')}.`
+    return undefined
+  }
+  if (path.resolve(destination) + '/' === root || path.resolve(destination).startsWith(root)) return undefined
+  return `From the admin area a folder destination must be inside ${root} (${elsewhere}).`
 }
 
 /**

@@ -1,4 +1,5 @@
 import { forgetOldSignInEvents } from '../auth/sign-ins.server.ts'
+import { backupLookJobs, backupRunJobs } from '../backups/schedules.server.ts'
 import { exportLookJobs, exportRunJobs } from '../exports/service.server.ts'
 import { sweepUnattachedFiles, UNATTACHED_FILE_LIFETIME_MS } from '../files/service.server.ts'
 import { mailJobs } from '../mail/queue.server.ts'
@@ -12,6 +13,8 @@ export const HANDLERS: Record<QueueName, JobHandler> = {
   'user-import': importJobs,
   'export-run': exportRunJobs,
   'export-look': exportLookJobs,
+  'backup-run': backupRunJobs,
+  'backup-look': backupLookJobs,
   'sign-in-sweep': {
     async run() {
       await forgetOldSignInEvents()

@@ -1,6 +1,6 @@
 // Every queue of background work, in one table: what it is called on the Jobs page, how often a failed
 // job is tried again and how long a worker may go quiet before its job counts as lost. A job of a
-// queue with a record of its own (a queued mail, an import, an export run) has that record's id as its
+// queue with a record of its own (a queued mail, an import, an export or backup run) has that record's id as its
 // id, so the two are found from each other and a record is never given two jobs; such queues have a
 // dead-letter queue (`<name>-gave-up`) whose jobs tell the record its work was given up (retries used
 // up, or its worker gone for good), since then no code of ours is running to say so.
@@ -13,6 +13,8 @@ export const QUEUE_NAMES = [
   'user-import',
   'export-run',
   'export-look',
+  'backup-run',
+  'backup-look',
   'sign-in-sweep',
   'upload-sweep',
 ] as const
@@ -99,6 +101,20 @@ export const QUEUES: Record<QueueName, QueueSpec> = {
     waitingRecords: `SELECT id FROM export_runs WHERE status IN ('queued', 'running')`,
   },
   'export-look': housekeeping('Looking for due exports', '* * * * *', 5 * 60),
+  'backup-run': {
+    title: 'Scheduled backups',
+    // a second try a few minutes later; then the run fails, the super admins are mailed, and the next slot
+    // is the next chance
+    retryLimit: 1,
+    retryDelay: 5 * 60,
+    retryBackoff: false,
+    heartbeatSeconds: 30,
+    expireInSeconds: 12 * 60 * 60,
+    keepSeconds: 30 * DAY,
+    concurrency: 1,
+    waitingRecords: `SELECT id FROM backup_runs WHERE status IN ('queued', 'running')`,
+  },
+  'backup-look': housekeeping('Looking for due backups', '* * * * *', 5 * 60),
   'sign-in-sweep': housekeeping('Forgetting old sign-in events', '7 * * * *', 15 * 60),
   'upload-sweep': housekeeping('Removing unattached uploads', '17 * * * *', 60 * 60),
 }

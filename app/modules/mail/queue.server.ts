@@ -3,22 +3,25 @@ import { QueryTypes, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
 import { sequelize, transaction as inTransaction } from '#db/client.ts'
 import { createPasswordLink, mailPasswordLink } from '../auth/password-links.server.ts'
-import { requirePermission } from '../auth/permissions.ts'
-import { type Actor } from '../auth/roles.ts'
+import { can, requirePermission } from '../auth/permissions.ts'
+import { ROLE, type Actor } from '../auth/roles.ts'
 import { invalid } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import { enqueueJobs } from '../jobs/connection.server.ts'
 import { failureLine, type JobHandler, type RunningJob } from '../jobs/job.ts'
 import { QUEUES } from '../jobs/queues.ts'
 import { MAIL_STATUSES, MailQueueQuerySchema, type MailKind, type MailStatus } from './schema.ts'
+import { sendMail } from './service.server.ts'
+import { backupFailedMessage } from './templates.ts'
 
-// The mail queue (table mail_queue): mail that is not sent inline — today the invitations of a user
-// import — is written as a row in the caller's transaction, with the job that sends it (queue `mail`,
-// the job's id the row's), and a worker sends it (app/modules/jobs).
+// The mail queue (table mail_queue): mail that is not sent inline — the invitations of a user import, and
+// the news of a failed backup to the super admins — is written as a row in the caller's transaction, with
+// the job that sends it (queue `mail`, the job's id the row's), and a worker sends it (app/modules/jobs).
 //
 // A row holds what to send and to whom, never a link or a body: an invitation's set-password link is
 // made when its mail goes out, so nothing secret waits in the database, and a mail sent again after a
-// crash carries a new link that replaces the unsent one.
+// crash carries a new link that replaces the unsent one. A failed backup's mail names its run
+// (subject_id), and is written from the run as it is when it goes out.
 //
 // A try claims its row (status sending; claimed_by names the try, and every later update names it too),
 // sends, and marks the row sent in a statement of its own right after the SMTP server accepts the mail;
@@ -53,7 +56,7 @@ export async function enqueueInvitations(userIds: string[], transaction?: Transa
     const rows = await query<{ id: string }>(
       `INSERT INTO mail_queue (kind, user_id)
        SELECT 'invitation', id FROM unnest($1::uuid[]) AS id
-       ON CONFLICT (kind, user_id) WHERE status IN ('pending', 'sending') DO NOTHING
+       ON CONFLICT (kind, user_id) WHERE status IN ('pending', 'sending') AND subject_id IS NULL DO NOTHING
        RETURNING id`,
       [userIds],
       transaction,
@@ -68,12 +71,38 @@ export async function enqueueInvitations(userIds: string[], transaction?: Transa
   return transaction ? queue(transaction) : inTransaction(queue)
 }
 
+/** The roles that read the backups: those a failed backup is mailed to. */
+const BACKUP_READERS = Object.values(ROLE).filter((roleId) => can({ id: 'someone', roleId }, 'read:backups'))
+
+/**
+ * Queue the mail that tells each super admin (each account that reads the backups, with an address) that a
+ * backup run failed, in the transaction that fails the run: the mails exist exactly when the failure does,
+ * and a run is never mailed twice to one person. Returns how many were queued.
+ */
+export async function enqueueBackupFailedMails(runId: string, transaction: Transaction): Promise<number> {
+  if (!isUuid(runId)) throw invalid('A run id is not valid.')
+  const rows = await query<{ id: string }>(
+    `INSERT INTO mail_queue (kind, user_id, subject_id)
+     SELECT 'backup-failed', id, $1 FROM users WHERE role_id = ANY($2::smallint[]) AND email <> ''
+     ON CONFLICT (kind, user_id, subject_id) WHERE subject_id IS NOT NULL DO NOTHING
+     RETURNING id`,
+    [runId, BACKUP_READERS],
+    transaction,
+  )
+  await enqueueJobs(
+    'mail',
+    rows.map((r) => r.id),
+    transaction,
+  )
+  return rows.length
+}
+
 /** Queue one user's invitation; false when one is already waiting. */
 export async function enqueueInvitation(userId: string, transaction?: Transaction): Promise<boolean> {
   return (await enqueueInvitations([userId], transaction)) === 1
 }
 
-type Claimed = { id: string; kind: MailKind; user_id: string; attempts: number }
+type Claimed = { id: string; kind: MailKind; user_id: string; subject_id: string | null; attempts: number }
 
 /** What a sender did with a row it claimed. */
 type Outcome = 'sent' | 'cancelled' | 'gone'
@@ -90,6 +119,28 @@ const SENDERS: Record<MailKind, (row: Claimed) => Promise<{ outcome: Outcome; no
     if (user.has_password) return { outcome: 'cancelled', note: 'The account already has a password.' }
     const token = await createPasswordLink(user.id, 'invite')
     await mailPasswordLink({ email: user.email, firstName: user.first_name }, token, 'invite')
+    return { outcome: 'sent' }
+  },
+  async 'backup-failed'(row) {
+    const [user] = await query<{ email: string; role_id: number }>('SELECT email, role_id FROM users WHERE id = $1', [
+      row.user_id,
+    ])
+    if (!user) return { outcome: 'gone' }
+    if (!can({ id: row.user_id, roleId: user.role_id as Actor['roleId'] }, 'read:backups'))
+      return { outcome: 'cancelled', note: 'The account no longer reads the backups.' }
+    const [run] = await query<{ schedule_name: string; finished_at: Date | null; error: string | null }>(
+      'SELECT schedule_name, finished_at, error FROM backup_runs WHERE id = $1',
+      [row.subject_id],
+    )
+    if (!run) return { outcome: 'cancelled', note: 'The backup run is no longer there.' }
+    const at = run.finished_at ? new Date(run.finished_at) : new Date()
+    const mail = backupFailedMessage({
+      schedule: run.schedule_name,
+      failedAt: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+      reason: run.error ?? 'no reason was recorded.',
+      link: `${getEnv().PUBLIC_URL}/admin/backups`,
+    })
+    await sendMail({ to: user.email, ...mail })
     return { outcome: 'sent' }
   },
 }
@@ -178,7 +229,7 @@ async function claimWithinRate(
     const [row] = await query<Claimed>(
       `UPDATE mail_queue SET status = 'sending', attempts = attempts + 1, claimed_at = (${NOW()}), claimed_by = $2
         WHERE id = $3 AND status IN ('pending', 'sending')
-        RETURNING id, kind, user_id, attempts`,
+        RETURNING id, kind, user_id, subject_id, attempts`,
       [at, claimant, id],
       transaction,
     )

@@ -1,8 +1,11 @@
 import { z } from 'zod'
 import { listLimit } from '../list-limit.ts'
 
-/** What the queue sends. Each kind has a sender in queue.server.ts that builds the mail when it is sent. */
-export type MailKind = 'invitation'
+/**
+ * What the queue sends. Each kind has a sender in queue.server.ts that builds the mail when it is sent:
+ * an invitation to set a password, and the news of a failed backup (its row names the run).
+ */
+export type MailKind = 'invitation' | 'backup-failed'
 
 /** cancelled: no longer needed when its turn came (an invited account that already has a password). */
 export const MAIL_STATUSES = ['pending', 'sending', 'sent', 'failed', 'cancelled'] as const

@@ -61,3 +61,24 @@ export function passwordLinkMessage(input: {
   )
   return { subject, text, html }
 }
+
+/** A scheduled backup that failed, to each super admin: what failed, when and why, and where to look. */
+export function backupFailedMessage(input: {
+  schedule: string
+  failedAt: string
+  reason: string
+  link: string
+}): Rendered {
+  const subject = `${PRODUCT_NAME}: the backup ${input.schedule} failed`
+  const line = `The backup ${input.schedule} failed at ${input.failedAt}: ${input.reason}`
+  const outro = 'Until a backup of this schedule succeeds, the dashboard says so too.'
+  const text = `${line}\n\nSee its runs: ${input.link}\n\n${outro}\n`
+  const html = layout(
+    subject,
+    `<p>${escape(line)}</p>
+<p><a href="${escape(input.link)}" style="display:inline-block;background:#2563eb;color:#ffffff;padding:10px 18px;border-radius:6px;text-decoration:none;font-weight:bold">Open Backups</a></p>
+<p style="font-size:13px;color:#64748b">Or open this address: ${escape(input.link)}</p>
+<p style="font-size:13px;color:#64748b">${escape(outro)}</p>`,
+  )
+  return { subject, text, html }
+}

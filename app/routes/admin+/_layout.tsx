@@ -4,7 +4,6 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { AdminSideMenu } from '#app/components/layout/admin-side-menu.tsx'
 import { Logo } from '#app/components/layout/logo.tsx'
 import { UserMenu } from '#app/components/layout/user-menu.tsx'
-import { can } from '#app/modules/auth/permissions.ts'
 import { ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
@@ -25,7 +24,7 @@ export default function AdminLayout() {
         <div className="flex h-16 items-center px-4 text-white">
           <span className="font-semibold">Administration</span>
         </div>
-        <AdminSideMenu isAdmin={can(user, 'manage:people')} />
+        <AdminSideMenu user={user} />
       </aside>
       <div className="flex min-w-0 flex-1 flex-col">
         <header className="flex h-16 items-center gap-4 border-b border-slate-200 bg-white px-4 sm:px-6">
@@ -37,7 +36,7 @@ export default function AdminLayout() {
         </header>
         <details className="border-b border-slate-200 bg-brand-900 md:hidden">
           <summary className="cursor-pointer px-4 py-2 text-sm font-medium text-white">Menu</summary>
-          <AdminSideMenu isAdmin={can(user, 'manage:people')} />
+          <AdminSideMenu user={user} />
         </details>
         <main className="flex-1 px-4 py-8 sm:px-6">
           <Outlet />

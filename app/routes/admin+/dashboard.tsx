@@ -4,6 +4,8 @@ import { type ReactNode } from 'react'
 import { longDay, shortDay, ViewsChart } from '#app/components/dashboard/views-chart.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
+import { UtcTime } from '#app/components/ui/utc-time.tsx'
+import { backupAlert } from '#app/modules/backups/schedules.server.ts'
 import { dashboardCounts } from '#app/modules/courses/admin.server.ts'
 import { DASHBOARD_DAYS } from '#app/modules/dashboard/schema.ts'
 import { dashboardFigures } from '#app/modules/dashboard/service.server.ts'
@@ -17,14 +19,18 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
-  const [counts, figures] = await Promise.all([dashboardCounts(user), dashboardFigures(user)])
-  return json({ counts, figures })
+  const [counts, figures, backups] = await Promise.all([
+    dashboardCounts(user),
+    dashboardFigures(user),
+    backupAlert(user),
+  ])
+  return json({ counts, figures, backups })
 }
 
 const number = (n: number) => n.toLocaleString('en-US')
 
 export default function Dashboard() {
-  const { counts, figures } = useLoaderData<typeof loader>()
+  const { counts, figures, backups } = useLoaderData<typeof loader>()
   const cards = [
     { label: 'Total Courses', value: counts.courses, to: '/admin/courses' },
     { label: 'Total Users', value: counts.users, to: '/admin/users' },
@@ -38,6 +44,19 @@ export default function Dashboard() {
   return (
     <>
       <h1 className="text-2xl font-bold">Dashboard</h1>
+      {backups ? (
+        <p
+          className="mt-4 rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-900"
+          data-testid="backup-alert"
+        >
+          The backup <strong>{backups.scheduleName}</strong> failed at <UtcTime iso={backups.failedAt} />
+          {backups.error ? `: ${backups.error}` : '.'}
+          {backups.others ? ` The latest backup of ${backups.others} more schedule(s) failed too.` : ''}{' '}
+          <Link to="/admin/backups" className="font-medium underline">
+            See Backups
+          </Link>
+        </p>
+      ) : null}
       <ul className="mt-6 grid gap-6 sm:grid-cols-3">
         {cards.map((card) => (
           <li key={card.label}>

@@ -25,6 +25,7 @@ import {
   type ExportRunView,
 } from '#app/modules/exports/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { formatSize } from '#app/utils/format.ts'
 import { pageAction, invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
@@ -86,20 +87,6 @@ async function runAction({ request }: ActionFunctionArgs) {
   const added = await submitToService(submission, () => addSchedule(user, submission.value))
   if (!added.ok) return added.response
   return redirectWithSuccess(PAGE, `Schedule ${added.value.name} added.`)
-}
-
-const SIZE_UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const
-
-function formatSize(bytes: number | null) {
-  if (bytes === null) return '—'
-  const step = Math.min(SIZE_UNITS.length - 1, bytes > 0 ? Math.floor(Math.log10(bytes) / 3) : 0)
-  return new Intl.NumberFormat('en', {
-    style: 'unit',
-    unit: SIZE_UNITS[step],
-    // "387 bytes", but "1.2 kB"
-    unitDisplay: step === 0 ? 'long' : 'short',
-    maximumFractionDigits: 1,
-  }).format(bytes / 1000 ** step)
 }
 
 const STATUS_STYLE: Record<ExportRunView['status'], string> = {

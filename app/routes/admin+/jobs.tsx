@@ -47,9 +47,9 @@ export default function Jobs() {
     <>
       <h1 className="text-2xl font-bold">Background jobs</h1>
       <p className="mt-2 max-w-3xl text-sm text-slate-600">
-        The work the portal does in the background: queued mail, user imports, scheduled exports and its own
-        housekeeping. A job that fails is tried again a few times, with growing waits; one that has used up its tries is
-        listed below with the error of its last try.{' '}
+        The work the portal does in the background: queued mail, user imports, scheduled exports and backups, and its
+        own housekeeping. A job that fails is tried again a few times, with growing waits; one that has used up its
+        tries is listed below with the error of its last try.{' '}
         {canManage ? 'Retry gives it one more try.' : 'Only admins can retry a job.'}
       </p>
 
