@@ -3,7 +3,7 @@ import { chmod, readFile, mkdtemp, readdir, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { Sequelize } from 'sequelize'
+import { QueryTypes, Sequelize } from 'sequelize'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { login, userFromToken } from '#app/modules/auth/service.server.ts'
@@ -14,7 +14,7 @@ import { storeFile } from '#app/modules/files/service.server.ts'
 import { resetStorage } from '#app/modules/files/storage.server.ts'
 import { recordAccessLogPing } from '#app/modules/progress/service.server.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
-import { disconnect } from '#db/client.ts'
+import { disconnect, sequelize } from '#db/client.ts'
 import { seedDemoOnce } from '#db/seeds/demo.ts'
 import { portal } from '#tests/cli.ts'
 import { completionMismatches, EXACT } from '#tests/completion.ts'
@@ -197,6 +197,13 @@ describe('a backup restored into an empty database', () => {
           calls++
         }
       })()
+      // a scheduled backup caught running by this one
+      const [caught] = await (
+        await sequelize()
+      ).query<{ id: string }>(
+        "INSERT INTO backup_runs (schedule_name, trigger, status) VALUES ('nightly', 'manual', 'running') RETURNING id",
+        { type: QueryTypes.SELECT },
+      )
       const out = await folder('portal-backups-')
       const backup = await takeBackup(SYSTEM, { to: `${out}/`, chunkBytes: 64 * 1024 }).finally(() => (done = true))
       await load
@@ -214,6 +221,13 @@ describe('a backup restored into an empty database', () => {
       const restoredDb = new Sequelize(target.url, { dialect: 'postgres', logging: false })
       try {
         expect(await completionMismatches(restoredDb)).toEqual(EXACT)
+        // the run caught running is over there, not taken again by the restored portal's workers
+        expect(
+          await restoredDb.query('SELECT status, error FROM backup_runs WHERE id = :id', {
+            replacements: { id: caught.id },
+            type: QueryTypes.SELECT,
+          }),
+        ).toEqual([{ status: 'failed', error: expect.stringMatching(/^Interrupted: the portal was restored/) }])
       } finally {
         await restoredDb.close()
       }
