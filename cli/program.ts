@@ -38,6 +38,8 @@ export async function portalProgram(loaders = [...new Set(Object.values(COMMANDS
     .description('Run and administer the learning portal.')
     .version(version, '-V, --version', 'print the portal version')
     .showHelpAfterError()
+    // a command's options before its subcommand, the subcommand's after it (`backup --to …`, `backup verify … --json`)
+    .enablePositionalOptions()
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
   for (const register of await Promise.all(loaders.map((load) => load()))) register(program)
   return program

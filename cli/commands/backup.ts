@@ -26,6 +26,8 @@ export function registerBackup(program: Command) {
   const backup = program
     .command('backup')
     .description('one archive of the database and every stored file; `backup verify` checks one')
+    // its own options come before `verify`: after it, --json is verify's (see cli/program.ts)
+    .enablePositionalOptions()
     .option(
       '--to <target>',
       'a file, a folder, s3://bucket/prefix/, s3://bucket/key or - for standard output',

@@ -322,6 +322,104 @@ const GZIP_MAGIC = Buffer.from([0x1f, 0x8b])
 const USTAR = Buffer.from('ustar')
 const USTAR_OFFSET = 257
 const SNIFF_BYTES = USTAR_OFFSET + USTAR.length
+/** What ends gzip data: its CRC-32 and size. */
+const GZIP_TRAILER = 8
+
+const ZSTD_FRAME = 0xfd2fb528
+const ZSTD_SKIPPABLE = 0x184d2a50
+const ZSTD_SKIPPABLE_MASK = 0xfffffff0
+
+type ZstdStage =
+  'magic' | 'descriptor' | 'header' | 'block header' | 'block' | 'checksum' | 'skippable size' | 'skippable' | 'unknown'
+
+/**
+ * Where zstd data must be cut before it goes to node's decoder (RFC 8878's frame layout, read as the bytes
+ * go by, nothing decoded): at the end of each frame, since the decoder ends its output at a frame's end when
+ * more bytes came with it (the next frame, even the empty one node's encoder adds at the end, is then lost or
+ * taken for garbage); and before each frame's checksum, so that a checksum found wrong fails a piece with
+ * nothing decoded in it. Bytes it cannot make sense of are passed on uncut, for the decoder to refuse.
+ */
+class ZstdCuts {
+  private stage: ZstdStage = 'magic'
+  private left = 4
+  private field: number[] = []
+  private checksum = false
+  private last = false
+
+  /** The offsets in `chunk`, in order, at which a piece must end. */
+  cuts(chunk: Buffer): number[] {
+    const cuts: number[] = []
+    let at = 0
+    while (at < chunk.length && this.stage !== 'unknown') {
+      if (this.stage === 'block' || this.stage === 'skippable') {
+        const take = Math.min(this.left, chunk.length - at)
+        at += take
+        this.left -= take
+      } else {
+        this.field.push(chunk[at++])
+        this.left--
+      }
+      if (this.left === 0) this.next(cuts, at)
+    }
+    return cuts.filter((cut) => cut > 0 && cut < chunk.length)
+  }
+
+  private expect(stage: ZstdStage, bytes: number) {
+    this.stage = stage
+    this.left = bytes
+    this.field = []
+  }
+
+  /** The stage just read is complete at `at`: on to the next (stages of no bytes are passed at once). */
+  private next(cuts: number[], at: number) {
+    const field = this.field
+    const number = field.reduce((value, byte, i) => value + byte * 2 ** (8 * i), 0)
+    switch (this.stage) {
+      case 'magic':
+        if (number === ZSTD_FRAME) return this.expect('descriptor', 1)
+        if ((number & ZSTD_SKIPPABLE_MASK) >>> 0 === ZSTD_SKIPPABLE) return this.expect('skippable size', 4)
+        return this.expect('unknown', 0)
+      case 'descriptor': {
+        const descriptor = field[0]
+        const single = (descriptor & 0x20) !== 0
+        this.checksum = (descriptor & 0x04) !== 0
+        const contentSize = [single ? 1 : 0, 2, 4, 8][descriptor >> 6]
+        const bytes = (single ? 0 : 1) + [0, 1, 2, 4][descriptor & 0x03] + contentSize
+        return bytes ? this.expect('header', bytes) : this.expect('block header', 3)
+      }
+      case 'header':
+        return this.expect('block header', 3)
+      case 'block header': {
+        this.last = (number & 1) === 1
+        const type = (number >> 1) & 3
+        if (type === 3) return this.expect('unknown', 0)
+        const size = type === 1 ? 1 : number >>> 3
+        if (size > 0) return this.expect('block', size)
+        return this.blockEnd(cuts, at)
+      }
+      case 'block':
+        return this.blockEnd(cuts, at)
+      case 'skippable size':
+        if (number > 0) return this.expect('skippable', number)
+        return this.frameEnd(cuts, at)
+      default:
+        // the checksum, or a skippable frame's bytes
+        return this.frameEnd(cuts, at)
+    }
+  }
+
+  private blockEnd(cuts: number[], at: number) {
+    if (!this.last) return this.expect('block header', 3)
+    if (!this.checksum) return this.frameEnd(cuts, at)
+    cuts.push(at)
+    return this.expect('checksum', 4)
+  }
+
+  private frameEnd(cuts: number[], at: number) {
+    cuts.push(at)
+    return this.expect('magic', 4)
+  }
+}
 
 function sniff(head: Buffer): Compression | 'tar' | undefined {
   if (head.subarray(0, ZSTD_MAGIC.length).equals(ZSTD_MAGIC)) return 'zstd'
@@ -406,6 +504,12 @@ export async function* readArchive(source: Readable): AsyncGenerator<ArchiveEntr
    * decoder once the last is decoded and the tar reader has room. The decoder's output is taken as it
    * comes (flowing), so an error of the decoder loses only the piece it was making, and the tar reader
    * still reads all that came before: the archive breaks where the damage is, not before it.
+   *
+   * The compressed data's checksum (at the end of each zstd frame, of gzip data) goes to the decoder
+   * alone, after the bytes it covers: a checksum found wrong then fails a piece with nothing decoded in it.
+   * Given with the last bytes of data, it failed the piece that decoded them, and the end of the tar (the
+   * manifest) was lost with it: a byte that zstd or gzip stored as it was, flipped, was then blamed on the
+   * manifest, not on its entry, which the manifest's checksums name.
    */
   async function feed(head: Buffer[]) {
     const write = async (chunk: Buffer) => {
@@ -423,6 +527,24 @@ export async function* readArchive(source: Readable): AsyncGenerator<ArchiveEntr
       } else toExtract(chunk)
       if (full) await drained(extract)
     }
+    const zstd = compression === 'zstd' ? new ZstdCuts() : undefined
+    // gzip's trailer is known only by the end of the source: the last bytes seen are held back until then
+    let held = Buffer.alloc(0)
+    const pass = async (chunk: Buffer) => {
+      if (zstd) {
+        let from = 0
+        for (const cut of zstd.cuts(chunk)) {
+          await write(chunk.subarray(from, cut))
+          from = cut
+        }
+        return write(from ? chunk.subarray(from) : chunk)
+      }
+      if (compression !== 'gzip') return write(chunk)
+      const bytes = held.length ? Buffer.concat([held, chunk]) : chunk
+      const keep = Math.min(GZIP_TRAILER, bytes.length)
+      held = Buffer.from(bytes.subarray(bytes.length - keep))
+      if (bytes.length > keep) await write(bytes.subarray(0, bytes.length - keep))
+    }
     try {
       if (decoder) {
         decoder.on('data', toExtract)
@@ -430,7 +552,7 @@ export async function* readArchive(source: Readable): AsyncGenerator<ArchiveEntr
           broken ??= error
         })
       }
-      for (const chunk of head) await write(chunk)
+      for (const chunk of head) await pass(chunk)
       for (;;) {
         let step: IteratorResult<Buffer>
         try {
@@ -441,9 +563,10 @@ export async function* readArchive(source: Readable): AsyncGenerator<ArchiveEntr
           throw error
         }
         if (step.done || extract.destroyed) break
-        await write(step.value)
+        await pass(step.value)
       }
       if (decoder) {
+        if (held.length && !extract.destroyed) await write(held)
         decoder.end()
         await finished(decoder)
       }

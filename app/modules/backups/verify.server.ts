@@ -235,8 +235,9 @@ export async function verifyArchive(
     const manifestAt = find(MANIFEST_ENTRY)
     const hashAt = find(MANIFEST_HASH_ENTRY)
     // until the manifest is in, there is nothing to check the entries against. A decoder that finds
-    // its checksum wrong at the very end loses the last bytes it decoded, manifest.sha256 among them:
-    // then the manifest, unconfirmed, may still show which entry is damaged.
+    // its checksum wrong at the very end has handed over every entry first (readArchive holds the
+    // checksum back): the manifest then shows which entry is damaged. When the bytes broke off after
+    // the manifest, inside manifest.sha256, the manifest, unconfirmed, may still show it.
     if (broke && (manifestAt === -1 || !header)) return broke
     if (!header) return problem(HEADER_ENTRY, `The archive holds no ${HEADER_ENTRY}.`)
     if (manifestAt === -1) return problem(MANIFEST_ENTRY, `The archive holds no ${MANIFEST_ENTRY}.`)
