@@ -141,9 +141,16 @@ async function readSnapshot(client: pg.Client): Promise<Snapshot> {
   }
   // as pg_dump does: the tables cannot be dropped or altered while they are read
   if (tables.length)
-    await client.query(
-      `LOCK TABLE ${tables.map((t) => client.escapeIdentifier(t.name)).join(', ')} IN ACCESS SHARE MODE`,
-    )
+    await client
+      .query(`LOCK TABLE ${tables.map((t) => client.escapeIdentifier(t.name)).join(', ')} IN ACCESS SHARE MODE`)
+      .catch((error: unknown) => {
+        // only a change of a table's shape (or a TRUNCATE) holds a lock this waits on
+        if ((error as { code?: string }).code !== '55P03') throw error
+        throw conflict(
+          'A change to the tables (a migration, or an operator’s ALTER or TRUNCATE) held them for 10 seconds; the backup ' +
+            'was not started. Try again when it is done.',
+        )
+      })
   await client.query('SET LOCAL lock_timeout = 0')
 
   return {
