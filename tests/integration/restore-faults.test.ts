@@ -267,10 +267,11 @@ describe('a target that is not empty', () => {
     expect(forced.stderr).toBe('')
     expect(forced.code).toBe(0)
     const { movedAside } = JSON.parse(forced.stdout) as { movedAside: string[] }
-    const schema = /^the schema public of database \w+ as (before_restore_\w+)$/.exec(movedAside[0])?.[1]
+    const schema = /^the schema (before_restore_\w+) in the database /.exec(movedAside[0])?.[1]
+    expect(schema).toMatch(/^before_restore_\d{8}t\d{6}z$/)
     expect(movedAside).toEqual([
-      `the schema public of database ${into.database} as ${schema}`,
-      `the job queue's schema pgboss as ${schema}_pgboss`,
+      `the schema ${schema} in the database ${into.database} (the portal's tables)`,
+      `the schema ${schema}_pgboss in the database ${into.database} (the job queue's)`,
       expect.stringMatching(new RegExp(`^${escaped(uploads)}\\.before-restore-\\d{8}T\\d{6}Z$`)),
     ])
     // what was there is kept and readable where it was moved
