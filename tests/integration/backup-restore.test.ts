@@ -1,10 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto'
-import { chmod, readFile, mkdtemp, readdir, rm } from 'node:fs/promises'
-import os from 'node:os'
+import { chmod } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
 import { QueryTypes, Sequelize } from 'sequelize'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { login, userFromToken } from '#app/modules/auth/service.server.ts'
 import { takeBackup } from '#app/modules/backups/backup.server.ts'
@@ -20,6 +18,7 @@ import { portal } from '#tests/cli.ts'
 import { completionMismatches, EXACT } from '#tests/completion.ts'
 import { makeLearner, makeStoredFile, PASSWORD } from '#tests/factories.ts'
 import { startDebianPostgres, type DebianPostgres } from '#tests/fixtures/debian-postgres.ts'
+import { archivedDigests, restoreTargets, uploadsOf } from '#tests/fixtures/restore-targets.ts'
 import { sequenceValues, tableDigests } from '#tests/fixtures/row-digests.ts'
 import { freePort } from '#tests/setup/global.ts'
 
@@ -27,46 +26,16 @@ import { freePort } from '#tests/setup/global.ts'
 // databases: on the same server, on Debian's PostgreSQL 15, and from there back to 18. Each restore must hold
 // every row of every table (compared as row checksums computed in the servers) and every file's bytes.
 
-const server = inject('postgres')
-const created: string[] = []
-const folders: string[] = []
+const { folder, target: emptyTarget } = restoreTargets()
 let debian: DebianPostgres | undefined
 
 /** Columns a restore rightly makes anew: the labs' databases are built on the server restored into. */
 const REBUILT = { labs: ['database', 'state_copies', 'built_at'] }
 
-/**
- * The row checksums of every table an archive holds: lab_sandbox (the labs' role on a database server) is
- * made by each server for itself, and never archived.
- */
-async function digestsOf(url: string) {
-  const { lab_sandbox: _ownToEachServer, ...archived } = await tableDigests(url, { exclude: REBUILT })
-  return archived
-}
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>) {
-  const client = new pg.Client({ ...server, database: 'postgres' })
-  await client.connect()
-  try {
-    return await work(client)
-  } finally {
-    await client.end()
-  }
-}
+const digestsOf = (url: string) => archivedDigests(url, { exclude: REBUILT })
 
 /** An empty database on the suite's server (PostgreSQL 18), as an operator would create for a restore. */
-async function emptyDatabase() {
-  const name = `portal_restore_${randomBytes(5).toString('hex')}`
-  await admin((client) => client.query(`CREATE DATABASE ${name} TEMPLATE template0`))
-  created.push(name)
-  return `postgres://${server.user}:${server.password}@${server.host}:${server.port}/${name}`
-}
-
-async function folder(prefix: string) {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix))
-  folders.push(dir)
-  return dir
-}
+const emptyDatabase = async () => (await emptyTarget()).url
 
 /** Runs `work` as a portal on another database and data folder, then comes back to this file's own. */
 async function asPortalOn<T>(target: { url: string; dataDir: string }, work: () => Promise<T>): Promise<T> {
@@ -96,18 +65,6 @@ async function restoreWithCli(archive: string, target: { url: string; dataDir: s
   return JSON.parse(run.stdout) as { tables: number; rows: number; files: { restored: number }; movedAside: string[] }
 }
 
-/** Every stored file of a data folder: key → SHA-256 of its bytes. */
-async function uploadsOf(dataDir: string) {
-  const dir = path.join(dataDir, 'uploads')
-  const hashes: Record<string, string> = {}
-  for (const name of await readdir(dir).catch(() => []))
-    if (!name.startsWith('.'))
-      hashes[name] = createHash('sha256')
-        .update(await readFile(path.join(dir, name)))
-        .digest('hex')
-  return hashes
-}
-
 let learner: Awaited<ReturnType<typeof makeLearner>>
 /** the archive taken while nothing happened, and what the portal held then */
 let quiet: { archive: string; digests: Awaited<ReturnType<typeof digestsOf>>; uploads: Record<string, string> }
@@ -130,10 +87,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await debian?.stop()
-  await admin(async (client) => {
-    for (const name of created) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  })
-  for (const dir of folders) await rm(dir, { recursive: true, force: true })
 })
 
 describe('a backup restored into an empty database', () => {
