@@ -9,7 +9,7 @@ import { simpleParser, type ParsedMail } from 'mailparser'
 /** Every mail in the outbox, oldest first (the file names start with an ISO timestamp). */
 export async function readOutbox(dataDir: string): Promise<ParsedMail[]> {
   const dir = path.join(dataDir, 'outbox')
-  const files = (await readdir(dir).catch(() => [] as string[])).sort()
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.eml')).sort()
   return Promise.all(files.map(async (file) => simpleParser(await readFile(path.join(dir, file)))))
 }
 

@@ -65,7 +65,8 @@ const requestLine = (requestId: string | null) =>
   logLines().find((l) => l.msg === 'request' && l.requestId === requestId)
 
 async function until<T>(find: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 300; i++) {
+  // a minute: `portal serve` starting its database, workers and web server on a busy machine takes a while
+  for (let i = 0; i < 1200; i++) {
     const found = await find()
     if (found !== undefined) return found
     await new Promise((r) => setTimeout(r, 50))

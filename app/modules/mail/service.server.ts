@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, rename, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import nodemailer, { type Transporter } from 'nodemailer'
 import { getEnv } from '#app/utils/env.server.ts'
@@ -34,8 +34,12 @@ export async function sendMail(mail: Mail): Promise<Sent> {
   const outbox = path.join(env.DATA_DIR, 'outbox')
   await mkdir(outbox, { recursive: true })
   const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-  const file = path.join(outbox, `${stamp}-${randomBytes(4).toString('hex')}.eml`)
-  await writeFile(file, info.message as Buffer, { mode: 0o600 })
+  const name = `${stamp}-${randomBytes(4).toString('hex')}.eml`
+  const file = path.join(outbox, name)
+  // written beside its name and renamed: whoever reads the outbox never finds half a mail
+  const partial = path.join(outbox, `.${name}.partial`)
+  await writeFile(partial, info.message as Buffer, { mode: 0o600 })
+  await rename(partial, file)
   const links = mail.text.match(/https?:\/\/\S+/g) ?? []
   // a log line, on stderr: a CLI command that sends mail keeps its stdout for data
   console.error(`Mail to ${[mail.to].flat().join(', ')}: "${mail.subject}" saved to ${file}`)
