@@ -284,6 +284,8 @@ async function load(client: pg.Client) {
         `INSERT INTO lab_result_day_counts (course_id, day, results)
        SELECT course_id, utc_day(last_attempt_at), count(*) FROM lab_exercise_results GROUP BY 1, 2`,
       )
+      // each attempter's passed exercises per lab, as migration 0019 counted what was there before it
+      await q('SELECT recount_lab(id) FROM labs')
     },
   )
 
@@ -321,6 +323,15 @@ async function load(client: pg.Client) {
                     SELECT pa.user_id, pc.course_id FROM program_assignments pa
                       JOIN program_courses pc ON pc.program_id = pa.program_id) a
            ON a.user_id = d.user_id AND a.course_id = d.course_id`,
+    )
+    // the labs a learner has completed count towards the course too (migration 0019)
+    await q(
+      `INSERT INTO course_completion_tallies AS t (user_id, course_id, completed_labs)
+       SELECT p.user_id, l.course_id, count(*)
+         FROM lab_progress p JOIN labs l ON l.id = p.lab_id AND l.visibility
+        WHERE p.completed
+        GROUP BY p.user_id, l.course_id
+       ON CONFLICT (user_id, course_id) DO UPDATE SET completed_labs = EXCLUDED.completed_labs`,
     )
     await q(`ANALYZE course_completion_tallies`)
     await q('SELECT recount_course_completion(id) FROM courses')
@@ -392,10 +403,18 @@ async function checkTallies(client: pg.Client) {
        SELECT count(*) FILTER (WHERE k.assigned <> (SELECT count(*) FROM holders a WHERE a.course_id = k.course_id)
                  OR k.completed <> (SELECT count(*) FROM holders a
                      WHERE a.course_id = k.course_id
-                       AND (SELECT count(*) FROM video_progress p
-                              JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
-                             WHERE p.user_id = a.user_id AND p.course_id = a.course_id AND p.completed)
-                         = course_visible_videos(k.course_id))) AS wrong,
+                       AND course_done(
+                             (SELECT count(*) FROM video_progress p
+                                JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
+                               WHERE p.user_id = a.user_id AND p.course_id = a.course_id AND p.completed)::integer,
+                             -- the visible labs of which the learner has passed every exercise
+                             (SELECT count(*) FROM labs l
+                               WHERE l.course_id = a.course_id AND l.visibility
+                                 AND EXISTS (SELECT 1 FROM lab_exercises x WHERE x.lab_id = l.id)
+                                 AND NOT EXISTS (SELECT 1 FROM lab_exercises x WHERE x.lab_id = l.id
+                                       AND NOT EXISTS (SELECT 1 FROM lab_attempts t
+                                             WHERE t.exercise_id = x.id AND t.user_id = a.user_id AND t.passed)))::integer,
+                             course_visible_videos(k.course_id), course_visible_labs(k.course_id)))) AS wrong,
               count(*) AS checked
          FROM (SELECT * FROM course_completion_counts
                 WHERE course_id = (SELECT id FROM courses WHERE title = 'Bench course 3')
