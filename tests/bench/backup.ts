@@ -79,6 +79,9 @@ export async function measureBackup(options: { url: string; dataDir: string; pai
           `${rate(table.bytes, table.seconds).padStart(11)}`,
       )
 
+    // the memory of the command itself: loaded, doing nothing
+    const idleMb = (await runPortal(['backup', '--help'])).peakKb / 1024
+
     // the backup, quiet
     const zstd = await backup(url, work, 'zstd', postmaster)
     const copyBytes = zstd.copyBytes
@@ -90,10 +93,11 @@ export async function measureBackup(options: { url: string; dataDir: string; pai
     )
     console.log(
       `  archive ${mb(zstd.archiveBytes)}, ${(copyBytes / zstd.archiveBytes).toFixed(1)} × smaller than the COPY text; ` +
-        `peak RSS ${zstd.peakMb.toFixed(0)} MB (goal < ${GOALS.peakRssMb} MB: ${met(zstd.peakMb < GOALS.peakRssMb)}); ` +
+        `peak RSS ${zstd.peakMb.toFixed(0)} MB (goal < ${GOALS.peakRssMb} MB: ${met(zstd.peakMb < GOALS.peakRssMb)}; ` +
+        `\`portal backup --help\` ${idleMb.toFixed(0)} MB); ` +
         `CPU ${cpu(zstd)}; ${zstd.tables} tables, ${zstd.rows.toLocaleString('en-US')} rows`,
     )
-    console.log(`  what the backup's connection was doing: ${shares(zstd.samples)}`)
+    console.log(`  what the backup's connection was doing: ${shares(zstd.samples, zstd.seconds)}`)
     if (copyBytes !== floor.bytes)
       console.log(`  (the floor read ${floor.bytes - copyBytes} bytes more than the backup: the data changed between)`)
     console.log(
@@ -130,7 +134,7 @@ export async function measureBackup(options: { url: string; dataDir: string; pai
         `${restored.rows === zstd.rows ? ', as many as the archive' : `, the archive has ${zstd.rows}`}; ` +
         `database ${restored.size}`,
     )
-    console.log(`  what the server was doing for it: ${shares(restored.samples)}`)
+    console.log(`  what the server was doing for it: ${shares(restored.samples, restored.seconds, 6)}`)
     await rm(zstd.archive, { force: true })
 
     await underLoad(work, pairs, signIns, zstd.seconds)
@@ -311,26 +315,42 @@ function backupActivity(sessions: Activity[]) {
   return 'COPY, PostgreSQL at work'
 }
 
-/** The restore's statements by kind; its own work (reading the archive, the migrations' JavaScript) when none runs. */
+/**
+ * The restore's statements by kind, and the table of a COPY, an index build or a foreign key check after
+ * " — "; its own work (reading the archive, the migrations' JavaScript) when none runs.
+ */
 function restoreActivity(sessions: Activity[]) {
   const active = sessions.filter((s) => s.state === 'active')
   if (!active.length) return 'no statement running (the restore process at work: verifying, reading)'
   const query = active[0].query.replace(/\s+/g, ' ').trim()
+  const table = /^(?:COPY|ALTER TABLE) "?(\w+)|^CREATE (?:UNIQUE )?INDEX .*? ON (?:ONLY )?(?:\w+\.)?"?(\w+)/i.exec(
+    query,
+  )
+  const of = ` — ${table?.[1] ?? table?.[2] ?? '?'}`
   if (/^COPY .* FROM STDIN/i.test(query))
-    return active[0].wait === 'Client:ClientRead' ? 'COPY FROM, waiting for the restore process' : 'COPY FROM'
-  if (/^CREATE (UNIQUE )?INDEX|ADD CONSTRAINT \S+ (PRIMARY KEY|UNIQUE|EXCLUDE)/i.test(query)) return 'index builds'
-  if (/ADD CONSTRAINT \S+ FOREIGN KEY/i.test(query)) return 'foreign key checks'
+    return active[0].wait === 'Client:ClientRead' ? `COPY FROM, waiting for the restore process${of}` : `COPY FROM${of}`
+  if (/^CREATE (UNIQUE )?INDEX|ADD CONSTRAINT \S+ (PRIMARY KEY|UNIQUE|EXCLUDE)/i.test(query)) return `index builds${of}`
+  if (/ADD CONSTRAINT \S+ FOREIGN KEY/i.test(query)) return `foreign key checks${of}`
   if (/^ANALYZE/i.test(query)) return 'ANALYZE'
   if (/DATABASE/i.test(query)) return 'lab databases'
   return 'other statements (migrations, triggers, sequences)'
 }
 
-const shares = (samples: Map<string, number>) => {
+/**
+ * Each kind's share of the samples and about as many seconds of the command's `seconds`; a kind is a
+ * sample's name up to " — ". With `top`, that many of the largest names whole after.
+ */
+const shares = (samples: Map<string, number>, seconds: number, top = 0) => {
   const total = [...samples.values()].reduce((sum, n) => sum + n, 0)
-  return [...samples]
-    .sort(([, a], [, b]) => b - a)
-    .map(([name, n]) => `${name} ${Math.round((100 * n) / total)} %`)
-    .join('; ')
+  const kinds = new Map<string, number>()
+  for (const [name, n] of samples) kinds.set(name.split(' — ')[0], (kinds.get(name.split(' — ')[0]) ?? 0) + n)
+  const list = (entries: Map<string, number>, count: number) =>
+    [...entries]
+      .sort(([, a], [, b]) => b - a)
+      .slice(0, count)
+      .map(([name, n]) => `${name} ${Math.round((100 * n) / total)} % (${((seconds * n) / total).toFixed(1)} s)`)
+      .join('; ')
+  return list(kinds, kinds.size) + (top ? `\n  the largest: ${list(samples, top)}` : '')
 }
 
 // ——— under load ———
