@@ -20,6 +20,7 @@ import {
   VIDEOS_PER_COURSE,
   type Pair,
 } from '#tests/bench/data-set.ts'
+import { children, CLOCK_TICKS, postgresCpuMs, postmasterPid } from '#tests/bench/measure.ts'
 import {
   buildIfMissing,
   portalEnv,
@@ -85,8 +86,6 @@ function parseOnly(value: string | undefined) {
 const INGEST_CONNECTIONS = 100
 const PAGE_CONNECTIONS = [10, 50]
 const ADMIN_CONNECTIONS = 10
-
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
 
 async function main() {
   if (COMPARE && PROFILE) {
@@ -422,31 +421,6 @@ function processCpuMs(pid: number) {
     }
   }
   return (ticks * 1000) / CLOCK_TICKS
-}
-
-/**
- * PostgreSQL's CPU in ms: the postmaster, its live children (backends, writers) and, through the
- * postmaster's cutime/cstime, the children that have already ended.
- */
-function postgresCpuMs(postmaster: number) {
-  const fields = readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1].split(' ')
-  let ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
-  for (const child of children(postmaster)) {
-    try {
-      const own = readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1].split(' ')
-      ticks += Number(own[11]) + Number(own[12])
-    } catch {
-      // ended between the listing and the read: its time is in the postmaster's cutime now
-    }
-  }
-  return (ticks * 1000) / CLOCK_TICKS
-}
-
-const children = (pid: number) =>
-  readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-
-function postmasterPid(dataDir: string) {
-  return Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0])
 }
 
 /** The web server under `portal serve` (server/app-server.js): the cluster's primary, its workers below it. */

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { chmod, mkdtemp, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -15,12 +13,13 @@ import {
 } from '#app/modules/access-log/service.server.ts'
 import { ROLE, SYSTEM, type Actor } from '#app/modules/auth/roles.ts'
 import { dashboardFigures, dashboardStatements } from '#app/modules/dashboard/service.server.ts'
-import { isServiceError } from '#app/modules/errors.ts'
 import { recordAccessLogPing, recordProgress } from '#app/modules/progress/service.server.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
 import { disconnect, sequelize } from '#db/client.ts'
 import { openEmbeddedDatabase } from '#db/embedded.ts'
 import { migrate } from '#db/migrate.ts'
+import { measureBackup } from '#tests/bench/backup.ts'
+import { runPortal, timeCalls, type CallFigures } from '#tests/bench/measure.ts'
 import { printMachine } from '#tests/bench/serve.ts'
 import { freePort } from '#tests/setup/global.ts'
 
@@ -31,22 +30,25 @@ import { freePort } from '#tests/setup/global.ts'
 // BUFFERS), ratios to a floor measured in the same run (SELECT 1, a primary-key lookup), and an export
 // of about a million rows in a child process of its own (its peak memory is its own). Last, the ingest on
 // the big tables: access-log pings and heartbeats through the progress service, one at a time and ten at
-// a time, beside the same calls on a small database of the same server (the ingest floor). Figures only.
+// a time, beside the same calls on a small database of the same server (the ingest floor). Then `portal
+// backup` and `portal restore` of the whole database (tests/bench/backup.ts). Figures only.
 //
 //   BENCH_SCALE=0.1 npm run bench:scale          a tenth of everything, for a quick run (default 1)
+//   npm run bench:backup                         the same database, then the backup and restore part only
 //   BENCH_ITERATIONS=50 npm run bench:scale       runs per query (default 200)
 //   BENCH_INGEST_CALLS=500 npm run bench:scale    calls per ingest row (default 1000)
 //   BENCH_SHOW_PLANS=1 npm run bench:scale        every query's whole EXPLAIN (ANALYZE, BUFFERS) too
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1)
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200)
+/** `--backup-only` (npm run bench:backup): the load, then tests/bench/backup.ts; no reports, no ingest rows. */
+const BACKUP_ONLY = process.argv.includes('--backup-only')
 const LEARNERS = Math.max(100, Math.round(100_000 * SCALE))
 const COURSES = 10
 const VIDEOS_PER_COURSE = 10
 const PINGS = Math.max(1000, Math.round(50_000_000 * SCALE))
 const HISTORY_DAYS = 180
 /** Days of viewing an export covers: about a tenth of 180 days, so about a million rows at full scale. */
-const root = path.resolve(import.meta.dirname, '..', '..')
 const EXPORT_DAYS = 18
 const INGEST_CALLS = Number(process.env.BENCH_INGEST_CALLS ?? 1000)
 /** Calls in flight in the concurrent ingest rows: the app's pool (DB_POOL_MAX's default). */
@@ -101,8 +103,12 @@ async function main() {
     await load(admin)
     console.log(`load total: ${seconds(performance.now() - loadStarted)} s\n`)
     await checkTallies(admin)
-    await measure(admin, dataDir)
-    await measureIngest(admin, server.url)
+    if (!BACKUP_ONLY) {
+      await measure(admin, dataDir)
+      await measureIngest(admin, server.url)
+      await switchDatabase(server.url)
+    }
+    await measureBackup({ url: server.url, dataDir, pairs: await ingestPairs(HEARTBEAT_PAIRS), scale: SCALE })
     console.log(`\nload average (1 min) at the end: ${os.loadavg()[0].toFixed(2)}`)
   } finally {
     await admin.end().catch(() => undefined)
@@ -284,6 +290,8 @@ async function load(client: pg.Client) {
         `INSERT INTO lab_result_day_counts (course_id, day, results)
        SELECT course_id, utc_day(last_attempt_at), count(*) FROM lab_exercise_results GROUP BY 1, 2`,
       )
+      // each attempter's passed exercises per lab, as migration 0019 counted what was there before it
+      await q('SELECT recount_lab(id) FROM labs')
     },
   )
 
@@ -321,6 +329,15 @@ async function load(client: pg.Client) {
                     SELECT pa.user_id, pc.course_id FROM program_assignments pa
                       JOIN program_courses pc ON pc.program_id = pa.program_id) a
            ON a.user_id = d.user_id AND a.course_id = d.course_id`,
+    )
+    // the labs a learner has completed count towards the course too (migration 0019)
+    await q(
+      `INSERT INTO course_completion_tallies AS t (user_id, course_id, completed_labs)
+       SELECT p.user_id, l.course_id, count(*)
+         FROM lab_progress p JOIN labs l ON l.id = p.lab_id AND l.visibility
+        WHERE p.completed
+        GROUP BY p.user_id, l.course_id
+       ON CONFLICT (user_id, course_id) DO UPDATE SET completed_labs = EXCLUDED.completed_labs`,
     )
     await q(`ANALYZE course_completion_tallies`)
     await q('SELECT recount_course_completion(id) FROM courses')
@@ -392,10 +409,18 @@ async function checkTallies(client: pg.Client) {
        SELECT count(*) FILTER (WHERE k.assigned <> (SELECT count(*) FROM holders a WHERE a.course_id = k.course_id)
                  OR k.completed <> (SELECT count(*) FROM holders a
                      WHERE a.course_id = k.course_id
-                       AND (SELECT count(*) FROM video_progress p
-                              JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
-                             WHERE p.user_id = a.user_id AND p.course_id = a.course_id AND p.completed)
-                         = course_visible_videos(k.course_id))) AS wrong,
+                       AND course_done(
+                             (SELECT count(*) FROM video_progress p
+                                JOIN content_entries e ON e.id = p.video_id AND e.kind = 'video' AND e.visibility
+                               WHERE p.user_id = a.user_id AND p.course_id = a.course_id AND p.completed)::integer,
+                             -- the visible labs of which the learner has passed every exercise
+                             (SELECT count(*) FROM labs l
+                               WHERE l.course_id = a.course_id AND l.visibility
+                                 AND EXISTS (SELECT 1 FROM lab_exercises x WHERE x.lab_id = l.id)
+                                 AND NOT EXISTS (SELECT 1 FROM lab_exercises x WHERE x.lab_id = l.id
+                                       AND NOT EXISTS (SELECT 1 FROM lab_attempts t
+                                             WHERE t.exercise_id = x.id AND t.user_id = a.user_id AND t.passed)))::integer,
+                             course_visible_videos(k.course_id), course_visible_labs(k.course_id)))) AS wrong,
               count(*) AS checked
          FROM (SELECT * FROM course_completion_counts
                 WHERE course_id = (SELECT id FROM courses WHERE title = 'Bench course 3')
@@ -564,7 +589,7 @@ async function time(work: () => Promise<unknown>): Promise<Figures> {
 // ——— the ingest ———
 
 type Pair = { userId: string; courseId: string; videoId: string }
-type IngestFigures = Figures & { perSecond: number; failed: Map<number, number> }
+type IngestFigures = CallFigures
 type IngestRow = { name: string; inFlight: number; big: IngestFigures; floor: IngestFigures }
 
 /**
@@ -583,9 +608,7 @@ async function measureIngest(client: pg.Client, bigUrl: string) {
   await client.query('CREATE DATABASE portal_bench_floor')
   const floorUrl = new URL(bigUrl)
   floorUrl.pathname = '/portal_bench_floor'
-  await disconnect()
-  process.env.DATABASE_URL = floorUrl.toString()
-  resetEnvCache()
+  await switchDatabase(floorUrl.toString())
   await migrate(await sequelize())
   await loadIngestFloor()
   const floor = await ingestRuns()
@@ -625,6 +648,13 @@ async function measureIngest(client: pg.Client, bigUrl: string) {
         (failed.length ? `; refused: ${failed.map(([status, n]) => `${n} × ${status}`).join(', ')}` : '; none refused'),
     )
   }
+}
+
+/** The app's pool on another database of the server from now on. */
+async function switchDatabase(url: string) {
+  await disconnect()
+  process.env.DATABASE_URL = url
+  resetEnvCache()
 }
 
 /** Pings on distinct learner × video pairs (so none is folded into an earlier one), then heartbeats. */
@@ -711,76 +741,14 @@ async function loadIngestFloor() {
   await sql.query('ANALYZE')
 }
 
-/**
- * Run the calls `inFlight` at a time, each timed from its start to its answer. A call the service
- * refuses (a ServiceError) is counted by status; anything else ends the bench.
- */
-async function timeCalls(calls: (() => Promise<unknown>)[], inFlight: number): Promise<IngestFigures> {
-  const times: number[] = []
-  const failed = new Map<number, number>()
-  let next = 0
-  const started = performance.now()
-  const worker = async () => {
-    while (next < calls.length) {
-      const call = calls[next++]
-      const callStarted = performance.now()
-      try {
-        await call()
-      } catch (error) {
-        if (!isServiceError(error)) throw error
-        failed.set(error.status, (failed.get(error.status) ?? 0) + 1)
-      }
-      times.push(performance.now() - callStarted)
-    }
-  }
-  await Promise.all(Array.from({ length: inFlight }, worker))
-  const seconds = (performance.now() - started) / 1000
-  times.sort((a, b) => a - b)
-  const at = (share: number) => times[Math.min(times.length - 1, Math.ceil(share * times.length) - 1)]
-  return {
-    p50: at(0.5),
-    p95: at(0.95),
-    max: times[times.length - 1],
-    runs: times.length,
-    perSecond: times.length / seconds,
-    failed,
-  }
-}
-
 const ms = (value: number) => value.toFixed(2).padStart(8)
 const seconds = (millis: number) => (millis / 1000).toFixed(1)
 
-/**
- * `portal export access-log` in a child process, as an operator runs it; its peak RSS is the kernel's
- * high-water mark (VmHWM), read until the process ends.
- */
-function exportByCli(args: string[]) {
-  return new Promise<{ rows: number; seconds: number; peakKb: number }>((resolve, reject) => {
-    const started = performance.now()
-    // the bin itself, as `npx portal` runs it (its first line sets the V8 flags the command runs with)
-    const child = spawn(path.join(root, 'cli', 'bin.js'), ['export', 'access-log', ...args], {
-      env: process.env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    let peakKb = 0
-    const watch = setInterval(() => {
-      try {
-        const line = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))
-        if (line) peakKb = Math.max(peakKb, Number(line[1]))
-      } catch {
-        // the process has just ended
-      }
-    }, 50)
-    let out = ''
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
-    child.once('error', reject)
-    child.once('exit', (code) => {
-      clearInterval(watch)
-      if (code !== 0) return reject(new Error(`portal export access-log exited with ${code}`))
-      const { rows } = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { rows: number }
-      resolve({ rows, seconds: (performance.now() - started) / 1000, peakKb })
-    })
-  })
+/** `portal export access-log` in a child process, as an operator runs it, with its peak RSS. */
+async function exportByCli(args: string[]) {
+  const { stdout, seconds, peakKb } = await runPortal(['export', 'access-log', ...args])
+  const { rows } = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { rows: number }
+  return { rows, seconds, peakKb }
 }
 
 // last, so that every constant above is initialised before it runs
