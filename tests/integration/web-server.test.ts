@@ -182,7 +182,9 @@ describe('refusals the app does not see', () => {
 
 describe('/metrics', () => {
   it('shows request durations by route, the database pool and event-loop lag of both workers, to loopback', async () => {
-    await fetch(`${base}/healthcheck`)
+    // a request is counted when its response has gone, as its log line is written: wait for that line
+    await fetch(`${base}/healthcheck`, { headers: { 'X-Request-Id': 'metrics-health-1' } })
+    await until(() => requestLine('metrics-health-1'))
     const response = await fetch(`${base}/metrics`)
     expect(response.status).toBe(200)
     expect(response.headers.get('Content-Type')).toMatch(/^text\/plain/)
