@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { restoreArchive, type RestoreProgress } from '#app/modules/backups/restore.server.ts'
 import { disconnect } from '#db/client.ts'
-import { plural } from '../output.ts'
+import { plural, UsageError } from '../output.ts'
 import { progressStatus } from '../progress.ts'
 
 export function registerRestore(program: Command) {
@@ -11,6 +11,7 @@ export function registerRestore(program: Command) {
     .description('restore the whole portal from an archive of `portal backup`, into an empty database')
     .argument('<archive>', 'a file, s3://bucket/key or - for standard input')
     .option('--force', 'move the data already there aside first (kept and named, never deleted)')
+    .option('--jobs <n>', "load the tables' rows over this many connections at once (1 to 8)", '2')
     .option('--json', 'print what was restored as JSON')
     .addHelpText(
       'after',
@@ -18,7 +19,10 @@ export function registerRestore(program: Command) {
         'database of DATA_DIR; stop the portal first. A restore that stops part-way is finished by running it\n' +
         'again with the same archive; until then the portal refuses to start on that database.',
     )
-    .action(async (archive: string, options: { force?: boolean; json?: boolean }) => {
+    .action(async (archive: string, options: { force?: boolean; jobs: string; json?: boolean }) => {
+      const jobs = Number(options.jobs)
+      if (!Number.isInteger(jobs) || jobs < 1 || jobs > 8)
+        throw new UsageError(`--jobs takes a whole number from 1 to 8, not "${options.jobs}".`)
       const status = progressStatus(
         'Restore {bar} {percentage}% | {stage} | tables {tables} | {rows} rows | files {files}',
       )
@@ -26,6 +30,7 @@ export function registerRestore(program: Command) {
         const result = await restoreArchive(SYSTEM, {
           archive,
           force: options.force,
+          jobs,
           // the migrations' lines are progress: on a terminal only
           log: (line) => process.stderr.isTTY && !options.json && console.error(line),
           onProgress: (progress) => status.update(...progressFields(progress)),

@@ -18,7 +18,7 @@ import { portal } from '#tests/cli.ts'
 import { completionMismatches, EXACT } from '#tests/completion.ts'
 import { makeLearner, makeStoredFile, PASSWORD } from '#tests/factories.ts'
 import { startDebianPostgres, type DebianPostgres } from '#tests/fixtures/debian-postgres.ts'
-import { archivedDigests, restoreTargets, uploadsOf } from '#tests/fixtures/restore-targets.ts'
+import { archivedDigests, restoreTargets, schemaDefinitions, uploadsOf } from '#tests/fixtures/restore-targets.ts'
 import { sequenceValues, tableDigests } from '#tests/fixtures/row-digests.ts'
 import { freePort } from '#tests/setup/global.ts'
 
@@ -101,6 +101,7 @@ describe('a backup restored into an empty database', () => {
     expect(restored.movedAside).toEqual([])
 
     expect(await digestsOf(target.url)).toEqual(quiet.digests)
+    expect(await schemaDefinitions(target.url)).toEqual(await schemaDefinitions(process.env.DATABASE_URL!))
     const before = await sequenceValues(process.env.DATABASE_URL!)
     const after = await sequenceValues(target.url)
     for (const [name, value] of Object.entries(before))

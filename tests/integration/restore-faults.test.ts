@@ -18,6 +18,7 @@ import {
   onServer,
   portalChild,
   restoreTargets,
+  schemaDefinitions,
   sessionWhen,
   sha256,
   uploadsOf,
@@ -263,7 +264,8 @@ describe('a target that is not empty', () => {
     })
     expect(await uploadsOf(into.dataDir)).toEqual({ 'kept-notes.pdf': sha256(Buffer.from('%PDF-1.7 kept')) })
 
-    const forced = await restore(source.zstd, into, '--force', '--json')
+    // one connection for the rows, as a server that should not be loaded harder is restored
+    const forced = await restore(source.zstd, into, '--force', '--jobs', '1', '--json')
     expect(forced.stderr).toBe('')
     expect(forced.code).toBe(0)
     const { movedAside } = JSON.parse(forced.stdout) as { movedAside: string[] }
@@ -284,6 +286,17 @@ describe('a target that is not empty', () => {
     // and the archive's data is what the portal now has
     expect(await archivedDigests(into.url)).toEqual(source.digests)
     expect(await uploadsOf(into.dataDir)).toEqual(source.uploads)
+  })
+
+  it('with --jobs out of range: a usage error, before the archive or the database is touched', async () => {
+    const into = await target()
+    for (const jobs of ['0', '9', '1.5', 'two'])
+      expect(await restore(source.zstd, into, '--jobs', jobs)).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: `portal: --jobs takes a whole number from 1 to 8, not "${jobs}".\n`,
+      })
+    await expectUntouched(into)
   })
 
   it('with uploaded files in its data folder: refused without --force, before the database is touched', async () => {
@@ -346,7 +359,7 @@ describe('a restore killed while it loads the tables', () => {
       expect(migrated.code).toBe(1)
       expect(migrated.stderr).toMatch(
         new RegExp(
-          `^portal: This database holds an incomplete restore of ${escaped(archive)} \\(started \\S+, stopped after "schema"\\); ` +
+          `^portal: This database holds an incomplete restore of ${escaped(archive)} \\(started \\S+, stopped after "tables emptied"\\); ` +
             'run `portal restore` with that archive again to finish it, or with --force to set it aside\\.\\n$',
         ),
       )
@@ -368,6 +381,8 @@ describe('a restore killed while it loads the tables', () => {
       expect(finished.code).toBe(0)
       expect(JSON.parse(finished.stdout)).toMatchObject({ resumed: true, movedAside: [] })
       expect(await archivedDigests(into.url)).toEqual(digests)
+      // the keys and indexes the stopped load took off came back, from the marker
+      expect(await schemaDefinitions(into.url)).toEqual(await schemaDefinitions(process.env.DATABASE_URL!))
       expect(await uploadsOf(into.dataDir)).toEqual(uploads)
       expect(await portal(['db', 'migrate'], envOf(into))).toMatchObject({ code: 0 })
     },

@@ -6,6 +6,7 @@ import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type pg from 'pg'
+import type { z } from 'zod'
 import { getEnv, getSecrets, resetEnvCache } from '#app/utils/env.server.ts'
 import { connect, ListenedClient } from '#db/client.ts'
 import { migrate, migrateTables, MIGRATION_NAMES } from '#db/migrate.ts'
@@ -17,15 +18,16 @@ import { assertKey } from '../files/storage-driver.ts'
 import { resetStorage, storage } from '../files/storage.server.ts'
 import { rebuildLabDatabases } from '../labs/service.server.ts'
 import { readArchive } from './archive.server.ts'
-import { TableLoad } from './load.server.ts'
+import { CapturedSchema, TableLoad } from './load.server.ts'
 import { FILES_INDEX_ENTRY, FileIndexLineSchema, SECRETS_ENTRY, type Manifest } from './manifest.ts'
 import { openArchive } from './source.server.ts'
 import { verifyArchive } from './verify.server.ts'
 
 // Restoring an archive into an empty database (or, with --force, one whose data is first moved aside):
-// verify the whole archive, make the archive's schema with the portal's own migrations, load the tables in
-// one transaction, put the files back, then migrate to this portal's version. A marker table says the
-// database holds an unfinished restore until the last step is done; nothing else opens it meanwhile.
+// verify the whole archive, make the archive's schema with the portal's own migrations, load the tables
+// (load.server.ts: over several connections, then keys and indexes), put the files back, then migrate to this
+// portal's version. A marker table says the database holds an unfinished restore until the last step is done;
+// nothing else opens it meanwhile, and running the restore again with the same archive finishes it.
 
 type RestoreStage = 'verify' | 'target' | 'schema' | 'data' | 'files' | 'current' | 'labs' | 'done'
 
@@ -41,6 +43,8 @@ type RestoreOptions = {
   /** a file, s3://bucket/key, or - for standard input */
   archive: string
   force?: boolean
+  /** connections the tables' rows go in through at once (2 unless given) */
+  jobs?: number
   onProgress?: (progress: RestoreProgress) => void
   log?: (line: string) => void
 }
@@ -59,6 +63,8 @@ type RestoreResult = {
 }
 
 const RESTORE_LOCK = 7_305_003
+/** The marker's stage once the tables are emptied and their keys taken off (kept in the marker) for the load. */
+const EMPTIED = 'tables emptied'
 const APPLICATION = 'portal-restore'
 
 /** Restore the portal from an archive. Only operators (and the super admin) may. */
@@ -134,7 +140,7 @@ export async function restoreArchive(actor: Actor, options: RestoreOptions): Pro
         await migrateTables(sequelize, log, manifest.migration, { restoring: true })
         await client.query(
           `CREATE TABLE ${MARKER_TABLE} (archive text NOT NULL, archive_sha256 text NOT NULL,
-             started_at timestamptz NOT NULL DEFAULT now(), stage text NOT NULL)`,
+             started_at timestamptz NOT NULL DEFAULT now(), stage text NOT NULL, keys jsonb)`,
         )
         await client.query(`INSERT INTO ${MARKER_TABLE} (archive, archive_sha256, stage) VALUES ($1, $2, 'schema')`, [
           options.archive,
@@ -143,12 +149,25 @@ export async function restoreArchive(actor: Actor, options: RestoreOptions): Pro
         resumeFrom = 'schema'
       }
 
-      // 4 and 5. the tables in one transaction, then the files, in one more read of the archive
-      const loadData = resumeFrom === 'schema'
+      // 4 and 5. the tables, then the files, in one more read of the archive
+      const loadData = resumeFrom === 'schema' || resumeFrom === EMPTIED
       const loadFiles = loadData || resumeFrom === 'data'
       let files = { restored: 0, skipped: 0, missing: manifest.files.missing }
       if (loadData || loadFiles) {
-        files = await readBack(client, location, manifest, { loadData, loadFiles, report, progress })
+        const connectLoader = async () => {
+          const loader = new ListenedClient({ connectionString: url, application_name: APPLICATION })
+          await loader.connect()
+          return loader
+        }
+        files = await readBack(client, location, manifest, {
+          loadData,
+          loadFiles,
+          saved: resumeFrom === EMPTIED ? await savedKeys(client) : undefined,
+          connectLoader,
+          jobs: options.jobs ?? 2,
+          report,
+          progress,
+        })
       }
 
       // 6. this portal's version: the later migrations change the old rows as they would in place
@@ -308,8 +327,18 @@ async function setStage(client: pg.Client, stage: string) {
 type ReadBackOptions = {
   loadData: boolean
   loadFiles: boolean
+  /** the keys an earlier load of this archive took off, kept in the marker */
+  saved?: z.infer<typeof CapturedSchema>
+  connectLoader: () => Promise<pg.Client>
+  jobs: number
   report: (stage: RestoreStage, step?: string) => void
   progress: RestoreProgress
+}
+
+/** What the load of this archive that stopped took off its tables, to be put back after this one. */
+async function savedKeys(client: pg.Client) {
+  const { rows } = await client.query<{ keys: unknown }>(`SELECT keys FROM ${MARKER_TABLE} LIMIT 1`)
+  return CapturedSchema.parse(rows[0]?.keys)
 }
 
 /**
@@ -318,7 +347,7 @@ type ReadBackOptions = {
  * since it was verified.
  */
 async function readBack(client: pg.Client, location: string, manifest: Manifest, o: ReadBackOptions) {
-  const load = o.loadData ? new TableLoad(client, manifest) : undefined
+  const load = o.loadData ? new TableLoad(client, manifest, { connect: o.connectLoader, jobs: o.jobs }) : undefined
   let loading = false
   const files = { restored: 0, skipped: 0, missing: manifest.files.missing }
   const fileHashes = new Map<string, { size: number; sha256: string }>()
@@ -333,8 +362,16 @@ async function readBack(client: pg.Client, location: string, manifest: Manifest,
         }
         if (!loading) {
           o.report('data')
-          await load.begin()
           loading = true
+          await load.begin({
+            saved: o.saved,
+            onPrepared: async (client, captured) => {
+              await client.query(`UPDATE ${MARKER_TABLE} SET stage = $1, keys = $2`, [
+                EMPTIED,
+                JSON.stringify(captured),
+              ])
+            },
+          })
         }
         await load.chunk(entry.name, entry.body, ({ table, rows }) => {
           if (table !== lastTable) o.progress.tables.done++
@@ -382,12 +419,13 @@ async function readBack(client: pg.Client, location: string, manifest: Manifest,
     if (loading) await client.query('ROLLBACK').catch(() => undefined)
     throw error
   } finally {
+    await load?.close()
     await rm(scratch, { recursive: true, force: true })
   }
 }
 
 async function finishLoad(client: pg.Client, load: TableLoad, o: ReadBackOptions) {
-  await load.commit((step) => o.report('data', step))
+  await load.finish((step) => o.report('data', step))
   // a scheduled backup that was running when the snapshot was taken (this archive's own, or another) is over:
   // left open, the restored portal would take it again
   const [{ runs }] = (await client.query<{ runs: boolean }>("SELECT to_regclass('backup_runs') IS NOT NULL AS runs"))
@@ -400,6 +438,7 @@ async function finishLoad(client: pg.Client, load: TableLoad, o: ReadBackOptions
     )
   await setStage(client, 'data')
   await client.query('COMMIT')
+  await load.close()
 }
 
 /**
