@@ -12,6 +12,7 @@ import { login } from '#app/modules/auth/service.server.ts'
 import { COPY_SETTINGS, withSnapshot } from '#app/modules/backups/snapshot.server.ts'
 import { openArchive } from '#app/modules/backups/source.server.ts'
 import { verifyArchive } from '#app/modules/backups/verify.server.ts'
+import { storeFile } from '#app/modules/files/service.server.ts'
 import { recordProgress } from '#app/modules/progress/service.server.ts'
 import { MIGRATION_NAMES } from '#db/migrate.ts'
 import { postgresCpuMs, postmasterPid, runPortal, timeCalls, type CallFigures } from '#tests/bench/measure.ts'
@@ -27,8 +28,8 @@ import { postgresCpuMs, postmasterPid, runPortal, timeCalls, type CallFigures } 
 //             (the manifest's bytes), the archive's size, peak RSS, CPU of the command and of PostgreSQL;
 //             with gzip too at small scales (BENCH_SCALE ≤ 0.05, or BENCH_BACKUP_GZIP=1)
 //   restore   `portal restore ARCHIVE --json` into an empty database of the same server, dropped after
-//   load      heartbeats and sign-ins through the services in this process at a fixed rate, idle and then
-//             while backups run one after another (at least BENCH_BACKUP_LOAD_SECONDS, default 30)
+//   load      heartbeats, sign-ins and uploads through the services in this process at a fixed rate, idle
+//             and then while backups run one after another (at least BENCH_BACKUP_LOAD_SECONDS, default 30)
 
 /** Goals (figures only: a missed goal is printed, never fails the run). */
 const GOALS = { backupOfFloor: 0.5, peakRssMb: 300, restoreOfBackup: 3, loadP99OfIdle: 2 }
@@ -36,6 +37,8 @@ const LOAD_SECONDS = Number(process.env.BENCH_BACKUP_LOAD_SECONDS ?? 30)
 /** The load beside a backup: well below what this process and the server take, so slowing shows, not queueing. */
 const HEARTBEATS = { perSecond: 50, inFlight: 4 }
 const SIGN_INS = { perSecond: 1, inFlight: 2 }
+/** an assessment of 256 KiB, as a learner's upload stores it (disk, and its row) */
+const UPLOADS = { perSecond: 2, inFlight: 2, bytes: 256 * 1024 }
 /** Learners given a password for the sign-ins, one address each (no throttle: every password is right). */
 const SIGN_IN_LEARNERS = 20
 const PASSWORD = 'Bench-backup-pass1!'
@@ -367,7 +370,7 @@ async function signInLearners(admin: pg.Client) {
 }
 
 /**
- * Heartbeats and sign-ins at a fixed rate, as a learner's requests run them (the bench's own process plays
+ * Heartbeats, sign-ins and uploads at a fixed rate, as a learner's requests run them (the bench's own process plays
  * the web server): idle for LOAD_SECONDS, then while backups run one after another until LOAD_SECONDS have
  * passed (one at least). p99 during the backups against idle; the goal is within 2×.
  */
@@ -391,6 +394,19 @@ async function underLoad(work: string, pairs: Pair[], userNames: string[], quiet
     const n = signIn++ % userNames.length
     return () => login({ email: userNames[n], password: PASSWORD }, { address: `198.51.100.${n + 1}` })
   }
+  let upload = 0
+  const uploadBody = Buffer.alloc(UPLOADS.bytes, '%PDF-1.7 answer ')
+  const uploadCall = () => {
+    const pair = pairs[upload++ % pairs.length]
+    return () =>
+      storeFile({
+        purpose: 'assessment',
+        name: 'answer.pdf',
+        contentType: 'application/pdf',
+        body: uploadBody,
+        uploadedBy: pair.userId,
+      })
+  }
   function* until(done: () => boolean, make: () => () => Promise<unknown>) {
     while (!done()) yield make()
   }
@@ -407,14 +423,19 @@ async function underLoad(work: string, pairs: Pair[], userNames: string[], quiet
         SIGN_INS.inFlight,
         { perSecond: SIGN_INS.perSecond },
       ),
+      timeCalls(
+        until(() => done, uploadCall),
+        UPLOADS.inFlight,
+        { perSecond: UPLOADS.perSecond },
+      ),
     ])
     try {
       await during()
     } finally {
       done = true
     }
-    const [heartbeats, signIns] = await loads
-    return { heartbeats, signIns }
+    const [heartbeats, signIns, uploads] = await loads
+    return { heartbeats, signIns, uploads }
   }
 
   await phase(() => pause(2000)) // warm-up, not measured
@@ -432,7 +453,8 @@ async function underLoad(work: string, pairs: Pair[], userNames: string[], quiet
   console.log(
     `\nunder load, through the services in this process: heartbeats ${HEARTBEATS.perSecond}/s ` +
       `(${HEARTBEATS.inFlight} in flight at most, over ${pairs.length} learner × video pairs) and sign-ins ` +
-      `${SIGN_INS.perSecond}/s (${SIGN_INS.inFlight} in flight at most, argon2id, ${userNames.length} learners); ` +
+      `${SIGN_INS.perSecond}/s (${SIGN_INS.inFlight} in flight at most, argon2id, ${userNames.length} learners) and ` +
+      `uploads ${UPLOADS.perSecond}/s (${UPLOADS.inFlight} in flight at most, ${UPLOADS.bytes / 1024} KiB each); ` +
       `idle ${LOAD_SECONDS} s, then during ${backups.length} backup${backups.length === 1 ? '' : 's'} one after ` +
       `another (${backups.map((s) => `${s.toFixed(1)} s`).join(', ')}; quiet: ${quietBackupSeconds.toFixed(1)} s)`,
   )
@@ -449,9 +471,12 @@ async function underLoad(work: string, pairs: Pair[], userNames: string[], quiet
   row('heartbeat, during backup', busy.heartbeats)
   row('sign-in, idle', idle.signIns)
   row('sign-in, during backup', busy.signIns)
+  row('upload, idle', idle.uploads)
+  row('upload, during backup', busy.uploads)
   for (const [name, a, b] of [
     ['heartbeat', idle.heartbeats, busy.heartbeats],
     ['sign-in', idle.signIns, busy.signIns],
+    ['upload', idle.uploads, busy.uploads],
   ] as const) {
     const p99 = b.p99 / a.p99
     console.log(
