@@ -15,7 +15,7 @@ import { verifyArchive } from '#app/modules/backups/verify.server.ts'
 import { storeFile } from '#app/modules/files/service.server.ts'
 import { recordProgress } from '#app/modules/progress/service.server.ts'
 import { MIGRATION_NAMES } from '#db/migrate.ts'
-import { postgresCpuMs, postmasterPid, runPortal, timeCalls, type CallFigures } from '#tests/bench/measure.ts'
+import { treeCpuMs, postmasterPid, runPortal, timeCalls, type CallFigures } from '#tests/bench/measure.ts'
 
 // The backup and restore part of the scale bench (tests/bench/scale.ts calls it last, on its database;
 // `npm run bench:backup` builds that database and runs this part only). Printed, figures only, each goal
@@ -162,7 +162,7 @@ async function copyFloor(url: string, tables: Table[], postmaster: number) {
     for (const [name, value] of Object.entries(COPY_SETTINGS))
       await client.query('SELECT set_config($1, $2, true)', [name, String(value)])
     const perTable: { name: string; bytes: number; seconds: number }[] = []
-    const cpuBefore = { node: process.cpuUsage(), pg: postgresCpuMs(postmaster) }
+    const cpuBefore = { node: process.cpuUsage(), pg: treeCpuMs(postmaster) }
     const started = performance.now()
     for (const table of tables) {
       const columns = table.columns.map((c) => client.escapeIdentifier(c)).join(', ')
@@ -180,7 +180,7 @@ async function copyFloor(url: string, tables: Table[], postmaster: number) {
       bytes: perTable.reduce((sum, t) => sum + t.bytes, 0),
       seconds,
       nodeCpuMs: (node.user + node.system) / 1000,
-      pgCpuMs: postgresCpuMs(postmaster) - cpuBefore.pg,
+      pgCpuMs: treeCpuMs(postmaster) - cpuBefore.pg,
       largest: perTable.sort((a, b) => b.bytes - a.bytes).slice(0, 4),
     }
   } finally {
@@ -192,11 +192,11 @@ async function copyFloor(url: string, tables: Table[], postmaster: number) {
 
 async function backup(url: string, work: string, compression: 'zstd' | 'gzip', postmaster: number) {
   const folder = await mkdtemp(path.join(work, `${compression}-`))
-  const pgBefore = postgresCpuMs(postmaster)
+  const pgBefore = treeCpuMs(postmaster)
   const { result: run, samples } = await sampled(url, backupActivity, () =>
     runPortal(['backup', '--to', `${folder}/`, '--json', '--compression', compression]),
   )
-  const pgCpuMs = postgresCpuMs(postmaster) - pgBefore
+  const pgCpuMs = treeCpuMs(postmaster) - pgBefore
   const result = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as {
     location: string
     bytes: number
@@ -235,11 +235,11 @@ async function restore(admin: pg.Client, url: string, archive: string, work: str
   // a data folder of its own: the restore puts the stored files back there
   const dataDir = await mkdtemp(path.join(work, 'restore-data-'))
   try {
-    const pgBefore = postgresCpuMs(postmaster)
+    const pgBefore = treeCpuMs(postmaster)
     const { result: run, samples } = await sampled(url, restoreActivity, () =>
       runPortal(['restore', archive, '--json'], { ...process.env, DATABASE_URL: target.toString(), DATA_DIR: dataDir }),
     )
-    const pgCpuMs = postgresCpuMs(postmaster) - pgBefore
+    const pgCpuMs = treeCpuMs(postmaster) - pgBefore
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as { rows: number }
     const client = new pg.Client({ connectionString: target.toString() })
     await client.connect()

@@ -113,18 +113,19 @@ export function runPortal(args: string[], env: NodeJS.ProcessEnv = process.env) 
 // ——— CPU time from /proc ———
 
 /**
- * PostgreSQL's CPU in ms: the postmaster, its live children (backends, writers) and, through the
- * postmaster's cutime/cstime, the children that have already ended.
+ * A process's CPU in ms with its children's: the process, its live children and, through its cutime/cstime,
+ * the children that have already ended (PostgreSQL's postmaster with its backends and writers, a web server
+ * with its workers).
  */
-export function postgresCpuMs(postmaster: number) {
-  const fields = readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1].split(' ')
+export function treeCpuMs(pid: number) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
   let ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
-  for (const child of children(postmaster)) {
+  for (const child of children(pid)) {
     try {
       const own = readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1].split(' ')
       ticks += Number(own[11]) + Number(own[12])
     } catch {
-      // ended between the listing and the read: its time is in the postmaster's cutime now
+      // ended between the listing and the read: its time is in the parent's cutime now
     }
   }
   return (ticks * 1000) / CLOCK_TICKS

@@ -20,7 +20,7 @@ import {
   VIDEOS_PER_COURSE,
   type Pair,
 } from '#tests/bench/data-set.ts'
-import { children, CLOCK_TICKS, postgresCpuMs, postmasterPid } from '#tests/bench/measure.ts'
+import { children, postmasterPid, treeCpuMs } from '#tests/bench/measure.ts'
 import {
   buildIfMissing,
   portalEnv,
@@ -369,11 +369,11 @@ function summary(runs: Figures[]): Figures {
 }
 
 async function load(server: Server, target: Target, connections: number, seconds: number): Promise<Figures> {
-  const nodeBefore = processCpuMs(server.pid)
-  const pgBefore = postgresCpuMs(server.postgres)
+  const nodeBefore = treeCpuMs(server.pid)
+  const pgBefore = treeCpuMs(server.postgres)
   const { times, result } = await cannon(server.base, target, { connections, duration: seconds })
-  const nodeCpuMs = processCpuMs(server.pid) - nodeBefore
-  const pgCpuMs = postgresCpuMs(server.postgres) - pgBefore
+  const nodeCpuMs = treeCpuMs(server.pid) - nodeBefore
+  const pgCpuMs = treeCpuMs(server.postgres) - pgBefore
   const answered = Math.max(1, times.length)
   const statuses = notOk(result)
   return {
@@ -405,23 +405,7 @@ function median(values: number[]) {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
-// ——— CPU time from /proc ———
-
-/** utime + stime of one process, in ms. */
-/** A server's CPU in ms: the process, its live children (web server workers) and those that have ended. */
-function processCpuMs(pid: number) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  let ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
-  for (const child of children(pid)) {
-    try {
-      const own = readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1].split(' ')
-      ticks += Number(own[11]) + Number(own[12])
-    } catch {
-      // ended between the listing and the read: its time is in the parent's cutime now
-    }
-  }
-  return (ticks * 1000) / CLOCK_TICKS
-}
+// ——— the web server’s processes, from /proc ———
 
 /** The web server under `portal serve` (server/app-server.js): the cluster's primary, its workers below it. */
 function appServerPid(servePid: number) {
