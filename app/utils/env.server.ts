@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
@@ -35,6 +35,16 @@ const schema = z.object({
   SESSION_SECRET: z.string().min(16).optional(),
   JWT_SECRET: z.string().min(16).optional(),
   BRIDGE_SECRET: z.string().min(16).optional(),
+  // The private key that signs certificates' Open Badges credentials: an RSA key of 2048 bits or more as a
+  // PKCS#8 PEM. An env file holds one line, so "\n" written out stands for a line break.
+  CERTIFICATE_SIGNING_KEY: z
+    .string()
+    .transform((v) => v.replace(/\\n/g, '\n').trim())
+    .refine(
+      (v) => v.startsWith('-----BEGIN PRIVATE KEY-----') && v.endsWith('-----END PRIVATE KEY-----'),
+      'must be a PKCS#8 PEM (-----BEGIN PRIVATE KEY----- …)',
+    )
+    .optional(),
   MARKETING_URL: z.string().url().optional(),
   // Extra hosts allowed in video embeds besides YouTube and Vimeo (comma-separated host[:port]).
   VIDEO_HOSTS: z
@@ -149,6 +159,7 @@ export function getEnv(): Env {
 export function resetEnvCache() {
   cached = undefined
   secretsCache = undefined
+  signingKeyCache = undefined
 }
 
 type Secrets = {
@@ -157,6 +168,24 @@ type Secrets = {
   bridgeSecret: string
   /** password of the embedded PostgreSQL superuser */
   databasePassword: string
+}
+
+/** What `$DATA_DIR/secrets.json` holds: the secrets, and the certificate signing key once one was needed. */
+type StoredSecrets = Partial<Secrets> & { certificateSigningKey?: string }
+
+const secretsFile = () => path.join(getEnv().DATA_DIR, 'secrets.json')
+
+function readStoredSecrets(): StoredSecrets {
+  try {
+    return JSON.parse(readFileSync(secretsFile(), 'utf8')) as StoredSecrets
+  } catch {
+    return {} // no file yet
+  }
+}
+
+function writeStoredSecrets(stored: StoredSecrets) {
+  mkdirSync(getEnv().DATA_DIR, { recursive: true })
+  writeFileSync(secretsFile(), JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 })
 }
 
 let secretsCache: Secrets | undefined
@@ -168,13 +197,7 @@ let secretsCache: Secrets | undefined
 export function getSecrets(): Secrets {
   if (secretsCache) return secretsCache
   const env = getEnv()
-  const file = path.join(env.DATA_DIR, 'secrets.json')
-  let stored: Partial<Secrets> = {}
-  try {
-    stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<Secrets>
-  } catch {
-    // no file yet: generated below
-  }
+  const stored = readStoredSecrets()
   const fromEnv = {
     sessionSecret: env.SESSION_SECRET,
     jwtSecret: env.JWT_SECRET,
@@ -198,10 +221,8 @@ export function getSecrets(): Secrets {
     databasePassword: stored.databasePassword ?? generate(),
   }
   const changed = (Object.keys(kept) as (keyof Secrets)[]).some((k) => stored[k] !== kept[k])
-  if (changed) {
-    mkdirSync(env.DATA_DIR, { recursive: true })
-    writeFileSync(file, JSON.stringify(kept, null, 2) + '\n', { mode: 0o600 })
-  }
+  // the signing key, when one was made, stays in the file
+  if (changed) writeStoredSecrets({ ...kept, certificateSigningKey: stored.certificateSigningKey })
   secretsCache = {
     sessionSecret: fromEnv.sessionSecret ?? kept.sessionSecret,
     jwtSecret: fromEnv.jwtSecret ?? kept.jwtSecret,
@@ -209,4 +230,27 @@ export function getSecrets(): Secrets {
     databasePassword: kept.databasePassword,
   }
   return secretsCache
+}
+
+let signingKeyCache: string | undefined
+
+/**
+ * The PEM of the key that signs certificates' credentials: `CERTIFICATE_SIGNING_KEY`, or else one made once
+ * and kept in `$DATA_DIR/secrets.json` beside the other secrets. Made only when first asked for (making an
+ * RSA key takes a few hundred milliseconds, which a portal that issues no certificate need not spend), and
+ * not required in production: a key made here and later lost or replaced costs nothing, as every public key
+ * ever used stays published and what it signed still verifies.
+ */
+export function getCertificateSigningKey(): string {
+  if (signingKeyCache) return signingKeyCache
+  const fromEnv = getEnv().CERTIFICATE_SIGNING_KEY
+  if (fromEnv) return (signingKeyCache = fromEnv)
+  getSecrets() // the file holds the other secrets before the key joins them
+  const stored = readStoredSecrets()
+  if (!stored.certificateSigningKey) {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    stored.certificateSigningKey = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString().trim()
+    writeStoredSecrets(stored)
+  }
+  return (signingKeyCache = stored.certificateSigningKey)
 }
