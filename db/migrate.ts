@@ -23,6 +23,7 @@ import * as labs from './migrations/0018-labs.ts'
 import * as labsInCompletion from './migrations/0019-labs-in-completion.ts'
 import * as labAttemptsInAccessLog from './migrations/0020-lab-attempts-in-access-log.ts'
 import * as backupSchedules from './migrations/0021-backup-schedules.ts'
+import * as certificates from './migrations/0022-certificates.ts'
 import { IncompleteRestoreError, restoreMarker } from './restore-marker.ts'
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
@@ -48,6 +49,7 @@ const migrations = [
   { name: '0019-labs-in-completion', ...labsInCompletion },
   { name: '0020-lab-attempts-in-access-log', ...labAttemptsInAccessLog },
   { name: '0021-backup-schedules', ...backupSchedules },
+  { name: '0022-certificates', ...certificates },
 ]
 
 /** The migrations' names in the order they run: a backup made at one of them is one this portal can restore. */

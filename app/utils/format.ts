@@ -34,6 +34,13 @@ export function formatDate(iso: string): string {
   return REPORT_DATE.format(new Date(iso))
 }
 
+const LONG_DATE = new Intl.DateTimeFormat('en-GB', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' })
+
+/** A date as a certificate states it, "27 November 2026", the UTC day so server and browser agree. */
+export function formatLongDate(iso: string): string {
+  return LONG_DATE.format(new Date(iso))
+}
+
 const SIZE_UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const
 
 /** A file's size in bytes as people read it: "387 bytes", "1.2 kB", "3.4 GB"; a dash when there is none. */

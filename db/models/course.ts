@@ -16,6 +16,10 @@ export class Course extends Model<InferAttributes<Course>, InferCreationAttribut
   declare title: string
   declare description: string
   declare imageKey: CreationOptional<string | null>
+  /** certificates of completion are given for it */
+  declare certificates: CreationOptional<boolean>
+  declare certificateIssuer: CreationOptional<string>
+  declare certificateSignatureKey: CreationOptional<string | null>
   declare createdAt: CreationOptional<Date>
   declare updatedAt: CreationOptional<Date>
   declare image?: NonAttribute<StoredFile | null>
@@ -29,6 +33,9 @@ export function initCourse(sequelize: Sequelize) {
       title: { type: DataTypes.TEXT, allowNull: false },
       description: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
       imageKey: DataTypes.TEXT,
+      certificates: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      certificateIssuer: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
+      certificateSignatureKey: DataTypes.TEXT,
       createdAt: timestamp(),
       updatedAt: timestamp(),
     },

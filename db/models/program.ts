@@ -21,6 +21,10 @@ export class Program extends Model<InferAttributes<Program>, InferCreationAttrib
   declare duration: CreationOptional<string>
   declare price: CreationOptional<string | null>
   declare imageKey: CreationOptional<string | null>
+  /** certificates of completion are given for it */
+  declare certificates: CreationOptional<boolean>
+  declare certificateIssuer: CreationOptional<string>
+  declare certificateSignatureKey: CreationOptional<string | null>
   declare createdAt: CreationOptional<Date>
   declare updatedAt: CreationOptional<Date>
   declare image?: NonAttribute<StoredFile | null>
@@ -39,6 +43,9 @@ export function initProgram(sequelize: Sequelize) {
       duration: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
       price: DataTypes.DECIMAL(10, 2),
       imageKey: DataTypes.TEXT,
+      certificates: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      certificateIssuer: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
+      certificateSignatureKey: DataTypes.TEXT,
       createdAt: timestamp(),
       updatedAt: timestamp(),
     },

@@ -13,7 +13,14 @@ export class StoredFile extends Model<InferAttributes<StoredFile>, InferCreation
   declare name: string
   declare contentType: string
   declare size: number
-  declare purpose: 'course_image' | 'program_image' | 'document' | 'assessment' | 'user_import' | 'import_errors'
+  declare purpose:
+    | 'course_image'
+    | 'program_image'
+    | 'document'
+    | 'assessment'
+    | 'user_import'
+    | 'import_errors'
+    | 'certificate_signature'
   declare uploadedBy: string | null
   declare createdAt: CreationOptional<Date>
 }

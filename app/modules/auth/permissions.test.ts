@@ -35,6 +35,9 @@ const GRID: Record<Permission, string> = {
   'manage:jobs': 'SA',
   'read:backups': 'S',
   'manage:backups': 'S',
+  'read:certificates': 'SAC',
+  'manage:certificates': 'SA',
+  'read:certificates:own': 'L',
   'sign-in:bridge': 'ACL',
 }
 const LETTER = { S: ROLE.superAdmin, A: ROLE.admin, C: ROLE.coach, L: ROLE.learner } as const

@@ -49,6 +49,12 @@ export const PERMISSIONS = {
   'read:backups': { roles: ['superAdmin'], denied: 'Backups are for the super admin and operators.' },
   /** take a backup (`portal backup`), add, run and remove scheduled backups: an archive holds every password hash */
   'manage:backups': { roles: ['superAdmin'], denied: 'Backups are for the super admin and operators.' },
+  /** the Certificates page, anyone's certificates, their PDFs and credentials, the certificates export */
+  'read:certificates': { roles: STAFF, denied: 'Certificates are for the admin side.' },
+  /** revoke and re-issue certificates, give them for completions before certificates were switched on */
+  'manage:certificates': { roles: MANAGERS, denied: 'Only admins can revoke or issue certificates.' },
+  /** My Certificates: one's own certificates, their PDFs and credentials */
+  'read:certificates:own': { roles: ['learner'], own: true, denied: 'Certificates are given to learners.' },
   /** be signed in by a partner's bridge link: a partner holding the secret must not become the super admin */
   'sign-in:bridge': {
     roles: ['admin', 'coach', 'learner'],

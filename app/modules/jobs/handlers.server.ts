@@ -1,5 +1,6 @@
 import { forgetOldSignInEvents } from '../auth/sign-ins.server.ts'
 import { backupLookJobs, backupRunJobs } from '../backups/schedules.server.ts'
+import { issueDueCertificates } from '../certificates/issue.server.ts'
 import { exportLookJobs, exportRunJobs } from '../exports/service.server.ts'
 import { sweepUnattachedFiles, UNATTACHED_FILE_LIFETIME_MS } from '../files/service.server.ts'
 import { mailJobs } from '../mail/queue.server.ts'
@@ -18,6 +19,11 @@ export const HANDLERS: Record<QueueName, JobHandler> = {
   'sign-in-sweep': {
     async run() {
       await forgetOldSignInEvents()
+    },
+  },
+  'certificate-issue': {
+    async run({ signal }) {
+      await issueDueCertificates(signal)
     },
   },
   'upload-sweep': {

@@ -40,7 +40,11 @@ export async function installJobQueue(sequelize: Sequelize): Promise<void> {
       const deadLetter = spec.waitingRecords ? gaveUpQueue(name) : undefined
       if (deadLetter) await library.createQueue(deadLetter, { retryLimit: 5, deleteAfterSeconds: spec.keepSeconds })
       // creating a queue that is there already changes nothing; its settings are brought up to date after
-      await library.createQueue(name, { ...settingsOf(spec), ...(deadLetter ? { deadLetter } : {}) })
+      await library.createQueue(name, {
+        ...settingsOf(spec),
+        ...(deadLetter ? { deadLetter } : {}),
+        ...(spec.policy ? { policy: spec.policy } : {}),
+      })
       await library.updateQueue(name, {
         ...settingsOf(spec),
         // unset in QUEUES: unset on the queue too

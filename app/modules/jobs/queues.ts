@@ -17,6 +17,7 @@ export const QUEUE_NAMES = [
   'backup-look',
   'sign-in-sweep',
   'upload-sweep',
+  'certificate-issue',
 ] as const
 export type QueueName = (typeof QUEUE_NAMES)[number]
 
@@ -47,6 +48,14 @@ export type QueueSpec = {
    * hear when their work is given up (see above).
    */
   waitingRecords?: string
+  /**
+   * For a queue whose work the database's triggers write (rows of a table of its own): the channel they
+   * notify on when a transaction wrote some. Every worker process listens on it and queues a job at once;
+   * the queue's schedule catches what a missed notification left (a worker down at the time).
+   */
+  wakeChannel?: string
+  /** `stately`: at most one job waiting and one running, for a job that does all the work there is each time */
+  policy?: 'stately'
 }
 
 const DAY = 24 * 60 * 60
@@ -117,6 +126,11 @@ export const QUEUES: Record<QueueName, QueueSpec> = {
   'backup-look': housekeeping('Looking for due backups', '* * * * *', 5 * 60),
   'sign-in-sweep': housekeeping('Forgetting old sign-in events', '7 * * * *', 15 * 60),
   'upload-sweep': housekeeping('Removing unattached uploads', '17 * * * *', 60 * 60),
+  'certificate-issue': {
+    ...housekeeping('Issuing certificates', '* * * * *', 15 * 60),
+    wakeChannel: 'certificates_due',
+    policy: 'stately',
+  },
 }
 
 /** The dead-letter queue of a queue whose jobs have records. */

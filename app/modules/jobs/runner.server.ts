@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { PgBoss, type JobWithMetadata } from 'pg-boss'
 import { getEnv } from '#app/utils/env.server.ts'
 import { databaseUrl } from '#db/client.ts'
@@ -101,13 +102,75 @@ export async function startJobWorkers({ log, queues = [...QUEUE_NAMES], pollSeco
         },
       )
   }
+  const wakers = await listenForWork(library, queues, log)
   log.info(`Background jobs: working ${queues.length} queue(s).`)
 
   return {
     async stop(graceSeconds: number) {
+      await wakers.stop()
       await library.stop({ graceful: true, timeout: Math.max(1, graceSeconds) * 1000, close: true })
     },
   } satisfies JobWorkers
+}
+
+/** How long a lost listening connection waits before it connects again. */
+const RELISTEN_MS = 5000
+
+/**
+ * The queues whose work the database's triggers write (a `wakeChannel`): one connection listens on their
+ * channels and queues a job when a transaction that wrote work commits (the queue's policy keeps one waiting
+ * at most, so a burst of notifications makes one job). A lost connection is made again after a pause; what
+ * was written meanwhile waits for the queue's schedule.
+ */
+async function listenForWork(library: PgBoss, queues: QueueName[], log: JobLog) {
+  const byChannel = new Map(
+    queues.flatMap((name) => {
+      const channel = QUEUES[name].wakeChannel
+      return channel ? [[channel, name] as const] : []
+    }),
+  )
+  let client: pg.Client | undefined
+  let retry: NodeJS.Timeout | undefined
+  let stopped = false
+  const wake = (name: QueueName) =>
+    library.send(name, {}).catch((error: unknown) => log.error(`Job queue: ${failureLine(error)}`))
+  const listen = async () => {
+    if (stopped || byChannel.size === 0) return
+    const connection = new pg.Client({ connectionString: await databaseUrl(), application_name: 'portal-jobs' })
+    const lost = (error?: Error) => {
+      if (client !== connection) return
+      client = undefined
+      connection.end().catch(() => undefined)
+      if (stopped) return
+      if (error) log.error(`Job queue: listening for work: ${failureLine(error)}`)
+      retry = setTimeout(() => void listen().catch(lost), RELISTEN_MS)
+    }
+    client = connection
+    connection.on('error', lost)
+    connection.on('end', () => lost(new Error('the connection closed')))
+    connection.on('notification', ({ channel }) => {
+      const name = byChannel.get(channel)
+      if (name) void wake(name)
+    })
+    try {
+      await connection.connect()
+      for (const channel of byChannel.keys()) await connection.query(`LISTEN ${channel}`)
+      // work written while nobody listened
+      for (const name of byChannel.values()) await wake(name)
+    } catch (error) {
+      lost(error as Error)
+    }
+  }
+  await listen()
+  return {
+    async stop() {
+      stopped = true
+      clearTimeout(retry)
+      const connection = client
+      client = undefined
+      await connection?.end().catch(() => undefined)
+    },
+  }
 }
 
 async function runTry(name: QueueName, job: JobWithMetadata<object>) {

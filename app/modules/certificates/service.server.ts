@@ -1,0 +1,372 @@
+import { decodeJwt } from 'jose'
+import { RateLimiterRes } from 'rate-limiter-flexible'
+import { getEnv } from '#app/utils/env.server.ts'
+import { select, transaction } from '#db/client.ts'
+import { rateLimiter } from '#db/rate-limits.ts'
+import { can, requirePermission } from '../auth/permissions.ts'
+import type { Actor } from '../auth/roles.ts'
+import { conflict, invalid, notFound, ServiceError } from '../errors.ts'
+import { storage } from '../files/storage.server.ts'
+import { verifyCredentialJwt } from './credential.server.ts'
+import { canonicalCode, groupedCode, verifyUrl, type CertificateKind } from './facts.ts'
+import { candidatesFor, issueTo, type Candidate } from './issue.server.ts'
+import { renderCertificatePdf } from './pdf.server.ts'
+import { BackfillSchema, CertificateListQuerySchema, RevokeSchema } from './schema.ts'
+import { publishedKeySet } from './signing.server.ts'
+
+// What people see of certificates and do with them. Learners read their own (My Certificates); the admin
+// side reads everyone's, and admins revoke, re-issue and backfill. Anyone, signed in or not, may ask
+// whether a code is a valid certificate: the verify page shows what the certificate states and its state,
+// never the learner's email or why it was revoked.
+
+type CertificateState = 'valid' | 'revoked'
+
+/** A certificate as its holder and the admin side see it. */
+type CertificateView = {
+  id: string
+  /** grouped, as people read it */
+  code: string
+  kind: CertificateKind
+  /** the course or program, while it exists */
+  subjectId: string | null
+  title: string
+  userId: string
+  learnerName: string
+  issuerName: string
+  issuedAt: string
+  minutes: number
+  state: CertificateState
+  revokedAt: string | null
+  revokedReason: string | null
+  verifyUrl: string
+  pdfUrl: string
+}
+
+/** What the public verify page shows. */
+type PublicCertificate = Omit<CertificateView, 'id' | 'userId' | 'subjectId' | 'revokedReason' | 'pdfUrl'>
+
+type CertificateRow = {
+  id: string
+  code: string
+  kind: CertificateKind
+  course_id: string | null
+  program_id: string | null
+  title: string
+  description: string
+  user_id: string
+  learner_name: string
+  issuer_name: string
+  issued_at: Date
+  minutes: number
+  revoked_at: Date | null
+  revoked_reason: string | null
+}
+
+const COLUMNS = `c.id, c.code, c.kind, c.course_id, c.program_id, c.title, c.description, c.user_id, c.learner_name,
+  c.issuer_name, c.issued_at, c.minutes, c.revoked_at, c.revoked_reason`
+
+/** Where a certificate's PDF is downloaded (its holder and the admin side). */
+const pdfPath = (code: string) => `/certificates/${groupedCode(code)}/pdf`
+
+function toView(row: CertificateRow): CertificateView {
+  const { PUBLIC_URL } = getEnv()
+  return {
+    id: row.id,
+    code: groupedCode(row.code),
+    kind: row.kind,
+    subjectId: row.course_id ?? row.program_id,
+    title: row.title,
+    userId: row.user_id,
+    learnerName: row.learner_name,
+    issuerName: row.issuer_name,
+    issuedAt: new Date(row.issued_at).toISOString(),
+    minutes: row.minutes,
+    state: row.revoked_at ? 'revoked' : 'valid',
+    revokedAt: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
+    revokedReason: row.revoked_reason,
+    verifyUrl: verifyUrl(PUBLIC_URL, row.code),
+    pdfUrl: `${PUBLIC_URL}${pdfPath(row.code)}`,
+  }
+}
+
+/**
+ * Certificates, newest first. A learner's list is their own whatever they ask; the admin side's is
+ * everyone's, narrowed by learner, course, program, state or a search of name, title and code.
+ */
+export async function listCertificates(actor: Actor, input: unknown = {}): Promise<CertificateView[]> {
+  const query = CertificateListQuerySchema.parse(input)
+  let userId = query.userId ?? null
+  if (!can(actor, 'read:certificates')) {
+    requirePermission(actor, 'read:certificates:own')
+    userId = actor.id
+  }
+  const code = query.q ? canonicalCode(query.q) : undefined
+  const rows = await select<CertificateRow>(
+    `SELECT ${COLUMNS} FROM certificates c
+      WHERE ($1::uuid IS NULL OR c.user_id = $1)
+        AND ($2::uuid IS NULL OR c.course_id = $2)
+        AND ($3::uuid IS NULL OR c.program_id = $3)
+        AND ($4::text IS NULL OR ($4 = 'valid') = (c.revoked_at IS NULL))
+        AND ($5::text IS NULL OR c.learner_name ILIKE $5 OR c.title ILIKE $5 OR c.code = $6)
+      ORDER BY c.issued_at DESC, c.id
+      LIMIT $7`,
+    [
+      userId,
+      query.courseId ?? null,
+      query.programId ?? null,
+      query.state ?? null,
+      query.q ? `%${query.q.replace(/[\\%_]/g, '\\$&')}%` : null,
+      code ?? null,
+      query.limit,
+    ],
+  )
+  return rows.map(toView)
+}
+
+async function rowByCode(typed: string): Promise<CertificateRow | undefined> {
+  const code = canonicalCode(typed)
+  if (!code) return undefined
+  const [row] = await select<CertificateRow>(`SELECT ${COLUMNS} FROM certificates c WHERE c.code = $1`, [code])
+  return row
+}
+
+const NO_SUCH_CERTIFICATE = 'No certificate has this code.'
+
+/**
+ * Codes that name no certificate, per client address: 30 in 15 minutes, counted in PostgreSQL for every
+ * worker and instance. A code that names one costs nothing (employers and link previews open real links),
+ * so an address past its allowance still sees real certificates; only its guessing stops.
+ */
+const missesPerAddress = () => rateLimiter({ keyPrefix: 'certificate-misses', points: 30, duration: 15 * 60 })
+
+const TOO_MANY_MISSES = 'Too many codes that name no certificate came from your address; try again in a few minutes.'
+
+/**
+ * The verify page's answer: what the certificate states and whether it is valid. Anyone may ask; a code
+ * that names none counts against the asker's address (`address`, unknown ones share one allowance).
+ */
+export async function publicCertificate(
+  typedCode: string,
+  asker: { address?: string } = {},
+): Promise<PublicCertificate> {
+  const row = await rowByCode(typedCode)
+  if (!row) {
+    try {
+      await (await missesPerAddress()).consume(asker.address ?? 'unknown')
+    } catch (refusal) {
+      if (refusal instanceof RateLimiterRes)
+        throw new ServiceError(429, TOO_MANY_MISSES, undefined, {
+          retryAfterSeconds: Math.ceil(refusal.msBeforeNext / 1000),
+        })
+      throw refusal
+    }
+    throw notFound(NO_SUCH_CERTIFICATE)
+  }
+  const { id: _id, userId: _u, subjectId: _s, revokedReason: _r, pdfUrl: _p, ...shown } = toView(row)
+  return shown
+}
+
+/** One certificate for its holder or the admin side (its PDF, its credential); 404 for anyone else. */
+export async function certificateFor(
+  actor: Actor,
+  typedCode: string,
+): Promise<CertificateView & { description: string; credential: string; signatureKey: string | null }> {
+  const row = await rowByCode(typedCode)
+  const mine = row && actor.id === row.user_id && can(actor, 'read:certificates:own')
+  if (!row || !(mine || can(actor, 'read:certificates'))) throw notFound(NO_SUCH_CERTIFICATE)
+  const [extra] = await select<{ credential: string; signature_key: string | null }>(
+    `SELECT c.credential, COALESCE(co.certificate_signature_key, p.certificate_signature_key) AS signature_key
+       FROM certificates c
+       LEFT JOIN courses co ON co.id = c.course_id
+       LEFT JOIN programs p ON p.id = c.program_id
+      WHERE c.id = $1`,
+    [row.id],
+  )
+  return {
+    ...toView(row),
+    description: row.description,
+    credential: extra.credential,
+    signatureKey: extra.signature_key,
+  }
+}
+
+/** Revoke a valid certificate, with the reason kept for the admin side. */
+export async function revokeCertificate(actor: Actor, typedCode: string, input: unknown): Promise<CertificateView> {
+  requirePermission(actor, 'manage:certificates')
+  const { reason } = RevokeSchema.parse(input)
+  const code = canonicalCode(typedCode)
+  if (!code) throw notFound(NO_SUCH_CERTIFICATE)
+  const [row] = await select<CertificateRow>(
+    `UPDATE certificates c SET revoked_at = now(), revoked_reason = $2, revoked_by = $3
+      WHERE c.code = $1 AND c.revoked_at IS NULL RETURNING ${COLUMNS}`,
+    [code, reason, actor.id],
+  )
+  if (row) return toView(row)
+  if (await rowByCode(code)) throw conflict('This certificate is revoked already.')
+  throw notFound(NO_SUCH_CERTIFICATE)
+}
+
+/**
+ * Re-issue: a new certificate stating the learner's name as it is now (and the course's or program's
+ * title and issuer), and the old one revoked as replaced by it, in one transaction. Completion is not asked
+ * again: the admin vouches for it, as for the old one.
+ */
+export async function reissueCertificate(actor: Actor, typedCode: string): Promise<CertificateView> {
+  requirePermission(actor, 'manage:certificates')
+  const old = await rowByCode(typedCode)
+  if (!old) throw notFound(NO_SUCH_CERTIFICATE)
+  const subjectId = old.course_id ?? old.program_id
+  if (!subjectId) throw conflict(`The ${old.kind} of this certificate was deleted: it cannot be re-issued.`)
+  return transaction(async (tx) => {
+    const [candidate] = await select<Candidate>(
+      `SELECT $1::text AS kind, s.id AS subject_id, u.id AS user_id,
+              btrim(u.first_name || ' ' || u.last_name) AS learner_name, u.email, s.title, s.description,
+              CASE WHEN btrim(s.certificate_issuer) <> '' THEN s.certificate_issuer ELSE $4 END AS issuer_name,
+              $5::integer AS minutes
+         FROM users u,
+              (SELECT id, title, description, certificate_issuer FROM courses WHERE $1 = 'course' AND id = $2
+               UNION ALL
+               SELECT id, title, description, certificate_issuer FROM programs WHERE $1 = 'program' AND id = $2) s
+        WHERE u.id = $3`,
+      [old.kind, subjectId, old.user_id, old.issuer_name, old.minutes],
+      tx,
+    )
+    if (!candidate) throw conflict(`The ${old.kind} of this certificate was deleted: it cannot be re-issued.`)
+    await select(
+      `UPDATE certificates SET revoked_at = COALESCE(revoked_at, now()),
+              revoked_reason = COALESCE(revoked_reason, 'Re-issued.'), revoked_by = COALESCE(revoked_by, $2)
+        WHERE id = $1 RETURNING id`,
+      [old.id, actor.id],
+      tx,
+    )
+    const [given] = await issueTo([candidate], tx, actor.id)
+    if (!given) throw conflict('The learner holds another valid certificate for this; revoke it first.')
+    await select(
+      `UPDATE certificates SET revoked_reason = $2 WHERE id = $1 AND revoked_reason = 'Re-issued.' RETURNING id`,
+      [old.id, `Re-issued as ${groupedCode(given.code)}.`],
+      tx,
+    )
+    const [row] = await select<CertificateRow>(`SELECT ${COLUMNS} FROM certificates c WHERE c.id = $1`, [given.id], tx)
+    return toView(row)
+  })
+}
+
+type BackfillResult = {
+  dryRun: boolean
+  /** the learners who are (or would be) given one */
+  issued: { userId: string; learnerName: string; title: string; code: string | null }[]
+}
+
+/**
+ * Give the certificates a course's or program's complete learners lack: those who completed before
+ * certificates were switched on. Certificates must be on. A dry run says who, and gives none.
+ */
+export async function backfillCertificates(actor: Actor, input: unknown): Promise<BackfillResult> {
+  requirePermission(actor, 'manage:certificates')
+  const { courseId, programId, dryRun } = BackfillSchema.parse(input)
+  const table = courseId ? 'courses' : 'programs'
+  const [subject] = await select<{ certificates: boolean }>(`SELECT certificates FROM ${table} WHERE id = $1`, [
+    courseId ?? programId,
+  ])
+  if (!subject) throw notFound(courseId ? 'No course has this id.' : 'No program has this id.')
+  if (!subject.certificates)
+    throw conflict(`Certificates are off for this ${courseId ? 'course' : 'program'}: switch them on first.`)
+  const work = [{ user_id: null, course_id: courseId ?? null, program_id: programId ?? null }]
+  return transaction(async (tx) => {
+    const candidates = await candidatesFor(work, tx)
+    if (dryRun)
+      return {
+        dryRun,
+        issued: candidates.map((c) => ({ userId: c.user_id, learnerName: c.learner_name, title: c.title, code: null })),
+      }
+    const given = await issueTo(candidates, tx, actor.id)
+    const byId = new Map(given.map((g) => [g.id, g]))
+    const rows = await select<{ id: string; user_id: string }>(
+      `SELECT id, user_id FROM certificates WHERE id = ANY($1::uuid[])`,
+      [[...byId.keys()]],
+      tx,
+    )
+    return {
+      dryRun,
+      issued: rows.map((r) => {
+        const g = byId.get(r.id)!
+        return { userId: r.user_id, learnerName: g.learnerName, title: g.title, code: groupedCode(g.code) }
+      }),
+    }
+  })
+}
+
+/** One's own certificate's signed credential (the admin side: anyone's), as the VC-JWT and decoded. */
+export async function certificateCredential(actor: Actor, typedCode: string) {
+  const { credential: jwt } = await certificateFor(actor, typedCode)
+  const { iss: _iss, jti: _jti, sub: _sub, nbf: _nbf, ...credential } = decodeJwt(jwt)
+  return { jwt, credential }
+}
+
+/** The longest credential taken for checking: the portal's are about 3 KB. */
+const MAX_CREDENTIAL = 64 * 1024
+
+type CredentialCheck =
+  { result: 'valid' | 'revoked'; certificate: PublicCertificate } | { result: 'tampered' | 'unknown'; reason: string }
+
+/**
+ * Is this credential one the portal signed, and does its certificate still stand? `valid` and `revoked` come
+ * with what the certificate states; `tampered` is a credential whose signature does not match what it says;
+ * `unknown` one signed by a key the portal never used, or naming no certificate of the portal's.
+ */
+export async function verifyCredential(input: unknown): Promise<CredentialCheck> {
+  if (typeof input !== 'string' || input.trim() === '')
+    throw invalid('Send the credential as the text of its VC-JWT (three parts joined by dots).', {
+      credential: 'Enter the credential.',
+    })
+  if (input.length > MAX_CREDENTIAL) throw invalid('This credential is too long to be one of the portal’s.')
+  const checked = await verifyCredentialJwt(input.trim(), await publishedKeySet())
+  if (checked.result !== 'valid') {
+    if (checked.result === 'malformed')
+      throw invalid(`This is not a credential the portal can read: ${checked.reason}`, { credential: checked.reason })
+    return { result: checked.result === 'tampered' ? 'tampered' : 'unknown', reason: checked.reason }
+  }
+  const code = canonicalCode(String(checked.credential.id).split('/').pop() ?? '')
+  const row = code ? await rowByCode(code) : undefined
+  if (!row) return { result: 'unknown', reason: 'The portal holds no certificate for this credential.' }
+  const certificate = await publicCertificate(code!)
+  return { result: certificate.state, certificate }
+}
+
+/** The most of a signature image read into a PDF: a signature is a few kilobytes; anything larger is left out. */
+const MAX_SIGNATURE_BYTES = 2 * 1024 * 1024
+
+async function signatureBytes(key: string | null): Promise<Uint8Array | undefined> {
+  if (!key) return undefined
+  const stored = await storage().get(key)
+  if (!stored) return undefined
+  if (stored.size > MAX_SIGNATURE_BYTES) {
+    stored.body.destroy()
+    return undefined
+  }
+  const parts: Buffer[] = []
+  for await (const part of stored.body) parts.push(part as Buffer)
+  return Buffer.concat(parts)
+}
+
+/** One's own certificate as a PDF (the admin side: anyone's), with its file name. */
+export async function certificatePdf(
+  actor: Actor,
+  typedCode: string,
+): Promise<{ bytes: Uint8Array; fileName: string }> {
+  const c = await certificateFor(actor, typedCode)
+  const bytes = await renderCertificatePdf({
+    facts: {
+      code: c.code.replaceAll('-', ''),
+      kind: c.kind,
+      title: c.title,
+      learnerName: c.learnerName,
+      issuedAt: new Date(c.issuedAt),
+      minutes: c.minutes,
+      issuerName: c.issuerName,
+    },
+    verifyUrl: c.verifyUrl,
+    signature: await signatureBytes(c.signatureKey),
+  })
+  return { bytes, fileName: `Certificate ${c.code}.pdf` }
+}
