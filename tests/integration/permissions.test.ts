@@ -12,6 +12,7 @@ import { listSignInEvents } from '#app/modules/auth/sign-ins.server.ts'
 import { takeBackup } from '#app/modules/backups/backup.server.ts'
 import { listBackupRuns, removeBackupSchedule } from '#app/modules/backups/schedules.server.ts'
 import { signBridgeToken, signInWithBridgeLink } from '#app/modules/bridge/service.server.ts'
+import { listCertificates, revokeCertificate } from '#app/modules/certificates/service.server.ts'
 import { deleteVideo } from '#app/modules/content/service.server.ts'
 import { dashboardCounts, getCourseDetail } from '#app/modules/courses/admin.server.ts'
 import { dashboardFigures } from '#app/modules/dashboard/service.server.ts'
@@ -456,6 +457,26 @@ const CASES: Case[] = [
     exercises: ['manage:backups'],
     via: 'service',
     run: ({ actor }) => service(() => takeBackup(actor, { to: `/nonexistent-${unique()}/backup.tar.zst` }), [400]),
+  },
+  {
+    name: 'another learner’s certificates',
+    exercises: ['read:certificates'],
+    via: 'service',
+    run: ({ actor }) => service(() => listCertificates(actor, { userId: other.id })),
+  },
+  {
+    name: 'one’s own certificates (the admin side reads everyone’s)',
+    exercises: ['read:certificates:own'],
+    expected: (has) => has('read:certificates:own') || has('read:certificates'),
+    via: 'service',
+    run: ({ actor }) => service(() => listCertificates(actor, {})),
+  },
+  {
+    name: 'revoking a certificate (there is none of that code: 404 once past the guard)',
+    exercises: ['manage:certificates'],
+    via: 'service',
+    run: ({ actor }) =>
+      service(() => revokeCertificate(actor, '0000-0000-0000-0000-0000-0000-00', { reason: 'x' }), [404]),
   },
 ]
 

@@ -819,6 +819,94 @@ const INFO = {
   ].join('\n\n'),
 }
 
+// ——— /api/certificates: certificates of completion ———
+
+const CertificateState = z.enum(['valid', 'revoked'])
+const CertificateKindEnum = z.enum(['course', 'program'])
+const CertificateCode = z
+  .string()
+  .openapi({ description: 'the certificate’s code in groups of four (7KQ2-M9XD-…); any case, spaces or none' })
+const StatedCertificate = z
+  .object({
+    code: z.string(),
+    kind: CertificateKindEnum,
+    title: z.string(),
+    learnerName: z.string(),
+    issuerName: z.string(),
+    issuedAt: z.string().datetime(),
+    minutes: z.number().int(),
+    state: CertificateState,
+    revokedAt: z.string().datetime().nullable(),
+    verifyUrl: z.string().url(),
+  })
+  .strict()
+call({
+  method: 'get',
+  path: '/api/certificates',
+  summary: 'Certificates: the caller’s own, or (the admin side) anyone’s',
+  description:
+    'A learner gets their own whatever they ask. The admin side narrows by `userId`, `courseId`, `programId`, ' +
+    '`state` or `q` (the learner’s name, the title or the code). Newest first.',
+  who: 'signedIn',
+  query: z.object({
+    userId: uuid.optional(),
+    courseId: uuid.optional(),
+    programId: uuid.optional(),
+    state: CertificateState.optional(),
+    q: z.string().max(200).optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+  }),
+  ok: z
+    .object({
+      data: z.array(
+        z
+          .object({
+            code: z.string(),
+            title: z.string(),
+            kind: CertificateKindEnum,
+            issuedAt: z.string().datetime(),
+            state: CertificateState,
+            verifyUrl: z.string().url(),
+            pdfUrl: z.string().url(),
+          })
+          .strict(),
+      ),
+    })
+    .strict(),
+  refusals: [403],
+})
+call({
+  method: 'get',
+  path: '/api/certificates/{code}/credential',
+  summary: 'A certificate’s signed Open Badges 3.0 credential',
+  description:
+    '`jwt` is the credential as a VC-JWT (RS256), verifiable with the keys at `/issuer/jwks.json`; `credential` ' +
+    'is what it says, decoded. The holder and the admin side only; anyone else gets a 404.',
+  who: 'signedIn',
+  params: z.object({ code: CertificateCode }),
+  ok: z.object({ data: z.object({ jwt: z.string(), credential: z.record(z.unknown()) }).strict() }).strict(),
+  refusals: [404],
+})
+call({
+  method: 'post',
+  path: '/api/certificates/verify',
+  summary: 'Check a credential: valid, revoked, tampered or unknown',
+  description:
+    'Takes a credential as its VC-JWT text. `valid` and `revoked` come with what the certificate states; ' +
+    '`tampered` is a credential whose signature does not match what it says; `unknown` one signed by a key ' +
+    'the portal never used, or naming no certificate of the portal’s. Text that is not a VC-JWT is a 400.',
+  who: 'anyone',
+  body: z.object({ credential: z.string() }).strict(),
+  ok: z
+    .object({
+      data: z.union([
+        z.object({ result: z.enum(['valid', 'revoked']), certificate: StatedCertificate }).strict(),
+        z.object({ result: z.enum(['tampered', 'unknown']), reason: z.string() }).strict(),
+      ]),
+    })
+    .strict(),
+})
+
 let generated: { document: ReturnType<OpenApiGeneratorV31['generateDocument']>; text: string } | undefined
 
 function generate() {

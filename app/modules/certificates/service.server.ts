@@ -98,6 +98,8 @@ export async function listCertificates(actor: Actor, input: unknown = {}): Promi
   let userId = query.userId ?? null
   if (!can(actor, 'read:certificates')) {
     requirePermission(actor, 'read:certificates:own')
+    // a learner asking for someone else's is refused, not quietly shown their own
+    if (userId !== null && userId !== actor.id) requirePermission(actor, 'read:certificates')
     userId = actor.id
   }
   const code = query.q ? canonicalCode(query.q) : undefined

@@ -30,11 +30,16 @@ export async function signedCredential(facts: CertificateFacts, publicUrl: strin
   return signCredential(buildCredential(facts, { publicUrl }, `certificate-salt:${key.kid}`), key)
 }
 
-/** Every key credentials were signed with, as a JWK Set (the issuer's `jwks.json`). */
+/**
+ * Every key credentials were signed with, and the one the next will be, as a JWK Set (the issuer's
+ * `jwks.json`). Reading it writes nothing: a key is recorded when it first signs.
+ */
 export async function publishedKeySet(): Promise<JSONWebKeySet> {
-  await registeredSigningKey()
+  const current = publicJwkOf(await signingKey())
   const rows = await select<{ public_jwk: JWK }>(`SELECT public_jwk FROM certificate_keys ORDER BY created_at, kid`, [])
-  return keySet(rows.map((r) => r.public_jwk))
+  const keys = rows.map((r) => r.public_jwk)
+  if (!keys.some((k) => k.kid === current.kid)) keys.push(current)
+  return keySet(keys)
 }
 
 /** One published key by its thumbprint (what a credential's `kid` URL opens); undefined when there is none. */
@@ -45,7 +50,8 @@ export async function publishedKey(kid: string): Promise<JWK | undefined> {
 
 /** The revocation list every credential points at, signed now: the revoked certificates' places set. */
 export async function revocationList(): Promise<string> {
-  const key = await registeredSigningKey()
+  // the current key is in the published set whether or not it has signed a certificate yet
+  const key = await signingKey()
   const rows = await select<{ status_index: number }>(
     `SELECT status_index FROM certificates WHERE revoked_at IS NOT NULL ORDER BY status_index`,
     [],

@@ -1,0 +1,233 @@
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import Ajv2019 from 'ajv/dist/2019'
+import addFormats from 'ajv-formats'
+import { decodeProtectedHeader, importJWK, jwtVerify, SignJWT, type JWK } from 'jose'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { isRevokedInStatusList } from '#app/modules/certificates/credential.server.ts'
+import { issueDueCertificates } from '#app/modules/certificates/issue.server.ts'
+import { revokeCertificate } from '#app/modules/certificates/service.server.ts'
+import { getEnv } from '#app/utils/env.server.ts'
+import { db } from '#db/client.ts'
+import { assignCourse, makeAdmin, makeCourse, makeLearner, recordWatched } from '#tests/factories.ts'
+import { body, call } from '#tests/requests.ts'
+import * as verifyPage from '../../app/routes/_public+/verify.$code.tsx'
+import * as verifyForm from '../../app/routes/_public+/verify._index.tsx'
+import * as listApi from '../../app/routes/api+/certificates.ts'
+import * as verifyApi from '../../app/routes/api+/certificates.verify.ts'
+import * as credentialApi from '../../app/routes/api+/certificates_.$code_.credential.ts'
+import * as credentialFile from '../../app/routes/certificates.$code.credential.ts'
+import * as pdfFile from '../../app/routes/certificates.$code.pdf.ts'
+import * as jwks from '../../app/routes/issuer.jwks[.]json.ts'
+import * as keyRoute from '../../app/routes/issuer.keys.$kid.ts'
+import * as statusRoute from '../../app/routes/issuer.status.$list.ts'
+
+// Certificates from outside: the PDF read back as a person reads it (its text, its QR code), the public
+// verify page it leads to, the credential checked by a JOSE library against the published keys and by the
+// Open Badges 3.0 schema, the revocation list, and the /api calls.
+
+const run = promisify(execFile)
+const SCHEMA = JSON.parse(
+  readFileSync(
+    new URL('../../app/modules/certificates/schema/ob_v3p0_achievementcredential_schema.json', import.meta.url),
+    'utf8',
+  ),
+) as object
+
+let folder: string
+beforeAll(async () => {
+  folder = await mkdtemp(path.join(tmpdir(), 'certificate-'))
+})
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true })
+})
+
+/** A learner with a certificate for a course of one video, titled with accents. */
+async function certified(name = { firstName: 'Zoë', lastName: 'Ångström' }) {
+  const course = await makeCourse({
+    title: `Données et entrepôts ${Math.random().toString(36).slice(2, 7)}`,
+    videos: [{ duration: 5400 }],
+  })
+  const { Course, User } = await db()
+  await Course.update({ certificates: true, certificateIssuer: 'Northwind Data Academy' }, { where: { id: course.id } })
+  const learner = await makeLearner()
+  await User.update(name, { where: { id: learner.id } })
+  await assignCourse(learner.id, course.id)
+  await recordWatched(learner.id, course.id, course.videos[0], 5400)
+  await issueDueCertificates()
+  const listed = await body<{ data: { code: string; verifyUrl: string; pdfUrl: string; state: string }[] }>(
+    await call(listApi.loader, '/api/certificates', { token: learner.token }),
+  )
+  expect(listed.data).toHaveLength(1)
+  return { course, learner, certificate: listed.data[0] }
+}
+
+const pathOf = (url: string) => new URL(url).pathname
+
+async function verifyPageFor(url: string) {
+  const code = pathOf(url).split('/').pop()!
+  return call(verifyPage.loader, pathOf(url), { params: { code } })
+}
+
+describe('a certificate’s PDF', () => {
+  it('holds the name, course and code as text, and a QR code of the verify page, which answers valid, then revoked', async () => {
+    const { course, learner, certificate } = await certified()
+    const code = certificate.code
+    const response = await call(pdfFile.loader, pathOf(certificate.pdfUrl), { token: learner.token, params: { code } })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('Content-Type')).toBe('application/pdf')
+    const file = path.join(folder, `${code}.pdf`)
+    await writeFile(file, Buffer.from(await response.arrayBuffer()))
+    const { stdout: text } = await run('pdftotext', ['-layout', file, '-'])
+    expect(text).toContain('Zoë Ångström')
+    expect(text).toContain(course.title)
+    expect(text).toContain(code)
+    expect(text).toContain('1.5 hours')
+    await run('pdftoppm', ['-png', '-r', '150', '-singlefile', file, path.join(folder, code)])
+    const { stdout: decoded } = await run('zbarimg', ['-q', '--raw', path.join(folder, `${code}.png`)])
+    expect(decoded.trim()).toBe(certificate.verifyUrl)
+    expect(certificate.verifyUrl.startsWith(getEnv().PUBLIC_URL)).toBe(true)
+
+    const valid = await verifyPageFor(decoded.trim())
+    expect(valid.status).toBe(200)
+    expect(valid.headers.get('X-Robots-Tag')).toContain('noindex')
+    const shown = await body<{ certificate: Record<string, unknown> }>(valid)
+    expect(shown.certificate).toMatchObject({ state: 'valid', learnerName: 'Zoë Ångström', title: course.title })
+    expect(JSON.stringify(shown)).not.toContain(learner.email)
+
+    await revokeCertificate(SYSTEM, code, { reason: 'Issued in error.' })
+    const revoked = await body<{ certificate: Record<string, unknown> }>(await verifyPageFor(decoded.trim()))
+    expect(revoked.certificate).toMatchObject({ state: 'revoked' })
+    expect(JSON.stringify(revoked)).not.toContain('Issued in error.')
+  })
+
+  it('is for its holder and the admin side only', async () => {
+    const { certificate } = await certified()
+    const params = { code: certificate.code }
+    const other = await makeLearner()
+    expect((await call(pdfFile.loader, pathOf(certificate.pdfUrl), { token: other.token, params })).status).toBe(404)
+    expect((await call(pdfFile.loader, pathOf(certificate.pdfUrl), { params })).status).toBe(401)
+    const admin = await makeAdmin()
+    expect((await call(pdfFile.loader, pathOf(certificate.pdfUrl), { token: admin.token, params })).status).toBe(200)
+  })
+})
+
+describe('the verify pages', () => {
+  it('answer a plain 404 for a code that names nothing, and send a typed code to its page', async () => {
+    const { certificate } = await certified()
+    const missing = await call(verifyPage.loader, '/verify/0000-0000-0000-0000-0000-0000-00', {
+      params: { code: '0000-0000-0000-0000-0000-0000-00' },
+      headers: { 'X-Forwarded-For': '203.0.113.9' },
+    })
+    expect(missing.status).toBe(404)
+    const typed = certificate.code.toLowerCase().replaceAll('-', ' ')
+    const sent = await call(verifyForm.loader, `/verify?code=${encodeURIComponent(typed)}`)
+    expect(sent.status).toBe(302)
+    expect(sent.headers.get('Location')).toBe(`/verify/${certificate.code}`)
+    const wrong = await body<{ error: string }>(await call(verifyForm.loader, '/verify?code=12345'))
+    expect(wrong.error).toMatch(/26 letters and digits/)
+  })
+})
+
+describe('the credential', () => {
+  it('verifies with a JOSE library from the published key, and meets the Open Badges 3.0 schema', async () => {
+    const { learner, certificate } = await certified()
+    const answer = await body<{ data: { jwt: string; credential: Record<string, unknown> } }>(
+      await call(credentialApi.loader, `/api/certificates/${certificate.code}/credential`, {
+        token: learner.token,
+        params: { code: certificate.code },
+      }),
+    )
+    const { jwt, credential } = answer.data
+    const header = decodeProtectedHeader(jwt)
+    expect(header).toMatchObject({ alg: 'RS256', typ: 'JWT' })
+    // the header's kid is the key's URL under the issuer: open it as a verifier would
+    const kidPath = pathOf(String(header.kid))
+    const jwk = await body<JWK>(await call(keyRoute.loader, kidPath, { params: { kid: kidPath.split('/').pop()! } }))
+    expect(Object.keys(jwk).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use'])
+    const { payload } = await jwtVerify(jwt, await importJWK(jwk, 'RS256'), { issuer: `${getEnv().PUBLIC_URL}/issuer` })
+    expect(payload.jti).toBe(certificate.verifyUrl)
+    const set = await body<{ keys: JWK[] }>(await call(jwks.loader, '/issuer/jwks.json'))
+    expect(set.keys.map((k) => k.kid)).toContain(jwk.kid)
+
+    const ajv = new Ajv2019({ strict: true, strictTuples: false, allErrors: true })
+    addFormats(ajv)
+    const validate = ajv.compile(SCHEMA)
+    expect(validate(credential), JSON.stringify(validate.errors)).toBe(true)
+    expect(JSON.stringify(credential)).not.toContain(learner.email)
+
+    const file = await call(credentialFile.loader, `/certificates/${certificate.code}/credential`, {
+      token: learner.token,
+      params: { code: certificate.code },
+    })
+    expect(await file.text()).toBe(jwt)
+  })
+
+  it('is checked by the verify call: valid, revoked, tampered, signed by another key, not one at all', async () => {
+    const { certificate, learner } = await certified()
+    const { data } = await body<{ data: { jwt: string } }>(
+      await call(credentialApi.loader, `/api/certificates/${certificate.code}/credential`, {
+        token: learner.token,
+        params: { code: certificate.code },
+      }),
+    )
+    const check = async (credential: unknown) => {
+      const response = await call(verifyApi.action, '/api/certificates/verify', {
+        method: 'POST',
+        json: { credential },
+      })
+      return { status: response.status, answer: await body<{ data?: { result: string }; message?: string }>(response) }
+    }
+    expect((await check(data.jwt)).answer.data).toMatchObject({ result: 'valid', certificate: { state: 'valid' } })
+
+    const [head, payload, signature] = data.jwt.split('.')
+    const edited = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { name: string }
+    edited.name = 'A course never taken'
+    const forged = `${head}.${Buffer.from(JSON.stringify(edited)).toString('base64url')}.${signature}`
+    expect((await check(forged)).answer.data).toMatchObject({ result: 'tampered' })
+
+    const { generateKeyPair } = await import('jose')
+    const other = await generateKeyPair('RS256')
+    const stranger = await new SignJWT(
+      JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>,
+    )
+      .setProtectedHeader({ alg: 'RS256', kid: 'https://elsewhere.example/issuer/keys/abc', typ: 'JWT' })
+      .sign(other.privateKey)
+    expect((await check(stranger)).answer.data).toMatchObject({ result: 'unknown' })
+
+    const notOne = await check('hello')
+    expect(notOne.status).toBe(400)
+    expect(notOne.answer.message).toBeTruthy()
+    expect((await check(42)).status).toBe(400)
+
+    await revokeCertificate(SYSTEM, certificate.code, { reason: 'Revoked by a test.' })
+    expect((await check(data.jwt)).answer.data).toMatchObject({ result: 'revoked', certificate: { state: 'revoked' } })
+  })
+
+  it('is named in the revocation list once revoked', async () => {
+    const { certificate, learner } = await certified()
+    const { data } = await body<{ data: { credential: { credentialStatus: { statusListIndex: string } } } }>(
+      await call(credentialApi.loader, `/api/certificates/${certificate.code}/credential`, {
+        token: learner.token,
+        params: { code: certificate.code },
+      }),
+    )
+    const index = Number(data.credential.credentialStatus.statusListIndex)
+    const listed = async () => {
+      const jwt = await (await call(statusRoute.loader, '/issuer/status/1', { params: { list: '1' } })).text()
+      const payload = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as {
+        credentialSubject: { encodedList: string }
+      }
+      return isRevokedInStatusList(payload.credentialSubject.encodedList, index)
+    }
+    expect(await listed()).toBe(false)
+    await revokeCertificate(SYSTEM, certificate.code, { reason: 'Revoked by a test.' })
+    expect(await listed()).toBe(true)
+    expect((await call(statusRoute.loader, '/issuer/status/2', { params: { list: '2' } })).status).toBe(404)
+  })
+})
