@@ -7,23 +7,33 @@ import { Overlay } from '#app/components/ui/overlay.tsx'
 import { TABLE_CELL } from '#app/components/ui/table-section.tsx'
 import { UtcTime } from '#app/components/ui/utc-time.tsx'
 
-// The parts the pages of schedules (Backups, Scheduled exports) share: a schedule's name and when it runs,
-// its Run now and Remove, the Add form with its name, timing and destination, a run's status, and the confirmation of
+// The parts the pages of schedules (Backups, Scheduled exports) share: a schedule's row with its name, when it
+// runs, its Run now and Remove, the Add form with its name, timing and destination, a run's status, and the confirmation of
 // a removal. The page posts `intent` (add, run, remove) and `name` to itself (scheduleFormAction).
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schedule form's field
 type Meta = FieldMetadata<any, any, string[]>
 
-/** A schedule's row head (its name) and its When cell: the cron, its time zone, the next run. */
-export function ScheduleNameAndWhen({
+/**
+ * A schedule's row: its name and When (the cron, its time zone, the next run), the area's own cells
+ * (`children`), and, with `actions`, Run now and Remove (which asks first, through `?remove=<name>`).
+ */
+export function ScheduleRow({
   schedule,
+  actions,
+  busy,
+  children,
 }: {
   schedule: { name: string; cron: string; timeZone: string; nextRun: string | null }
+  actions: boolean
+  busy: boolean
+  children: ReactNode
 }) {
+  const { name } = schedule
   return (
-    <>
+    <tr>
       <th scope="row" className={`${TABLE_CELL} font-medium`}>
-        {schedule.name}
+        {name}
       </th>
       <td className={TABLE_CELL}>
         <code className="whitespace-nowrap">{schedule.cron}</code> ({schedule.timeZone})
@@ -31,54 +41,54 @@ export function ScheduleNameAndWhen({
           Next: <UtcTime iso={schedule.nextRun} />
         </span>
       </td>
-    </>
-  )
-}
-
-/** A schedule's Actions cell: Run now, and Remove (which asks first, through `?remove=<name>`). */
-export function ScheduleActions({ name, busy }: { name: string; busy: boolean }) {
-  return (
-    <td className={TABLE_CELL}>
-      <div className="flex flex-wrap items-center gap-3">
-        <Form method="post">
-          <input type="hidden" name="intent" value="run" />
-          <input type="hidden" name="name" value={name} />
-          <button
-            type="submit"
-            className="btn-secondary whitespace-nowrap"
-            disabled={busy}
-            aria-label={`Run now: ${name}`}
-          >
-            Run now
-          </button>
-        </Form>
-        <Link
-          to={`?remove=${encodeURIComponent(name)}`}
-          preventScrollReset
-          className="text-sm font-medium text-red-700 hover:underline"
-          aria-label={`Remove ${name}`}
-        >
-          Remove
-        </Link>
-      </div>
-    </td>
+      {children}
+      {actions ? (
+        <td className={TABLE_CELL}>
+          <div className="flex flex-wrap items-center gap-3">
+            <Form method="post">
+              <input type="hidden" name="intent" value="run" />
+              <input type="hidden" name="name" value={name} />
+              <button
+                type="submit"
+                className="btn-secondary whitespace-nowrap"
+                disabled={busy}
+                aria-label={`Run now: ${name}`}
+              >
+                Run now
+              </button>
+            </Form>
+            <Link
+              to={`?remove=${encodeURIComponent(name)}`}
+              preventScrollReset
+              className="text-sm font-medium text-red-700 hover:underline"
+              aria-label={`Remove ${name}`}
+            >
+              Remove
+            </Link>
+          </div>
+        </td>
+      ) : null}
+    </tr>
   )
 }
 
 /**
  * The Add a schedule section: a plain form (it works without JavaScript, its refusals beside its fields) of
- * the name, the cron and its time zone, then the area's own fields (`children`), then its button.
+ * the name, the cron and its time zone, then the area's own fields (`children`), then where it writes
+ * (ScheduleDestination, with `destination`'s options), then its button.
  */
 export function AddScheduleForm({
   form,
   fields,
   busy,
+  destination,
   children,
 }: {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schedule form
   form: FormMetadata<any, string[]>
-  fields: { name: Meta; cron: Meta; timeZone: Meta }
+  fields: { name: Meta; cron: Meta; timeZone: Meta; destination: Meta }
   busy: boolean
+  destination: Omit<Parameters<typeof ScheduleDestination>[0], 'meta'>
   children: ReactNode
 }) {
   return (
@@ -92,6 +102,7 @@ export function AddScheduleForm({
         <FormField meta={fields.cron} label="Cron (minute hour day month weekday)" placeholder="0 2 * * *" />
         <FormField meta={fields.timeZone} label="Time zone" />
         {children}
+        <ScheduleDestination meta={fields.destination} {...destination} />
         <div className="sm:col-span-2">
           <FormSubmit form={form} label="Add schedule" busy={busy} />
         </div>
@@ -100,9 +111,25 @@ export function AddScheduleForm({
   )
 }
 
-/** Where a schedule writes: the folder and S3 prefixes the admin area may use are named in the label. */
-export function DestinationField({ meta, folder, s3Targets }: { meta: Meta; folder: string; s3Targets: string[] }) {
-  return (
+/**
+ * Where a schedule writes: the folder and S3 prefixes the admin area may use are named in the label, and the
+ * hint says what else a destination may be and who sets it, then the page's own advice (`advice`). `wide`:
+ * the field spans the form, and the hint breaks long words.
+ */
+function ScheduleDestination({
+  meta,
+  folder,
+  s3Targets,
+  wide = false,
+  advice,
+}: {
+  meta: Meta
+  folder: string
+  s3Targets: string[]
+  wide?: boolean
+  advice?: string
+}) {
+  const field = (
     <FormField
       meta={meta}
       label={
@@ -113,25 +140,16 @@ export function DestinationField({ meta, folder, s3Targets }: { meta: Meta; fold
       placeholder={s3Targets[0] ?? `${folder}nightly/`}
     />
   )
-}
-
-/** What else a destination may be, and who sets it; `children` add the page's own advice. */
-export function DestinationHint({
-  s3Targets,
-  className,
-  children,
-}: {
-  s3Targets: string[]
-  className: string
-  children?: ReactNode
-}) {
   return (
-    <p className={className}>
-      {s3Targets.length
-        ? 'Only the S3 prefixes the operator allowed are offered here; other buckets and server folders are set with the portal CLI.'
-        : 'S3 destinations and other server folders are set with the portal CLI.'}
-      {children}
-    </p>
+    <>
+      {wide ? <div className="sm:col-span-2">{field}</div> : field}
+      <p className={`-mt-1 ${wide ? 'break-words ' : ''}text-xs text-slate-500 sm:col-span-2`}>
+        {s3Targets.length
+          ? 'Only the S3 prefixes the operator allowed are offered here; other buckets and server folders are set with the portal CLI.'
+          : 'S3 destinations and other server folders are set with the portal CLI.'}
+        {advice ? ` ${advice}` : null}
+      </p>
+    </>
   )
 }
 

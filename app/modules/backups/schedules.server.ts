@@ -14,13 +14,11 @@ import { isUuid } from '../ids.ts'
 import type { RunningJob } from '../jobs/job.ts'
 import {
   iso,
-  runView,
   scheduledJob,
-  scheduleView,
   select,
-  type RunRow as BaseRunRow,
+  type RunColumns,
   type RunStatus,
-  type ScheduleRow as BaseScheduleRow,
+  type ScheduleColumns,
 } from '../jobs/schedules.server.ts'
 import { enqueueBackupFailedMails } from '../mail/queue.server.ts'
 import { archivesToRemove } from './retention.ts'
@@ -39,7 +37,7 @@ import { verifyArchive } from './verify.server.ts'
 // is tried once more; the last one fails the run and, in the same transaction, queues a mail to each super
 // admin. Schedules never put the secrets in their archives.
 
-type RunRow = BaseRunRow & {
+type RunRow = RunColumns & {
   location: string | null
   bytes: string | null
   duration_ms: number | null
@@ -51,7 +49,7 @@ type RunRow = BaseRunRow & {
   error: string | null
 }
 
-type ScheduleRow = BaseScheduleRow & {
+type ScheduleRow = ScheduleColumns & {
   keep_daily: number
   keep_weekly: number
   compression: BackupSchedule['compression']
@@ -62,20 +60,20 @@ const RUN_COLUMNS = `id, schedule_id, schedule_name, trigger, slot, started_at, 
 
 const count = (n: string | number | null) => (n === null ? null : Number(n))
 
-const toSchedule = (row: ScheduleRow, now = new Date()) =>
-  scheduleView(
-    row,
-    {
-      destination: row.destination,
-      keepDaily: row.keep_daily,
-      keepWeekly: row.keep_weekly,
-      compression: row.compression,
-    },
-    now,
-  )
-
-const toRun = (row: RunRow) =>
-  runView(row, {
+/**
+ * The schedules of backups: the Backups page's form and actions work on them, and show the folder and S3
+ * prefixes it may write archives to ($DATA_DIR/backups/, those listed in BACKUP_S3_TARGETS).
+ */
+export const backupSchedules = scheduledJob({
+  job: 'backup',
+  runColumns: RUN_COLUMNS,
+  scheduleFields: (row: ScheduleRow) => ({
+    destination: row.destination,
+    keepDaily: row.keep_daily,
+    keepWeekly: row.keep_weekly,
+    compression: row.compression,
+  }),
+  runFields: (row: RunRow) => ({
     /** the archive: a file on the worker's disk or s3://bucket/key */
     location: row.location,
     bytes: count(row.bytes),
@@ -89,15 +87,9 @@ const toRun = (row: RunRow) =>
     removedAt: iso(row.removed_at),
     /** why a run failed; on a succeeded run, what retention could not remove */
     error: row.error,
-  })
-
-export type BackupRunView = ReturnType<typeof toRun>
-
-const schedules = scheduledJob({
-  job: 'backup',
-  runColumns: RUN_COLUMNS,
+  }),
   words: { schedule: 'backup schedule', run: 'backup run' },
-  parse: (input) => BackupScheduleSchema.parse(input),
+  schema: BackupScheduleSchema,
   columns: (schedule) => ({
     name: schedule.name,
     cron: schedule.cron,
@@ -107,22 +99,18 @@ const schedules = scheduledJob({
     keep_weekly: schedule.keepWeekly,
     compression: schedule.compression,
   }),
-  toSchedule,
-  toRun,
 })
 
-/** The folder the Backups page may write archives into: `$DATA_DIR/backups/`. */
-export const backupsFolder = schedules.folder
-/** The S3 prefixes the Backups page may write to: those listed in BACKUP_S3_TARGETS, outside the uploads bucket. */
-export const s3BackupTargets = schedules.s3Targets
-export const addBackupSchedule = schedules.add
-export const listBackupSchedules = schedules.list
+export const addBackupSchedule = backupSchedules.add
+export const listBackupSchedules = backupSchedules.list
 /** Remove a schedule; its runs stay in the history under its name, and its archives where they are. */
-export const removeBackupSchedule = schedules.remove
-export const listBackupRuns = schedules.listRuns
-export const findBackupRun = schedules.findRun
-export const runBackupSchedule = (actor: Actor, name: string) => schedules.runNow(actor, name)
-export const claimDueBackups = schedules.claimDue
+export const removeBackupSchedule = backupSchedules.remove
+export const listBackupRuns = backupSchedules.listRuns
+export const findBackupRun = backupSchedules.findRun
+export const runBackupSchedule = backupSchedules.runNow
+export const claimDueBackups = backupSchedules.claimDue
+
+export type BackupRunView = Awaited<ReturnType<typeof findBackupRun>>
 
 /** cli/bin.js, found from where this module is: the source tree, or the server build beside it. */
 function portalCommand(): string {
@@ -261,7 +249,7 @@ async function failRun(
  * (cancelled) is left alone.
  */
 export async function runBackup(job: RunningJob): Promise<void> {
-  const started = await schedules.startRun(
+  const started = await backupSchedules.startRun(
     job.id,
     `started_at = now(), error = NULL, location = NULL, bytes = NULL, duration_ms = NULL, tables = NULL,
      rows = NULL, files = NULL, verified_at = NULL`,
@@ -293,7 +281,7 @@ export async function runBackup(job: RunningJob): Promise<void> {
   } catch (error) {
     const reason = job.signal.aborted ? 'Stopped before it finished (the job was stopped).' : oneLine(error)
     if (job.lastTry) await failRun(job.id, reason)
-    else await schedules.requeue(job.id, 'error = $2', [`${reason} (it is tried again shortly)`])
+    else await backupSchedules.requeue(job.id, 'error = $2', [`${reason} (it is tried again shortly)`])
     throw new Error(reason)
   }
   const note = await applyRetention(schedule, job.id)
@@ -308,7 +296,7 @@ export async function runBackup(job: RunningJob): Promise<void> {
 const oneLine = (error: unknown) => errorLine(error) || 'The backup failed.'
 
 /** The jobs of the queue `backup-run`. */
-export const backupRunJobs = schedules.runJobs({
+export const backupRunJobs = backupSchedules.runJobs({
   run: runBackup,
   async gaveUp(id, reason) {
     await failRun(id, reason, { open: ['queued', 'running'] })
@@ -319,7 +307,7 @@ export const backupRunJobs = schedules.runJobs({
 })
 
 /** The jobs of the queue `backup-look`: one a minute, claiming what is due. */
-export const backupLookJobs = schedules.lookJobs
+export const backupLookJobs = backupSchedules.lookJobs
 
 type BackupAlert = {
   scheduleName: string
@@ -364,7 +352,7 @@ type ArchiveFile = { body: Readable; size: number; fileName: string; contentType
  * location recorded for that run is opened; an archive in S3, or one retention removed, is not served.
  */
 export async function openBackupArchive(actor: Actor, runId: string): Promise<ArchiveFile> {
-  schedules.requireReader(actor)
+  backupSchedules.requireReader(actor)
   const gone = notFound('There is no archive of this run on the server.')
   if (!isUuid(runId)) throw gone
   const [run] = await select<{ location: string | null; status: RunStatus; removed_at: Date | null }>(

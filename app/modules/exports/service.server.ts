@@ -16,15 +16,7 @@ import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { invalid, isServiceError, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import type { RunningJob } from '../jobs/job.ts'
-import {
-  runView,
-  scheduledJob,
-  scheduleView,
-  select,
-  type RunRow as BaseRunRow,
-  type RunStatus,
-  type ScheduleRow as BaseScheduleRow,
-} from '../jobs/schedules.server.ts'
+import { scheduledJob, select, type RunColumns, type ScheduleColumns } from '../jobs/schedules.server.ts'
 import { ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
 
 // Scheduled access-log exports, kept like every schedule of a job (app/modules/jobs/schedules.server.ts):
@@ -39,13 +31,13 @@ import { ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
 // tried again a few times with growing delays, then the run is failed; the next slot is the next try.
 // The run's days come from its slot, not from when it ran.
 
-type ScheduleRow = BaseScheduleRow & {
+type ScheduleRow = ScheduleColumns & {
   range: ExportRange
   courses: string[]
   format: Schedule['format']
 }
 
-type RunRow = BaseRunRow & {
+type RunRow = RunColumns & {
   rows: string | null
   bytes: string | null
   location: string | null
@@ -55,19 +47,6 @@ type RunRow = BaseRunRow & {
 const RUN_COLUMNS = `id, schedule_id, schedule_name, trigger, slot, started_at, finished_at, status, rows, bytes,
   location, error`
 
-const toSchedule = (row: ScheduleRow, now = new Date()) =>
-  scheduleView(row, { range: row.range, courses: row.courses, format: row.format, destination: row.destination }, now)
-
-const toRun = (row: RunRow) =>
-  runView(row, {
-    rows: row.rows === null ? null : Number(row.rows),
-    bytes: row.bytes === null ? null : Number(row.bytes),
-    location: row.location,
-    error: row.error,
-  })
-
-export type ExportRunView = ReturnType<typeof toRun>
-
 /**
  * Who may download the file of a run: whoever may read the Scheduled exports page (admins, the super
  * admin, coaches), and no learner. The page shows its links by this rule and the download route is
@@ -75,11 +54,22 @@ export type ExportRunView = ReturnType<typeof toRun>
  */
 export const mayDownloadRunFiles = (actor: Actor) => can(actor, 'read:exports')
 
-const schedules = scheduledJob({
+/**
+ * The schedules of exports: the page's form and actions work on them, and show the folder and S3 prefixes the
+ * admin area may export to ($DATA_DIR/exports/, those the operator listed in EXPORT_S3_TARGETS).
+ */
+export const exportSchedules = scheduledJob({
   job: 'export',
   runColumns: RUN_COLUMNS,
+  scheduleFields: ({ range, courses, format, destination }: ScheduleRow) => ({ range, courses, format, destination }),
+  runFields: (row: RunRow) => ({
+    rows: row.rows === null ? null : Number(row.rows),
+    bytes: row.bytes === null ? null : Number(row.bytes),
+    location: row.location,
+    error: row.error,
+  }),
   words: { schedule: 'schedule', run: 'run' },
-  parse: (input) => ScheduleSchema.parse(input),
+  schema: ScheduleSchema,
   async check(schedule) {
     if (!schedule.courses.length) return
     const found = await select<{ id: string }>('SELECT id FROM courses WHERE id = ANY($1::uuid[])', [schedule.courses])
@@ -97,29 +87,23 @@ const schedules = scheduledJob({
     destination: schedule.destination,
   }),
   casts: { courses: '::uuid[]' },
-  toSchedule,
-  toRun,
 })
 
-/** The folder the admin area may write exports into: `$DATA_DIR/exports/`. */
-export const exportsFolder = schedules.folder
-/** The S3 prefixes the admin area may export to: those the operator listed in EXPORT_S3_TARGETS. */
-export const s3ExportTargets = schedules.s3Targets
-export const addSchedule = schedules.add
-export const listSchedules = schedules.list
+export const addSchedule = exportSchedules.add
+export const listSchedules = exportSchedules.list
 /** Remove a schedule; its past runs stay in the history under its name. */
-export const removeSchedule = schedules.remove
-export const listRuns = schedules.listRuns
-export const findRun = schedules.findRun
-export const claimSlot = schedules.claimSlot
-export const claimDueRuns = schedules.claimDue
+export const removeSchedule = exportSchedules.remove
+export const { listRuns, findRun, claimSlot } = exportSchedules
+export const claimDueRuns = exportSchedules.claimDue
+
+export type ExportRunView = Awaited<ReturnType<typeof findRun>>
 
 /**
  * Run a schedule now, outside its slots: a manual run, whose days are counted from when it was asked,
  * queued for a worker like the scheduled ones. Answers the run as it is queued.
  */
-export const runSchedule = (actor: Actor, name: string, { now = new Date() }: { now?: Date } = {}) =>
-  schedules.runNow(actor, name, now)
+export const runSchedule = (actor: Actor, name: string, { now }: { now?: Date } = {}) =>
+  exportSchedules.runNow(actor, name, now)
 
 type RunOptions = {
   signal?: AbortSignal
@@ -169,7 +153,7 @@ const PROGRESS_EVERY_MS = 1000
  * it; a run that ended meanwhile (cancelled) is left alone.
  */
 export async function runExport(job: RunningJob): Promise<void> {
-  const started = await schedules.startRun(job.id, 'error = NULL, rows = NULL, bytes = NULL')
+  const started = await exportSchedules.startRun(job.id, 'error = NULL, rows = NULL, bytes = NULL')
   if (!started) return
   const { run, schedule } = started
   if (!schedule) {
@@ -194,7 +178,7 @@ export async function runExport(job: RunningJob): Promise<void> {
   }
   if (job.lastTry) await endRun(job.id, 'failed', outcome)
   else
-    await schedules.requeue(job.id, 'rows = NULL, location = $2, error = $3', [
+    await exportSchedules.requeue(job.id, 'rows = NULL, location = $2, error = $3', [
       outcome.location,
       `${outcome.error} (it is tried again shortly)`,
     ])
@@ -206,7 +190,7 @@ async function endRun(
   id: string,
   status: 'succeeded' | 'failed',
   end: { rows?: number; bytes?: number; location?: string; error?: string },
-  open: RunStatus[] = ['running'],
+  open: RunColumns['status'][] = ['running'],
 ) {
   await select(
     `UPDATE export_runs
@@ -218,7 +202,7 @@ async function endRun(
 }
 
 /** The jobs of the queue `export-run`. */
-export const exportRunJobs = schedules.runJobs({
+export const exportRunJobs = exportSchedules.runJobs({
   run: runExport,
   async gaveUp(id, reason) {
     await endRun(id, 'failed', { error: reason }, ['queued', 'running'])
@@ -229,7 +213,7 @@ export const exportRunJobs = schedules.runJobs({
 })
 
 /** The jobs of the queue `export-look`: one a minute, claiming what is due. */
-export const exportLookJobs = schedules.lookJobs
+export const exportLookJobs = exportSchedules.lookJobs
 
 /**
  * Why a run failed, in one line for the history: the first line of the message, with credentials that
@@ -246,10 +230,10 @@ type RunFile = { body: Readable; size: number | undefined; fileName: string; con
  * Only the location recorded for that run is ever opened.
  */
 export async function openRunFile(actor: Actor, runId: string): Promise<RunFile> {
-  schedules.requireReader(actor)
+  exportSchedules.requireReader(actor)
   const gone = notFound('There is no file for this run.')
   if (!isUuid(runId)) throw gone
-  const [run] = await select<{ location: string | null; status: RunStatus }>(
+  const [run] = await select<Pick<RunColumns, 'status'> & { location: string | null }>(
     'SELECT location, status FROM export_runs WHERE id = $1',
     [runId],
   )

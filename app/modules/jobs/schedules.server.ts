@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize'
+import type { ZodType, ZodTypeDef } from 'zod'
 import { getEnv } from '#app/utils/env.server.ts'
 import { sequelize, transaction as inTransaction } from '#db/client.ts'
 import { requirePermission } from '../auth/permissions.ts'
@@ -20,7 +21,7 @@ import { RunHistorySchema } from './schedule-schema.ts'
 // slot)). What a run does, and what its rows hold beyond these columns, is the area's own.
 
 /** The columns every schedule has, whatever its job. */
-export type ScheduleRow = {
+export type ScheduleColumns = {
   id: string
   name: string
   cron: string
@@ -33,7 +34,7 @@ export type ScheduleRow = {
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed'
 
 /** The columns every run has, whatever its job. */
-export type RunRow = {
+export type RunColumns = {
   id: string
   schedule_id: string | null
   schedule_name: string
@@ -52,7 +53,7 @@ export async function select<T extends object>(text: string, bind: unknown[] = [
 export const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 
 /** A schedule as its page, the CLI and /api show it: the common fields around the area's `own`. */
-export function scheduleView<E extends object>(row: ScheduleRow, own: E, now: Date) {
+function scheduleView<E extends object>(row: ScheduleColumns, own: E, now: Date) {
   return {
     id: row.id,
     name: row.name,
@@ -67,7 +68,7 @@ export function scheduleView<E extends object>(row: ScheduleRow, own: E, now: Da
 }
 
 /** A run as its page, the CLI and /api show it: the common fields, then the area's `own`. */
-export function runView<E extends object>(row: RunRow, own: E) {
+function runView<E extends object>(row: RunColumns, own: E) {
   return {
     id: row.id,
     scheduleId: row.schedule_id,
@@ -81,8 +82,17 @@ export function runView<E extends object>(row: RunRow, own: E) {
   }
 }
 
-/** What an area tells of its schedules: the schedule it parses (S), its rows (Row, Run) and views (SV, RV). */
-type Area<S extends { name: string; destination: string }, Row extends ScheduleRow, Run extends RunRow, SV, RV> = {
+/**
+ * What an area tells of its schedules: the schedule it parses (S), its rows (Row, Run), and the fields of its
+ * own their views show (ES, ER).
+ */
+type Area<
+  S extends { name: string; destination: string },
+  Row extends ScheduleColumns,
+  Run extends RunColumns,
+  ES,
+  ER,
+> = {
   /**
    * The tables `<job>_schedules` and `<job>_runs`, the queues `<job>-run` and `<job>-look`, the permissions
    * `read:<job>s` and `manage:<job>s`, the folder `$DATA_DIR/<job>s/`, the S3 prefixes `<JOB>_S3_TARGETS`.
@@ -92,24 +102,30 @@ type Area<S extends { name: string; destination: string }, Row extends ScheduleR
   runColumns: string
   /** how its messages name a schedule and a run: `backup schedule`, `backup run` */
   words: { schedule: string; run: string }
-  parse: (input: unknown) => S
+  schema: ZodType<S, ZodTypeDef, unknown>
   /** refuses what the area's own data says cannot be scheduled (a course that is not there) */
   check?: (schedule: S) => Promise<void>
   /** a new schedule's columns, in their order, and the type each is cast to where the bound value needs one */
   columns: (schedule: S) => Record<string, unknown>
   casts?: Record<string, string>
-  toSchedule: (row: Row, now: Date) => SV
-  toRun: (row: Run) => RV
+  /** a schedule's own fields, as its view shows them between its time zone and when it was made */
+  scheduleFields: (row: Row) => ES
+  /** a run's own fields, as its view shows them after its status */
+  runFields: (row: Run) => ER
 }
 
 /** The operations on the schedules of one area's job, for its service to offer under its own names. */
 export function scheduledJob<
   S extends { name: string; destination: string },
-  Row extends ScheduleRow,
-  Run extends RunRow,
-  SV,
-  RV,
->(area: Area<S, Row, Run, SV, RV>) {
+  Row extends ScheduleColumns,
+  Run extends RunColumns,
+  ES extends object,
+  ER extends object,
+>(area: Area<S, Row, Run, ES, ER>) {
+  type SV = ReturnType<typeof scheduleView<ES>>
+  type RV = ReturnType<typeof runView<ER>>
+  const toSchedule = (row: Row, now: Date): SV => scheduleView(row, area.scheduleFields(row), now)
+  const toRun = (row: Run): RV => runView(row, area.runFields(row))
   const { job, words } = area
   const what = `${job}s` as const
   const runs = `${job}_runs`
@@ -142,7 +158,7 @@ export function scheduledJob<
 
   async function add(actor: Actor, input: unknown): Promise<SV> {
     requireManager(actor)
-    const schedule = area.parse(input)
+    const schedule = area.schema.parse(input)
     const refused = destinationRefused(actor, schedule.destination)
     if (refused) throw invalid(refused, { destination: refused })
     // a folder must be there and writable now, not found missing at the first run hours later; the admin
@@ -163,7 +179,7 @@ export function scheduledJob<
         `INSERT INTO ${schedules} (${columns.join(', ')}) VALUES (${params.join(', ')}) RETURNING *`,
         Object.values(values),
       )
-      return area.toSchedule(row, new Date())
+      return toSchedule(row, new Date())
     } catch (error) {
       if (error instanceof UniqueConstraintError) {
         const message = `A ${words.schedule} named ${schedule.name} already exists.`
@@ -176,7 +192,7 @@ export function scheduledJob<
   async function list(actor: Actor, now = new Date()): Promise<SV[]> {
     requireReader(actor)
     const rows = await select<Row>(`SELECT * FROM ${schedules} ORDER BY name`)
-    return rows.map((row) => area.toSchedule(row, now))
+    return rows.map((row) => toSchedule(row, now))
   }
 
   async function remove(actor: Actor, name: string): Promise<{ name: string }> {
@@ -195,7 +211,7 @@ export function scheduledJob<
     const rows = await select<Run>(`SELECT ${area.runColumns} FROM ${runs} ORDER BY started_at DESC, id LIMIT $1`, [
       limit,
     ])
-    return rows.map(area.toRun)
+    return rows.map(toRun)
   }
 
   /** A run as it is now (the CLI follows a run it queued). */
@@ -205,26 +221,26 @@ export function scheduledJob<
     if (!isUuid(id)) throw gone
     const [row] = await select<Run>(`SELECT ${area.runColumns} FROM ${runs} WHERE id = $1`, [id])
     if (!row) throw gone
-    return area.toRun(row)
+    return toRun(row)
   }
 
   /**
    * Run a schedule now, outside its slots: a manual run, queued for a worker like the scheduled ones, started
-   * at `startedAt` (else the database's now). Answers the run as it is queued.
+   * when it was asked (`startedAt`). Answers the run as it is queued.
    */
-  async function runNow(actor: Actor, name: string, startedAt?: Date): Promise<RV> {
+  async function runNow(actor: Actor, name: string, startedAt = new Date()): Promise<RV> {
     requireManager(actor)
     const [schedule] = await select<Row>(`SELECT * FROM ${schedules} WHERE name = $1`, [String(name ?? '').trim()])
     if (!schedule) throw noSchedule(name)
     return inTransaction(async (transaction) => {
       const [run] = await select<Run>(
         `INSERT INTO ${runs} (schedule_id, schedule_name, trigger, started_at)
-         VALUES ($1, $2, 'manual', coalesce($3::timestamptz, now())) RETURNING ${area.runColumns}`,
-        [schedule.id, schedule.name, startedAt ?? null],
+         VALUES ($1, $2, 'manual', $3) RETURNING ${area.runColumns}`,
+        [schedule.id, schedule.name, startedAt],
         transaction,
       )
       await enqueueJob(queue, run.id, transaction)
-      return area.toRun(run)
+      return toRun(run)
     })
   }
 
@@ -311,6 +327,7 @@ export function scheduledJob<
   }
 
   return {
+    schema: area.schema,
     requireReader,
     folder,
     s3Targets,

@@ -1,30 +1,13 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import {
-  AddScheduleForm,
-  DestinationField,
-  DestinationHint,
-  RemoveScheduleDialog,
-  RunStatus,
-  ScheduleActions,
-  ScheduleNameAndWhen,
-} from '#app/components/admin/schedules.tsx'
+import { AddScheduleForm, RemoveScheduleDialog, RunStatus, ScheduleRow } from '#app/components/admin/schedules.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FormField, FormSelectField } from '#app/components/forms/fields.tsx'
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { TABLE_CELL, TableSection } from '#app/components/ui/table-section.tsx'
 import { UtcTime } from '#app/components/ui/utc-time.tsx'
 import { BACKUP_COMPRESSIONS, BackupScheduleSchema } from '#app/modules/backups/schedules-schema.ts'
-import {
-  addBackupSchedule,
-  backupsFolder,
-  listBackupRuns,
-  listBackupSchedules,
-  removeBackupSchedule,
-  runBackupSchedule,
-  s3BackupTargets,
-  type BackupRunView,
-} from '#app/modules/backups/schedules.server.ts'
+import { backupSchedules, type BackupRunView } from '#app/modules/backups/schedules.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration, formatSize } from '#app/utils/format.ts'
 import { pageAction, readForm, type FormReply } from '#app/utils/forms.server.ts'
@@ -47,9 +30,12 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requirePagePermission(request, 'read:backups', BACK)
-  const [schedules, runs] = await Promise.all([listBackupSchedules(user), listBackupRuns(user, { limit: RECENT_RUNS })])
+  const [schedules, runs] = await Promise.all([
+    backupSchedules.list(user),
+    backupSchedules.listRuns(user, { limit: RECENT_RUNS }),
+  ])
   return json(
-    { schedules, runs, folder: backupsFolder(), s3Targets: s3BackupTargets() },
+    { schedules, runs, folder: backupSchedules.folder(), s3Targets: backupSchedules.s3Targets() },
     { headers: { 'Cache-Control': 'private, no-store' } },
   )
 }
@@ -59,12 +45,8 @@ export const action = (args: ActionFunctionArgs) => pageAction(args, runAction, 
 
 async function runAction({ request }: ActionFunctionArgs) {
   const user = await requirePagePermission(request, 'manage:backups', BACK)
-  return scheduleFormAction(await readForm(request), {
+  return scheduleFormAction(await readForm(request), user, backupSchedules, {
     page: PAGE,
-    schema: BackupScheduleSchema,
-    add: (schedule) => addBackupSchedule(user, schedule),
-    remove: (name) => removeBackupSchedule(user, name),
-    run: (name) => runBackupSchedule(user, name),
     kept: 'its runs and archives stay',
   })
 }
@@ -132,8 +114,7 @@ export default function Backups() {
         empty={schedules.length === 0 ? 'No backup schedules yet. Add one below.' : undefined}
       >
         {schedules.map((s) => (
-          <tr key={s.id}>
-            <ScheduleNameAndWhen schedule={s} />
+          <ScheduleRow key={s.id} schedule={s} actions busy={busy}>
             <td className={`${TABLE_CELL} min-w-56 break-all`}>
               <code>{s.destination}</code>
               <span className="block text-xs text-slate-500">{s.compression}</span>
@@ -141,12 +122,21 @@ export default function Backups() {
             <td className={`${TABLE_CELL} whitespace-nowrap`}>
               {s.keepDaily} daily, {s.keepWeekly} weekly
             </td>
-            <ScheduleActions name={s.name} busy={busy} />
-          </tr>
+          </ScheduleRow>
         ))}
       </TableSection>
 
-      <AddScheduleForm form={form} fields={fields} busy={busy}>
+      <AddScheduleForm
+        form={form}
+        fields={fields}
+        busy={busy}
+        destination={{
+          folder,
+          s3Targets,
+          wide: true,
+          advice: 'Keep archives away from this machine too: a copy of a folder elsewhere, or an S3 bucket.',
+        }}
+      >
         <FormSelectField
           meta={fields.compression}
           label="Compression"
@@ -154,13 +144,6 @@ export default function Backups() {
         />
         <FormField meta={fields.keepDaily} label="Daily archives kept" type="number" min={0} inputMode="numeric" />
         <FormField meta={fields.keepWeekly} label="Weekly archives kept" type="number" min={0} inputMode="numeric" />
-        <div className="sm:col-span-2">
-          <DestinationField meta={fields.destination} folder={folder} s3Targets={s3Targets} />
-        </div>
-        <DestinationHint s3Targets={s3Targets} className="-mt-1 break-words text-xs text-slate-500 sm:col-span-2">
-          {' '}
-          Keep archives away from this machine too: a copy of a folder elsewhere, or an S3 bucket.
-        </DestinationHint>
       </AddScheduleForm>
 
       <TableSection

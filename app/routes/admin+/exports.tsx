@@ -1,15 +1,7 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { CourseFilter } from '#app/components/admin/course-filter.tsx'
-import {
-  AddScheduleForm,
-  DestinationField,
-  DestinationHint,
-  RemoveScheduleDialog,
-  RunStatus,
-  ScheduleActions,
-  ScheduleNameAndWhen,
-} from '#app/components/admin/schedules.tsx'
+import { AddScheduleForm, RemoveScheduleDialog, RunStatus, ScheduleRow } from '#app/components/admin/schedules.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FormSelectField } from '#app/components/forms/fields.tsx'
 import { initialValues, useZodForm } from '#app/components/forms/use-zod-form.ts'
@@ -18,16 +10,7 @@ import { UtcTime } from '#app/components/ui/utc-time.tsx'
 import { can, PERMISSIONS } from '#app/modules/auth/permissions.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/exports/schema.ts'
-import {
-  addSchedule,
-  listRuns,
-  exportsFolder,
-  listSchedules,
-  mayDownloadRunFiles,
-  removeSchedule,
-  runSchedule,
-  s3ExportTargets,
-} from '#app/modules/exports/service.server.ts'
+import { exportSchedules, mayDownloadRunFiles } from '#app/modules/exports/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatSize } from '#app/utils/format.ts'
 import { pageAction, readForm, type FormReply } from '#app/utils/forms.server.ts'
@@ -54,8 +37,8 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const [schedules, runs, { rows: courses }] = await Promise.all([
-    listSchedules(user),
-    listRuns(user, { limit: RECENT_RUNS }),
+    exportSchedules.list(user),
+    exportSchedules.listRuns(user, { limit: RECENT_RUNS }),
     listCourseTitles(user),
   ])
   return json({
@@ -64,8 +47,8 @@ async function loadPage({ request }: LoaderFunctionArgs) {
     courses,
     canManage: can(user, 'manage:exports'),
     canDownload: mayDownloadRunFiles(user),
-    folder: exportsFolder(),
-    s3Targets: s3ExportTargets(),
+    folder: exportSchedules.folder(),
+    s3Targets: exportSchedules.s3Targets(),
   })
 }
 
@@ -76,12 +59,8 @@ export const action = (args: ActionFunctionArgs) => pageAction(args, runAction, 
 async function runAction({ request }: ActionFunctionArgs) {
   const user = await requireAdminSide(request)
   if (!can(user, 'manage:exports')) return redirectWithError(PAGE, PERMISSIONS['manage:exports'].denied)
-  return scheduleFormAction(await readForm(request), {
+  return scheduleFormAction(await readForm(request), user, exportSchedules, {
     page: PAGE,
-    schema: ScheduleSchema,
-    add: (schedule) => addSchedule(user, schedule),
-    remove: (name) => removeSchedule(user, name),
-    run: (name) => runSchedule(user, name),
     kept: 'its runs stay in the list',
   })
 }
@@ -121,8 +100,7 @@ export default function ScheduledExports() {
           </tr>
         ) : null}
         {schedules.map((s) => (
-          <tr key={s.id}>
-            <ScheduleNameAndWhen schedule={s} />
+          <ScheduleRow key={s.id} schedule={s} actions={canManage} busy={busy}>
             <td className={TABLE_CELL}>{RANGE_LABELS[s.range]}</td>
             <td className={TABLE_CELL}>
               {s.courses.length ? s.courses.map((id) => titles.get(id) ?? 'a removed course').join(', ') : 'All'}
@@ -131,13 +109,12 @@ export default function ScheduledExports() {
               <code>{s.destination}</code>
               <span className="block text-xs text-slate-500">{s.format.toUpperCase()}</span>
             </td>
-            {canManage ? <ScheduleActions name={s.name} busy={busy} /> : null}
-          </tr>
+          </ScheduleRow>
         ))}
       </TableSection>
 
       {canManage ? (
-        <AddScheduleForm form={form} fields={fields} busy={busy}>
+        <AddScheduleForm form={form} fields={fields} busy={busy} destination={{ folder, s3Targets }}>
           <FormSelectField
             meta={fields.range}
             label="Days"
@@ -157,8 +134,6 @@ export default function ScheduledExports() {
             label="Format"
             options={SCHEDULE_FORMATS.map((f) => ({ value: f, label: f === 'csv' ? 'CSV' : 'JSON Lines' }))}
           />
-          <DestinationField meta={fields.destination} folder={folder} s3Targets={s3Targets} />
-          <DestinationHint s3Targets={s3Targets} className="-mt-1 text-xs text-slate-500 sm:col-span-2" />
         </AddScheduleForm>
       ) : null}
 
