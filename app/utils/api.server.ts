@@ -1,4 +1,6 @@
+import { Readable } from 'node:stream'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from '@remix-run/node'
+import contentDisposition from 'content-disposition'
 import type { ZodType, ZodTypeDef } from 'zod'
 import { can, PERMISSIONS, type Permission } from '#app/modules/auth/permissions.ts'
 import { userFromToken, type SessionUser } from '#app/modules/auth/service.server.ts'
@@ -185,4 +187,19 @@ export function methodNotAllowed(allowed: string[]) {
     { message: `Method not allowed; use ${allowed.join(' or ')}.` },
     { status: 405, headers: { Allow: allowed.join(', ') } },
   )
+}
+
+/**
+ * A file for its caller alone, as a download: streamed, saved under `fileName`, never sniffed as another type
+ * nor kept by a cache; its Content-Length when its `size` is known.
+ */
+export function privateDownload(file: { body: Readable; fileName: string; contentType: string; size?: number }) {
+  const headers = new Headers({
+    'Content-Type': file.contentType,
+    'Content-Disposition': contentDisposition(file.fileName),
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'private, no-store',
+  })
+  if (file.size !== undefined) headers.set('Content-Length', String(file.size))
+  return new Response(Readable.toWeb(file.body) as ReadableStream, { headers })
 }

@@ -1,7 +1,7 @@
 import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { DeleteButtons, Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
-import { Spinner } from '#app/components/ui/spinner.tsx'
+import { BusyButton } from '#app/components/ui/spinner.tsx'
 import { UtcTime } from '#app/components/ui/utc-time.tsx'
 import type { CourseLab } from '#app/modules/labs/admin.server.ts'
 
@@ -142,10 +142,7 @@ function AddLabForm() {
           ) : null}
         </div>
         <div>
-          <button type="submit" className="btn-primary" disabled={busy} aria-disabled={busy}>
-            {busy ? <Spinner label={null} /> : null}
-            {busy ? 'Building the lab…' : 'Upload Lab'}
-          </button>
+          <BusyButton busy={busy} label="Upload Lab" busyLabel="Building the lab…" />
         </div>
       </Form>
     </section>

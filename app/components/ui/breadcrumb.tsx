@@ -23,3 +23,12 @@ export function Breadcrumb({ items }: { items: Crumb[] }) {
     </nav>
   )
 }
+
+/** A learner's way back from a page of a course: My Courses, then the course, then `page` if given. */
+export function CourseBreadcrumb({ course, page }: { course: { _id: string; title: string }; page?: string }) {
+  const items: Crumb[] = [
+    { label: 'My Courses', to: '/courses' },
+    { label: course.title, to: `/course/${course._id}` },
+  ]
+  return <Breadcrumb items={page === undefined ? items : [...items, { label: page }]} />
+}

@@ -30,3 +30,13 @@ export function Spinner({
     </span>
   )
 }
+
+/** A form's submit button that, while the form is on its way, is disabled and says `busyLabel` by a spinner. */
+export function BusyButton({ busy, label, busyLabel }: { busy: boolean; label: string; busyLabel: string }) {
+  return (
+    <button type="submit" className="btn-primary" disabled={busy} aria-disabled={busy}>
+      {busy ? <Spinner label={null} /> : null}
+      {busy ? busyLabel : label}
+    </button>
+  )
+}

@@ -1,31 +1,34 @@
 import { spawn } from 'node:child_process'
 import { createReadStream, existsSync } from 'node:fs'
-import { mkdir, rm, stat } from 'node:fs/promises'
+import { rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
-import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize'
-import { getEnv } from '#app/utils/env.server.ts'
 import { errorLine } from '#app/utils/redact.server.ts'
-import { databaseUrl, sequelize, transaction as inTransaction } from '#db/client.ts'
-import { can, requirePermission } from '../auth/permissions.ts'
-import { SYSTEM, type Actor } from '../auth/roles.ts'
-import { conflict, invalid, isServiceError, notFound } from '../errors.ts'
-import { allowedS3Targets, refusedFromAdminArea, requireWritableFolder } from '../files/destinations.server.ts'
+import { databaseUrl, transaction as inTransaction } from '#db/client.ts'
+import { can } from '../auth/permissions.ts'
+import type { Actor } from '../auth/roles.ts'
+import { notFound } from '../errors.ts'
+import { requireWritableFolder } from '../files/destinations.server.ts'
 import { isUuid } from '../ids.ts'
-import { enqueueJob } from '../jobs/connection.server.ts'
-import { cronOf, latestSlot } from '../jobs/cron-slots.ts'
-import type { JobHandler, RunningJob } from '../jobs/job.ts'
+import type { RunningJob } from '../jobs/job.ts'
+import {
+  iso,
+  scheduledJob,
+  select,
+  type RunColumns,
+  type RunStatus,
+  type ScheduleColumns,
+} from '../jobs/schedules.server.ts'
 import { enqueueBackupFailedMails } from '../mail/queue.server.ts'
 import { archivesToRemove } from './retention.ts'
-import { BackupHistorySchema, BackupScheduleSchema, type BackupSchedule } from './schedules-schema.ts'
+import { BackupScheduleSchema, type BackupSchedule } from './schedules-schema.ts'
 import { openArchive } from './source.server.ts'
 import { verifyArchive } from './verify.server.ts'
 
-// Scheduled backups, run like the scheduled exports (app/modules/exports): schedules kept in the database;
-// each run is a job (queue `backup-run`, the job's id the run's) that a worker runs, and a job of the queue
-// `backup-look`, once a minute, claims each schedule's latest due slot exactly once (the slot rule of
-// app/modules/jobs/cron-slots.ts, with UNIQUE (schedule_id, slot)).
+// Scheduled backups, kept like every schedule of a job (app/modules/jobs/schedules.server.ts): schedules in
+// the database; each run is a job (queue `backup-run`, the job's id the run's) that a worker runs, and a job
+// of the queue `backup-look`, once a minute, claims each schedule's latest due slot exactly once.
 //
 // A run's try: the run is marked running; `portal backup` runs in a child process (the same command and
 // environment an operator would use, so the archive's tar and compression work stays off the worker's event
@@ -34,69 +37,7 @@ import { verifyArchive } from './verify.server.ts'
 // is tried once more; the last one fails the run and, in the same transaction, queues a mail to each super
 // admin. Schedules never put the secrets in their archives.
 
-type BackupScheduleView = {
-  id: string
-  name: string
-  cron: string
-  timeZone: string
-  destination: string
-  keepDaily: number
-  keepWeekly: number
-  compression: BackupSchedule['compression']
-  createdAt: string
-  createdBy: string | null
-  /** the next slot after now, in UTC */
-  nextRun: string | null
-}
-
-type BackupRunStatus = 'queued' | 'running' | 'succeeded' | 'failed'
-
-export type BackupRunView = {
-  id: string
-  scheduleId: string | null
-  scheduleName: string
-  trigger: 'schedule' | 'manual'
-  slot: string | null
-  startedAt: string
-  finishedAt: string | null
-  status: BackupRunStatus
-  /** the archive: a file on the worker's disk or s3://bucket/key */
-  location: string | null
-  bytes: number | null
-  durationMs: number | null
-  tables: number | null
-  rows: number | null
-  files: number | null
-  /** when the archive was read back whole and found sound */
-  verifiedAt: string | null
-  /** when retention removed the archive (the run is kept) */
-  removedAt: string | null
-  /** why a run failed; on a succeeded run, what retention could not remove */
-  error: string | null
-}
-
-type ScheduleRow = {
-  id: string
-  name: string
-  cron: string
-  time_zone: string
-  destination: string
-  keep_daily: number
-  keep_weekly: number
-  compression: BackupSchedule['compression']
-  created_at: Date
-  created_by: string | null
-}
-
-type RunRow = {
-  id: string
-  schedule_id: string | null
-  schedule_name: string
-  trigger: 'schedule' | 'manual'
-  slot: Date | null
-  started_at: Date
-  finished_at: Date | null
-  status: BackupRunStatus
+type RunRow = RunColumns & {
   location: string | null
   bytes: string | null
   duration_ms: number | null
@@ -108,204 +49,68 @@ type RunRow = {
   error: string | null
 }
 
+type ScheduleRow = ScheduleColumns & {
+  keep_daily: number
+  keep_weekly: number
+  compression: BackupSchedule['compression']
+}
+
 const RUN_COLUMNS = `id, schedule_id, schedule_name, trigger, slot, started_at, finished_at, status, location, bytes,
   duration_ms, tables, rows, files, verified_at, removed_at, error`
 
-async function select<T extends object>(text: string, bind: unknown[] = [], transaction?: Transaction) {
-  const sql = await sequelize()
-  return sql.query<T>(text, { bind, type: QueryTypes.SELECT, transaction })
-}
-
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 const count = (n: string | number | null) => (n === null ? null : Number(n))
 
-function toSchedule(row: ScheduleRow, now = new Date()): BackupScheduleView {
-  return {
-    id: row.id,
-    name: row.name,
-    cron: row.cron,
-    timeZone: row.time_zone,
+/**
+ * The schedules of backups: the Backups page's form and actions work on them, and show the folder and S3
+ * prefixes it may write archives to ($DATA_DIR/backups/, those listed in BACKUP_S3_TARGETS).
+ */
+export const backupSchedules = scheduledJob({
+  job: 'backup',
+  runColumns: RUN_COLUMNS,
+  scheduleFields: (row: ScheduleRow) => ({
     destination: row.destination,
     keepDaily: row.keep_daily,
     keepWeekly: row.keep_weekly,
     compression: row.compression,
-    createdAt: new Date(row.created_at).toISOString(),
-    createdBy: row.created_by,
-    nextRun: iso(cronOf(row).nextRun(now)),
-  }
-}
-
-function toRun(row: RunRow): BackupRunView {
-  return {
-    id: row.id,
-    scheduleId: row.schedule_id,
-    scheduleName: row.schedule_name,
-    trigger: row.trigger,
-    slot: iso(row.slot),
-    startedAt: new Date(row.started_at).toISOString(),
-    finishedAt: iso(row.finished_at),
-    status: row.status,
+  }),
+  runFields: (row: RunRow) => ({
+    /** the archive: a file on the worker's disk or s3://bucket/key */
     location: row.location,
     bytes: count(row.bytes),
     durationMs: row.duration_ms,
     tables: row.tables,
     rows: count(row.rows),
     files: row.files,
+    /** when the archive was read back whole and found sound */
     verifiedAt: iso(row.verified_at),
+    /** when retention removed the archive (the run is kept) */
     removedAt: iso(row.removed_at),
+    /** why a run failed; on a succeeded run, what retention could not remove */
     error: row.error,
-  }
-}
+  }),
+  words: { schedule: 'backup schedule', run: 'backup run' },
+  schema: BackupScheduleSchema,
+  columns: (schedule) => ({
+    name: schedule.name,
+    cron: schedule.cron,
+    time_zone: schedule.timeZone,
+    destination: schedule.destination,
+    keep_daily: schedule.keepDaily,
+    keep_weekly: schedule.keepWeekly,
+    compression: schedule.compression,
+  }),
+})
 
-const requireManager = (actor: Actor) => requirePermission(actor, 'manage:backups')
-const requireReader = (actor: Actor) => requirePermission(actor, 'read:backups')
-
-/** The folder the Backups page may write archives into: `$DATA_DIR/backups/`. */
-export const backupsFolder = () => `${path.resolve(getEnv().DATA_DIR, 'backups')}/`
-
-/** The S3 prefixes the Backups page may write to: those listed in BACKUP_S3_TARGETS, outside the uploads bucket. */
-export const s3BackupTargets = (): string[] => allowedS3Targets(getEnv().BACKUP_S3_TARGETS)
-
-/**
- * Why the Backups page may not write archives to this destination, or undefined: a folder inside
- * $DATA_DIR/backups/, or an S3 prefix under one the operator listed in BACKUP_S3_TARGETS, never the uploads
- * bucket. The CLI (an operator with shell access, acting as the system) may name any absolute folder or prefix.
- */
-function destinationRefused(actor: Actor, destination: string): string | undefined {
-  if (actor.id === SYSTEM.id) return undefined
-  return refusedFromAdminArea(destination, { what: 'backups', root: backupsFolder(), targets: s3BackupTargets() })
-}
-
-export async function addBackupSchedule(actor: Actor, input: unknown): Promise<BackupScheduleView> {
-  requireManager(actor)
-  const schedule = BackupScheduleSchema.parse(input)
-  const refused = destinationRefused(actor, schedule.destination)
-  if (refused) throw invalid(refused, { destination: refused })
-  // a folder must be there and writable now, not found missing at the first run in the night; the Backups
-  // page's own folder (inside $DATA_DIR/backups) is made for it
-  if (!schedule.destination.startsWith('s3://')) {
-    if (actor.id !== SYSTEM.id) await mkdir(schedule.destination, { recursive: true })
-    await requireWritableFolder(schedule.destination).catch((error: unknown) => {
-      if (!isServiceError(error)) throw error
-      throw invalid(error.message, { destination: error.message })
-    })
-  }
-  try {
-    const [row] = await select<ScheduleRow>(
-      `INSERT INTO backup_schedules (name, cron, time_zone, destination, keep_daily, keep_weekly, compression, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       RETURNING *`,
-      [
-        schedule.name,
-        schedule.cron,
-        schedule.timeZone,
-        schedule.destination,
-        schedule.keepDaily,
-        schedule.keepWeekly,
-        schedule.compression,
-        actor.id,
-      ],
-    )
-    return toSchedule(row)
-  } catch (error) {
-    if (error instanceof UniqueConstraintError) {
-      const message = `A backup schedule named ${schedule.name} already exists.`
-      throw conflict(message, { name: message })
-    }
-    throw error
-  }
-}
-
-export async function listBackupSchedules(actor: Actor, now = new Date()): Promise<BackupScheduleView[]> {
-  requireReader(actor)
-  const rows = await select<ScheduleRow>('SELECT * FROM backup_schedules ORDER BY name')
-  return rows.map((row) => toSchedule(row, now))
-}
-
+export const addBackupSchedule = backupSchedules.add
+export const listBackupSchedules = backupSchedules.list
 /** Remove a schedule; its runs stay in the history under its name, and its archives where they are. */
-export async function removeBackupSchedule(actor: Actor, name: string): Promise<{ name: string }> {
-  requireManager(actor)
-  const [row] = await select<{ name: string }>('DELETE FROM backup_schedules WHERE name = $1 RETURNING name', [
-    String(name ?? '').trim(),
-  ])
-  if (!row) throw notFound(`There is no backup schedule named ${name}.`)
-  return row
-}
+export const removeBackupSchedule = backupSchedules.remove
+export const listBackupRuns = backupSchedules.listRuns
+export const findBackupRun = backupSchedules.findRun
+export const runBackupSchedule = backupSchedules.runNow
+export const claimDueBackups = backupSchedules.claimDue
 
-/** The latest runs, newest first. */
-export async function listBackupRuns(actor: Actor, input: unknown = {}): Promise<BackupRunView[]> {
-  requireReader(actor)
-  const { limit } = BackupHistorySchema.parse(input)
-  const rows = await select<RunRow>(`SELECT ${RUN_COLUMNS} FROM backup_runs ORDER BY started_at DESC, id LIMIT $1`, [
-    limit,
-  ])
-  return rows.map(toRun)
-}
-
-/** A run as it is now (the CLI follows a run it queued). */
-export async function findBackupRun(actor: Actor, id: string): Promise<BackupRunView> {
-  requireReader(actor)
-  if (!isUuid(id)) throw notFound('There is no such backup run.')
-  const [row] = await select<RunRow>(`SELECT ${RUN_COLUMNS} FROM backup_runs WHERE id = $1`, [id])
-  if (!row) throw notFound('There is no such backup run.')
-  return toRun(row)
-}
-
-/** Run a schedule now, outside its slots: a manual run, queued for a worker like the scheduled ones. */
-export async function runBackupSchedule(actor: Actor, name: string): Promise<BackupRunView> {
-  requireManager(actor)
-  const [schedule] = await select<ScheduleRow>('SELECT * FROM backup_schedules WHERE name = $1', [
-    String(name ?? '').trim(),
-  ])
-  if (!schedule) throw notFound(`There is no backup schedule named ${name}.`)
-  return inTransaction(async (transaction) => {
-    const [run] = await select<RunRow>(
-      `INSERT INTO backup_runs (schedule_id, schedule_name, trigger) VALUES ($1, $2, 'manual') RETURNING ${RUN_COLUMNS}`,
-      [schedule.id, schedule.name],
-      transaction,
-    )
-    await enqueueJob('backup-run', run.id, transaction)
-    return toRun(run)
-  })
-}
-
-/**
- * Queue a run of every schedule whose latest slot at or before `now` has not been claimed yet, once, and
- * return those runs. Safe to call from several processes at once: each slot is claimed by one.
- */
-export async function claimDueBackups(now = new Date()): Promise<BackupRunView[]> {
-  const schedules = await select<ScheduleRow>('SELECT * FROM backup_schedules ORDER BY name')
-  const runs: BackupRunView[] = []
-  for (const schedule of schedules) {
-    const slot = latestSlot(schedule, now)
-    if (!slot) continue
-    const claimed = await claimBackupSlot(schedule.id, slot)
-    if (claimed) runs.push(await findBackupRun(SYSTEM, claimed))
-  }
-  return runs
-}
-
-/**
- * Write the run that stands for a schedule's slot, with its job, unless that slot (or a later one) has one
- * already: the new run's id for the one caller that wins, undefined for every other (the second insert waits
- * on the first's row under UNIQUE (schedule_id, slot), then does nothing).
- */
-async function claimBackupSlot(scheduleId: string, slot: Date): Promise<string | undefined> {
-  return inTransaction(async (transaction) => {
-    const [claimed] = await select<{ id: string }>(
-      `INSERT INTO backup_runs (schedule_id, schedule_name, trigger, slot)
-       SELECT s.id, s.name, 'schedule', $2::timestamptz FROM backup_schedules s
-        WHERE s.id = $1
-          AND NOT EXISTS (SELECT 1 FROM backup_runs r WHERE r.schedule_id = s.id AND r.slot >= $2::timestamptz)
-       ON CONFLICT (schedule_id, slot) DO NOTHING
-       RETURNING id`,
-      [scheduleId, slot],
-      transaction,
-    )
-    if (claimed) await enqueueJob('backup-run', claimed.id, transaction)
-    return claimed?.id
-  })
-}
+export type BackupRunView = Awaited<ReturnType<typeof findBackupRun>>
 
 /** cli/bin.js, found from where this module is: the source tree, or the server build beside it. */
 function portalCommand(): string {
@@ -425,7 +230,7 @@ async function applyRetention(schedule: ScheduleRow, runId: string): Promise<str
 async function failRun(
   id: string,
   error: string,
-  { open = ['running'], mail = true }: { open?: BackupRunStatus[]; mail?: boolean } = {},
+  { open = ['running'], mail = true }: { open?: RunStatus[]; mail?: boolean } = {},
 ) {
   await inTransaction(async (transaction) => {
     const [failed] = await select<{ id: string }>(
@@ -444,20 +249,18 @@ async function failRun(
  * (cancelled) is left alone.
  */
 export async function runBackup(job: RunningJob): Promise<void> {
-  const [run] = await select<RunRow>(
-    `UPDATE backup_runs
-        SET status = 'running', started_at = now(), error = NULL, location = NULL, bytes = NULL, duration_ms = NULL,
-            tables = NULL, rows = NULL, files = NULL, verified_at = NULL
-      WHERE id = $1 AND status IN ('queued', 'running') RETURNING ${RUN_COLUMNS}`,
-    [job.id],
+  const started = await backupSchedules.startRun(
+    job.id,
+    `started_at = now(), error = NULL, location = NULL, bytes = NULL, duration_ms = NULL, tables = NULL,
+     rows = NULL, files = NULL, verified_at = NULL`,
   )
-  if (!run) return
-  const [schedule] = await select<ScheduleRow>('SELECT * FROM backup_schedules WHERE id = $1', [run.schedule_id])
+  if (!started) return
+  const { schedule } = started
   if (!schedule) {
     await failRun(job.id, 'The schedule was removed before this run started.', { mail: false })
     return
   }
-  const started = performance.now()
+  const began = performance.now()
   try {
     if (!schedule.destination.startsWith('s3://')) await requireWritableFolder(schedule.destination)
     const archive = await backupInChild(schedule, job.id, job.signal)
@@ -478,18 +281,14 @@ export async function runBackup(job: RunningJob): Promise<void> {
   } catch (error) {
     const reason = job.signal.aborted ? 'Stopped before it finished (the job was stopped).' : oneLine(error)
     if (job.lastTry) await failRun(job.id, reason)
-    else
-      await select(
-        `UPDATE backup_runs SET status = 'queued', error = $2 WHERE id = $1 AND status = 'running' RETURNING id`,
-        [job.id, `${reason} (it is tried again shortly)`],
-      )
+    else await backupSchedules.requeue(job.id, 'error = $2', [`${reason} (it is tried again shortly)`])
     throw new Error(reason)
   }
   const note = await applyRetention(schedule, job.id)
   await select(
     `UPDATE backup_runs SET status = 'succeeded', finished_at = now(), duration_ms = $2, error = $3
       WHERE id = $1 AND status = 'running' RETURNING id`,
-    [job.id, Math.round(performance.now() - started), note ?? null],
+    [job.id, Math.round(performance.now() - began), note ?? null],
   )
 }
 
@@ -497,7 +296,7 @@ export async function runBackup(job: RunningJob): Promise<void> {
 const oneLine = (error: unknown) => errorLine(error) || 'The backup failed.'
 
 /** The jobs of the queue `backup-run`. */
-export const backupRunJobs: JobHandler = {
+export const backupRunJobs = backupSchedules.runJobs({
   run: runBackup,
   async gaveUp(id, reason) {
     await failRun(id, reason, { open: ['queued', 'running'] })
@@ -505,20 +304,10 @@ export const backupRunJobs: JobHandler = {
   async cancelled(id) {
     await failRun(id, 'Cancelled by an operator.', { open: ['queued', 'running'], mail: false })
   },
-  async reopened(id) {
-    await select(
-      `UPDATE backup_runs SET status = 'queued', finished_at = NULL WHERE id = $1 AND status = 'failed' RETURNING id`,
-      [id],
-    )
-  },
-}
+})
 
 /** The jobs of the queue `backup-look`: one a minute, claiming what is due. */
-export const backupLookJobs: JobHandler = {
-  async run() {
-    await claimDueBackups(new Date())
-  },
-}
+export const backupLookJobs = backupSchedules.lookJobs
 
 type BackupAlert = {
   scheduleName: string
@@ -563,10 +352,10 @@ type ArchiveFile = { body: Readable; size: number; fileName: string; contentType
  * location recorded for that run is opened; an archive in S3, or one retention removed, is not served.
  */
 export async function openBackupArchive(actor: Actor, runId: string): Promise<ArchiveFile> {
-  requireReader(actor)
+  backupSchedules.requireReader(actor)
   const gone = notFound('There is no archive of this run on the server.')
   if (!isUuid(runId)) throw gone
-  const [run] = await select<{ location: string | null; status: BackupRunStatus; removed_at: Date | null }>(
+  const [run] = await select<{ location: string | null; status: RunStatus; removed_at: Date | null }>(
     'SELECT location, status, removed_at FROM backup_runs WHERE id = $1',
     [runId],
   )

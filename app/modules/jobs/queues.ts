@@ -72,57 +72,59 @@ const housekeeping = (title: string, schedule: string, expireInSeconds: number):
   schedule,
 })
 
+type Retries = Pick<QueueSpec, 'retryLimit' | 'retryDelay' | 'retryBackoff' | 'retryDelayMax'>
+
+/**
+ * A queue whose jobs work on the records of `table` that wait on work (`waiting`, by their status): its
+ * worker says it is alive every 15 seconds, ended jobs are kept a month.
+ */
+const ofRecords = (
+  title: string,
+  table: string,
+  retries: Retries,
+  expireInSeconds: number,
+  { waiting = ['queued', 'running'], concurrency = 1 }: { waiting?: string[]; concurrency?: number } = {},
+): QueueSpec => ({
+  title,
+  ...retries,
+  heartbeatSeconds: 30,
+  expireInSeconds,
+  keepSeconds: 30 * DAY,
+  concurrency,
+  waitingRecords: `SELECT id FROM ${table} WHERE status IN (${waiting.map((status) => `'${status}'`).join(', ')})`,
+})
+
 export const QUEUES: Record<QueueName, QueueSpec> = {
-  mail: {
-    title: 'Queued mail',
-    // 8 tries in all: 1, 2, 4 … minutes apart, at most an hour
-    retryLimit: 7,
-    retryDelay: 60,
-    retryBackoff: true,
-    retryDelayMax: 60 * 60,
-    heartbeatSeconds: 30,
-    expireInSeconds: 15 * 60,
-    keepSeconds: 30 * DAY,
-    concurrency: 2,
-    waitingRecords: `SELECT id FROM mail_queue WHERE status IN ('pending', 'sending')`,
-  },
-  'user-import': {
-    title: 'User imports',
-    // running a file again is safe (accounts are matched by email, assignments are not doubled)
-    retryLimit: 2,
-    retryDelay: 30,
-    retryBackoff: true,
-    heartbeatSeconds: 30,
-    expireInSeconds: 4 * 60 * 60,
-    keepSeconds: 30 * DAY,
-    concurrency: 1,
-    waitingRecords: `SELECT id FROM import_jobs WHERE status IN ('queued', 'running')`,
-  },
-  'export-run': {
-    title: 'Scheduled exports',
-    retryLimit: 2,
-    retryDelay: 60,
-    retryBackoff: true,
-    heartbeatSeconds: 30,
-    expireInSeconds: 6 * 60 * 60,
-    keepSeconds: 30 * DAY,
-    concurrency: 1,
-    waitingRecords: `SELECT id FROM export_runs WHERE status IN ('queued', 'running')`,
-  },
+  // 8 tries in all: 1, 2, 4 … minutes apart, at most an hour
+  mail: ofRecords(
+    'Queued mail',
+    'mail_queue',
+    { retryLimit: 7, retryDelay: 60, retryBackoff: true, retryDelayMax: 60 * 60 },
+    15 * 60,
+    { waiting: ['pending', 'sending'], concurrency: 2 },
+  ),
+  // running a file again is safe (accounts are matched by email, assignments are not doubled)
+  'user-import': ofRecords(
+    'User imports',
+    'import_jobs',
+    { retryLimit: 2, retryDelay: 30, retryBackoff: true },
+    4 * 60 * 60,
+  ),
+  'export-run': ofRecords(
+    'Scheduled exports',
+    'export_runs',
+    { retryLimit: 2, retryDelay: 60, retryBackoff: true },
+    6 * 60 * 60,
+  ),
   'export-look': housekeeping('Looking for due exports', '* * * * *', 5 * 60),
-  'backup-run': {
-    title: 'Scheduled backups',
-    // a second try a few minutes later; then the run fails, the super admins are mailed, and the next slot
-    // is the next chance
-    retryLimit: 1,
-    retryDelay: 5 * 60,
-    retryBackoff: false,
-    heartbeatSeconds: 30,
-    expireInSeconds: 12 * 60 * 60,
-    keepSeconds: 30 * DAY,
-    concurrency: 1,
-    waitingRecords: `SELECT id FROM backup_runs WHERE status IN ('queued', 'running')`,
-  },
+  // a second try a few minutes later; then the run fails, the super admins are mailed, and the next slot is
+  // the next chance
+  'backup-run': ofRecords(
+    'Scheduled backups',
+    'backup_runs',
+    { retryLimit: 1, retryDelay: 5 * 60, retryBackoff: false },
+    12 * 60 * 60,
+  ),
   'backup-look': housekeeping('Looking for due backups', '* * * * *', 5 * 60),
   'sign-in-sweep': housekeeping('Forgetting old sign-in events', '7 * * * *', 15 * 60),
   'upload-sweep': housekeeping('Removing unattached uploads', '17 * * * *', 60 * 60),

@@ -44,6 +44,17 @@ async function query<T extends object>(text: string, bind: unknown[], transactio
   return (await sequelize()).query<T>(text, { bind, type: QueryTypes.SELECT, transaction })
 }
 
+/** Write the mail rows `insert` returns, each with the job that sends it, in `transaction`; how many. */
+async function queueMails(insert: string, bind: unknown[], transaction: Transaction): Promise<number> {
+  const rows = await query<{ id: string }>(insert, bind, transaction)
+  await enqueueJobs(
+    'mail',
+    rows.map((r) => r.id),
+    transaction,
+  )
+  return rows.length
+}
+
 /**
  * Queue the invitation of these users (accounts without a password), in the caller's transaction when
  * one is given: the rows and their jobs are there exactly when the accounts are. A user whose invitation
@@ -52,8 +63,8 @@ async function query<T extends object>(text: string, bind: unknown[], transactio
 export async function enqueueInvitations(userIds: string[], transaction?: Transaction): Promise<number> {
   if (!userIds.length) return 0
   if (!userIds.every(isUuid)) throw invalid('A user id is not valid.')
-  const queue = async (transaction: Transaction) => {
-    const rows = await query<{ id: string }>(
+  const queue = (transaction: Transaction) =>
+    queueMails(
       `INSERT INTO mail_queue (kind, user_id)
        SELECT 'invitation', id FROM unnest($1::uuid[]) AS id
        ON CONFLICT (kind, user_id) WHERE status IN ('pending', 'sending') AND subject_id IS NULL DO NOTHING
@@ -61,13 +72,6 @@ export async function enqueueInvitations(userIds: string[], transaction?: Transa
       [userIds],
       transaction,
     )
-    await enqueueJobs(
-      'mail',
-      rows.map((r) => r.id),
-      transaction,
-    )
-    return rows.length
-  }
   return transaction ? queue(transaction) : inTransaction(queue)
 }
 
@@ -81,7 +85,7 @@ const BACKUP_READERS = Object.values(ROLE).filter((roleId) => can({ id: 'someone
  */
 export async function enqueueBackupFailedMails(runId: string, transaction: Transaction): Promise<number> {
   if (!isUuid(runId)) throw invalid('A run id is not valid.')
-  const rows = await query<{ id: string }>(
+  return queueMails(
     `INSERT INTO mail_queue (kind, user_id, subject_id)
      SELECT 'backup-failed', id, $1 FROM users WHERE role_id = ANY($2::smallint[]) AND email <> ''
      ON CONFLICT (kind, user_id, subject_id) WHERE subject_id IS NOT NULL DO NOTHING
@@ -89,12 +93,6 @@ export async function enqueueBackupFailedMails(runId: string, transaction: Trans
     [runId, BACKUP_READERS],
     transaction,
   )
-  await enqueueJobs(
-    'mail',
-    rows.map((r) => r.id),
-    transaction,
-  )
-  return rows.length
 }
 
 /** Queue one user's invitation; false when one is already waiting. */

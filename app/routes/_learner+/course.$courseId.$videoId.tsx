@@ -6,7 +6,7 @@ import { FileList, VideoList } from '#app/components/course/video-list.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts'
 import { VideoPlayer } from '#app/components/player/video-player.tsx'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { CourseBreadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { Tabs } from '#app/components/ui/tabs.tsx'
 import { can } from '#app/modules/auth/permissions.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -59,12 +59,7 @@ export default function VideoPage() {
   return (
     <div className="grid gap-8 lg:grid-cols-[1fr_24rem]">
       <div className="space-y-4">
-        <Breadcrumb
-          items={[
-            { label: 'My Courses', to: '/courses' },
-            { label: course.title, to: `/course/${course._id}` },
-          ]}
-        />
+        <CourseBreadcrumb course={course} />
         {learner ? (
           <VideoPlayer
             video={{

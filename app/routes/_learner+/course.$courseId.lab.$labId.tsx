@@ -4,7 +4,7 @@ import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/re
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Markdown } from '#app/components/labs/markdown.tsx'
 import { SqlEditor } from '#app/components/labs/sql-editor.tsx'
-import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
+import { CourseBreadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
 import { attemptExercise } from '#app/modules/labs/service.server.ts'
@@ -63,13 +63,7 @@ export default function LabPage() {
   return (
     <div className="grid gap-8 lg:grid-cols-[minmax(0,1fr)_20rem]">
       <div className="min-w-0 space-y-6">
-        <Breadcrumb
-          items={[
-            { label: 'My Courses', to: '/courses' },
-            { label: course.title, to: `/course/${course._id}` },
-            { label: lab.title },
-          ]}
-        />
+        <CourseBreadcrumb course={course} page={lab.title} />
         <div>
           <p className="text-sm text-slate-600">
             SQL lab · about {lab.minutes} min · {passed} of {lab.exercises.length} exercises passed

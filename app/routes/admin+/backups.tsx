@@ -1,31 +1,19 @@
-import { getFormProps } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { AddScheduleForm, RemoveScheduleDialog, RunStatus, ScheduleRow } from '#app/components/admin/schedules.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FormField, FormSelectField } from '#app/components/forms/fields.tsx'
-import { FormSubmit } from '#app/components/forms/form-submit.tsx'
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
-import { Overlay } from '#app/components/ui/overlay.tsx'
 import { TABLE_CELL, TableSection } from '#app/components/ui/table-section.tsx'
 import { UtcTime } from '#app/components/ui/utc-time.tsx'
 import { BACKUP_COMPRESSIONS, BackupScheduleSchema } from '#app/modules/backups/schedules-schema.ts'
-import {
-  addBackupSchedule,
-  backupsFolder,
-  listBackupRuns,
-  listBackupSchedules,
-  removeBackupSchedule,
-  runBackupSchedule,
-  s3BackupTargets,
-  type BackupRunView,
-} from '#app/modules/backups/schedules.server.ts'
+import { backupSchedules, type BackupRunView } from '#app/modules/backups/schedules.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatDuration, formatSize } from '#app/utils/format.ts'
-import { invalidForm, pageAction, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { pageAction, readForm, type FormReply } from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { scheduleFormAction } from '#app/utils/schedule-forms.server.ts'
 import { requirePagePermission } from '#app/utils/session.server.ts'
-import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
 // Scheduled backups, for the super admin only (an archive holds every password hash): the schedules, with
 // Add (a plain form: it works without JavaScript, its refusals beside its fields), Run now and Remove; and
@@ -42,9 +30,12 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requirePagePermission(request, 'read:backups', BACK)
-  const [schedules, runs] = await Promise.all([listBackupSchedules(user), listBackupRuns(user, { limit: RECENT_RUNS })])
+  const [schedules, runs] = await Promise.all([
+    backupSchedules.list(user),
+    backupSchedules.listRuns(user, { limit: RECENT_RUNS }),
+  ])
   return json(
-    { schedules, runs, folder: backupsFolder(), s3Targets: s3BackupTargets() },
+    { schedules, runs, folder: backupSchedules.folder(), s3Targets: backupSchedules.s3Targets() },
     { headers: { 'Cache-Control': 'private, no-store' } },
   )
 }
@@ -54,36 +45,10 @@ export const action = (args: ActionFunctionArgs) => pageAction(args, runAction, 
 
 async function runAction({ request }: ActionFunctionArgs) {
   const user = await requirePagePermission(request, 'manage:backups', BACK)
-  const formData = await readForm(request)
-  const intent = formData.get('intent')
-  const name = String(formData.get('name') ?? '')
-  if (intent === 'remove') {
-    const removed = await removeBackupSchedule(user, name)
-    return redirectWithSuccess(PAGE, `Schedule ${removed.name} removed; its runs and archives stay.`)
-  }
-  if (intent === 'run') {
-    const run = await runBackupSchedule(user, name)
-    return redirectWithSuccess(PAGE, `${run.scheduleName} is queued to run now; its run is listed below.`)
-  }
-  const submission = parseWithZod(formData, { schema: BackupScheduleSchema })
-  if (submission.status !== 'success') return invalidForm(submission)
-  const added = await submitToService(submission, () => addBackupSchedule(user, submission.value))
-  if (!added.ok) return added.response
-  return redirectWithSuccess(PAGE, `Schedule ${added.value.name} added.`)
-}
-
-const STATUS_STYLE: Record<BackupRunView['status'], string> = {
-  succeeded: 'bg-green-100 text-green-800',
-  failed: 'bg-red-100 text-red-800',
-  running: 'bg-amber-100 text-amber-900',
-  queued: 'bg-slate-100 text-slate-800',
-}
-
-const STATUS_LABEL: Record<BackupRunView['status'], string> = {
-  succeeded: 'Succeeded',
-  failed: 'Failed',
-  running: 'Running',
-  queued: 'Queued',
+  return scheduleFormAction(await readForm(request), user, backupSchedules, {
+    page: PAGE,
+    kept: 'its runs and archives stay',
+  })
 }
 
 /** Where a run's archive is, or why it has none. */
@@ -124,9 +89,7 @@ function RunArchive({ run }: { run: BackupRunView }) {
 export default function Backups() {
   const { schedules, runs, folder, s3Targets } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
-  const [params] = useSearchParams()
   const busy = useNavigation().state !== 'idle'
-  const removing = schedules.find((s) => s.name === params.get('remove'))
   const [form, fields] = useZodForm(BackupScheduleSchema, {
     id: 'new-backup-schedule',
     lastResult: actionData?.result,
@@ -151,16 +114,7 @@ export default function Backups() {
         empty={schedules.length === 0 ? 'No backup schedules yet. Add one below.' : undefined}
       >
         {schedules.map((s) => (
-          <tr key={s.id}>
-            <th scope="row" className={`${TABLE_CELL} font-medium`}>
-              {s.name}
-            </th>
-            <td className={TABLE_CELL}>
-              <code className="whitespace-nowrap">{s.cron}</code> ({s.timeZone})
-              <span className="mt-1 block text-xs text-slate-500">
-                Next: <UtcTime iso={s.nextRun} />
-              </span>
-            </td>
+          <ScheduleRow key={s.id} schedule={s} actions busy={busy}>
             <td className={`${TABLE_CELL} min-w-56 break-all`}>
               <code>{s.destination}</code>
               <span className="block text-xs text-slate-500">{s.compression}</span>
@@ -168,72 +122,29 @@ export default function Backups() {
             <td className={`${TABLE_CELL} whitespace-nowrap`}>
               {s.keepDaily} daily, {s.keepWeekly} weekly
             </td>
-            <td className={TABLE_CELL}>
-              <div className="flex flex-wrap items-center gap-3">
-                <Form method="post">
-                  <input type="hidden" name="intent" value="run" />
-                  <input type="hidden" name="name" value={s.name} />
-                  <button
-                    type="submit"
-                    className="btn-secondary whitespace-nowrap"
-                    disabled={busy}
-                    aria-label={`Run now: ${s.name}`}
-                  >
-                    Run now
-                  </button>
-                </Form>
-                <Link
-                  to={`?remove=${encodeURIComponent(s.name)}`}
-                  preventScrollReset
-                  className="text-sm font-medium text-red-700 hover:underline"
-                  aria-label={`Remove ${s.name}`}
-                >
-                  Remove
-                </Link>
-              </div>
-            </td>
-          </tr>
+          </ScheduleRow>
         ))}
       </TableSection>
 
-      <section aria-labelledby="add-heading" className="mt-8 max-w-3xl">
-        <h2 id="add-heading" className="text-lg font-semibold">
-          Add a schedule
-        </h2>
-        <Form method="post" className="card mt-3 grid gap-x-4 gap-y-1 p-6 sm:grid-cols-2" {...getFormProps(form)}>
-          <input type="hidden" name="intent" value="add" />
-          <FormField meta={fields.name} label="Name" placeholder="nightly" />
-          <FormField meta={fields.cron} label="Cron (minute hour day month weekday)" placeholder="0 2 * * *" />
-          <FormField meta={fields.timeZone} label="Time zone" />
-          <FormSelectField
-            meta={fields.compression}
-            label="Compression"
-            options={BACKUP_COMPRESSIONS.map((c) => ({ value: c, label: c === 'zstd' ? 'zstd (smaller)' : 'gzip' }))}
-          />
-          <FormField meta={fields.keepDaily} label="Daily archives kept" type="number" min={0} inputMode="numeric" />
-          <FormField meta={fields.keepWeekly} label="Weekly archives kept" type="number" min={0} inputMode="numeric" />
-          <div className="sm:col-span-2">
-            <FormField
-              meta={fields.destination}
-              label={
-                s3Targets.length
-                  ? `Destination (a folder in ${folder}, or an S3 prefix under ${s3Targets.join(' or ')})`
-                  : `Destination (a folder in ${folder})`
-              }
-              placeholder={s3Targets[0] ?? `${folder}nightly/`}
-            />
-          </div>
-          <p className="-mt-1 break-words text-xs text-slate-500 sm:col-span-2">
-            {s3Targets.length
-              ? 'Only the S3 prefixes the operator allowed are offered here; other buckets and server folders are set with the portal CLI.'
-              : 'S3 destinations and other server folders are set with the portal CLI.'}{' '}
-            Keep archives away from this machine too: a copy of a folder elsewhere, or an S3 bucket.
-          </p>
-          <div className="sm:col-span-2">
-            <FormSubmit form={form} label="Add schedule" busy={busy} />
-          </div>
-        </Form>
-      </section>
+      <AddScheduleForm
+        form={form}
+        fields={fields}
+        busy={busy}
+        destination={{
+          folder,
+          s3Targets,
+          wide: true,
+          advice: 'Keep archives away from this machine too: a copy of a folder elsewhere, or an S3 bucket.',
+        }}
+      >
+        <FormSelectField
+          meta={fields.compression}
+          label="Compression"
+          options={BACKUP_COMPRESSIONS.map((c) => ({ value: c, label: c === 'zstd' ? 'zstd (smaller)' : 'gzip' }))}
+        />
+        <FormField meta={fields.keepDaily} label="Daily archives kept" type="number" min={0} inputMode="numeric" />
+        <FormField meta={fields.keepWeekly} label="Weekly archives kept" type="number" min={0} inputMode="numeric" />
+      </AddScheduleForm>
 
       <TableSection
         id="runs-heading"
@@ -259,9 +170,7 @@ export default function Backups() {
             </td>
             <td className={`${TABLE_CELL} whitespace-nowrap`}>{formatSize(run.bytes)}</td>
             <td className={TABLE_CELL}>
-              <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[run.status]}`}>
-                {STATUS_LABEL[run.status]}
-              </span>
+              <RunStatus status={run.status} />
             </td>
             <td className={`${TABLE_CELL} whitespace-nowrap`}>
               <UtcTime iso={run.verifiedAt} />
@@ -276,25 +185,13 @@ export default function Backups() {
         ))}
       </TableSection>
 
-      {removing ? (
-        <Overlay
-          title="Remove schedule"
-          role="alertdialog"
-          closeTo={PAGE}
-          description={`Remove the backup schedule ${removing.name}? It will not run again; its archives and past runs stay.`}
-        >
-          <Form method="post" action={PAGE} className="flex justify-end gap-3">
-            <input type="hidden" name="intent" value="remove" />
-            <input type="hidden" name="name" value={removing.name} />
-            <a href={PAGE} className="btn-secondary">
-              Cancel
-            </a>
-            <button type="submit" className="btn bg-red-600 text-white hover:bg-red-700" disabled={busy}>
-              Remove
-            </button>
-          </Form>
-        </Overlay>
-      ) : null}
+      <RemoveScheduleDialog
+        page={PAGE}
+        schedules={schedules}
+        describe={(name) =>
+          `Remove the backup schedule ${name}? It will not run again; its archives and past runs stay.`
+        }
+      />
     </>
   )
 }

@@ -1,8 +1,6 @@
-import { Readable } from 'node:stream'
 import type { LoaderFunctionArgs } from '@remix-run/node'
-import contentDisposition from 'content-disposition'
 import { openBackupArchive } from '#app/modules/backups/schedules.server.ts'
-import { apiRoute, requireApiUser } from '#app/utils/api.server.ts'
+import { apiRoute, privateDownload, requireApiUser } from '#app/utils/api.server.ts'
 
 // GET /admin/backups/{runId}/download: the archive a succeeded scheduled backup kept on the server's disk,
 // streamed. The caller comes with the session cookie or a Bearer token, as for the exports' downloads; only
@@ -10,14 +8,5 @@ import { apiRoute, requireApiUser } from '#app/utils/api.server.ts'
 // recorded for that run is read; nothing in the request names a path.
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
   const user = await requireApiUser(request)
-  const archive = await openBackupArchive(user, params.runId ?? '')
-  return new Response(Readable.toWeb(archive.body) as ReadableStream, {
-    headers: {
-      'Content-Type': archive.contentType,
-      'Content-Disposition': contentDisposition(archive.fileName),
-      'Content-Length': String(archive.size),
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'private, no-store',
-    },
-  })
+  return privateDownload(await openBackupArchive(user, params.runId ?? ''))
 })

@@ -102,16 +102,7 @@ export default function Dashboard() {
               <div className="mt-3">
                 <table className="w-full text-left">
                   <caption className="sr-only">Video views per day, last {DASHBOARD_DAYS} days</caption>
-                  <thead>
-                    <tr className="border-b border-slate-200 text-slate-500">
-                      <th scope="col" className="py-1 pr-4 font-medium">
-                        Day
-                      </th>
-                      <th scope="col" className="py-1 text-right font-medium">
-                        Views
-                      </th>
-                    </tr>
-                  </thead>
+                  <FiguresHead columns={{ Day: 'py-1 pr-4', Views: 'py-1 text-right' }} />
                   <tbody>
                     {figures.viewsPerDay.map((d) => (
                       <tr key={d.day} className="border-b border-slate-100">
@@ -211,22 +202,14 @@ export default function Dashboard() {
               <caption className="sr-only">
                 Lab pass rates: learners who have the course, tried the lab, completed it
               </caption>
-              <thead>
-                <tr className="border-b border-slate-200 text-slate-500">
-                  <th scope="col" className="py-2 pr-2 font-medium">
-                    Lab
-                  </th>
-                  <th scope="col" className="px-1.5 py-2 text-right font-medium">
-                    Learners
-                  </th>
-                  <th scope="col" className="px-1.5 py-2 text-right font-medium">
-                    Tried
-                  </th>
-                  <th scope="col" className="py-2 pl-1.5 text-right font-medium">
-                    Completed
-                  </th>
-                </tr>
-              </thead>
+              <FiguresHead
+                columns={{
+                  Lab: 'py-2 pr-2',
+                  Learners: 'px-1.5 py-2 text-right',
+                  Tried: 'px-1.5 py-2 text-right',
+                  Completed: 'py-2 pl-1.5 text-right',
+                }}
+              />
               <tbody>
                 {figures.labPassRates.map((lab) => (
                   <tr key={lab.labId} className="border-b border-slate-100 align-top last:border-0">
@@ -255,6 +238,21 @@ export default function Dashboard() {
         )}
       </Section>
     </>
+  )
+}
+
+/** The head row of a table of figures: each column's name, with its padding and alignment. */
+function FiguresHead({ columns }: { columns: Record<string, string> }) {
+  return (
+    <thead>
+      <tr className="border-b border-slate-200 text-slate-500">
+        {Object.entries(columns).map(([name, place]) => (
+          <th key={name} scope="col" className={`${place} font-medium`}>
+            {name}
+          </th>
+        ))}
+      </tr>
+    </thead>
   )
 }
 

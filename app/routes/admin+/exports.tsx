@@ -1,35 +1,23 @@
-import { getFormProps } from '@conform-to/react'
-import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { CourseFilter } from '#app/components/admin/course-filter.tsx'
+import { AddScheduleForm, RemoveScheduleDialog, RunStatus, ScheduleRow } from '#app/components/admin/schedules.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { FormField, FormSelectField } from '#app/components/forms/fields.tsx'
-import { FormSubmit } from '#app/components/forms/form-submit.tsx'
+import { FormSelectField } from '#app/components/forms/fields.tsx'
 import { initialValues, useZodForm } from '#app/components/forms/use-zod-form.ts'
-import { Overlay } from '#app/components/ui/overlay.tsx'
 import { TABLE_CELL, TableSection } from '#app/components/ui/table-section.tsx'
 import { UtcTime } from '#app/components/ui/utc-time.tsx'
 import { can, PERMISSIONS } from '#app/modules/auth/permissions.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/exports/schema.ts'
-import {
-  addSchedule,
-  listRuns,
-  exportsFolder,
-  listSchedules,
-  mayDownloadRunFiles,
-  removeSchedule,
-  runSchedule,
-  s3ExportTargets,
-  type ExportRunView,
-} from '#app/modules/exports/service.server.ts'
+import { exportSchedules, mayDownloadRunFiles } from '#app/modules/exports/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatSize } from '#app/utils/format.ts'
-import { pageAction, invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
+import { pageAction, readForm, type FormReply } from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
+import { scheduleFormAction } from '#app/utils/schedule-forms.server.ts'
 import { requireAdminSide } from '#app/utils/session.server.ts'
-import { redirectWithError, redirectWithSuccess } from '#app/utils/toast.server.ts'
+import { redirectWithError } from '#app/utils/toast.server.ts'
 
 export const meta: MetaFunction = () => [{ title: `Scheduled exports · ${PRODUCT_NAME}` }]
 
@@ -49,8 +37,8 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const [schedules, runs, { rows: courses }] = await Promise.all([
-    listSchedules(user),
-    listRuns(user, { limit: RECENT_RUNS }),
+    exportSchedules.list(user),
+    exportSchedules.listRuns(user, { limit: RECENT_RUNS }),
     listCourseTitles(user),
   ])
   return json({
@@ -59,8 +47,8 @@ async function loadPage({ request }: LoaderFunctionArgs) {
     courses,
     canManage: can(user, 'manage:exports'),
     canDownload: mayDownloadRunFiles(user),
-    folder: exportsFolder(),
-    s3Targets: s3ExportTargets(),
+    folder: exportSchedules.folder(),
+    s3Targets: exportSchedules.s3Targets(),
   })
 }
 
@@ -71,45 +59,17 @@ export const action = (args: ActionFunctionArgs) => pageAction(args, runAction, 
 async function runAction({ request }: ActionFunctionArgs) {
   const user = await requireAdminSide(request)
   if (!can(user, 'manage:exports')) return redirectWithError(PAGE, PERMISSIONS['manage:exports'].denied)
-  const formData = await readForm(request)
-  const intent = formData.get('intent')
-  const name = String(formData.get('name') ?? '')
-  if (intent === 'remove') {
-    const removed = await removeSchedule(user, name)
-    return redirectWithSuccess(PAGE, `Schedule ${removed.name} removed; its runs stay in the list.`)
-  }
-  if (intent === 'run') {
-    const run = await runSchedule(user, name)
-    return redirectWithSuccess(PAGE, `${run.scheduleName} is queued to run now; its run is listed below.`)
-  }
-  const submission = parseWithZod(formData, { schema: ScheduleSchema })
-  if (submission.status !== 'success') return invalidForm(submission)
-  const added = await submitToService(submission, () => addSchedule(user, submission.value))
-  if (!added.ok) return added.response
-  return redirectWithSuccess(PAGE, `Schedule ${added.value.name} added.`)
-}
-
-const STATUS_STYLE: Record<ExportRunView['status'], string> = {
-  succeeded: 'bg-green-100 text-green-800',
-  failed: 'bg-red-100 text-red-800',
-  running: 'bg-amber-100 text-amber-900',
-  queued: 'bg-slate-100 text-slate-800',
-}
-
-const STATUS_LABEL: Record<ExportRunView['status'], string> = {
-  succeeded: 'Succeeded',
-  failed: 'Failed',
-  running: 'Running',
-  queued: 'Queued',
+  return scheduleFormAction(await readForm(request), user, exportSchedules, {
+    page: PAGE,
+    kept: 'its runs stay in the list',
+  })
 }
 
 export default function ScheduledExports() {
   const { schedules, runs, courses, canManage, canDownload, folder, s3Targets } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
-  const [params] = useSearchParams()
   const navigation = useNavigation()
   const busy = navigation.state !== 'idle'
-  const removing = canManage ? schedules.find((s) => s.name === params.get('remove')) : undefined
   const titles = new Map(courses.map((c) => [c._id, c.title]))
   const [form, fields] = useZodForm(ScheduleSchema, {
     id: 'new-schedule',
@@ -140,16 +100,7 @@ export default function ScheduledExports() {
           </tr>
         ) : null}
         {schedules.map((s) => (
-          <tr key={s.id}>
-            <th scope="row" className={`${TABLE_CELL} font-medium`}>
-              {s.name}
-            </th>
-            <td className={TABLE_CELL}>
-              <code className="whitespace-nowrap">{s.cron}</code> ({s.timeZone})
-              <span className="mt-1 block text-xs text-slate-500">
-                Next: <UtcTime iso={s.nextRun} />
-              </span>
-            </td>
+          <ScheduleRow key={s.id} schedule={s} actions={canManage} busy={busy}>
             <td className={TABLE_CELL}>{RANGE_LABELS[s.range]}</td>
             <td className={TABLE_CELL}>
               {s.courses.length ? s.courses.map((id) => titles.get(id) ?? 'a removed course').join(', ') : 'All'}
@@ -158,84 +109,32 @@ export default function ScheduledExports() {
               <code>{s.destination}</code>
               <span className="block text-xs text-slate-500">{s.format.toUpperCase()}</span>
             </td>
-            {canManage ? (
-              <td className={TABLE_CELL}>
-                <div className="flex flex-wrap items-center gap-3">
-                  <Form method="post">
-                    <input type="hidden" name="intent" value="run" />
-                    <input type="hidden" name="name" value={s.name} />
-                    <button
-                      type="submit"
-                      className="btn-secondary whitespace-nowrap"
-                      disabled={busy}
-                      aria-label={`Run now: ${s.name}`}
-                    >
-                      Run now
-                    </button>
-                  </Form>
-                  <Link
-                    to={`?remove=${encodeURIComponent(s.name)}`}
-                    preventScrollReset
-                    className="text-sm font-medium text-red-700 hover:underline"
-                    aria-label={`Remove ${s.name}`}
-                  >
-                    Remove
-                  </Link>
-                </div>
-              </td>
-            ) : null}
-          </tr>
+          </ScheduleRow>
         ))}
       </TableSection>
 
       {canManage ? (
-        <section aria-labelledby="add-heading" className="mt-8 max-w-3xl">
-          <h2 id="add-heading" className="text-lg font-semibold">
-            Add a schedule
-          </h2>
-          <Form method="post" className="card mt-3 grid gap-x-4 gap-y-1 p-6 sm:grid-cols-2" {...getFormProps(form)}>
-            <input type="hidden" name="intent" value="add" />
-            <FormField meta={fields.name} label="Name" placeholder="nightly" />
-            <FormField meta={fields.cron} label="Cron (minute hour day month weekday)" placeholder="0 2 * * *" />
-            <FormField meta={fields.timeZone} label="Time zone" />
-            <FormSelectField
-              meta={fields.range}
-              label="Days"
-              options={EXPORT_RANGES.map((r) => ({ value: r, label: RANGE_LABELS[r] }))}
+        <AddScheduleForm form={form} fields={fields} busy={busy} destination={{ folder, s3Targets }}>
+          <FormSelectField
+            meta={fields.range}
+            label="Days"
+            options={EXPORT_RANGES.map((r) => ({ value: r, label: RANGE_LABELS[r] }))}
+          />
+          <div className="sm:col-span-2">
+            <CourseFilter
+              name={fields.courses.name}
+              label="Courses"
+              courses={courses}
+              defaultValue={initialValues(fields.courses.initialValue)}
+              errors={fields.courses.errors}
             />
-            <div className="sm:col-span-2">
-              <CourseFilter
-                name={fields.courses.name}
-                label="Courses"
-                courses={courses}
-                defaultValue={initialValues(fields.courses.initialValue)}
-                errors={fields.courses.errors}
-              />
-            </div>
-            <FormSelectField
-              meta={fields.format}
-              label="Format"
-              options={SCHEDULE_FORMATS.map((f) => ({ value: f, label: f === 'csv' ? 'CSV' : 'JSON Lines' }))}
-            />
-            <FormField
-              meta={fields.destination}
-              label={
-                s3Targets.length
-                  ? `Destination (a folder in ${folder}, or an S3 prefix under ${s3Targets.join(' or ')})`
-                  : `Destination (a folder in ${folder})`
-              }
-              placeholder={s3Targets[0] ?? `${folder}nightly/`}
-            />
-            <p className="-mt-1 text-xs text-slate-500 sm:col-span-2">
-              {s3Targets.length
-                ? 'Only the S3 prefixes the operator allowed are offered here; other buckets and server folders are set with the portal CLI.'
-                : 'S3 destinations and other server folders are set with the portal CLI.'}
-            </p>
-            <div className="sm:col-span-2">
-              <FormSubmit form={form} label="Add schedule" busy={busy} />
-            </div>
-          </Form>
-        </section>
+          </div>
+          <FormSelectField
+            meta={fields.format}
+            label="Format"
+            options={SCHEDULE_FORMATS.map((f) => ({ value: f, label: f === 'csv' ? 'CSV' : 'JSON Lines' }))}
+          />
+        </AddScheduleForm>
       ) : null}
 
       <TableSection
@@ -270,9 +169,7 @@ export default function ScheduledExports() {
               <UtcTime iso={run.startedAt} />
             </td>
             <td className={TABLE_CELL}>
-              <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${STATUS_STYLE[run.status]}`}>
-                {STATUS_LABEL[run.status]}
-              </span>
+              <RunStatus status={run.status} />
             </td>
             <td className={TABLE_CELL}>{run.rows ?? '—'}</td>
             <td className={`${TABLE_CELL} whitespace-nowrap`}>{formatSize(run.bytes)}</td>
@@ -295,25 +192,13 @@ export default function ScheduledExports() {
         ))}
       </TableSection>
 
-      {removing ? (
-        <Overlay
-          title="Remove schedule"
-          role="alertdialog"
-          closeTo={PAGE}
-          description={`Remove the schedule ${removing.name}? It will not run again; the files it wrote and its past runs stay.`}
-        >
-          <Form method="post" action={PAGE} className="flex justify-end gap-3">
-            <input type="hidden" name="intent" value="remove" />
-            <input type="hidden" name="name" value={removing.name} />
-            <a href={PAGE} className="btn-secondary">
-              Cancel
-            </a>
-            <button type="submit" className="btn bg-red-600 text-white hover:bg-red-700" disabled={busy}>
-              Remove
-            </button>
-          </Form>
-        </Overlay>
-      ) : null}
+      <RemoveScheduleDialog
+        page={PAGE}
+        schedules={canManage ? schedules : []}
+        describe={(name) =>
+          `Remove the schedule ${name}? It will not run again; the files it wrote and its past runs stay.`
+        }
+      />
     </>
   )
 }

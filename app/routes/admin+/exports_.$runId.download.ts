@@ -1,8 +1,6 @@
-import { Readable } from 'node:stream'
 import type { LoaderFunctionArgs } from '@remix-run/node'
-import contentDisposition from 'content-disposition'
 import { openRunFile } from '#app/modules/exports/service.server.ts'
-import { apiRoute, requireApiUser } from '#app/utils/api.server.ts'
+import { apiRoute, privateDownload, requireApiUser } from '#app/utils/api.server.ts'
 
 // GET /admin/exports/{runId}/download: the file a succeeded scheduled export wrote, from the server's
 // disk or from S3. The caller comes with the session cookie or a Bearer token, as for /files; who may
@@ -10,13 +8,5 @@ import { apiRoute, requireApiUser } from '#app/utils/api.server.ts'
 // recorded for that run is read; nothing in the request names a path.
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
   const user = await requireApiUser(request)
-  const file = await openRunFile(user, params.runId ?? '')
-  const headers = new Headers({
-    'Content-Type': file.contentType,
-    'Content-Disposition': contentDisposition(file.fileName),
-    'X-Content-Type-Options': 'nosniff',
-    'Cache-Control': 'private, no-store',
-  })
-  if (file.size !== undefined) headers.set('Content-Length', String(file.size))
-  return new Response(Readable.toWeb(file.body) as ReadableStream, { headers })
+  return privateDownload(await openRunFile(user, params.runId ?? ''))
 })

@@ -3,7 +3,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { ColumnHeads } from '#app/components/ui/column-heads.tsx'
 import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
-import { Spinner } from '#app/components/ui/spinner.tsx'
+import { BusyButton } from '#app/components/ui/spinner.tsx'
 import { invalid } from '#app/modules/errors.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { receiveForm } from '#app/modules/files/upload.server.ts'
@@ -204,10 +204,7 @@ function UploadForm({ upload, reply }: { upload: { accept: string; hint: string 
         ) : null}
       </div>
       <div>
-        <button type="submit" className="btn-primary" disabled={busy} aria-disabled={busy}>
-          {busy ? <Spinner label={null} /> : null}
-          {busy ? 'Checking the file…' : 'Upload and check'}
-        </button>
+        <BusyButton busy={busy} label="Upload and check" busyLabel="Checking the file…" />
       </div>
     </Form>
   )
@@ -308,10 +305,7 @@ function DryRun({ preview }: { preview: ImportPreview }) {
         {changes > 0 ? (
           <Form method="post">
             <ConfirmFields choices={choices} />
-            <button type="submit" className="btn-primary" disabled={busy} aria-disabled={busy}>
-              {busy ? <Spinner label={null} /> : null}
-              {busy ? 'Starting the import…' : 'Confirm import'}
-            </button>
+            <BusyButton busy={busy} label="Confirm import" busyLabel="Starting the import…" />
           </Form>
         ) : (
           <p className="text-sm">Nothing in this file would change anything.</p>
