@@ -5,7 +5,14 @@
 function secretValues(): string[] {
   // read from process.env, not the parsed environment: this also runs when that environment is invalid
   const env = process.env
-  const values = [env.S3_SECRET_ACCESS_KEY, env.S3_ACCESS_KEY_ID, env.SESSION_SECRET, env.JWT_SECRET, env.BRIDGE_SECRET]
+  const values = [
+    env.S3_SECRET_ACCESS_KEY,
+    env.S3_ACCESS_KEY_ID,
+    env.SESSION_SECRET,
+    env.JWT_SECRET,
+    env.BRIDGE_SECRET,
+    env.CERTIFICATE_SIGNING_KEY,
+  ]
   // an SMTP user is often a key of its own; a database user name is not
   values.push(
     ...urlCredentials(env.SMTP_URL, ['password', 'username']),

@@ -139,6 +139,10 @@ for (const phone of PHONES) {
       // a bridge link that cannot be used: its own page, saying so
       await expectFits(page, '/ibridge/not-a-bridge-token', { status: 401 })
       await expect(page.getByRole('link', { name: 'Sign in' })).toBeVisible()
+      // checking a certificate: the form, and a code that names none (a plain 404)
+      await expectFits(page, '/verify')
+      await expect(page.getByRole('heading', { name: 'Check a certificate', level: 1 })).toBeVisible()
+      await expectFits(page, '/verify/0000-0000-0000-0000-0000-0000-00', { status: 404 })
       // an address that is no page
       await expectFits(page, '/no-such-page/at-all', { status: 404 })
       await expect(page.getByRole('heading', { name: 'Page not found', level: 1 })).toBeVisible()
@@ -195,6 +199,8 @@ for (const phone of PHONES) {
       await expectFits(page)
       await expectFits(page, '/editProfile')
       await expectFits(page, '/Passwordreset')
+      await expectFits(page, '/certificates')
+      await expect(page.getByRole('heading', { name: 'My Certificates', level: 1 })).toBeVisible()
     })
 
     // every /admin page that takes no id (app/routes/admin+), then one course, one user and one program

@@ -1,4 +1,4 @@
-import { chmod } from 'node:fs/promises'
+import { chmod, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
 import { QueryTypes, Sequelize } from 'sequelize'
@@ -120,6 +120,12 @@ describe('a backup restored into an empty database', () => {
       await labs.end()
     }
 
+    // the certificates' signing key came with the secrets: what the restored portal signs, the same key signed
+    const keyOf = async (dataDir: string) =>
+      (JSON.parse(await readFile(path.join(dataDir, 'secrets.json'), 'utf8')) as { certificateSigningKey?: string })
+        .certificateSigningKey
+    expect(await keyOf(target.dataDir)).toMatch(/^-----BEGIN PRIVATE KEY-----/)
+    expect(await keyOf(target.dataDir)).toBe(await keyOf(process.env.DATA_DIR!))
     // the same password, and a token from before the backup, since the secrets came with the archive
     await asPortalOn(target, async () => {
       const signedIn = await login({ email: learner.userName, password: PASSWORD })

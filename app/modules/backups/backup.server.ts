@@ -6,7 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Writable } from 'node:stream'
-import { getEnv, getSecrets } from '#app/utils/env.server.ts'
+import { getCertificateSigningKey, getEnv, getSecrets } from '#app/utils/env.server.ts'
 import { databaseUrl } from '#db/client.ts'
 import { requirePermission } from '../auth/permissions.ts'
 import type { Actor } from '../auth/roles.ts'
@@ -315,6 +315,8 @@ function secretsOf() {
     sessionSecret,
     jwtSecret,
     bridgeSecret,
+    // the key that signs certificates' credentials: a restore with it signs on with the same key
+    certificateSigningKey: getCertificateSigningKey(),
     ...(env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
       ? { s3: { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY } }
       : {}),

@@ -498,6 +498,8 @@ async function restoreSecrets(location: string, manifest: Manifest): Promise<str
     sessionSecret: string
     jwtSecret: string
     bridgeSecret: string
+    /** archives made before certificates have none */
+    certificateSigningKey?: string
     s3?: { accessKeyId: string; secretAccessKey: string }
     smtpUrl?: string
   }
@@ -515,6 +517,10 @@ async function restoreSecrets(location: string, manifest: Manifest): Promise<str
     jwtSecret: secrets.jwtSecret,
     bridgeSecret: secrets.bridgeSecret,
     databasePassword,
+    // the archive's signing key, else the one this data folder had: never none, never a new one by surprise
+    ...((secrets.certificateSigningKey ?? before.certificateSigningKey)
+      ? { certificateSigningKey: secrets.certificateSigningKey ?? before.certificateSigningKey }
+      : {}),
   }
   if (
     Object.keys(before).length &&

@@ -14,7 +14,7 @@ import { hoursText, verifyUrl, type CertificateFacts } from './facts.ts'
 import type { SigningKey } from './keys.server.ts'
 
 // A certificate as an Open Badges 3.0 OpenBadgeCredential (a W3C Verifiable Credential 2.0), signed as a
-// VC-JWT (Open Badges 3.0 §8.2): what a learner puts in a wallet, and what anyone can check without the
+// VC-JWT as Open Badges 3.0 defines it: what a learner puts in a wallet, and what anyone can check without the
 // portal's say-so beyond its published keys and its revocation list.
 
 const VC_CONTEXT = 'https://www.w3.org/ns/credentials/v2'
@@ -248,7 +248,7 @@ function claimsDisagreement(payload: JWTPayload, credential: Record<string, unkn
 
 // ---- revocation: W3C Bitstring Status List v1.0 ----
 
-/** The spec's minimum: 16 KiB of bits, so one certificate's bit hides among many. */
+/** The Bitstring Status List minimum: 16 KiB of bits, so one certificate's bit hides among many. */
 const MIN_STATUS_BITS = 131_072
 
 /** The bitstring, its first index the left-most (most significant) bit of the first byte, gzipped, as multibase base64url. */
