@@ -1,6 +1,7 @@
 import pg from 'pg'
 import { hashPassword } from '#app/modules/auth/password.server.ts'
 import { issueToken } from '#app/modules/auth/token.server.ts'
+import { groupedCode, newCertificateCode } from '#app/modules/certificates/facts.ts'
 import { getSecrets } from '#app/utils/env.server.ts'
 import { openEmbeddedDatabase } from '#db/embedded.ts'
 
@@ -16,7 +17,13 @@ export const BENCH_PASSWORD = 'Bench-pass1!'
 
 type Learner = { id: string; token: string }
 export type Pair = { learner: Learner; courseId: string; videoId: string }
-type DataSet = { courses: { id: string; videos: string[] }[]; learners: Learner[]; pairs: Pair[] }
+type DataSet = {
+  courses: { id: string; videos: string[] }[]
+  learners: Learner[]
+  pairs: Pair[]
+  /** bench1's certificate, grouped as its verify link has it */
+  certificateCode: string
+}
 
 /**
  * A client of the database of the portal started with `env` (portalEnv), opened as the portal opens it;
@@ -82,6 +89,18 @@ export async function loadDataSet(client: pg.Client): Promise<DataSet> {
      SELECT u, c FROM unnest($1::uuid[]) u CROSS JOIN unnest($2::uuid[]) c`,
     [learnerRows.map((r) => r.id), courseIds],
   )
+  // a certificate of the first course for each learner, as the job would have given them (the credential is
+  // not read by the pages measured)
+  const codes = learnerRows.map(() => newCertificateCode())
+  await client.query(
+    `INSERT INTO certificate_keys (kid, public_jwk) VALUES ('bench', '{"kid":"bench","kty":"RSA","n":"AQAB","e":"AQAB"}')`,
+  )
+  await client.query(
+    `INSERT INTO certificates (code, kind, user_id, course_id, title, learner_name, issuer_name, minutes, credential, key_id)
+     SELECT l.code, 'course', l.id, $3, 'Bench course 01', 'Bench Learner', 'Bench Academy', 50, 'bench', 'bench'
+       FROM unnest($1::uuid[], $2::text[]) AS l(id, code)`,
+    [learnerRows.map((r) => r.id), codes, courseIds[0]],
+  )
   await client.query('COMMIT')
   // RETURNING keeps the order of the SELECT's rows in practice; the benches need bench1 first (its pages
   // are measured) and the others in a known order, which is read back rather than assumed
@@ -106,7 +125,12 @@ export async function loadDataSet(client: pg.Client): Promise<DataSet> {
     `data set: ${LEARNERS} learners, ${COURSES} courses × ${VIDEOS_PER_COURSE} videos of ${VIDEO_SECONDS} s, ` +
       `${LEARNERS * COURSES} assignments, ${LEARNERS} tokens: ${(performance.now() - started).toFixed(0)} ms`,
   )
-  return { courses, learners, pairs }
+  const [first] = await client
+    .query<{ code: string }>(
+      `SELECT c.code FROM certificates c JOIN users u ON u.id = c.user_id WHERE u.user_name = 'bench1'`,
+    )
+    .then((r) => r.rows)
+  return { courses, learners, pairs, certificateCode: groupedCode(first.code) }
 }
 
 /**

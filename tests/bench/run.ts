@@ -67,7 +67,17 @@ const COMPARE = Boolean(process.env.BENCH_COMPARE_PATCHES && process.env.BENCH_C
 const PUBLISHED_DIR = path.join(root, 'node_modules', '.cache', 'bench-published')
 
 /** BENCH_ONLY's names for the rows. */
-const ROW_KEYS = ['heartbeat', 'audit', 'ping', 'mycourses', 'course', 'video', 'adminusers', 'accesslog'] as const
+const ROW_KEYS = [
+  'heartbeat',
+  'audit',
+  'ping',
+  'mycourses',
+  'course',
+  'video',
+  'adminusers',
+  'accesslog',
+  'verify',
+] as const
 type RowKey = (typeof ROW_KEYS)[number]
 const ONLY = parseOnly(process.env.BENCH_ONLY)
 const wanted = (key: RowKey) => !ONLY || ONLY.has(key)
@@ -152,6 +162,8 @@ async function main() {
         ],
         ['adminusers', 'admin Users List', { path: '/admin/users', headers: admin }, [ADMIN_CONNECTIONS]],
         ['accesslog', 'admin access log', { path: '/admin/accesslog', headers: admin }, [ADMIN_CONNECTIONS]],
+        // opened cold by employers and link previews: no session, one certificate among the bench's
+        ['verify', 'certificate verify page (public)', { path: `/verify/${data.certificateCode}` }, PAGE_CONNECTIONS],
       ] satisfies [RowKey, string, Target, number[]][]
     ).filter(([key]) => wanted(key))
 
