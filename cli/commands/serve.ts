@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { Command } from 'commander'
 import { CONSOLE_LOG, startJobWorkers, type JobWorkers } from '#app/modules/jobs/runner.server.ts'
-import { getEnv, getSecrets } from '#app/utils/env.server.ts'
+import { getCertificateSigningKey, getEnv, getSecrets } from '#app/utils/env.server.ts'
 import { connect, disconnect } from '#db/client.ts'
 import { migrate } from '#db/migrate.ts'
 import { seedDemoOnce } from '#db/seeds/demo.ts'
@@ -66,6 +66,8 @@ async function serve(options: ServeOptions) {
         SESSION_SECRET: secrets.sessionSecret,
         JWT_SECRET: secrets.jwtSecret,
         BRIDGE_SECRET: secrets.bridgeSecret,
+        // one certificate signing key for every web worker (made here once if the data folder has none)
+        CERTIFICATE_SIGNING_KEY: getCertificateSigningKey(),
       },
       // the IPC channel only tells the child when this process is gone (server/app-server.js)
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
