@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, () => Promise<Register>> = {
   mail: () => import('./commands/mail.ts').then((m) => m.registerMail),
   jobs: () => import('./commands/jobs.ts').then((m) => m.registerJobs),
   labs: () => import('./commands/labs.ts').then((m) => m.registerLabs),
+  certificates: () => import('./commands/certificates.ts').then((m) => m.registerCertificates),
   backup: () => import('./commands/backup.ts').then((m) => m.registerBackup),
   backups: () => import('./commands/backups.ts').then((m) => m.registerBackups),
   restore: () => import('./commands/restore.ts').then((m) => m.registerRestore),

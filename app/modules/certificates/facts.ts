@@ -66,8 +66,11 @@ export function canonicalCode(typed: string): string | undefined {
 /** The public page that says whether a certificate is valid. */
 export const verifyUrl = (publicUrl: string, code: string) => `${publicUrl}/verify/${groupedCode(code)}`
 
-/** Hours as a certificate states them: to a tenth, never "0" for a course with any content. */
+/** Hours as a certificate states them: to a tenth, never 0 for a course with any content. */
+export const certificateHours = (minutes: number) => Math.max(minutes > 0 ? 0.1 : 0, Math.round(minutes / 6) / 10)
+
+/** The hours as words: "1.5 hours", "1 hour". */
 export function hoursText(minutes: number): string {
-  const hours = Math.max(minutes > 0 ? 0.1 : 0, Math.round(minutes / 6) / 10)
+  const hours = certificateHours(minutes)
   return `${hours.toLocaleString('en-US', { maximumFractionDigits: 1 })} ${hours === 1 ? 'hour' : 'hours'}`
 }

@@ -22,7 +22,7 @@ import { publishedKeySet } from './signing.server.ts'
 type CertificateState = 'valid' | 'revoked'
 
 /** A certificate as its holder and the admin side see it. */
-type CertificateView = {
+export type CertificateView = {
   id: string
   /** grouped, as people read it */
   code: string
