@@ -102,6 +102,8 @@ test('the user menu works from the keyboard: arrows, Home/End, a first letter, E
   await expect(item('Edit Profile')).toBeFocused()
   await page.keyboard.press('r')
   await expect(item('Reset Password')).toBeFocused()
+  await page.keyboard.press('ArrowDown')
+  await expect(item('My Certificates')).toBeFocused()
   await page.keyboard.press('Escape')
   await expect(page.getByRole('menu')).toBeHidden()
   await expect(button).toBeFocused()

@@ -9,13 +9,13 @@ const itemClass = 'block w-full px-4 py-2 text-left text-sm text-slate-700 focus
 const panelClass = 'absolute right-0 top-full z-50 mt-2 w-48 rounded-md border border-slate-200 bg-white py-1 shadow-lg'
 const triggerClass = 'flex items-center gap-2 rounded-full py-1 pl-1 pr-3 text-sm font-medium hover:bg-slate-100'
 
-/** My Certificates (learners), Edit Profile and Reset Password: the admin side has its own profile pages. */
+/** Edit Profile, Reset Password and My Certificates (learners): the admin side has its own profile pages. */
 function accountLinks(user: MenuUser) {
   const admin = can(user, 'enter:admin-area')
   return [
-    ...(can(user, 'read:certificates:own') ? [{ to: '/certificates', label: 'My Certificates' }] : []),
     { to: admin ? '/admin/editProfile' : '/editProfile', label: 'Edit Profile' },
     { to: admin ? '/admin/passwordReset' : '/Passwordreset', label: 'Reset Password' },
+    ...(can(user, 'read:certificates:own') ? [{ to: '/certificates', label: 'My Certificates' }] : []),
   ]
 }
 
@@ -37,7 +37,7 @@ function Avatar({ user }: { user: MenuUser }) {
 }
 
 /**
- * Edit Profile, Reset Password and Logout. Before JavaScript runs (or without it) a `<details>`
+ * Edit Profile, Reset Password, My Certificates (learners) and Logout. Before JavaScript runs (or without it) a `<details>`
  * disclosure whose links and Logout form work as plain HTML; once hydrated, the menu button.
  */
 export function UserMenu({ user }: { user: MenuUser }) {
