@@ -7,6 +7,7 @@ import { storage } from '#app/modules/files/storage.server.ts'
 import { readLabFolder } from '#app/modules/labs/folder.server.ts'
 import { importLab } from '#app/modules/labs/service.server.ts'
 import { NewUserSchema } from '#app/modules/users/schema.ts'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { db, sequelize } from '#db/client.ts'
 import { demoFile } from './assets.ts'
 import { DEMO_ACCOUNTS, DEMO_COURSES, DEMO_PASSWORD, DEMO_PROGRAM, embedUrl, type DemoCourse } from './demo-content.ts'
@@ -27,16 +28,23 @@ const DIRECT_ASSIGNMENTS: Record<string, CourseSlug[]> = { learner1: ['sql', 'mo
 const PROGRAM_LEARNERS = ['learner1']
 
 /**
- * Learner 1's viewing, so My Courses shows different percentages and a prerequisite lock:
- * [course, video index, seconds watched]. Watching at least 90 % completes a video.
+ * Learner 1's viewing, so My Courses shows different percentages, a prerequisite lock and a completed course:
+ * [course, video index, seconds watched]. Watching at least 90 % completes a video; the modelling course is
+ * watched to the end, and as it gives certificates, learner 1 holds one a minute after the first start.
  */
 const PROGRESS: [CourseSlug, number, number][] = [
   ['sql', 0, 143],
   ['sql', 1, 157],
   ['sql', 2, 360],
   ['modelling', 0, 540],
-  ['modelling', 1, 200],
+  ['modelling', 1, 660],
+  ['modelling', 2, 600],
+  ['modelling', 3, 900],
+  ['modelling', 4, 480],
 ]
+
+/** Certificates are off by default; the demo switches them on for one course and the program. */
+const CERTIFICATE_COURSES: CourseSlug[] = ['modelling']
 
 /**
  * Seeds demo content once per database: returns { seeded: false } if the settings row key 'demo_seeded' exists.
@@ -190,7 +198,17 @@ async function insertDemo({
   for (const demo of DEMO_COURSES) {
     const image = assets.courseImages.get(demo.slug)
     const imageKey = image ? await store('course_image', `${demo.title}.png`, 'image/png', image) : null
-    const course = await Course.create({ title: demo.title, description: demo.description, imageKey }, { transaction })
+    const certificates = CERTIFICATE_COURSES.includes(demo.slug)
+    const course = await Course.create(
+      {
+        title: demo.title,
+        description: demo.description,
+        imageKey,
+        certificates,
+        certificateIssuer: certificates ? PRODUCT_NAME : '',
+      },
+      { transaction },
+    )
 
     const videos: { id: string; duration: number }[] = []
     for (const [orderId, video] of demo.videos.entries()) {
@@ -246,6 +264,8 @@ async function insertDemo({
       duration: DEMO_PROGRAM.duration,
       price: DEMO_PROGRAM.price,
       imageKey: programImageKey,
+      certificates: true,
+      certificateIssuer: PRODUCT_NAME,
     },
     { transaction },
   )

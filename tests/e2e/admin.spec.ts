@@ -212,12 +212,12 @@ test('the dashboard shows the demo’s viewing: active learners, a drawn chart w
     return false
   })
   expect(painted).toBe(true)
-  await expect(chart.locator('canvas')).toHaveAttribute('aria-label', /5 video views in the last 30 days/)
+  await expect(chart.locator('canvas')).toHaveAttribute('aria-label', /8 video views in the last 30 days/)
 
   await page.getByText('Show as table').click()
   const table = page.getByRole('table', { name: 'Video views per day, last 30 days' })
   await expect(table.locator('tbody tr')).toHaveCount(30)
-  await expect(table.locator('tbody td').filter({ hasText: /^1$/ })).toHaveCount(5)
+  await expect(table.locator('tbody td').filter({ hasText: /^1$/ })).toHaveCount(8)
 
   const completion = page.getByTestId('completion')
   await expect(completion.locator('li').filter({ hasText: 'SQL Fundamentals' })).toContainText('of 2')

@@ -3,6 +3,8 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { login } from '#app/modules/auth/service.server.ts'
+import { issueDueCertificates } from '#app/modules/certificates/issue.server.ts'
+import { listCertificates } from '#app/modules/certificates/service.server.ts'
 import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
 import { attemptExercise, listLabs } from '#app/modules/labs/service.server.ts'
@@ -37,8 +39,25 @@ describe('the demo content', () => {
     for (const account of DEMO_ACCOUNTS) await login({ email: account.userName, password: DEMO_PASSWORD })
     const { user } = await login({ email: 'learner1', password: DEMO_PASSWORD })
     const cards = await listAssignedCourses(user)
-    // SQL Fundamentals: 20 % of its videos watched, its 45-minute lab not tried
-    expect(cards.map((c) => c.percent)).toEqual(expect.arrayContaining([11, 23, 0]))
+    // SQL Fundamentals: 20 % of its videos watched, its 45-minute lab not tried; data modelling watched to the end
+    expect(cards.map((c) => [c.title, c.percent])).toEqual(
+      expect.arrayContaining([
+        ['SQL Fundamentals', 11],
+        ['Data Modelling for Relational Databases', 100],
+        ['Data Warehousing and Dimensional Design', 0],
+      ]),
+    )
+
+    // certificates are on for the completed course and the program only; the job runner issues learner 1's
+    expect((await Course.findAll({ where: { certificates: true } })).map((c) => c.title)).toEqual([
+      'Data Modelling for Relational Databases',
+    ])
+    expect(await Program.count({ where: { certificates: true } })).toBe(1)
+    expect(await issueDueCertificates()).toBe(1)
+    const held = await listCertificates(user, { userId: user.id })
+    expect(held.map((c) => [c.kind, c.title, c.state, c.learnerName])).toEqual([
+      ['course', 'Data Modelling for Relational Databases', 'valid', 'Lena Fischer'],
+    ])
 
     expect(await seedDemoOnce()).toEqual({ seeded: false })
     expect(await Course.count()).toBe(4)
