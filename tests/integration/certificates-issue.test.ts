@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ROLE, SYSTEM } from '#app/modules/auth/roles.ts'
 import { issueDueCertificates } from '#app/modules/certificates/issue.server.ts'
@@ -10,7 +11,7 @@ import {
   revokeCertificate,
 } from '#app/modules/certificates/service.server.ts'
 import { ServiceError } from '#app/modules/errors.ts'
-import { db, query, sql } from '#db/client.ts'
+import { databaseUrl, db, query, sql } from '#db/client.ts'
 import {
   assignCourse,
   assignProgram,
@@ -164,6 +165,64 @@ describe('issuing certificates', () => {
       backfillCertificates(SYSTEM, { courseId: course.id }),
       backfillCertificates(SYSTEM, { courseId: course.id }),
     ])
+    expect(await held(learner.id, course.id)).toHaveLength(1)
+  })
+
+  it('keeps the work of a completion still being committed while the job takes the row it touched', async () => {
+    const { course, learner } = await learnerInCourse()
+    await recordWatched(learner.id, course.id, course.videos[0], 100)
+    // work already waiting for this learner and course (an earlier touch, committed)
+    await query(sql(`SELECT certificate_due_add(:userId, :courseId, NULL)`), {
+      userId: learner.id,
+      courseId: course.id,
+    })
+    const completing = new pg.Client({ connectionString: await databaseUrl() })
+    await completing.connect()
+    try {
+      await completing.query('BEGIN')
+      await completing.query(
+        `INSERT INTO video_progress (user_id, video_id, course_id, watched_seconds, last_position, completed)
+         VALUES ($1, $2, $3, 100, 100, true)`,
+        [learner.id, course.videos[1].id, course.id],
+      )
+      // the job runs while the completion is not committed: it cannot see it, and must not take its work
+      await issueDueCertificates()
+      await completing.query('COMMIT')
+    } finally {
+      await completing.end()
+    }
+    expect(await held(learner.id, course.id)).toEqual([])
+    await issueDueCertificates()
+    expect(await held(learner.id, course.id)).toHaveLength(1)
+  })
+
+  it('fails and keeps its work when a certificate is refused for anything but one already given', async () => {
+    const earlier = await learnerInCourse()
+    for (const video of earlier.course.videos) await recordWatched(earlier.learner.id, earlier.course.id, video, 100)
+    await issueDueCertificates()
+    const [{ status_index: taken }] = await query<{ status_index: number }>(
+      sql(`SELECT status_index FROM certificates WHERE user_id = :userId`),
+      { userId: earlier.learner.id },
+    )
+    // the revocation list's next place is one already given (as a sequence set back would leave it)
+    const RESTART = sql(`SELECT setval('certificate_status_index', :n, :called)`)
+    await query(RESTART, { n: taken, called: false })
+    const { course, learner } = await learnerInCourse()
+    for (const video of course.videos) await recordWatched(learner.id, course.id, video, 100)
+    await expect(issueDueCertificates()).rejects.toMatchObject({
+      parent: expect.objectContaining({ constraint: 'certificates_status_index_key' }),
+    })
+    expect(await held(learner.id, course.id)).toEqual([])
+    const [{ n: due }] = await query<{ n: number }>(
+      sql(`SELECT count(*)::int AS n FROM certificate_due WHERE user_id = :userId AND course_id = :courseId`),
+      { userId: learner.id, courseId: course.id },
+    )
+    expect(due).toBe(1)
+    await query(RESTART, {
+      n: (await query<{ n: number }>(sql(`SELECT max(status_index) AS n FROM certificates`), {}))[0].n,
+      called: true,
+    })
+    await issueDueCertificates()
     expect(await held(learner.id, course.id)).toHaveLength(1)
   })
 

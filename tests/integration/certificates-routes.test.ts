@@ -7,13 +7,15 @@ import { promisify } from 'node:util'
 import Ajv2019 from 'ajv/dist/2019'
 import addFormats from 'ajv-formats'
 import { decodeProtectedHeader, importJWK, jwtVerify, SignJWT, type JWK } from 'jose'
+import QRCode from 'qrcode'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { isRevokedInStatusList } from '#app/modules/certificates/credential.server.ts'
 import { issueDueCertificates } from '#app/modules/certificates/issue.server.ts'
 import { revokeCertificate } from '#app/modules/certificates/service.server.ts'
+import { storeFile, sweepUnattachedFiles } from '#app/modules/files/service.server.ts'
 import { getEnv } from '#app/utils/env.server.ts'
-import { db } from '#db/client.ts'
+import { db, query, sql } from '#db/client.ts'
 import { assignCourse, makeAdmin, makeCourse, makeLearner, recordWatched } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
 import * as verifyPage from '../../app/routes/_public+/verify.$code.tsx'
@@ -114,6 +116,85 @@ describe('a certificate’s PDF', () => {
     expect((await call(pdfFile.loader, pathOf(certificate.pdfUrl), { params })).status).toBe(401)
     const admin = await makeAdmin()
     expect((await call(pdfFile.loader, pathOf(certificate.pdfUrl), { token: admin.token, params })).status).toBe(200)
+  })
+})
+
+describe('a certificate’s signature', () => {
+  /** A signature image (a real PNG: a QR code of the text), stored as an admin's upload is. */
+  async function signature(text: string) {
+    const body = await QRCode.toBuffer(text, { type: 'png' })
+    return (
+      await storeFile({
+        purpose: 'certificate_signature',
+        name: 'signature.png',
+        contentType: 'image/png',
+        body,
+        uploadedBy: null,
+      })
+    ).key
+  }
+  const pdfOf = async (certificate: { code: string; pdfUrl: string }, token: string) => {
+    const response = await call(pdfFile.loader, pathOf(certificate.pdfUrl), {
+      token,
+      params: { code: certificate.code },
+    })
+    expect(response.status).toBe(200)
+    return Buffer.from(await response.arrayBuffer())
+  }
+  const signatureOf = async (code: string) =>
+    (
+      await query<{ signature_key: string | null }>(sql(`SELECT signature_key FROM certificates WHERE code = :code`), {
+        code: code.replaceAll('-', ''),
+      })
+    )[0].signature_key
+
+  it('stays the one it was issued with when the course’s is replaced, and the old image is not swept away', async () => {
+    const first = await signature('first signature')
+    const { Course } = await db()
+    const course = await makeCourse({ videos: [{ duration: 600 }] })
+    await Course.update(
+      { certificates: true, certificateIssuer: 'Northwind Data Academy', certificateSignatureKey: first },
+      { where: { id: course.id } },
+    )
+    const learner = await makeLearner()
+    await assignCourse(learner.id, course.id)
+    await recordWatched(learner.id, course.id, course.videos[0], 600)
+    await issueDueCertificates()
+    const [certificate] = (
+      await body<{ data: { code: string; pdfUrl: string }[] }>(
+        await call(listApi.loader, '/api/certificates', { token: learner.token }),
+      )
+    ).data
+    const before = await pdfOf(certificate, learner.token)
+    expect(await signatureOf(certificate.code)).toBe(first)
+
+    // the course gets a new signature and issuer; the old upload is a day and more old
+    const second = await signature('second signature')
+    await Course.update(
+      { certificateIssuer: 'Contoso Training', certificateSignatureKey: second },
+      { where: { id: course.id } },
+    )
+    await query(sql(`UPDATE files SET created_at = now() - interval '2 days' WHERE key = :key RETURNING key`), {
+      key: first,
+    })
+    await sweepUnattachedFiles({ olderThanMs: 24 * 3600_000 })
+    const [kept] = await query<{ key: string }>(sql(`SELECT key FROM files WHERE key = :key`), { key: first })
+    expect(kept).toEqual({ key: first })
+
+    // the same certificate gives the same bytes: its signature and issuer as they were when issued
+    expect((await pdfOf(certificate, learner.token)).equals(before)).toBe(true)
+
+    // one issued now states the course as it is now
+    const next = await makeLearner()
+    await assignCourse(next.id, course.id)
+    await recordWatched(next.id, course.id, course.videos[0], 600)
+    await issueDueCertificates()
+    const [fresh] = (
+      await body<{ data: { code: string; pdfUrl: string }[] }>(
+        await call(listApi.loader, '/api/certificates', { token: next.token }),
+      )
+    ).data
+    expect(await signatureOf(fresh.code)).toBe(second)
   })
 })
 
