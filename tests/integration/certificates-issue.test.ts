@@ -11,7 +11,8 @@ import {
   revokeCertificate,
 } from '#app/modules/certificates/service.server.ts'
 import { ServiceError } from '#app/modules/errors.ts'
-import { databaseUrl, db, query, sql } from '#db/client.ts'
+import { resetEnvCache } from '#app/utils/env.server.ts'
+import { databaseUrl, db, disconnect, query, sql } from '#db/client.ts'
 import {
   assignCourse,
   assignProgram,
@@ -238,6 +239,67 @@ describe('issuing certificates', () => {
     const rows = await held(learner.id, course.id)
     expect(rows).toHaveLength(1)
     expect(rows[0].revoked_at).not.toBeNull()
+  })
+})
+
+describe('the workers’ wake-up', () => {
+  const LISTENER = sql(
+    `SELECT pid FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = 'portal-jobs' AND query LIKE 'LISTEN %'`,
+  )
+  const listener = async () => (await query<{ pid: number }>(LISTENER, {}))[0]?.pid
+
+  /** Ends the listening backend from a connection of its own, as an operator or a restarting server would. */
+  async function endListener(url: string) {
+    const pid = await eventually(listener, 10_000)
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    try {
+      await admin.query('SELECT pg_terminate_backend($1)', [pid])
+    } finally {
+      await admin.end()
+    }
+    return pid
+  }
+
+  /** A learner completes a course; the certificate comes within seconds (the minute's schedule is far slower). */
+  async function issuedWithinSeconds() {
+    const { course, learner } = await learnerInCourse()
+    const started = Date.now()
+    for (const video of course.videos) await recordWatched(learner.id, course.id, video, 100)
+    await eventually(async () => (await held(learner.id, course.id)).length === 1, 8_000)
+    return Date.now() - started
+  }
+
+  it('listens again when its connection is ended, even when the database cannot be reached at first', async () => {
+    const lines: string[] = []
+    await startWorkers(['certificate-issue'], { lines })
+    const url = await databaseUrl()
+    const first = await endListener(url)
+    const second = await eventually(async () => {
+      const pid = await listener()
+      return pid !== first && pid
+    }, 10_000)
+    expect(await issuedWithinSeconds()).toBeLessThan(8_000)
+
+    // ended again while the database's address leads nowhere: the first tries fail, and it keeps trying
+    const configured = process.env.DATABASE_URL
+    await endListener(url)
+    process.env.DATABASE_URL = 'postgres://nobody:nothing@127.0.0.1:1/nowhere'
+    resetEnvCache()
+    await disconnect()
+    try {
+      await eventually(async () => lines.some((line) => line.includes('Cannot reach the database')), 10_000)
+    } finally {
+      process.env.DATABASE_URL = configured
+      resetEnvCache()
+    }
+    await eventually(async () => {
+      const pid = await listener()
+      return pid !== undefined && pid !== second && pid
+    }, 15_000)
+    expect(await issuedWithinSeconds()).toBeLessThan(8_000)
+    await stopWorkers()
   })
 })
 
