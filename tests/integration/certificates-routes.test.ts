@@ -16,8 +16,10 @@ import { revokeCertificate } from '#app/modules/certificates/service.server.ts'
 import { storeFile, sweepUnattachedFiles } from '#app/modules/files/service.server.ts'
 import { getEnv } from '#app/utils/env.server.ts'
 import { db, query, sql } from '#db/client.ts'
-import { assignCourse, makeAdmin, makeCourse, makeLearner, recordWatched } from '#tests/factories.ts'
+import { assignCourse, makeAdmin, makeCoach, makeCourse, makeLearner, recordWatched } from '#tests/factories.ts'
 import { body, call } from '#tests/requests.ts'
+import { sessionCookieFor } from '#tests/sessions.ts'
+import * as myCertificates from '../../app/routes/_learner+/certificates.tsx'
 import * as verifyPage from '../../app/routes/_public+/verify.$code.tsx'
 import * as verifyForm from '../../app/routes/_public+/verify._index.tsx'
 import * as listApi from '../../app/routes/api+/certificates.ts'
@@ -116,6 +118,49 @@ describe('a certificate’s PDF', () => {
     expect((await call(pdfFile.loader, pathOf(certificate.pdfUrl), { params })).status).toBe(401)
     const admin = await makeAdmin()
     expect((await call(pdfFile.loader, pathOf(certificate.pdfUrl), { token: admin.token, params })).status).toBe(200)
+  })
+})
+
+describe('the lists of certificates', () => {
+  it('are the caller’s own, staff included; staff name a learner to see theirs; a learner cannot', async () => {
+    const { learner, certificate } = await certified()
+    // a coach who completed a course too
+    const coach = await makeCoach()
+    const course = await makeCourse({ videos: [{ duration: 60 }] })
+    const { Course } = await db()
+    await Course.update(
+      { certificates: true, certificateIssuer: 'Northwind Data Academy' },
+      { where: { id: course.id } },
+    )
+    await assignCourse(coach.id, course.id)
+    await recordWatched(coach.id, course.id, course.videos[0], 60)
+    await issueDueCertificates()
+
+    const page = await body<{ certificates: { code: string; title: string }[] }>(
+      await call(myCertificates.loader, '/certificates', {
+        headers: { Cookie: await sessionCookieFor(coach.userName) },
+      }),
+    )
+    expect(page.certificates.map((c) => c.title)).toEqual([course.title])
+
+    const listed = async (token: string, query = '') => {
+      const response = await call(listApi.loader, `/api/certificates${query}`, { token })
+      return { status: response.status, answer: await body<{ data?: { code: string }[]; message?: string }>(response) }
+    }
+    const own = await listed(coach.token)
+    expect(own.answer.data).toHaveLength(1)
+    expect(own.answer.data![0].code).not.toBe(certificate.code)
+    expect((await listed(coach.token, `?userId=${learner.id}`)).answer.data!.map((c) => c.code)).toEqual([
+      certificate.code,
+    ])
+    expect((await listed(learner.token, `?userId=${learner.id}`)).answer.data!.map((c) => c.code)).toEqual([
+      certificate.code,
+    ])
+    const other = await makeLearner()
+    const refused = await listed(other.token, `?userId=${learner.id}`)
+    expect(refused.status).toBe(403)
+    expect(refused.answer.message).toBeTruthy()
+    expect((await listed(other.token)).answer.data).toEqual([])
   })
 })
 

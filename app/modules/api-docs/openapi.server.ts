@@ -843,10 +843,11 @@ const StatedCertificate = z
 call({
   method: 'get',
   path: '/api/certificates',
-  summary: 'Certificates: the caller’s own, or (the admin side) anyone’s',
+  summary: 'Certificates: the caller’s own, or (the admin side) a learner’s',
   description:
-    'A learner gets their own whatever they ask. The admin side narrows by `userId`, `courseId`, `programId`, ' +
-    '`state` or `q` (the learner’s name, the title or the code). Newest first.',
+    'The caller’s own certificates, whoever calls. The admin side names a learner with `userId` to list theirs; ' +
+    'a learner naming anyone but themselves is refused (403). Narrowed by `courseId`, `programId`, `state` or ' +
+    '`q` (the learner’s name, the title or the code). Newest first.',
   who: 'signedIn',
   query: z.object({
     userId: uuid.optional(),
