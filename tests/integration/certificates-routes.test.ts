@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process'
+import { createHmac, createPublicKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -330,9 +331,81 @@ describe('the credential', () => {
     expect(notOne.status).toBe(400)
     expect(notOne.answer.message).toBeTruthy()
     expect((await check(42)).status).toBe(400)
+    expect((await check(undefined)).status).toBe(400)
+    expect((await check({ jwt: data.jwt })).status).toBe(400)
+    const notAnObject = await call(verifyApi.action, '/api/certificates/verify', { method: 'POST', json: [data.jwt] })
+    expect(notAnObject.status).toBe(400)
 
     await revokeCertificate(SYSTEM, certificate.code, { reason: 'Revoked by a test.' })
     expect((await check(data.jwt)).answer.data).toMatchObject({ result: 'revoked', certificate: { state: 'revoked' } })
+  })
+
+  it('answers tampered, never a 400, for any text shaped as a signed credential that does not verify', async () => {
+    const { certificate, learner } = await certified()
+    const { data } = await body<{ data: { jwt: string } }>(
+      await call(credentialApi.loader, `/api/certificates/${certificate.code}/credential`, {
+        token: learner.token,
+        params: { code: certificate.code },
+      }),
+    )
+    const [head, payload, signature] = data.jwt.split('.')
+    const header = decodeProtectedHeader(data.jwt) as Record<string, unknown>
+    const encode = (value: unknown) =>
+      Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url')
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>
+    // the published key, as an attacker would use it for the HS256 confusion
+    const { keys } = await body<{ keys: JWK[] }>(await call(jwks.loader, '/issuer/jwks.json'))
+    const publicPem = createPublicKey({ key: keys[0] as Record<string, string>, format: 'jwk' })
+      .export({ type: 'spki', format: 'pem' })
+      .toString()
+    const hs256Head = encode({ ...header, alg: 'HS256' })
+    const hs256 = `${hs256Head}.${payload}.${createHmac('sha256', publicPem).update(`${hs256Head}.${payload}`).digest('base64url')}`
+
+    const corpus: Record<string, string> = {
+      'alg none, no signature': `${encode({ ...header, alg: 'none' })}.${payload}.`,
+      'alg none, the old signature': `${encode({ ...header, alg: 'none' })}.${payload}.${signature}`,
+      'alg HS256 keyed with the public key': hs256,
+      'alg RS512': `${encode({ ...header, alg: 'RS512' })}.${payload}.${signature}`,
+      'no alg': `${encode({ kid: header.kid, typ: 'JWT' })}.${payload}.${signature}`,
+      'no kid': `${encode({ alg: 'RS256', typ: 'JWT' })}.${payload}.${signature}`,
+      'a kid that is not text': `${encode({ ...header, kid: 42 })}.${payload}.${signature}`,
+      'a header that is not JSON': `${encode('{"alg":"RS256",')}.${payload}.${signature}`,
+      'a header that is not base64url JSON at all': `a.${payload}.${signature}`,
+      'a header that is a JSON list': `${encode([header])}.${payload}.${signature}`,
+      'the signature cut short': `${head}.${payload}.${signature.slice(0, -12)}`,
+      'the signature one character short': `${head}.${payload}.${signature.slice(0, -1)}`,
+      'no signature': `${head}.${payload}.`,
+      'the payload edited': `${head}.${encode({ ...claims, name: 'A course never taken' })}.${signature}`,
+      'the payload not JSON': `${head}.${encode('not json')}.${signature}`,
+      'the payload a JSON list': `${head}.${encode([claims])}.${signature}`,
+      'the payload cut short': `${head}.${payload.slice(0, -8)}.${signature}`,
+      'a signature of another credential': `${head}.${payload}.${signature.split('').reverse().join('')}`,
+    }
+    for (const [name, credential] of Object.entries(corpus)) {
+      const response = await call(verifyApi.action, '/api/certificates/verify', {
+        method: 'POST',
+        json: { credential },
+      })
+      expect(response.status, name).toBe(200)
+      const answer = await body<{ data: { result: string; reason: string } }>(response)
+      expect(answer.data.result, name).toBe('tampered')
+      expect(answer.data.reason, name).toBeTruthy()
+    }
+
+    // a kid naming a key the portal never had: signed by someone else, as far as anyone can tell
+    const otherKid = `${encode({ ...header, kid: `${getEnv().PUBLIC_URL}/issuer/keys/${'A'.repeat(43)}` })}.${payload}.${signature}`
+    const unknown = await call(verifyApi.action, '/api/certificates/verify', {
+      method: 'POST',
+      json: { credential: otherKid },
+    })
+    expect(unknown.status).toBe(200)
+    expect(await body(unknown)).toMatchObject({ data: { result: 'unknown' } })
+    // and the credential itself, untouched, still verifies
+    const valid = await call(verifyApi.action, '/api/certificates/verify', {
+      method: 'POST',
+      json: { credential: ` ${data.jwt}\n` },
+    })
+    expect(await body(valid)).toMatchObject({ data: { result: 'valid' } })
   })
 
   it('is named in the revocation list once revoked', async () => {

@@ -894,8 +894,9 @@ call({
   summary: 'Check a credential: valid, revoked, tampered or unknown',
   description:
     'Takes a credential as its VC-JWT text. `valid` and `revoked` come with what the certificate states; ' +
-    '`tampered` is a credential whose signature does not match what it says; `unknown` one signed by a key ' +
-    'the portal never used, or naming no certificate of the portal’s. Text that is not a VC-JWT is a 400.',
+    '`tampered` is text shaped like a VC-JWT (three base64url parts joined by dots) that does not verify: its ' +
+    'signature, algorithm, header or claims; `unknown` one signed by a key the portal never used, or naming no ' +
+    'certificate of the portal’s. A body without `credential` as text, or text not shaped like a VC-JWT, is a 400.',
   who: 'anyone',
   body: z.object({ credential: z.string() }).strict(),
   ok: z

@@ -314,8 +314,9 @@ type CredentialCheck =
 
 /**
  * Is this credential one the portal signed, and does its certificate still stand? `valid` and `revoked` come
- * with what the certificate states; `tampered` is a credential whose signature does not match what it says;
- * `unknown` one signed by a key the portal never used, or naming no certificate of the portal's.
+ * with what the certificate states; `tampered` is text shaped like a VC-JWT that does not verify (its
+ * signature, algorithm, header or claims); `unknown` one signed by a key the portal never used, or naming no
+ * certificate of the portal's. Only what is not shaped like a VC-JWT at all is refused (400).
  */
 export async function verifyCredential(input: unknown): Promise<CredentialCheck> {
   if (typeof input !== 'string' || input.trim() === '')
