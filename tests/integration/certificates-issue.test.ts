@@ -300,7 +300,7 @@ describe('the workers’ wake-up', () => {
     }, 15_000)
     expect(await issuedWithinSeconds()).toBeLessThan(8_000)
     await stopWorkers()
-  })
+  }, 60_000)
 })
 
 describe('a backfill', () => {
