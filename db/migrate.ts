@@ -24,6 +24,7 @@ import * as labsInCompletion from './migrations/0019-labs-in-completion.ts'
 import * as labAttemptsInAccessLog from './migrations/0020-lab-attempts-in-access-log.ts'
 import * as backupSchedules from './migrations/0021-backup-schedules.ts'
 import * as certificates from './migrations/0022-certificates.ts'
+import * as certificateWorkAndSignatures from './migrations/0023-certificate-work-and-signatures.ts'
 import { IncompleteRestoreError, restoreMarker } from './restore-marker.ts'
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
@@ -50,6 +51,7 @@ const migrations = [
   { name: '0020-lab-attempts-in-access-log', ...labAttemptsInAccessLog },
   { name: '0021-backup-schedules', ...backupSchedules },
   { name: '0022-certificates', ...certificates },
+  { name: '0023-certificate-work-and-signatures', ...certificateWorkAndSignatures },
 ]
 
 /** The migrations' names in the order they run: a backup made at one of them is one this portal can restore. */

@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ROLE, SYSTEM } from '#app/modules/auth/roles.ts'
 import { issueDueCertificates } from '#app/modules/certificates/issue.server.ts'
@@ -10,7 +11,8 @@ import {
   revokeCertificate,
 } from '#app/modules/certificates/service.server.ts'
 import { ServiceError } from '#app/modules/errors.ts'
-import { db, query, sql } from '#db/client.ts'
+import { resetEnvCache } from '#app/utils/env.server.ts'
+import { databaseUrl, db, disconnect, query, sql } from '#db/client.ts'
 import {
   assignCourse,
   assignProgram,
@@ -167,6 +169,64 @@ describe('issuing certificates', () => {
     expect(await held(learner.id, course.id)).toHaveLength(1)
   })
 
+  it('keeps the work of a completion still being committed while the job takes the row it touched', async () => {
+    const { course, learner } = await learnerInCourse()
+    await recordWatched(learner.id, course.id, course.videos[0], 100)
+    // work already waiting for this learner and course (an earlier touch, committed)
+    await query(sql(`SELECT certificate_due_add(:userId, :courseId, NULL)`), {
+      userId: learner.id,
+      courseId: course.id,
+    })
+    const completing = new pg.Client({ connectionString: await databaseUrl() })
+    await completing.connect()
+    try {
+      await completing.query('BEGIN')
+      await completing.query(
+        `INSERT INTO video_progress (user_id, video_id, course_id, watched_seconds, last_position, completed)
+         VALUES ($1, $2, $3, 100, 100, true)`,
+        [learner.id, course.videos[1].id, course.id],
+      )
+      // the job runs while the completion is not committed: it cannot see it, and must not take its work
+      await issueDueCertificates()
+      await completing.query('COMMIT')
+    } finally {
+      await completing.end()
+    }
+    expect(await held(learner.id, course.id)).toEqual([])
+    await issueDueCertificates()
+    expect(await held(learner.id, course.id)).toHaveLength(1)
+  })
+
+  it('fails and keeps its work when a certificate is refused for anything but one already given', async () => {
+    const earlier = await learnerInCourse()
+    for (const video of earlier.course.videos) await recordWatched(earlier.learner.id, earlier.course.id, video, 100)
+    await issueDueCertificates()
+    const [{ status_index: taken }] = await query<{ status_index: number }>(
+      sql(`SELECT status_index FROM certificates WHERE user_id = :userId`),
+      { userId: earlier.learner.id },
+    )
+    // the revocation list's next place is one already given (as a sequence set back would leave it)
+    const RESTART = sql(`SELECT setval('certificate_status_index', :n, :called)`)
+    await query(RESTART, { n: taken, called: false })
+    const { course, learner } = await learnerInCourse()
+    for (const video of course.videos) await recordWatched(learner.id, course.id, video, 100)
+    await expect(issueDueCertificates()).rejects.toMatchObject({
+      parent: expect.objectContaining({ constraint: 'certificates_status_index_key' }),
+    })
+    expect(await held(learner.id, course.id)).toEqual([])
+    const [{ n: due }] = await query<{ n: number }>(
+      sql(`SELECT count(*)::int AS n FROM certificate_due WHERE user_id = :userId AND course_id = :courseId`),
+      { userId: learner.id, courseId: course.id },
+    )
+    expect(due).toBe(1)
+    await query(RESTART, {
+      n: (await query<{ n: number }>(sql(`SELECT max(status_index) AS n FROM certificates`), {}))[0].n,
+      called: true,
+    })
+    await issueDueCertificates()
+    expect(await held(learner.id, course.id)).toHaveLength(1)
+  })
+
   it('does not give a revoked certificate again by itself', async () => {
     const { course, learner } = await learnerInCourse()
     for (const video of course.videos) await recordWatched(learner.id, course.id, video, 100)
@@ -180,6 +240,67 @@ describe('issuing certificates', () => {
     expect(rows).toHaveLength(1)
     expect(rows[0].revoked_at).not.toBeNull()
   })
+})
+
+describe('the workers’ wake-up', () => {
+  const LISTENER = sql(
+    `SELECT pid FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = 'portal-jobs' AND query LIKE 'LISTEN %'`,
+  )
+  const listener = async () => (await query<{ pid: number }>(LISTENER, {}))[0]?.pid
+
+  /** Ends the listening backend from a connection of its own, as an operator or a restarting server would. */
+  async function endListener(url: string) {
+    const pid = await eventually(listener, 10_000)
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    try {
+      await admin.query('SELECT pg_terminate_backend($1)', [pid])
+    } finally {
+      await admin.end()
+    }
+    return pid
+  }
+
+  /** A learner completes a course; the certificate comes within seconds (the minute's schedule is far slower). */
+  async function issuedWithinSeconds() {
+    const { course, learner } = await learnerInCourse()
+    const started = Date.now()
+    for (const video of course.videos) await recordWatched(learner.id, course.id, video, 100)
+    await eventually(async () => (await held(learner.id, course.id)).length === 1, 8_000)
+    return Date.now() - started
+  }
+
+  it('listens again when its connection is ended, even when the database cannot be reached at first', async () => {
+    const lines: string[] = []
+    await startWorkers(['certificate-issue'], { lines })
+    const url = await databaseUrl()
+    const first = await endListener(url)
+    const second = await eventually(async () => {
+      const pid = await listener()
+      return pid !== first && pid
+    }, 10_000)
+    expect(await issuedWithinSeconds()).toBeLessThan(8_000)
+
+    // ended again while the database's address leads nowhere: the first tries fail, and it keeps trying
+    const configured = process.env.DATABASE_URL
+    await endListener(url)
+    process.env.DATABASE_URL = 'postgres://nobody:nothing@127.0.0.1:1/nowhere'
+    resetEnvCache()
+    await disconnect()
+    try {
+      await eventually(async () => lines.some((line) => line.includes('Cannot reach the database')), 10_000)
+    } finally {
+      process.env.DATABASE_URL = configured
+      resetEnvCache()
+    }
+    await eventually(async () => {
+      const pid = await listener()
+      return pid !== undefined && pid !== second && pid
+    }, 15_000)
+    expect(await issuedWithinSeconds()).toBeLessThan(8_000)
+    await stopWorkers()
+  }, 60_000)
 })
 
 describe('a backfill', () => {

@@ -843,10 +843,11 @@ const StatedCertificate = z
 call({
   method: 'get',
   path: '/api/certificates',
-  summary: 'Certificates: the caller’s own, or (the admin side) anyone’s',
+  summary: 'Certificates: the caller’s own, or (the admin side) a learner’s',
   description:
-    'A learner gets their own whatever they ask. The admin side narrows by `userId`, `courseId`, `programId`, ' +
-    '`state` or `q` (the learner’s name, the title or the code). Newest first.',
+    'The caller’s own certificates, whoever calls. The admin side names a learner with `userId` to list theirs; ' +
+    'a learner naming anyone but themselves is refused (403). Narrowed by `courseId`, `programId`, `state` or ' +
+    '`q` (the learner’s name, the title or the code). Newest first.',
   who: 'signedIn',
   query: z.object({
     userId: uuid.optional(),
@@ -893,8 +894,9 @@ call({
   summary: 'Check a credential: valid, revoked, tampered or unknown',
   description:
     'Takes a credential as its VC-JWT text. `valid` and `revoked` come with what the certificate states; ' +
-    '`tampered` is a credential whose signature does not match what it says; `unknown` one signed by a key ' +
-    'the portal never used, or naming no certificate of the portal’s. Text that is not a VC-JWT is a 400.',
+    '`tampered` is text shaped like a VC-JWT (three base64url parts joined by dots) that does not verify: its ' +
+    'signature, algorithm, header or claims; `unknown` one signed by a key the portal never used, or naming no ' +
+    'certificate of the portal’s. A body without `credential` as text, or text not shaped like a VC-JWT, is a 400.',
   who: 'anyone',
   body: z.object({ credential: z.string() }).strict(),
   ok: z

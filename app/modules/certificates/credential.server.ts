@@ -191,18 +191,31 @@ type Verified =
   | { result: 'valid'; credential: Record<string, unknown> & SignableCredential }
   | { result: 'tampered' | 'unknown-key' | 'malformed'; reason: string }
 
+/** Three base64url parts joined by dots, the last (the signature) perhaps empty: what a compact JWS looks like. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
+
+const tampered = (reason: string) => ({ result: 'tampered' as const, reason })
+
 /**
  * Checks a VC-JWT against the keys the portal has signed with: the signature, and that its claims say what
- * the credential inside says. Whether the certificate is known or revoked is for the caller to look up.
+ * the credential inside says. Text not shaped like a compact JWS is `malformed`; one shaped like it that does
+ * not verify (a header or payload that does not read, another algorithm, no key named, a signature that does
+ * not match, claims that contradict the credential) is `tampered`; one naming a key the portal never used is
+ * `unknown-key`. Whether the certificate is known or revoked is for the caller to look up.
  */
 export async function verifyCredentialJwt(jwt: string, keys: JSONWebKeySet): Promise<Verified> {
-  let kid: string | undefined
+  if (!COMPACT_JWS.test(jwt))
+    return {
+      result: 'malformed',
+      reason: 'This is not a signed credential (a compact JWS: three parts joined by dots).',
+    }
+  let kid: unknown
   try {
     kid = decodeProtectedHeader(jwt).kid
   } catch {
-    return { result: 'malformed', reason: 'This is not a signed credential (a compact JWS).' }
+    return tampered('Its header cannot be read.')
   }
-  if (!kid) return { result: 'malformed', reason: 'The credential does not name the key that signed it.' }
+  if (typeof kid !== 'string' || kid === '') return tampered('Its header does not name the key that signed it.')
   const local = createLocalJWKSet(keys)
   let payload: JWTPayload
   try {
@@ -216,18 +229,19 @@ export async function verifyCredentialJwt(jwt: string, keys: JSONWebKeySet): Pro
     if (error instanceof joseErrors.JWKSNoMatchingKey)
       return { result: 'unknown-key', reason: 'It was signed by a key this portal never used.' }
     if (error instanceof joseErrors.JWSSignatureVerificationFailed)
-      return { result: 'tampered', reason: 'Its signature does not match its contents.' }
+      return tampered('Its signature does not match its contents.')
+    if (error instanceof joseErrors.JOSEAlgNotAllowed)
+      return tampered('It is not signed with RS256, the algorithm the portal signs with.')
     if (error instanceof joseErrors.JWTClaimValidationFailed)
-      return { result: 'malformed', reason: `Its ${error.claim} claim is not valid: ${error.message}` }
-    return {
-      result: 'malformed',
-      reason: `This is not a signed credential: ${error instanceof Error ? error.message : String(error)}`,
-    }
+      return tampered(`Its ${error.claim} claim is not valid: ${error.message}`)
+    return tampered(
+      `It does not read as a signed credential: ${error instanceof Error ? error.message : String(error)}`,
+    )
   }
   const credential: Record<string, unknown> = { ...payload }
   for (const claim of JWT_CLAIMS) delete credential[claim]
   const disagreement = claimsDisagreement(payload, credential)
-  if (disagreement) return { result: 'malformed', reason: disagreement }
+  if (disagreement) return tampered(disagreement)
   return { result: 'valid', credential: credential as Record<string, unknown> & SignableCredential }
 }
 

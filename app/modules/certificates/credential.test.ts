@@ -195,12 +195,13 @@ describe('the signed credential (VC-JWT)', () => {
     })
   })
 
-  it('finds garbage, a JWT without a kid and claims that contradict the credential malformed', async () => {
+  it('finds text that is no compact JWS malformed; one that is, but a JWT without a kid or with contradicting claims, tampered', async () => {
     const set = keySet([publicJwkOf(first)])
-    for (const garbage of ['', 'not a credential', 'a.b.c', '{"credential":"x"}'])
+    for (const garbage of ['', 'not a credential', 'a.b', 'a.b.c.d', 'a..c', '{"credential":"x"}', 'a.b.c '])
       expect(await verifyCredentialJwt(garbage, set)).toMatchObject({ result: 'malformed' })
+    expect(await verifyCredentialJwt('a.b.c', set)).toMatchObject({ result: 'tampered' })
     const noKid = await new SignJWT({ ...credential() }).setProtectedHeader({ alg: 'RS256' }).sign(first.privateKey)
-    expect(await verifyCredentialJwt(noKid, set)).toMatchObject({ result: 'malformed' })
+    expect(await verifyCredentialJwt(noKid, set)).toMatchObject({ result: 'tampered', reason: /key/ })
     const wrongJti = await new SignJWT({ ...credential() })
       .setProtectedHeader({ alg: 'RS256', kid: `${PUBLIC_URL}/issuer/keys/${first.kid}`, typ: 'JWT' })
       .setIssuer(`${PUBLIC_URL}/issuer`)
@@ -208,7 +209,7 @@ describe('the signed credential (VC-JWT)', () => {
       .setSubject(credential().credentialSubject.id)
       .setNotBefore(Date.parse(credential().validFrom) / 1000)
       .sign(first.privateKey)
-    expect(await verifyCredentialJwt(wrongJti, set)).toMatchObject({ result: 'malformed', reason: /jti/ })
+    expect(await verifyCredentialJwt(wrongJti, set)).toMatchObject({ result: 'tampered', reason: /jti/ })
   })
 
   it('still verifies what the first key signed after a rotation, against a set holding both keys only', async () => {

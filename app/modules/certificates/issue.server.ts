@@ -27,6 +27,8 @@ export type Candidate = {
   title: string
   description: string
   issuer_name: string
+  /** the signature image the certificate is drawn with */
+  signature_key: string | null
   minutes: number
 }
 
@@ -36,13 +38,6 @@ export type Candidate = {
 // assigned the program. Minutes: the visible videos' seconds and the visible labs' minutes.
 const CANDIDATES = `
   WITH due AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS d(user_id uuid, course_id uuid, program_id uuid)),
-  course_minutes AS (
-    SELECT c.id,
-           (COALESCE((SELECT sum(e.duration) FROM content_entries e
-                       WHERE e.course_id = c.id AND e.kind = 'video' AND e.visibility), 0) / 60
-            + COALESCE((SELECT sum(l.minutes) FROM labs l WHERE l.course_id = c.id AND l.visibility), 0))::integer AS minutes
-      FROM courses c
-  ),
   done_in_course AS (
     SELECT DISTINCT t.user_id, c.id AS course_id
       FROM due d
@@ -66,14 +61,26 @@ const CANDIDATES = `
             AND NOT COALESCE(t.assigned AND course_done(t.completed_videos, t.completed_labs,
                                course_visible_videos(pc.course_id), course_visible_labs(pc.course_id)), false))
        AND NOT EXISTS (SELECT 1 FROM certificates x WHERE x.user_id = pa.user_id AND x.program_id = p.id)
+  ),
+  -- the hours of only the courses certificates are given for here, and of those programs' courses
+  course_minutes AS (
+    SELECT c.id,
+           (COALESCE((SELECT sum(e.duration) FROM content_entries e
+                       WHERE e.course_id = c.id AND e.kind = 'video' AND e.visibility), 0) / 60
+            + COALESCE((SELECT sum(l.minutes) FROM labs l WHERE l.course_id = c.id AND l.visibility), 0))::integer AS minutes
+      FROM courses c
+     WHERE c.id IN (SELECT course_id FROM done_in_course
+                    UNION
+                    SELECT pc.course_id FROM done_in_program w JOIN program_courses pc ON pc.program_id = w.program_id)
   )
   SELECT 'course' AS kind, c.id AS subject_id, u.id AS user_id, btrim(u.first_name || ' ' || u.last_name) AS learner_name,
-         u.email, c.title, c.description, c.certificate_issuer AS issuer_name, m.minutes
+         u.email, c.title, c.description, c.certificate_issuer AS issuer_name,
+         c.certificate_signature_key AS signature_key, m.minutes
     FROM done_in_course w JOIN courses c ON c.id = w.course_id JOIN users u ON u.id = w.user_id
     JOIN course_minutes m ON m.id = c.id
   UNION ALL
   SELECT 'program', p.id, u.id, btrim(u.first_name || ' ' || u.last_name), u.email, p.title, p.description,
-         p.certificate_issuer,
+         p.certificate_issuer, p.certificate_signature_key,
          COALESCE((SELECT sum(m.minutes) FROM program_courses pc JOIN course_minutes m ON m.id = pc.course_id
                     WHERE pc.program_id = p.id), 0)::integer
     FROM done_in_program w JOIN programs p ON p.id = w.program_id JOIN users u ON u.id = w.user_id
@@ -83,6 +90,15 @@ const CANDIDATES = `
 export async function candidatesFor(work: DueWork[], transaction?: Transaction): Promise<Candidate[]> {
   if (work.length === 0) return []
   return select<Candidate>(CANDIDATES, [JSON.stringify(work)], transaction)
+}
+
+/**
+ * An insert gives way only to a valid certificate of the same learner and course or program (the partial
+ * unique indexes of migration 0022); any other refusal (a code or revocation-list place taken) is an error.
+ */
+const GIVES_WAY: Record<CertificateKind, string> = {
+  course: 'ON CONFLICT (user_id, course_id) WHERE revoked_at IS NULL AND course_id IS NOT NULL DO NOTHING',
+  program: 'ON CONFLICT (user_id, program_id) WHERE revoked_at IS NULL AND program_id IS NOT NULL DO NOTHING',
 }
 
 /**
@@ -124,9 +140,10 @@ export async function issueTo(
     const jwt = await signedCredential(facts, PUBLIC_URL, key)
     const inserted = await select<{ id: string }>(
       `INSERT INTO certificates (id, code, kind, user_id, course_id, program_id, title, description, learner_name,
-                                 issuer_name, minutes, issued_at, issued_by, status_index, credential, key_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-       ON CONFLICT DO NOTHING RETURNING id`,
+                                 issuer_name, minutes, issued_at, issued_by, status_index, credential, key_id,
+                                 signature_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+       ${GIVES_WAY[c.kind]} RETURNING id`,
       [
         facts.id,
         facts.code,
@@ -144,6 +161,7 @@ export async function issueTo(
         facts.statusIndex,
         jwt,
         key.kid,
+        c.signature_key,
       ],
       transaction,
     )
@@ -161,6 +179,8 @@ export async function issueDueCertificates(signal?: AbortSignal): Promise<number
   for (;;) {
     if (signal?.aborted) break
     const done = await transaction(async (tx) => {
+      // a row a completion still uncommitted has written is locked by it (migration 0023): passed over here,
+      // it is taken on a later run, once that completion can be seen
       const work = await select<DueWork>(
         `DELETE FROM certificate_due
           WHERE ctid IN (SELECT ctid FROM certificate_due ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)

@@ -176,12 +176,9 @@ export async function certificateFor(
   const row = await rowByCode(typedCode)
   const mine = row && actor.id === row.user_id && can(actor, 'read:certificates:own')
   if (!row || !(mine || can(actor, 'read:certificates'))) throw notFound(NO_SUCH_CERTIFICATE)
+  // the signature it was issued with, not its course's or program's as it is now
   const [extra] = await select<{ credential: string; signature_key: string | null }>(
-    `SELECT c.credential, COALESCE(co.certificate_signature_key, p.certificate_signature_key) AS signature_key
-       FROM certificates c
-       LEFT JOIN courses co ON co.id = c.course_id
-       LEFT JOIN programs p ON p.id = c.program_id
-      WHERE c.id = $1`,
+    `SELECT c.credential, c.signature_key FROM certificates c WHERE c.id = $1`,
     [row.id],
   )
   return {
@@ -224,13 +221,17 @@ export async function reissueCertificate(actor: Actor, typedCode: string): Promi
       `SELECT $1::text AS kind, s.id AS subject_id, u.id AS user_id,
               btrim(u.first_name || ' ' || u.last_name) AS learner_name, u.email, s.title, s.description,
               CASE WHEN btrim(s.certificate_issuer) <> '' THEN s.certificate_issuer ELSE $4 END AS issuer_name,
+              CASE WHEN btrim(s.certificate_issuer) <> '' THEN s.certificate_signature_key
+                   ELSE (SELECT signature_key FROM certificates WHERE id = $6) END AS signature_key,
               $5::integer AS minutes
          FROM users u,
-              (SELECT id, title, description, certificate_issuer FROM courses WHERE $1 = 'course' AND id = $2
+              (SELECT id, title, description, certificate_issuer, certificate_signature_key
+                 FROM courses WHERE $1 = 'course' AND id = $2
                UNION ALL
-               SELECT id, title, description, certificate_issuer FROM programs WHERE $1 = 'program' AND id = $2) s
+               SELECT id, title, description, certificate_issuer, certificate_signature_key
+                 FROM programs WHERE $1 = 'program' AND id = $2) s
         WHERE u.id = $3`,
-      [old.kind, subjectId, old.user_id, old.issuer_name, old.minutes],
+      [old.kind, subjectId, old.user_id, old.issuer_name, old.minutes, old.id],
       tx,
     )
     if (!candidate) throw conflict(`The ${old.kind} of this certificate was deleted: it cannot be re-issued.`)
@@ -313,8 +314,9 @@ type CredentialCheck =
 
 /**
  * Is this credential one the portal signed, and does its certificate still stand? `valid` and `revoked` come
- * with what the certificate states; `tampered` is a credential whose signature does not match what it says;
- * `unknown` one signed by a key the portal never used, or naming no certificate of the portal's.
+ * with what the certificate states; `tampered` is text shaped like a VC-JWT that does not verify (its
+ * signature, algorithm, header or claims); `unknown` one signed by a key the portal never used, or naming no
+ * certificate of the portal's. Only what is not shaped like a VC-JWT at all is refused (400).
  */
 export async function verifyCredential(input: unknown): Promise<CredentialCheck> {
   if (typeof input !== 'string' || input.trim() === '')

@@ -10,14 +10,34 @@ import { keySet, publicJwkOf, signingKey, type SigningKey } from './keys.server.
 // its first credential is, so the published key set always holds the key of every credential given, across a
 // key change and across instances with keys of their own.
 
-/** The signing key, its public half recorded in `transaction` (a no-op after the first time). */
+/** The key this process has recorded, outside any transaction: recorded once per key and process. */
+let recorded: { kid: string; done: Promise<unknown> } | undefined
+
+/**
+ * The signing key, its public half recorded (a no-op when it is already). In `transaction`, recorded there,
+ * every time: what the transaction signs must not outlive a rollback of the record. Without one, once per
+ * process: a failed record is tried again by the next call.
+ */
 export async function registeredSigningKey(transaction?: Transaction): Promise<SigningKey> {
   const key = await signingKey()
-  await select(
-    `INSERT INTO certificate_keys (kid, public_jwk) VALUES ($1, $2::jsonb) ON CONFLICT (kid) DO NOTHING RETURNING kid`,
-    [key.kid, JSON.stringify(publicJwkOf(key))],
-    transaction,
-  )
+  const record = () =>
+    select(
+      `INSERT INTO certificate_keys (kid, public_jwk) VALUES ($1, $2::jsonb) ON CONFLICT (kid) DO NOTHING RETURNING kid`,
+      [key.kid, JSON.stringify(publicJwkOf(key))],
+      transaction,
+    )
+  if (transaction) {
+    await record()
+    return key
+  }
+  if (recorded?.kid !== key.kid) {
+    const done = record().catch((error: unknown) => {
+      if (recorded?.done === done) recorded = undefined
+      throw error
+    })
+    recorded = { kid: key.kid, done }
+  }
+  await recorded.done
   return key
 }
 
@@ -48,10 +68,13 @@ export async function publishedKey(kid: string): Promise<JWK | undefined> {
   return keys.find((k) => k.kid === kid)
 }
 
-/** The revocation list every credential points at, signed now: the revoked certificates' places set. */
+/**
+ * The revocation list every credential points at, signed now: the revoked certificates' places set. Its key
+ * is recorded first (once per process), so every instance's key set holds the key it was signed with, even
+ * one that has signed no certificate yet.
+ */
 export async function revocationList(): Promise<string> {
-  // the current key is in the published set whether or not it has signed a certificate yet
-  const key = await signingKey()
+  const key = await registeredSigningKey()
   const rows = await select<{ status_index: number }>(
     `SELECT status_index FROM certificates WHERE revoked_at IS NOT NULL ORDER BY status_index`,
     [],

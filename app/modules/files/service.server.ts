@@ -150,7 +150,8 @@ const UNATTACHED = `
   NOT EXISTS (SELECT 1 FROM courses c WHERE c.image_key = f.key)
   AND NOT EXISTS (SELECT 1 FROM programs p WHERE p.image_key = f.key)
   AND NOT EXISTS (SELECT 1 FROM content_entries e WHERE e.file_key = f.key)
-  AND NOT EXISTS (SELECT 1 FROM assessment_uploads a WHERE a.file_key = f.key)`
+  AND NOT EXISTS (SELECT 1 FROM assessment_uploads a WHERE a.file_key = f.key)
+  AND NOT EXISTS (SELECT 1 FROM certificates x WHERE x.signature_key = f.key)`
 
 /** An upload is attached by the request after it; one still unattached after a day never will be. */
 export const UNATTACHED_FILE_LIFETIME_MS = 24 * 60 * 60 * 1000
@@ -160,7 +161,7 @@ const UNATTACHED_BEFORE = sql(
 )
 
 /**
- * Remove uploads that nothing ever used: files no course, program, content entry or assessment upload
+ * Remove uploads that nothing ever used: files no course, program, content entry, assessment upload or certificate
  * refers to, older than the cutoff (an upload is stored first and attached by a later request, so a
  * fresh one is left alone). Returns how many were removed.
  */

@@ -113,14 +113,17 @@ export async function startJobWorkers({ log, queues = [...QUEUE_NAMES], pollSeco
   } satisfies JobWorkers
 }
 
-/** How long a lost listening connection waits before it connects again. */
-const RELISTEN_MS = 5000
+/** How long a lost listening connection waits before it connects again: the first time, and at most. */
+const RELISTEN_FIRST_MS = 1000
+const RELISTEN_MAX_MS = 30_000
 
 /**
  * The queues whose work the database's triggers write (a `wakeChannel`): one connection listens on their
  * channels and queues a job when a transaction that wrote work commits (the queue's policy keeps one waiting
- * at most, so a burst of notifications makes one job). A lost connection is made again after a pause; what
- * was written meanwhile waits for the queue's schedule.
+ * at most, so a burst of notifications makes one job). A connection lost (the server restarted, the backend
+ * ended, the network gone quiet: TCP keepalive notices) or one that could not be made is tried again after a
+ * pause that doubles each time it fails, up to half a minute; once listening again, it queues a job for the
+ * work written meanwhile.
  */
 async function listenForWork(library: PgBoss, queues: QueueName[], log: JobLog) {
   const byChannel = new Map(
@@ -131,34 +134,56 @@ async function listenForWork(library: PgBoss, queues: QueueName[], log: JobLog) 
   )
   let client: pg.Client | undefined
   let retry: NodeJS.Timeout | undefined
+  let pause = RELISTEN_FIRST_MS
   let stopped = false
   const wake = (name: QueueName) =>
     library.send(name, {}).catch((error: unknown) => log.error(`Job queue: ${failureLine(error)}`))
+  /** Listen again after the pause; every way a try fails ends here, so a retry is always scheduled. */
+  const again = (error: unknown) => {
+    if (stopped) return
+    log.error(`Job queue: listening for work: ${failureLine(error)}; trying again in ${pause / 1000} s`)
+    clearTimeout(retry)
+    retry = setTimeout(() => void listen(), pause)
+    pause = Math.min(pause * 2, RELISTEN_MAX_MS)
+  }
   const listen = async () => {
     if (stopped || byChannel.size === 0) return
-    const connection = new pg.Client({ connectionString: await databaseUrl(), application_name: 'portal-jobs' })
-    const lost = (error?: Error) => {
-      if (client !== connection) return
-      client = undefined
-      connection.end().catch(() => undefined)
-      if (stopped) return
-      if (error) log.error(`Job queue: listening for work: ${failureLine(error)}`)
-      retry = setTimeout(() => void listen().catch(lost), RELISTEN_MS)
-    }
-    client = connection
-    connection.on('error', lost)
-    connection.on('end', () => lost(new Error('the connection closed')))
-    connection.on('notification', ({ channel }) => {
-      const name = byChannel.get(channel)
-      if (name) void wake(name)
-    })
+    let connection: pg.Client | undefined
     try {
-      await connection.connect()
-      for (const channel of byChannel.keys()) await connection.query(`LISTEN ${channel}`)
+      const connectionString = await databaseUrl()
+      if (stopped) return
+      connection = new pg.Client({
+        connectionString,
+        application_name: 'portal-jobs',
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 30_000,
+      })
+      const current = connection
+      client = current
+      const lost = (error: Error) => {
+        if (client !== current) return
+        client = undefined
+        current.end().catch(() => undefined)
+        again(error)
+      }
+      current.on('error', lost)
+      current.on('end', () => lost(new Error('the connection closed')))
+      current.on('notification', ({ channel }) => {
+        const name = byChannel.get(channel)
+        if (name) void wake(name)
+      })
+      await current.connect()
+      for (const channel of byChannel.keys()) await current.query(`LISTEN ${channel}`)
+      if (client !== current) return
+      pause = RELISTEN_FIRST_MS
       // work written while nobody listened
       for (const name of byChannel.values()) await wake(name)
     } catch (error) {
-      lost(error as Error)
+      // a connection that failed part-way is let go; its own 'error' or 'end' may have scheduled the retry already
+      if (connection && client !== connection) return
+      client = undefined
+      connection?.end().catch(() => undefined)
+      again(error)
     }
   }
   await listen()

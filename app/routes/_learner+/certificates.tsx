@@ -15,7 +15,8 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request)
-  const certificates = await listCertificates(user, { limit: 1000 })
+  // one's own, the admin side's too (who may read everyone's)
+  const certificates = await listCertificates(user, { userId: user.id, limit: 1000 })
   return json({ certificates })
 }
 
