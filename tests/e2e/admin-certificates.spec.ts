@@ -6,9 +6,10 @@ import { AXE_VIEWPORTS, expectAccessible, portal, whenHydrated } from './helpers
 
 // The admin Certificates page: an admin finds a certificate by its code, revokes it (the reason is asked for
 // first), sees it revoked there and on the public verify page, exports it, and re-issues it; a coach reads the
-// page without the buttons. The certificate is learner 1's for the demo's data modelling course, which gives
-// certificates: the setup gives it through the CLI if the job runner has not yet, and the admin's re-issue at
-// the end leaves learner 1 holding a valid one again, as the other files expect.
+// page without the buttons; without JavaScript the dialogs are panels in the page that work alike. The
+// certificate is learner 1's for the demo's data modelling course, which gives certificates: the setup gives it
+// through the CLI if the job runner has not yet, and each re-issue leaves learner 1 holding a valid one again,
+// as the other files expect.
 
 const COURSE = 'Data Modelling for Relational Databases'
 const LEARNER = 'Lena Fischer'
@@ -144,6 +145,46 @@ test('a coach reads the certificates without Revoke or Re-issue', async ({ page,
   await page.goto(`/admin/certificates?revoke=${code}`)
   await expect(page.getByRole('heading', { name: 'Certificates', level: 1 })).toBeVisible()
   await expect(page.getByRole('button', { name: 'Revoke certificate' })).toHaveCount(0)
+})
+
+test.describe('without JavaScript', () => {
+  test.use({ javaScriptEnabled: false })
+
+  test('the dialogs are panels in the page: the reason is asked for, then the certificate revoked and re-issued', async ({
+    page,
+    signInAs,
+  }) => {
+    await signInAs('admin')
+    await page.goto('/admin/certificates')
+    // the filter is a plain GET form
+    await page.getByLabel('Course').selectOption({ label: COURSE })
+    await page.getByLabel('State').selectOption('valid')
+    await page.getByRole('button', { name: 'Filter' }).click()
+    await expect(page).toHaveURL(/[?&]state=valid/)
+    const row = await search(page, code)
+    await row.getByRole('link', { name: `Revoke ${code}` }).click()
+    const panel = page.getByRole('region', { name: 'Revoke certificate' })
+    await panel.getByRole('button', { name: 'Revoke certificate' }).click()
+    await expect(panel.getByRole('textbox', { name: 'Reason' })).toHaveAccessibleDescription('Enter a reason.')
+    expect((await listed()).find((c) => c.code === code)?.state).toBe('valid')
+
+    await panel.getByRole('textbox', { name: 'Reason' }).fill(REASON)
+    await panel.getByRole('button', { name: 'Revoke certificate' }).click()
+    await expect(page.getByText(`Certificate ${code} of ${LEARNER} revoked.`)).toBeVisible()
+    // the list as it was: only valid ones of this code, so none now
+    await expect(page).toHaveURL(/[?&]state=valid/)
+    await expect(page.getByText('No certificate matches')).toBeVisible()
+    expect((await listed()).find((c) => c.code === code)?.state).toBe('revoked')
+
+    await page.goto(`/admin/certificates?q=${code}`)
+    await page.getByRole('link', { name: `Re-issue ${code}` }).click()
+    await page
+      .getByRole('region', { name: 'Re-issue certificate' })
+      .getByRole('button', { name: 'Re-issue certificate' })
+      .click()
+    await expect(page.getByText(/^Re-issued as [0-9A-Z-]+, stating Lena Fischer/)).toBeVisible()
+    code = (await listed()).find((c) => c.learnerName === LEARNER && c.state === 'valid')!.code
+  })
 })
 
 for (const [width, viewport] of AXE_VIEWPORTS) {
