@@ -12,7 +12,12 @@ import { listSignInEvents } from '#app/modules/auth/sign-ins.server.ts'
 import { takeBackup } from '#app/modules/backups/backup.server.ts'
 import { listBackupRuns, removeBackupSchedule } from '#app/modules/backups/schedules.server.ts'
 import { signBridgeToken, signInWithBridgeLink } from '#app/modules/bridge/service.server.ts'
-import { listCertificates, revokeCertificate } from '#app/modules/certificates/service.server.ts'
+import {
+  listCertificates,
+  reissueCertificate,
+  revokeCertificate,
+  staffCertificates,
+} from '#app/modules/certificates/service.server.ts'
 import { deleteVideo } from '#app/modules/content/service.server.ts'
 import { dashboardCounts, getCourseDetail } from '#app/modules/courses/admin.server.ts'
 import { dashboardFigures } from '#app/modules/dashboard/service.server.ts'
@@ -28,6 +33,7 @@ import { writeUserList } from '#app/modules/users/export.server.ts'
 import { createUser, getProfile, removeAdmin } from '#app/modules/users/service.server.ts'
 import * as adminLayout from '#app/routes/admin+/_layout.tsx'
 import * as backupsPage from '#app/routes/admin+/backups.tsx'
+import * as certificatesPage from '#app/routes/admin+/certificates.tsx'
 import * as jobsPage from '#app/routes/admin+/jobs.tsx'
 import * as newCoursePage from '#app/routes/admin+/newCourse.tsx'
 import * as importUsersPage from '#app/routes/admin+/users_.import.tsx'
@@ -477,6 +483,24 @@ const CASES: Case[] = [
     via: 'service',
     run: ({ actor }) =>
       service(() => revokeCertificate(actor, '0000-0000-0000-0000-0000-0000-00', { reason: 'x' }), [404]),
+  },
+  {
+    name: 're-issuing a certificate (there is none of that code: 404 once past the guard)',
+    exercises: ['manage:certificates'],
+    via: 'service',
+    run: ({ actor }) => service(() => reissueCertificate(actor, '0000-0000-0000-0000-0000-0000-00'), [404]),
+  },
+  {
+    name: 'the Certificates page’s list (a learner is refused, not shown their own)',
+    exercises: ['read:certificates'],
+    via: 'service',
+    run: ({ actor }) => service(() => staffCertificates(actor, {}, { offset: 0, limit: 7 })),
+  },
+  {
+    name: 'the Certificates page',
+    exercises: ['enter:admin-area', 'read:certificates'],
+    via: 'user',
+    run: (who) => page(open(certificatesPage, '/admin/certificates', who)),
   },
 ]
 

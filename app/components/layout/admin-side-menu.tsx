@@ -10,6 +10,7 @@ const ITEMS: { to: string; label: string; end?: boolean; permission?: Permission
   { to: '/admin/coach', label: 'Coaches' },
   { to: '/admin/courses', label: 'Courses' },
   { to: '/admin/programs', label: 'Programs' },
+  { to: '/admin/certificates', label: 'Certificates', permission: 'read:certificates' },
   { to: '/admin/assignmentDocumentList', label: 'Assessments' },
   { to: '/admin/accesslog', label: 'Access Log' },
   { to: '/admin/exports', label: 'Scheduled exports' },

@@ -41,6 +41,8 @@ export type DataTableProps<Row> = {
   sort?: string
   dir?: SortDir
   emptyText?: string
+  /** What an empty table says under `emptyText`: why it is empty, and what to do (a link). */
+  emptyHint?: ReactNode
   search?: DataTableSearch
   /** Controls shown beside the search box (an "Add New Course" button). */
   actions?: ReactNode
@@ -67,6 +69,7 @@ export function DataTable<Row>({
   sort,
   dir = 'asc',
   emptyText = 'No Data Found',
+  emptyHint,
   search,
   actions,
 }: DataTableProps<Row>) {
@@ -182,7 +185,7 @@ export function DataTable<Row>({
             {rows.length === 0 ? (
               <tr>
                 <td colSpan={columns.length}>
-                  <EmptyState title={emptyText} />
+                  <EmptyState title={emptyText} text={emptyHint} />
                 </td>
               </tr>
             ) : (

@@ -19,6 +19,9 @@ export const CertificateListQuerySchema = z.object({
   limit: listLimit(100),
 })
 
+/** The Certificates page's filter and its export: the list's, without a limit (the page pages it, the export is all of it). */
+export const CertificateFilterSchema = CertificateListQuerySchema.omit({ limit: true })
+
 export const RevokeSchema = z.object({
   reason: z
     .string({ required_error: 'Enter a reason.' })

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose'
 import { RateLimiterRes } from 'rate-limiter-flexible'
 import { getEnv } from '#app/utils/env.server.ts'
-import { select, transaction } from '#db/client.ts'
+import { mapRows, pipeQuery, select, transaction, type RowStream } from '#db/client.ts'
 import { rateLimiter } from '#db/rate-limits.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import type { Actor } from '../auth/roles.ts'
@@ -11,7 +11,7 @@ import { verifyCredentialJwt } from './credential.server.ts'
 import { canonicalCode, groupedCode, verifyUrl, type CertificateKind } from './facts.ts'
 import { candidatesFor, issueTo, type Candidate } from './issue.server.ts'
 import { renderCertificatePdf } from './pdf.server.ts'
-import { BackfillSchema, CertificateListQuerySchema, RevokeSchema } from './schema.ts'
+import { BackfillSchema, CertificateFilterSchema, CertificateListQuerySchema, RevokeSchema } from './schema.ts'
 import { publishedKeySet } from './signing.server.ts'
 
 // What people see of certificates and do with them. Learners read their own (My Certificates); the admin
@@ -252,6 +252,113 @@ export async function reissueCertificate(actor: Actor, typedCode: string): Promi
     const [row] = await select<CertificateRow>(`SELECT ${COLUMNS} FROM certificates c WHERE c.id = $1`, [given.id], tx)
     return toView(row)
   })
+}
+
+/** A certificate as the Certificates page and its export show it: with the learner's email and name as they are now. */
+export type StaffCertificateView = CertificateView & {
+  learnerEmail: string
+  /** the learner's name now: not the one the certificate states after a rename (a reason to re-issue) */
+  currentName: string
+}
+
+type StaffRow = CertificateRow & { email: string; current_name: string }
+
+const CURRENT_NAME = `btrim(u.first_name || ' ' || u.last_name)`
+const STAFF_FROM = `FROM certificates c JOIN users u ON u.id = c.user_id`
+const STAFF_COLUMNS = `${COLUMNS}, u.email, ${CURRENT_NAME} AS current_name`
+
+const toStaffView = (row: StaffRow): StaffCertificateView => ({
+  ...toView(row),
+  learnerEmail: row.email,
+  currentName: row.current_name,
+})
+
+/**
+ * The Certificates page's filter (and its export's) as a WHERE clause with its values ($1 to $6): by learner,
+ * course, program and state, and a search of the learner's name (as issued, or as it is now), email and the
+ * title, in part and in any case, or of the code, typed in any grouping and case. The admin side only: a
+ * learner is refused, not quietly shown their own.
+ */
+function staffFilter(actor: Actor, input: unknown): { where: string; values: unknown[] } {
+  requirePermission(actor, 'read:certificates')
+  const filter = CertificateFilterSchema.parse(input)
+  const q = filter.q || null
+  return {
+    where: `($1::uuid IS NULL OR c.user_id = $1)
+        AND ($2::uuid IS NULL OR c.course_id = $2)
+        AND ($3::uuid IS NULL OR c.program_id = $3)
+        AND ($4::text IS NULL OR ($4 = 'valid') = (c.revoked_at IS NULL))
+        AND ($5::text IS NULL OR c.learner_name ILIKE $5 OR ${CURRENT_NAME} ILIKE $5 OR u.email ILIKE $5
+             OR c.title ILIKE $5 OR c.code = $6::text)`,
+    values: [
+      filter.userId ?? null,
+      filter.courseId ?? null,
+      filter.programId ?? null,
+      filter.state ?? null,
+      q === null ? null : `%${q.replace(/[\\%_]/g, '\\$&')}%`,
+      (q !== null && canonicalCode(q)) || null,
+    ],
+  }
+}
+
+/** One page of the Certificates page's list, newest first, and how many the filter finds in all. */
+export async function staffCertificates(
+  actor: Actor,
+  input: unknown,
+  page: { offset: number; limit: number },
+): Promise<{ rows: StaffCertificateView[]; total: number }> {
+  const { where, values } = staffFilter(actor, input)
+  const [rows, [{ total }]] = await Promise.all([
+    select<StaffRow>(
+      `SELECT ${STAFF_COLUMNS} ${STAFF_FROM} WHERE ${where} ORDER BY c.issued_at DESC, c.id LIMIT $7 OFFSET $8`,
+      [...values, page.limit, page.offset],
+    ),
+    select<{ total: number }>(`SELECT count(*)::int AS total ${STAFF_FROM} WHERE ${where}`, values),
+  ])
+  return { rows: rows.map(toStaffView), total }
+}
+
+/** Every certificate of the filter, newest first, read from a cursor (the Certificates page's export). */
+export function staffCertificateStream(actor: Actor, input: unknown): RowStream {
+  // a refused filter or actor is refused now, before anything is sent
+  const { where, values } = staffFilter(actor, input)
+  const statement = {
+    text: `SELECT ${STAFF_COLUMNS} ${STAFF_FROM} WHERE ${where} ORDER BY c.issued_at DESC, c.id`,
+    values,
+  }
+  return (sink, signal) => pipeQuery(statement, [mapRows(toStaffView), sink], { signal })
+}
+
+/** One certificate for the admin side (the Certificates page's Revoke and Re-issue ask about it). */
+export async function staffCertificate(actor: Actor, typedCode: string): Promise<StaffCertificateView> {
+  requirePermission(actor, 'read:certificates')
+  const code = canonicalCode(typedCode)
+  const [row] = code ? await select<StaffRow>(`SELECT ${STAFF_COLUMNS} ${STAFF_FROM} WHERE c.code = $1`, [code]) : []
+  if (!row) throw notFound(NO_SUCH_CERTIFICATE)
+  return toStaffView(row)
+}
+
+type CertificateSubject = { id: string; title: string; certificates: boolean; issued: number }
+
+/**
+ * The courses and programs, by title, for the Certificates page's filter: whether each gives certificates now,
+ * and how many it has given.
+ */
+export async function certificateSubjects(
+  actor: Actor,
+): Promise<{ courses: CertificateSubject[]; programs: CertificateSubject[] }> {
+  requirePermission(actor, 'read:certificates')
+  const [courses, programs] = await Promise.all(
+    (['course', 'program'] as const).map((kind) =>
+      select<CertificateSubject>(
+        `SELECT s.id, s.title, s.certificates,
+                (SELECT count(*)::int FROM certificates c WHERE c.${kind}_id = s.id) AS issued
+           FROM ${kind}s s ORDER BY lower(s.title), s.id`,
+        [],
+      ),
+    ),
+  )
+  return { courses, programs }
 }
 
 type BackfillResult = {
