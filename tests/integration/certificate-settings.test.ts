@@ -8,6 +8,8 @@ import { ServiceError } from '#app/modules/errors.ts'
 import { openFile, storeFile, sweepUnattachedFiles } from '#app/modules/files/service.server.ts'
 import { storage } from '#app/modules/files/storage.server.ts'
 import { deleteProgram, editProgram, getProgram } from '#app/modules/programs/service.server.ts'
+import * as coursePage from '#app/routes/admin+/course.$courseId.tsx'
+import * as programPage from '#app/routes/admin+/program.$programId.tsx'
 import * as addSignatureRoute from '#app/routes/api+/category.addCertificateSignature.ts'
 import * as courseRoute from '#app/routes/api+/category.course_.$courseId.ts'
 import * as editCourseRoute from '#app/routes/api+/category.editCourseDetails.ts'
@@ -24,6 +26,7 @@ import {
 } from '#tests/factories.ts'
 import { gifBytes, jpegBytes, pngBytes } from '#tests/fixtures/files.ts'
 import { body, call } from '#tests/requests.ts'
+import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
 
 // A course's and a program's certificate settings: switched on and off by admins only (the page's form and
 // the /api's edit calls), the issuer required while on, the signature image attached, replaced and removed
@@ -31,8 +34,10 @@ import { body, call } from '#tests/requests.ts'
 // gives nothing by itself unless the admin asks for those who already completed.
 
 let as: Awaited<ReturnType<typeof makePeople<'learner' | 'coach' | 'admin'>>>
+let cookies: { admin: string; coach: string }
 beforeAll(async () => {
   as = await makePeople('learner', 'coach', 'admin')
+  cookies = { admin: await sessionCookieFor(as.admin.userName), coach: await sessionCookieFor(as.coach.userName) }
 })
 
 const ISSUER = 'Northwind Data Academy'
@@ -482,5 +487,98 @@ describe('the /api', () => {
     })
     expect(refused.status).toBe(400)
     expect(await body(refused)).toMatchObject({ errors: { certificateIssuer: expect.stringMatching(/issuer/) } })
+  })
+})
+
+describe('the admin pages, without JavaScript', () => {
+  it('the course page’s form switches them on with a signature posted with it, without JavaScript', async () => {
+    const { id } = await makeCourse()
+    const path = `/admin/course/${id}?tab=videos&edit=certificates&intent=certificates`
+    const saved = await call(coursePage.action as never, path, {
+      method: 'POST',
+      body: form({ certificates: 'true', certificateIssuer: ISSUER, certificateSignature: png() }),
+      params: { courseId: id },
+      headers: { Cookie: cookies.admin },
+    })
+    expect(saved.status).toBe(302)
+    expect(saved.headers.get('Location')).toBe(`/admin/course/${id}?tab=videos`)
+    expect(await toastOf(saved)).toMatchObject({ message: 'Certificate settings saved: certificates are on.' })
+    const row = await courseRow(id)
+    expect(row).toMatchObject({ certificates: true, certificateIssuer: ISSUER })
+    expect(row.certificateSignatureKey).toMatch(/\.png$/)
+
+    const loaded = await call(coursePage.loader as never, `/admin/course/${id}`, {
+      params: { courseId: id },
+      headers: { Cookie: cookies.coach },
+    })
+    expect(await body(loaded)).toMatchObject({
+      canEdit: false,
+      certificates: { certificates: true, issuer: ISSUER, issued: { valid: 0, revoked: 0 } },
+    })
+  })
+
+  it('the form’s refusals come back beside their fields, and leave no uploaded file behind', async () => {
+    const { id } = await makeCourse()
+    const { StoredFile } = await db()
+    const files = await StoredFile.count()
+    const path = `/admin/course/${id}?edit=certificates&intent=certificates`
+    const refused = await call(coursePage.action as never, path, {
+      method: 'POST',
+      body: form({ certificates: 'true', certificateIssuer: '', certificateSignature: png() }),
+      params: { courseId: id },
+      headers: { Cookie: cookies.admin },
+    })
+    expect(refused.status).toBe(400)
+    const reply = await body<{ result: { error: Record<string, string[]> } }>(refused)
+    expect(reply.result.error.certificateIssuer).toEqual(['Enter the issuer’s name: every certificate states it.'])
+    const gif = new File([new Uint8Array(gifBytes())], 'sig.gif', { type: 'image/gif' })
+    const wrongType = await call(coursePage.action as never, path, {
+      method: 'POST',
+      body: form({ certificates: 'true', certificateIssuer: ISSUER, certificateSignature: gif }),
+      params: { courseId: id },
+      headers: { Cookie: cookies.admin },
+    })
+    expect(wrongType.status).toBe(415)
+    expect(await StoredFile.count()).toBe(files)
+    expect(await courseRow(id)).toMatchObject({ certificates: false })
+  })
+
+  it('a coach posting the course’s or program’s form changes nothing', async () => {
+    const { id } = await makeCourse()
+    const programId = (await makeProgram([id])).id
+    for (const [page, url, params] of [
+      [coursePage, `/admin/course/${id}?intent=certificates`, { courseId: id }],
+      [programPage, `/admin/program/${programId}?intent=certificates`, { programId }],
+    ] as const) {
+      const response = await call(page.action as never, url, {
+        method: 'POST',
+        body: form({ certificates: 'true', certificateIssuer: ISSUER }),
+        params,
+        headers: { Cookie: cookies.coach },
+      })
+      expect(response.status).toBe(302)
+      expect(await toastOf(response)).toMatchObject({ type: 'error' })
+    }
+    expect(await courseRow(id)).toMatchObject({ certificates: false })
+    expect(await getProgram(as.admin, programId)).toMatchObject({ certificates: false })
+  })
+
+  it('the program page’s form switches them on and queues those who completed', async () => {
+    const { id } = await makeProgram([(await makeCourse()).id])
+    const saved = await call(
+      programPage.action as never,
+      `/admin/program/${id}?edit=certificates&intent=certificates`,
+      {
+        method: 'POST',
+        body: form({ certificates: 'true', certificateIssuer: ISSUER, issueToCompleted: 'on' }),
+        params: { programId: id },
+        headers: { Cookie: cookies.admin },
+      },
+    )
+    expect(saved.headers.get('Location')).toBe(`/admin/program/${id}`)
+    expect(await toastOf(saved)).toMatchObject({ message: expect.stringMatching(/in the background/) })
+    const due = await query<{ program_id: string }>(sql(`SELECT program_id FROM certificate_due`), {})
+    expect(due).toContainEqual({ program_id: id })
+    await issueDueCertificates()
   })
 })

@@ -53,3 +53,8 @@ export const CertificateSettingsFormSchema = z
     if (value.certificates && value.certificateIssuer === '')
       context.addIssue({ code: 'custom', path: ['certificateIssuer'], message: ISSUER_REQUIRED })
   })
+
+/** What the page says once the settings are saved. */
+export const certificatesSavedMessage = ({ certificates, queued }: { certificates: boolean; queued: boolean }) =>
+  `Certificate settings saved: certificates are ${certificates ? 'on' : 'off'}.` +
+  (queued ? ' Learners who already completed are being given theirs in the background.' : '')
