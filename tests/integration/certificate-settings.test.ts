@@ -1,13 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { SYSTEM, type Actor } from '#app/modules/auth/roles.ts'
 import { issueDueCertificates } from '#app/modules/certificates/issue.server.ts'
-import { backfillCertificates, certificatePdf } from '#app/modules/certificates/service.server.ts'
+import { backfillCertificates, certificatePdf, revokeCertificate } from '#app/modules/certificates/service.server.ts'
 import { certificateSettings, editCertificateSettings } from '#app/modules/certificates/settings.server.ts'
 import { editCourseDetails, getCourseDetail } from '#app/modules/courses/admin.server.ts'
 import { ServiceError } from '#app/modules/errors.ts'
 import { openFile, storeFile, sweepUnattachedFiles } from '#app/modules/files/service.server.ts'
 import { storage } from '#app/modules/files/storage.server.ts'
 import { deleteProgram, editProgram, getProgram } from '#app/modules/programs/service.server.ts'
+import * as myCoursesPage from '#app/routes/_learner+/courses.tsx'
 import * as coursePage from '#app/routes/admin+/course.$courseId.tsx'
 import * as programPage from '#app/routes/admin+/program.$programId.tsx'
 import * as addSignatureRoute from '#app/routes/api+/category.addCertificateSignature.ts'
@@ -580,5 +581,23 @@ describe('the admin pages, without JavaScript', () => {
     const due = await query<{ program_id: string }>(sql(`SELECT program_id FROM certificate_due`), {})
     expect(due).toContainEqual({ program_id: id })
     await issueDueCertificates()
+  })
+})
+
+describe('My Courses', () => {
+  it('links a course card to the learner’s valid certificate, and not once it is revoked', async () => {
+    const { course: made, learner } = await learnerWhoCompleted()
+    const other = await makeCourse({ videos: [{ duration: 100 }] })
+    await assignCourse(learner.id, other.id)
+    await editCertificateSettings(as.admin, course(made.id), { certificates: 'true', certificateIssuer: ISSUER })
+    const [given] = (await backfillCertificates(SYSTEM, { courseId: made.id })).issued
+    const cookie = await sessionCookieFor(learner.userName)
+    const load = async () =>
+      (await body<{ certified: Record<string, string> }>(
+        await call(myCoursesPage.loader as never, '/courses', { headers: { Cookie: cookie } }),
+      ))!.certified
+    expect(await load()).toEqual({ [made.id]: given.code })
+    await revokeCertificate(SYSTEM, given.code!, { reason: 'Issued by mistake.' })
+    expect(await load()).toEqual({})
   })
 })
