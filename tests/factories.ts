@@ -190,18 +190,26 @@ export async function recordLabAttempt(userId: string, exerciseId: string, passe
   )
 }
 
-/** An uploaded file as the upload calls leave it: a body in storage and a row, attached to nothing. */
+/**
+ * An uploaded file as the upload calls leave it: a body in storage and a row, attached to nothing. A
+ * certificate signature is a real PNG (the settings check that its PDF can draw it); other images only
+ * start like one.
+ */
 export async function makeStoredFile(
-  purpose: 'course_image' | 'program_image' | 'document' | 'assessment' = 'document',
+  purpose: 'course_image' | 'program_image' | 'document' | 'assessment' | 'certificate_signature' = 'document',
   options: { name?: string; contentType?: string; uploadedBy?: string | null } = {},
 ) {
   const { storeFile } = await import('#app/modules/files/service.server.ts')
-  const image = purpose === 'course_image' || purpose === 'program_image'
+  const { pngBytes } = await import('./fixtures/files.ts')
+  const image = purpose === 'course_image' || purpose === 'program_image' || purpose === 'certificate_signature'
   return storeFile({
     purpose,
     name: options.name ?? (image ? 'cover.png' : 'notes.pdf'),
     contentType: options.contentType ?? (image ? 'image/png' : 'application/pdf'),
-    body: Buffer.from(image ? '\x89PNG\r\n\x1a\n test image' : '%PDF-1.7 test document'),
+    body:
+      purpose === 'certificate_signature'
+        ? pngBytes({ width: 40, height: 12 })
+        : Buffer.from(image ? '\x89PNG\r\n\x1a\n test image' : '%PDF-1.7 test document'),
     uploadedBy: options.uploadedBy ?? null,
   })
 }

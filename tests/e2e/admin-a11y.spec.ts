@@ -47,6 +47,11 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       await expectAccessible(page, 'the Edit Course Details dialog')
       await page.keyboard.press('Escape')
       await expect(page.getByRole('dialog')).toHaveCount(0)
+      await page.getByRole('link', { name: 'Certificate settings' }).click()
+      await expect(page.getByRole('dialog', { name: 'Certificate settings' })).toBeVisible()
+      await expectAccessible(page, 'the Certificate settings dialog')
+      await page.keyboard.press('Escape')
+      await expect(page.getByRole('dialog')).toHaveCount(0)
       await page.getByRole('link', { name: 'Edit What ETL Is and Where It Fits' }).click()
       await expect(page.getByRole('dialog', { name: 'Edit video' })).toBeVisible()
       await expectAccessible(page, 'the edit video dialog')
@@ -152,7 +157,9 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       }
     })
 
-    test('a program’s page with its delete dialog, and its edit and rearrange pages', async ({ page }) => {
+    test('a program’s page with its delete and certificate settings dialogs, and its edit and rearrange pages', async ({
+      page,
+    }) => {
       await page.goto('/admin/programs')
       await page.getByRole('link', { name: PROGRAM }).click()
       await expect(page.getByRole('heading', { name: PROGRAM, level: 1 })).toBeVisible()
@@ -162,6 +169,11 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       await page.getByRole('link', { name: 'Delete Program' }).click()
       await expect(page.getByRole('alertdialog', { name: 'Delete program' })).toBeVisible()
       await expectAccessible(page, `${programPath}?delete`)
+      await page.keyboard.press('Escape')
+      await expect(page.getByRole('alertdialog')).toHaveCount(0)
+      await page.getByRole('link', { name: 'Certificate settings' }).click()
+      await expect(page.getByRole('dialog', { name: 'Certificate settings' })).toBeVisible()
+      await expectAccessible(page, `${programPath}?edit=certificates`)
       for (const [path, heading] of [
         [`${programPath}/edit`, 'Edit Program'],
         [`${programPath}/rearrange`, `Rearrange Program: ${PROGRAM}`],

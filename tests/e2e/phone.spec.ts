@@ -299,6 +299,7 @@ for (const phone of PHONES) {
       const course = await adminCourseId(page, 'SQL Fundamentals')
       for (const [tab, link] of [
         ['videos', 'Edit Course Details'],
+        ['videos', 'Certificate settings'],
         ['videos', /^Edit What SQL Is and Why It Lasts$/],
         ['videos', /^Delete What SQL Is and Why It Lasts$/],
         ['documents', 'SQL Joins Cheat Sheet.pdf'],

@@ -78,13 +78,14 @@ describe('the admin course page', () => {
       pattern: '/admin/course/:courseId',
     })
 
-  it('goes from its h1 to an h2 for each video, skipping no level', async () => {
+  it('goes from its h1 to an h2 for its certificates and each video, skipping no level', async () => {
     const page = await render('tab=videos')
     const levels = page.getAllByRole('heading').map((h) => Number(h.tagName.slice(1)))
     expect(levels[0]).toBe(1)
     for (const [index, level] of levels.entries())
       if (index > 0) expect(level).toBeLessThanOrEqual(levels[index - 1] + 1)
     expect(page.getAllByRole('heading', { level: 2 }).map((h) => h.textContent)).toEqual([
+      'Certificates',
       '1. First Steps',
       '2. Next Steps',
     ])
@@ -110,6 +111,15 @@ describe('the admin course page', () => {
         ],
       ],
       [`tab=documents&edit=${documentId}`, 'Edit document', [['spinbutton', 'Order Id']]],
+      [
+        'tab=videos&edit=certificates',
+        'Certificate settings',
+        [
+          ['radio', 'On'],
+          ['textbox', 'Issuer’s name'],
+          ['checkbox', 'Also issue certificates to learners who already completed this course'],
+        ],
+      ],
       [`tab=videos&delete=${video.id}`, 'Delete video', [['button', 'Delete']]],
     ] as const) {
       const page = await render(query)

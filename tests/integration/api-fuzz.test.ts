@@ -184,6 +184,7 @@ async function makeWorld(): Promise<World> {
   const image = await makeStoredFile('course_image', { uploadedBy: admin.id })
   const loose = await makeStoredFile('document', { uploadedBy: admin.id })
   const work = await makeStoredFile('assessment', { name: 'answer.pdf', uploadedBy: learner.id })
+  const signature = await makeStoredFile('certificate_signature', { uploadedBy: admin.id })
   // a path value by its name, for the plain call of each route
   const ids: Record<string, string> = {
     userId: learner.id,
@@ -206,7 +207,11 @@ async function makeWorld(): Promise<World> {
     program.id,
     assessment.id,
   ]
-  return { ids, allIds, fileKeys: [image.key, loose.key, work.key, submitted.key, document.fileKey] }
+  return {
+    ids,
+    allIds,
+    fileKeys: [image.key, loose.key, work.key, submitted.key, document.fileKey, signature.key],
+  }
 }
 
 /** Good values for fields by name, beside the generated ones, so that some calls get past validation. */
@@ -221,6 +226,8 @@ function hints(): ShapeOptions['hints'] {
     currentPassword: [PASSWORD],
     courseImage: world.fileKeys,
     programImage: world.fileKeys,
+    certificateSignature: [...world.fileKeys, null],
+    certificateIssuer: ['Northwind Data Academy', '', ' ', 'Line\nbreak'],
     document: world.fileKeys,
     startDate: ['2024-01-31', '01/31/2024', '2024-02-30', '1900-01-01', '9999-12-31'],
     endDate: ['2024-12-31', '12/31/2024', '0001-01-01', '2024-13-01'],

@@ -15,11 +15,12 @@ import { isInlineType } from '#app/modules/files/links.ts'
 import { type FormReply } from '#app/utils/forms.server.ts'
 import { VideoFields } from './video-fields.tsx'
 
-// The dialogs of the admin course page. Each form posts to the page with its intent in the URL and
-// keeps the page's other parameters, so a refusal comes back to the same open dialog.
+// The dialogs of the admin course page (and the dialog forms of other admin pages: DialogForm). Each form
+// posts to the page with its intent in the URL and keeps the page's other parameters, so a refusal comes
+// back to the same open dialog.
 
 /** The action's reply to this dialog's form (its errors and what was typed), when it was this form that posted. */
-function useLastResult(intent: string) {
+export function useLastResult(intent: string) {
   const actionData = useActionData<FormReply>()
   const [params] = useSearchParams()
   return params.get('intent') === intent ? actionData?.result : undefined
@@ -43,7 +44,7 @@ function useBusy(intent: string) {
  * its form-level error, Cancel (back to the page) and Save (disabled while saving, or while a file field
  * inside uploads).
  */
-function DialogForm({
+export function DialogForm({
   form,
   intent,
   multipart = false,
@@ -154,7 +155,7 @@ export function EditDocumentDialog({
 }
 
 /** The form without the file pickers left empty (a browser still posts them, nameless and empty). */
-function withoutEmptyFiles(formData: FormData) {
+export function withoutEmptyFiles(formData: FormData) {
   const kept = new FormData()
   for (const [name, value] of formData) {
     if (!(value instanceof File && value.size === 0 && value.name === '')) kept.append(name, value)

@@ -113,11 +113,12 @@ export function UploadsScope({ report, children }: { report: ReportUpload; child
 
 /**
  * Where each kind of file goes: the upload call, and the multipart field the file travels in (to the
- * call, or with the form posted without JavaScript). Images (course and program pictures) and
- * documents (course documents, scenarios, learners' assessments).
+ * call, or with the form posted without JavaScript). Images (course and program pictures), documents
+ * (course documents, scenarios, learners' assessments) and the issuer's signature on certificates.
  */
 const UPLOADS = {
   image: { fileFieldName: 'courseImage', action: '/api/category/addCourseImage' },
+  signature: { fileFieldName: 'certificateSignature', action: '/api/category/addCertificateSignature' },
   document: { fileFieldName: 'courseDocument', action: '/api/category/addCourseDocument' },
 } as const
 

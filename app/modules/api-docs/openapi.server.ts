@@ -375,10 +375,19 @@ call({
   ok: message({ course: CourseDetail }),
   refusals: [409],
 })
+/** What the edit calls say of the certificate settings they also take. */
+const CERTIFICATE_SETTINGS =
+  'The certificate settings (`certificates`, `certificateIssuer`, `certificateSignature`) are each kept when ' +
+  'left out; certificates on need an issuer’s name (400 otherwise). Upload the signature first with ' +
+  'addCertificateSignature; `null` removes it, and a replaced or removed signature is deleted. Switching ' +
+  'certificates on gives none for completions before it; `issueToCompleted: true` (with certificates on) has ' +
+  'the background jobs give them within seconds.'
+
 call({
   method: 'put',
   path: '/api/category/editCourseDetails',
-  summary: 'Change a course’s title, description and image',
+  summary: 'Change a course’s title, description and image, and its certificate settings',
+  description: CERTIFICATE_SETTINGS,
   who: 'admins',
   body: EditCourseSchema,
   ok: message({ course: CourseDetail }),
@@ -391,6 +400,19 @@ call({
   description: 'png, gif or jpeg, checked by content. Attach it with a later call by its `key`. ' + UNATTACHED_QUOTA,
   who: 'admins',
   body: { multipart: 'courseImage', also: 'courseDocument' },
+  ok: message({ fileInfo: FileInfo }),
+  refusals: [415, 429],
+})
+call({
+  method: 'post',
+  path: '/api/category/addCertificateSignature',
+  summary: 'Upload the issuer’s signature for a course’s or program’s certificates',
+  description:
+    'png or jpeg, checked by content, at most 2 MB. Attach it with editCourseDetails or editProgram by its ' +
+    '`key`; its link opens for the admin side only. ' +
+    UNATTACHED_QUOTA,
+  who: 'admins',
+  body: { multipart: 'certificateSignature' },
   ok: message({ fileInfo: FileInfo }),
   refusals: [415, 429],
 })
@@ -586,7 +608,8 @@ call({
   summary: 'Change a program: the same fields and rules as createProgram',
   description:
     'The courses are the whole new list, in order. Without `programImage` (or with the current one) the image ' +
-    'stays; a replaced image is deleted. `name` is accepted for `title`, and `relatedCourse` for `courses`.',
+    'stays; a replaced image is deleted. `name` is accepted for `title`, and `relatedCourse` for `courses`. ' +
+    CERTIFICATE_SETTINGS,
   who: 'admins',
   params: ids('programId'),
   body: EditProgramSchema.innerType().partial({ programId: true }),

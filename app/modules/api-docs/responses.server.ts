@@ -84,10 +84,31 @@ export const CatalogueCourse = z
   .strict()
   .openapi('CatalogueCourse')
 
+/** A course's or program's certificate settings, in the admin side's answers only. */
+const certificateFields = {
+  certificates: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'certificates of completion are given (the admin side)' }),
+  certificateIssuer: z.string().optional().openapi({ description: 'the issuer’s name they state (the admin side)' }),
+  certificateSignature: FileInfo.nullable()
+    .optional()
+    .openapi({ description: 'the signature image they show (the admin side; its link opens for the admin side)' }),
+}
+
 export const CourseDetail = z
-  .object({ ...courseFields, videos: z.array(Video), documents: z.array(Document), scenarios: z.array(Document) })
+  .object({
+    ...courseFields,
+    ...certificateFields,
+    videos: z.array(Video),
+    documents: z.array(Document),
+    scenarios: z.array(Document),
+  })
   .strict()
-  .openapi('CourseDetail', { description: 'A course with its contents in order; a learner sees visible entries only.' })
+  .openapi('CourseDetail', {
+    description:
+      'A course with its contents in order; a learner sees visible entries only, and no certificate settings.',
+  })
 
 export const AssignedCourse = z
   .object({
@@ -117,6 +138,7 @@ export const Program = z
     courses: z.array(IdAndTitle),
     createdAt: timestamp,
     updatedAt: timestamp,
+    ...certificateFields,
   })
   .strict()
   .openapi('Program')

@@ -48,11 +48,11 @@ function readFlag(value: unknown) {
 const FLAG = z.boolean({ invalid_type_error: 'Must be true or false.' })
 
 /** A checkbox, a switch's "true"/"false", or a JSON boolean. */
-const flag = (fallback: boolean) =>
+export const flag = (fallback: boolean) =>
   z.preprocess((value) => (value === undefined || value === null || value === '' ? fallback : readFlag(value)), FLAG)
 
 /** The same, for an edit: left out means "keep what is stored", so it stays undefined. */
-const keptFlag = z.preprocess(
+export const keptFlag = z.preprocess(
   (value) => (value === undefined || value === null || value === '' ? undefined : readFlag(value)),
   FLAG.optional(),
 )

@@ -2,10 +2,15 @@ import { type Transaction } from 'sequelize'
 import { db, transaction } from '#db/client.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import { ADMIN_ROLES, ROLE, type Actor } from '../auth/roles.ts'
+import {
+  applyCertificateSettings,
+  certificateFieldsOf,
+  type CertificateFieldsDto,
+} from '../certificates/settings.server.ts'
 import { documentDto, videoDto, type DocumentDto, type VideoDto } from '../content/dto.ts'
 import { assertContentManager } from '../content/service.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
-import { removeStoredFile } from '../files/service.server.ts'
+import { removeFileIfUnused } from '../files/service.server.ts'
 import { isUuid } from '../ids.ts'
 import { canOpenCourse } from './access.server.ts'
 import { courseDto, type CourseDto } from './dto.ts'
@@ -73,7 +78,10 @@ export async function createCourse(actor: Actor, input: NewCourseInput) {
   return getCourseDetail(actor, id)
 }
 
-/** PUT /api/category/editCourseDetails: title, description and image; a replaced image is deleted. */
+/**
+ * PUT /api/category/editCourseDetails: title, description and image, and the certificate settings sent
+ * (certificates/settings.server.ts); a replaced image or signature is deleted.
+ */
 export async function editCourseDetails(actor: Actor, input: EditCourseInput) {
   assertContentManager(actor)
   const data = EditCourseSchema.parse(input)
@@ -84,17 +92,24 @@ export async function editCourseDetails(actor: Actor, input: EditCourseInput) {
     const old = course.imageKey
     const imageKey = await attachableImage(data.courseImage, old, transaction)
     await course.update({ title: data.title, description: data.description, imageKey }, { transaction })
-    return old && old !== imageKey ? old : null
+    const signature = await applyCertificateSettings(actor, course, 'course', data, transaction)
+    return [old && old !== imageKey ? old : null, signature]
   })
-  if (replaced) await removeStoredFile(replaced)
+  for (const key of replaced) if (key) await removeFileIfUnused(key)
   return getCourseDetail(actor, data.courseId)
 }
 
-type CourseDetail = CourseDto & { videos: VideoDto[]; documents: DocumentDto[]; scenarios: DocumentDto[] }
+/** A course with its contents; the admin side's also with its certificate settings. */
+type CourseDetail = CourseDto & {
+  videos: VideoDto[]
+  documents: DocumentDto[]
+  scenarios: DocumentDto[]
+} & Partial<CertificateFieldsDto>
 
 /**
  * A course with its contents in order: everything for the admin side (with the visibility and
- * preview flags); only visible entries for a learner it is assigned to; 403 for anyone else.
+ * preview flags, and the certificate settings); only visible entries for a learner it is assigned to;
+ * 403 for anyone else.
  */
 export async function getCourseDetail(actor: Actor, courseId: string): Promise<CourseDetail> {
   if (!isUuid(courseId)) throw notFound('Course not found.')
@@ -122,6 +137,7 @@ export async function getCourseDetail(actor: Actor, courseId: string): Promise<C
   const videos = entries.filter((e) => e.kind === 'video')
   return {
     ...courseDto(course, course.image ?? null, await courseDuration(courseId)),
+    ...(everything ? await certificateFieldsOf(course) : {}),
     // a learner is not told of hidden videos, prerequisites included (they lock nothing)
     videos: videos.map((v) => videoDto(v, { allPrerequisites: everything })),
     documents: entries.filter((e) => e.kind === 'document').map(documentDto),

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { CertificateFields } from '../certificates/settings.ts'
 import { fileRef, required, uuid } from '../content/schema.ts'
 
 // A course's own fields as the admin forms, the /api calls and the CLI send them; its videos,
@@ -14,10 +15,13 @@ export const NewCourseSchema = z.object({
 })
 export type NewCourseInput = z.input<typeof NewCourseSchema>
 
-export const EditCourseSchema = z.object({
-  courseId: uuid('Course is required.'),
-  title: required('Course Name is required field.', 200),
-  description: required('Description is required field.'),
-  courseImage: fileRef('Course Image is required.'),
-})
+export const EditCourseSchema = z
+  .object({
+    courseId: uuid('Course is required.'),
+    title: required('Course Name is required field.', 200),
+    description: required('Description is required field.'),
+    courseImage: fileRef('Course Image is required.'),
+  })
+  // the /api's call also takes the certificate settings, each left out to keep it (the page sets them apart)
+  .merge(CertificateFields)
 export type EditCourseInput = z.input<typeof EditCourseSchema>

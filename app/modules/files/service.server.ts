@@ -147,8 +147,8 @@ async function removeBody(key: string) {
 }
 
 const UNATTACHED = `
-  NOT EXISTS (SELECT 1 FROM courses c WHERE c.image_key = f.key)
-  AND NOT EXISTS (SELECT 1 FROM programs p WHERE p.image_key = f.key)
+  NOT EXISTS (SELECT 1 FROM courses c WHERE c.image_key = f.key OR c.certificate_signature_key = f.key)
+  AND NOT EXISTS (SELECT 1 FROM programs p WHERE p.image_key = f.key OR p.certificate_signature_key = f.key)
   AND NOT EXISTS (SELECT 1 FROM content_entries e WHERE e.file_key = f.key)
   AND NOT EXISTS (SELECT 1 FROM assessment_uploads a WHERE a.file_key = f.key)
   AND NOT EXISTS (SELECT 1 FROM certificates x WHERE x.signature_key = f.key)`
@@ -156,14 +156,25 @@ const UNATTACHED = `
 /** An upload is attached by the request after it; one still unattached after a day never will be. */
 export const UNATTACHED_FILE_LIFETIME_MS = 24 * 60 * 60 * 1000
 
+const REMOVE_IF_UNUSED = sql(`DELETE FROM files f WHERE f.key = :key AND ${UNATTACHED} RETURNING f.key`)
+
+/**
+ * Remove a file its owner let go of (a replaced image or signature, a deleted program's), unless something still
+ * refers to it: a certificate keeps the signature it was issued with. The check and the delete are one statement.
+ */
+export async function removeFileIfUnused(key: string): Promise<void> {
+  const gone = await query<{ key: string }>(REMOVE_IF_UNUSED, { key })
+  if (gone.length > 0) await removeBody(key)
+}
+
 const UNATTACHED_BEFORE = sql(
   `SELECT f.key FROM files f WHERE f.created_at < :cutoff AND ${UNATTACHED} ORDER BY f.created_at`,
 )
 
 /**
- * Remove uploads that nothing ever used: files no course, program, content entry, assessment upload or certificate
- * refers to, older than the cutoff (an upload is stored first and attached by a later request, so a
- * fresh one is left alone). Returns how many were removed.
+ * Remove uploads that nothing ever used: files no course or program (as its image or its certificates' signature),
+ * content entry, assessment upload or certificate refers to, older than the cutoff (an upload is stored first and
+ * attached by a later request, so a fresh one is left alone). Returns how many were removed.
  */
 export async function sweepUnattachedFiles({ olderThanMs }: { olderThanMs: number }): Promise<number> {
   const connection = await sequelize()
@@ -207,7 +218,8 @@ type OpenedFile = { body: Readable; size: number; name: string; contentType: str
  * A stored file, if this caller may read it: course and program images are public;
  * documents and scenarios are for the admin side, and for a learner when the entry is visible and the
  * course is assigned to them (an upload not yet attached to an entry is the admin side's only);
- * assessment uploads are for their owner and the admin side. Anything else looks like a missing file,
+ * assessment uploads are for their owner and the admin side; a certificate's signature image is for the
+ * admin side (learners see it only drawn in their certificate's PDF). Anything else looks like a missing file,
  * so a link reveals nothing about what it points at.
  */
 export async function openFile(actor: Actor | undefined, key: string): Promise<OpenedFile> {
@@ -242,6 +254,8 @@ async function mayOpen(actor: Actor | undefined, file: StoredFile): Promise<bool
       if (file.uploadedBy === actor.id) return true
       return (await AssessmentUpload.count({ where: { fileKey: file.key, userId: actor.id } })) > 0
     }
+    case 'certificate_signature':
+      return can(actor, 'read:certificates')
     default:
       return false
   }

@@ -58,6 +58,8 @@ describe('accepted by content and extension', () => {
     ['assessment', 'answer.pdf', pdfBytes, 'application/pdf'],
     ['assessment', 'answer.csv', () => csvBytes(), 'text/csv'],
     ['assessment', 'answer.pptx', () => pptxBytes(), PPTX],
+    ['certificateSignature', 'signature.png', () => pngBytes(), 'image/png'],
+    ['certificateSignature', 'signature.jpeg', jpegBytes, 'image/jpeg'],
   ] as const)('%s accepts %s as %s', async (kind, name, build, contentType) => {
     const checked = await checkFileType(kind, name, await build())
     expect(checked.contentType).toBe(contentType)
@@ -86,6 +88,9 @@ describe('refused', () => {
     ['courseImage', 'photo.png', gifBytes, 'Only png'],
     ['courseImage', 'photo.jpg', () => pngBytes(), 'Only png'],
     ['courseImage', 'photo.svg', () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'Only png'],
+    // the certificate's PDF draws PNG and JPEG only
+    ['certificateSignature', 'signature.gif', gifBytes, 'Only png and jpeg images are accepted.'],
+    ['certificateSignature', 'signature.png', jpegBytes, 'Only png and jpeg images are accepted.'],
     ['assessment', 'run.exe.pdf', elfBytes, 'Only csv, pdf, docx, ppt and pptx files are accepted.'],
   ] as const)('%s refuses %s', async (kind, name, build, message) => {
     const error = await refusal(checkFileType(kind, name, await build()))
@@ -163,6 +168,14 @@ describe('size limits', () => {
     expect(error.message).toBe('The file is larger than 2 MB.')
     // the file picker's hint says the same limit
     expect(uploadRules('courseImage').hint).toBe('png, gif or jpeg, up to 2 MB')
+  })
+
+  test('a signature takes no more than the 2 MB the certificate reads, however large images may be', () => {
+    expect(uploadLimit('certificateSignature').megabytes).toBe(2)
+    expect(uploadRules('certificateSignature')).toEqual({ accept: '.png,.jpg,.jpeg', hint: 'png or jpeg, up to 2 MB' })
+    process.env.UPLOAD_MAX_IMAGE_MB = '1'
+    resetEnvCache()
+    expect(uploadLimit('certificateSignature').bytes).toBe(1024 * 1024)
   })
 
   test('a stored file is accepted by its content type, as its upload would have been', () => {

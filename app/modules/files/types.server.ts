@@ -32,6 +32,8 @@ type KindRule = {
     Env,
     'UPLOAD_MAX_IMAGE_MB' | 'UPLOAD_MAX_DOCUMENT_MB' | 'UPLOAD_MAX_ASSESSMENT_MB' | 'UPLOAD_MAX_IMPORT_MB'
   >
+  /** a cap below the configured limit, in megabytes, when what reads the file takes no more */
+  capMegabytes?: number
   purpose: StoredFile['purpose']
   /** the old client's words for a refused type */
   refusal: string
@@ -56,6 +58,16 @@ const KINDS = {
     purpose: 'course_image',
     refusal: IMAGE_REFUSAL,
     missing: MISSING_IMAGE,
+  },
+  // the issuer's signature printed on a course's or program's certificates: what the PDF can draw (PNG or
+  // JPEG), and no more than the 2 MB the PDF reads of it (certificates/service.server.ts)
+  certificateSignature: {
+    formats: ['png', 'jpg'],
+    limit: 'UPLOAD_MAX_IMAGE_MB',
+    capMegabytes: 2,
+    purpose: 'certificate_signature',
+    refusal: 'Only png and jpeg images are accepted.',
+    missing: 'Choose a signature image.',
   },
   // the old client took "ppt"; pptx too, its successor
   document: {
@@ -100,7 +112,8 @@ const MEGABYTE = 1024 * 1024
 
 /** The configured size limit of an upload kind (UPLOAD_MAX_*_MB). */
 export function uploadLimit(kind: UploadKind): { bytes: number; megabytes: number } {
-  const megabytes = getEnv()[KINDS[kind].limit]
+  const rule: KindRule = KINDS[kind]
+  const megabytes = Math.min(getEnv()[rule.limit], rule.capMegabytes ?? Infinity)
   return { bytes: Math.floor(megabytes * MEGABYTE), megabytes }
 }
 

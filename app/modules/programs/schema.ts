@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { CertificateFields } from '../certificates/settings.ts'
 import { fileRef, ReorderSchema, uuid } from '../content/schema.ts'
 
 // The program form (new and edit), with one message per field ("Price is required field."). The old
@@ -48,7 +49,11 @@ const ProgramFields = z.object({
 export const NewProgramSchema = z.preprocess(oldNames, ProgramFields)
 export type NewProgramInput = z.input<typeof NewProgramSchema>
 
-export const EditProgramSchema = z.preprocess(oldNames, ProgramFields.extend({ programId: uuid('Program not found.') }))
+/** An edit: the same, and (the /api's call) the certificate settings, each left out to keep it. */
+export const EditProgramSchema = z.preprocess(
+  oldNames,
+  ProgramFields.extend({ programId: uuid('Program not found.') }).merge(CertificateFields),
+)
 export type EditProgramInput = z.input<typeof EditProgramSchema>
 
 /** PUT editProgramOrder/{programId}: every course of the program, each with its new place (0 first). */

@@ -4,11 +4,16 @@ import { db, mapRows, pipeQuery, type RowStream, sequelize, transaction } from '
 import type { Program } from '#db/models/index.ts'
 import { requirePermission } from '../auth/permissions.ts'
 import { SYSTEM, type Actor } from '../auth/roles.ts'
+import {
+  applyCertificateSettings,
+  certificateFieldsOf,
+  type CertificateFieldsDto,
+} from '../certificates/settings.server.ts'
 import { fileInfo, type FileInfoDto } from '../content/dto.ts'
 import { assertContentManager, orderedIds } from '../content/service.server.ts'
 import { attachableImage } from '../courses/admin.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
-import { removeStoredFile } from '../files/service.server.ts'
+import { removeFileIfUnused } from '../files/service.server.ts'
 import { isUuid } from '../ids.ts'
 import { searchPattern } from '../search.ts'
 import {
@@ -36,7 +41,7 @@ type ProgramDto = {
   courses: { _id: string; title: string }[]
   createdAt: string
   updatedAt: string
-}
+} & Partial<CertificateFieldsDto>
 
 type ProgramQuery = {
   /** part of the name, any case */
@@ -129,8 +134,11 @@ export function programStream(actor: Actor, query: Pick<ProgramQuery, 'q' | 'dir
   return (sink, signal) => pipeQuery(statement, [mapRows(toRow), sink], { signal })
 }
 
-/** These programs with their image and ordered courses, in the order of the ids. */
-async function programsById(ids: string[]): Promise<ProgramDto[]> {
+/**
+ * These programs with their image and ordered courses, in the order of the ids; `withSettings`, for the
+ * admin side's answers, with their certificate settings too.
+ */
+async function programsById(ids: string[], { withSettings = false } = {}): Promise<ProgramDto[]> {
   if (ids.length === 0) return []
   const { Program, Course, StoredFile } = await db()
   const programs = await Program.findAll({
@@ -140,7 +148,12 @@ async function programsById(ids: string[]): Promise<ProgramDto[]> {
       { model: Course, as: 'courses', attributes: ['id', 'title'], through: { attributes: ['position'] } },
     ],
   })
-  const byId = new Map(programs.map((program) => [program.id, programDto(program)]))
+  const byId = new Map<string, ProgramDto>()
+  for (const program of programs)
+    byId.set(program.id, {
+      ...programDto(program),
+      ...(withSettings ? await certificateFieldsOf(program) : {}),
+    })
   return ids.flatMap((id) => byId.get(id) ?? [])
 }
 
@@ -199,7 +212,7 @@ export async function createProgram(actor: Actor, input: NewProgramInput): Promi
     )
     return program.id
   })
-  const [created] = await programsById([id])
+  const [created] = await programsById([id], { withSettings: true })
   if (!created) throw new Error('The new program could not be read back.')
   return created
 }
@@ -228,7 +241,7 @@ async function requireCourses(courseIds: string[], transaction: Transaction) {
 export async function getProgram(actor: Actor, programId: string): Promise<ProgramDetail> {
   requirePermission(actor, 'read:people', 'Programs are managed on the admin side.')
   if (!isUuid(programId)) throw notFound(PROGRAM_NOT_FOUND)
-  const [program] = await programsById([programId])
+  const [program] = await programsById([programId], { withSettings: true })
   if (!program) throw notFound(PROGRAM_NOT_FOUND)
   const { ProgramAssignment, User } = await db()
   const assigned = await ProgramAssignment.findAll({ where: { programId }, attributes: ['userId'] })
@@ -284,8 +297,9 @@ async function writeCourses(programId: string, courseIds: string[], transaction:
 }
 
 /**
- * The program's page and PUT /api/program/editProgram: the same fields and rules as a new program.
- * Without a new image the current one stays; a replaced image is deleted.
+ * The program's page and PUT /api/program/editProgram: the same fields and rules as a new program, and
+ * (the /api) the certificate settings sent (certificates/settings.server.ts). Without a new image the
+ * current one stays; a replaced image or signature is deleted.
  */
 export async function editProgram(actor: Actor, input: EditProgramInput): Promise<ProgramDto> {
   assertContentManager(actor)
@@ -300,10 +314,11 @@ export async function editProgram(actor: Actor, input: EditProgramInput): Promis
       : old
     await program.update(programColumns(data, imageKey), { transaction })
     await writeCourses(program.id, data.courses, transaction)
-    return old && old !== imageKey ? old : null
+    const signature = await applyCertificateSettings(actor, program, 'program', data, transaction)
+    return [old && old !== imageKey ? old : null, signature]
   })
-  if (replaced) await removeStoredFile(replaced)
-  const [edited] = await programsById([data.programId])
+  for (const key of replaced) if (key) await removeFileIfUnused(key)
+  const [edited] = await programsById([data.programId], { withSettings: true })
   if (!edited) throw notFound(PROGRAM_NOT_FOUND)
   return edited
 }
@@ -323,7 +338,7 @@ export async function reorderProgram(actor: Actor, input: ProgramOrderInput): Pr
       throw invalid('Send every course of the program in the new order, each once.')
     await writeCourses(programId, ordered, transaction)
   })
-  const [program] = await programsById([programId])
+  const [program] = await programsById([programId], { withSettings: true })
   if (!program) throw notFound(PROGRAM_NOT_FOUND)
   return program
 }
@@ -334,8 +349,8 @@ const assignedMessage = (learners: number) =>
   'Unassign them to delete it, or confirm that they are unassigned with it.'
 
 /**
- * The program's page and DELETE /api/program/deleteProgram: the program, its course links and its
- * image. With learners assigned it is refused (409) unless `confirmUnassign`: then they are unassigned
+ * The program's page and DELETE /api/program/deleteProgram: the program, its course links, its
+ * image and its certificates' signature (the certificates given stay, without it). With learners assigned it is refused (409) unless `confirmUnassign`: then they are unassigned
  * first. A learner keeps every course they have another way (assigned directly or through another
  * program), with its progress; progress is never deleted here.
  */
@@ -356,8 +371,12 @@ export async function deleteProgram(
     await ProgramAssignment.destroy({ where: { programId }, transaction })
     await ProgramCourse.destroy({ where: { programId }, transaction })
     await program.destroy({ transaction })
-    return { title: program.title, unassigned: learners, imageKey: program.imageKey }
+    return {
+      title: program.title,
+      unassigned: learners,
+      files: [program.imageKey, program.certificateSignatureKey],
+    }
   })
-  if (deleted.imageKey) await removeStoredFile(deleted.imageKey)
+  for (const key of deleted.files) if (key) await removeFileIfUnused(key)
   return { title: deleted.title, unassigned: deleted.unassigned }
 }

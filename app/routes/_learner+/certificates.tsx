@@ -39,7 +39,7 @@ export default function MyCertificates() {
       ) : (
         <ul className="mt-6 space-y-6">
           {certificates.map((c) => (
-            <li key={c.id} className="card p-6">
+            <li key={c.id} id={`certificate-${c.code}`} className="card scroll-mt-20 p-6">
               <CertificateStatement certificate={c} />
               {c.state === 'valid' ? (
                 <div className="mt-6 space-y-4 border-t border-slate-100 pt-4">

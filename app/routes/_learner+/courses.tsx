@@ -5,6 +5,8 @@ import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts'
 import { can } from '#app/modules/auth/permissions.ts'
+import type { Actor } from '#app/modules/auth/roles.ts'
+import { listCertificates } from '#app/modules/certificates/service.server.ts'
 import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength } from '#app/utils/format.ts'
@@ -19,11 +21,18 @@ async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request)
   const q = new URL(request.url).searchParams.get('q')?.slice(0, 100) ?? ''
   const courses = await listAssignedCourses(user, { search: q })
-  return json({ courses, q, learner: can(user, 'record:progress:own') })
+  return json({ courses, q, learner: can(user, 'record:progress:own'), certified: await certifiedCourses(user) })
+}
+
+/** The courses the learner holds a valid certificate for, each with its code (a link to it on My Certificates). */
+async function certifiedCourses(user: Actor): Promise<Record<string, string>> {
+  if (!can(user, 'read:certificates:own')) return {}
+  const held = await listCertificates(user, { userId: user.id, state: 'valid', limit: 1000 })
+  return Object.fromEntries(held.filter((c) => c.kind === 'course' && c.subjectId).map((c) => [c.subjectId, c.code]))
 }
 
 export default function MyCourses() {
-  const { courses, q, learner } = useLoaderData<typeof loader>()
+  const { courses, q, learner, certified } = useLoaderData<typeof loader>()
   useAccessLogPing({ enabled: learner, pageName: 'My Courses' })
   return (
     <>
@@ -78,6 +87,11 @@ export default function MyCourses() {
                   <Link to={`/course/${course._id}`} className="btn-primary w-full">
                     Start Course
                   </Link>
+                  {certified[course._id] ? (
+                    <Link to={`/certificates#certificate-${certified[course._id]}`} className="btn-secondary w-full">
+                      View certificate<span className="sr-only"> for {course.title}</span>
+                    </Link>
+                  ) : null}
                 </div>
               </div>
             </li>

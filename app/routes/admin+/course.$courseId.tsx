@@ -1,6 +1,7 @@
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData, useSearchParams } from '@remix-run/react'
+import { CertificateSettingsDialog, CertificatesPanel } from '#app/components/admin/certificate-settings.tsx'
 import {
   DeleteEntryDialog,
   EditCourseDialog,
@@ -15,6 +16,8 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { can } from '#app/modules/auth/permissions.ts'
+import { certificateSettings, editCertificateSettings } from '#app/modules/certificates/settings.server.ts'
+import { CertificateSettingsFormSchema, certificatesSavedMessage } from '#app/modules/certificates/settings.ts'
 import { kindOf, type DocumentDto, type VideoDto } from '#app/modules/content/dto.ts'
 import { documentMessage, videoDeletedMessage } from '#app/modules/content/messages.ts'
 import { EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
@@ -65,13 +68,27 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
   return json({
     course,
     labs: await courseLabs(user, course._id),
+    certificates: await certificateSettings(user, { kind: 'course', id: course._id }),
     canEdit: can(user, 'update:content'),
-    uploads: { image: uploadRules('courseImage'), document: uploadRules('documentEdit') },
+    mayIssue: can(user, 'manage:certificates'),
+    uploads: {
+      image: uploadRules('courseImage'),
+      document: uploadRules('documentEdit'),
+      signature: uploadRules('certificateSignature'),
+    },
   })
 }
 
 type Intent =
-  'editVideo' | 'deleteVideo' | 'editDocument' | 'deleteDocument' | 'editCourse' | 'addLab' | 'visibility' | 'deleteLab'
+  | 'editVideo'
+  | 'deleteVideo'
+  | 'editDocument'
+  | 'deleteDocument'
+  | 'editCourse'
+  | 'certificates'
+  | 'addLab'
+  | 'visibility'
+  | 'deleteLab'
 
 /**
  * Every form of the page posts here with its intent in the URL (`?intent=…`), which is known before
@@ -133,6 +150,15 @@ async function runAction({ request, params }: ActionFunctionArgs) {
       })
       return saved.ok ? back('Course details saved.') : saved.response
     }
+    case 'certificates': {
+      const saved = await submitUploadForm(request, {
+        upload: { kind: 'certificateSignature', fileField: 'certificateSignature', actor: user },
+        field: 'certificateSignature',
+        parse: (formData) => parseWithZod(formData, { schema: CertificateSettingsFormSchema }),
+        run: (value) => editCertificateSettings(user, { kind: 'course', id: courseId }, value),
+      })
+      return saved.ok ? back(certificatesSavedMessage(saved.value)) : saved.response
+    }
     case 'addLab': {
       // the lab is built in the sandbox before the answer: a few seconds for a big dataset
       const added = await replyOnRefusal(
@@ -164,7 +190,7 @@ async function runAction({ request, params }: ActionFunctionArgs) {
 }
 
 export default function AdminCourse() {
-  const { course, labs, canEdit, uploads } = useLoaderData<typeof loader>()
+  const { course, labs, certificates, canEdit, mayIssue, uploads } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const tab: TabId = TABS.some((t) => t.id === params.get('tab')) ? (params.get('tab') as TabId) : 'videos'
   const here = (changes: Record<string, string | null>) => {
@@ -199,6 +225,13 @@ export default function AdminCourse() {
           <p className="mt-3 max-w-3xl whitespace-pre-line break-words text-slate-700">{course.description}</p>
         </div>
       </header>
+
+      <CertificatesPanel
+        kind="course"
+        subjectId={course._id}
+        settings={certificates}
+        settingsTo={canEdit ? here({ edit: 'certificates' }) : undefined}
+      />
 
       <nav aria-label="Course contents" className="mt-8 flex flex-wrap gap-1 border-b border-slate-200">
         {TABS.map((t) => (
@@ -236,6 +269,15 @@ export default function AdminCourse() {
 
       {canEdit && editing === 'course' ? (
         <EditCourseDialog course={course} closeTo={closeTo} upload={uploads.image} />
+      ) : null}
+      {canEdit && editing === 'certificates' ? (
+        <CertificateSettingsDialog
+          kind="course"
+          settings={certificates}
+          closeTo={closeTo}
+          upload={uploads.signature}
+          mayIssue={mayIssue}
+        />
       ) : null}
       {canEdit && editVideo ? (
         <EditVideoDialog

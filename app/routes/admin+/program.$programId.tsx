@@ -1,5 +1,7 @@
+import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { CertificateSettingsDialog, CertificatesPanel } from '#app/components/admin/certificate-settings.tsx'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
@@ -8,10 +10,13 @@ import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { DeleteButtons, Overlay } from '#app/components/ui/overlay.tsx'
 import { can } from '#app/modules/auth/permissions.ts'
+import { certificateSettings, editCertificateSettings } from '#app/modules/certificates/settings.server.ts'
+import { CertificateSettingsFormSchema, certificatesSavedMessage } from '#app/modules/certificates/settings.ts'
 import { invalid } from '#app/modules/errors.ts'
+import { uploadRules } from '#app/modules/files/types.server.ts'
 import { deleteProgram, getProgram } from '#app/modules/programs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { pageAction, readForm, replyOnRefusal } from '#app/utils/forms.server.ts'
+import { pageAction, readForm, replyOnRefusal, submitUploadForm } from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
@@ -25,18 +30,38 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 async function loadPage({ request, params }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
   const program = await getProgram(user, params.programId ?? '')
-  return json({ program, canEdit: can(user, 'update:content') })
+  return json({
+    program,
+    certificates: await certificateSettings(user, { kind: 'program', id: program._id }),
+    canEdit: can(user, 'update:content'),
+    mayIssue: can(user, 'manage:certificates'),
+    signatureUpload: uploadRules('certificateSignature'),
+  })
 }
 
 /** A refused delete, shown in the delete dialog. */
 type DeleteReply = { message: string }
 
-/** Delete Program (the dialog's form): 409 while learners are assigned, unless the admin ticked to unassign them. */
+/**
+ * The dialogs' forms. Certificate settings (`?intent=certificates`, multipart: it may carry the signature),
+ * back to the page with a toast or to the open dialog with its errors; Delete Program: 409 while learners
+ * are assigned, unless the admin ticked to unassign them.
+ */
 export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
 
 async function runAction({ request, params }: ActionFunctionArgs) {
   const programId = params.programId ?? ''
-  const user = await requireContentManager(request, `/admin/program/${encodeURIComponent(programId)}`)
+  const page = `/admin/program/${encodeURIComponent(programId)}`
+  const user = await requireContentManager(request, page)
+  if (new URL(request.url).searchParams.get('intent') === 'certificates') {
+    const saved = await submitUploadForm(request, {
+      upload: { kind: 'certificateSignature', fileField: 'certificateSignature', actor: user },
+      field: 'certificateSignature',
+      parse: (formData) => parseWithZod(formData, { schema: CertificateSettingsFormSchema }),
+      run: (value) => editCertificateSettings(user, { kind: 'program', id: programId }, value),
+    })
+    return saved.ok ? redirectWithSuccess(page, certificatesSavedMessage(saved.value)) : saved.response
+  }
   const form = await readForm(request)
   const deleted = await replyOnRefusal(
     async () => {
@@ -54,10 +79,11 @@ const price = (value: number | null) =>
   value === null ? '—' : new Intl.NumberFormat('en', { minimumFractionDigits: 2 }).format(value)
 
 export default function AdminProgram() {
-  const { program, canEdit } = useLoaderData<typeof loader>()
+  const { program, certificates, canEdit, mayIssue, signatureUpload } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const page = `/admin/program/${program._id}`
   const deleting = canEdit && params.get('delete') !== null
+  const editingCertificates = canEdit && params.get('edit') === 'certificates'
   const learners = program.learners.length
   return (
     <>
@@ -96,6 +122,13 @@ export default function AdminProgram() {
           </Link>
         </div>
       ) : null}
+
+      <CertificatesPanel
+        kind="program"
+        subjectId={program._id}
+        settings={certificates}
+        settingsTo={canEdit ? '?edit=certificates' : undefined}
+      />
 
       <section className="mt-8" aria-labelledby="program-courses">
         <h2 id="program-courses" className="text-lg font-semibold">
@@ -143,6 +176,15 @@ export default function AdminProgram() {
         )}
       </section>
 
+      {editingCertificates ? (
+        <CertificateSettingsDialog
+          kind="program"
+          settings={certificates}
+          closeTo={page}
+          upload={signatureUpload}
+          mayIssue={mayIssue}
+        />
+      ) : null}
       {deleting ? <DeleteProgramDialog title={program.title} learners={learners} closeTo={page} /> : null}
     </>
   )
