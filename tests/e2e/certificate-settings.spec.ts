@@ -1,8 +1,14 @@
-import { type APIRequestContext, type Page } from '@playwright/test'
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
+import { type Page } from '@playwright/test'
 import { pngBytes } from '../fixtures/files.ts'
 import { expect, test } from './fixtures.ts'
-import { createLearner, expectAccessible, expectFitsScreen, signIn, whenHydrated } from './helpers.ts'
+import {
+  createLearner,
+  createShortCourse,
+  expectAccessible,
+  expectFitsScreen,
+  signIn,
+  whenHydrated,
+} from './helpers.ts'
 
 // Certificates switched on for a course from its admin page: a learner who had already completed it gets
 // none by that alone, but one when the admin also asks for those who completed (the background job gives it
@@ -20,50 +26,16 @@ const LEARNER = {
 }
 const ISSUER = 'Northwind Data Academy'
 
-/** The admin's token for the /api. */
-async function adminHeaders(request: APIRequestContext) {
-  const login = await request.post('/api/user/login', { data: { email: 'admin', password: DEMO_PASSWORD } })
-  expect(login.status()).toBe(200)
-  const { token } = (await login.json()) as { token: string }
-  return { Authorization: `Bearer ${token}` }
-}
-
-/** A course of one short video that plays from the stand-in video host (4 s, at twice the speed). */
-async function makeCourse(request: APIRequestContext) {
-  const headers = await adminHeaders(request)
-  const image = await request.post('/api/category/addCourseImage', {
-    headers,
-    multipart: {
-      courseImage: { name: 'queries.png', mimeType: 'image/png', buffer: pngBytes({ width: 32, height: 18 }) },
-    },
-  })
-  expect(image.status()).toBe(200)
-  const { fileInfo } = (await image.json()) as { fileInfo: { key: string } }
-  const created = await request.post('/api/category/course', {
-    headers,
-    data: { title: COURSE, description: 'COUNT, GROUP BY and HAVING.', courseImage: fileInfo.key },
-  })
-  expect(created.status()).toBe(200)
-  const { course } = (await created.json()) as { course: { _id: string } }
-  const video = await request.put(`/api/category/courseVideo/${course._id}`, {
-    headers,
-    data: {
-      title: VIDEO,
-      description: 'How many, and of what.',
-      embedUrl: `${process.env.E2E_VIDEO_HOST}/embed/counting-rows?d=4&speed=2`,
-      duration: 4,
-    },
-  })
-  expect(video.status()).toBe(200)
-  return course._id
-}
-
 const panel = (page: Page) => page.getByTestId('certificates-panel')
 
 let courseId: string
 
 test.beforeAll(async ({ request }) => {
-  courseId = await makeCourse(request)
+  courseId = await createShortCourse(request, {
+    title: COURSE,
+    description: 'COUNT, GROUP BY and HAVING.',
+    video: { title: VIDEO, description: 'How many, and of what.', path: '/embed/counting-rows?d=4&speed=2' },
+  })
   await createLearner(LEARNER, { courses: [COURSE] })
 })
 

@@ -5,7 +5,7 @@ import { expect, type APIRequestContext, type Locator, type Page } from '@playwr
 import axe from 'axe-core'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { usersCreateArgs } from '../cli.ts'
-import { pdfBytes } from '../fixtures/files.ts'
+import { pdfBytes, pngBytes } from '../fixtures/files.ts'
 
 export const root = path.resolve(import.meta.dirname, '..', '..')
 
@@ -44,6 +44,71 @@ export async function createLearner(learner: Learner, options: { courses?: strin
   })
   for (const course of options.courses ?? [])
     await portal('assign', 'course', '--user', learner.userName, '--course', course)
+}
+
+/** The demo admin's bearer token for the /api, for a test's setup. */
+export async function adminApiHeaders(request: APIRequestContext) {
+  const login = await request.post('/api/user/login', { data: { email: 'admin', password: DEMO_PASSWORD } })
+  expect(login.status()).toBe(200)
+  const { token } = (await login.json()) as { token: string }
+  return { Authorization: `Bearer ${token}` }
+}
+
+/**
+ * A course of the test file's own, made through the /api as an admin would: an image and one short video that
+ * plays from the stand-in video host (`path`, e.g. `/embed/x?d=4&speed=2`, lasting d seconds); with
+ * `certificateIssuer`, certificates are on from the start. Its id.
+ */
+export async function createShortCourse(
+  request: APIRequestContext,
+  course: {
+    title: string
+    description: string
+    video: { title: string; description: string; path: string }
+    certificateIssuer?: string
+  },
+) {
+  const headers = await adminApiHeaders(request)
+  const image = await request.post('/api/category/addCourseImage', {
+    headers,
+    multipart: {
+      courseImage: { name: 'course.png', mimeType: 'image/png', buffer: pngBytes({ width: 32, height: 18 }) },
+    },
+  })
+  expect(image.status()).toBe(200)
+  const { fileInfo } = (await image.json()) as { fileInfo: { key: string } }
+  const created = await request.post('/api/category/course', {
+    headers,
+    data: { title: course.title, description: course.description, courseImage: fileInfo.key },
+  })
+  expect(created.status()).toBe(200)
+  const { _id: courseId } = ((await created.json()) as { course: { _id: string } }).course
+  const seconds = Number(new URL(course.video.path, 'http://host').searchParams.get('d'))
+  const video = await request.put(`/api/category/courseVideo/${courseId}`, {
+    headers,
+    data: {
+      title: course.video.title,
+      description: course.video.description,
+      embedUrl: `${process.env.E2E_VIDEO_HOST}${course.video.path}`,
+      duration: seconds,
+    },
+  })
+  expect(video.status()).toBe(200)
+  if (course.certificateIssuer !== undefined) {
+    const switched = await request.put('/api/category/editCourseDetails', {
+      headers,
+      data: {
+        courseId,
+        title: course.title,
+        description: course.description,
+        courseImage: fileInfo.key,
+        certificates: true,
+        certificateIssuer: course.certificateIssuer,
+      },
+    })
+    expect(switched.status()).toBe(200)
+  }
+  return courseId
 }
 
 /**

@@ -1,4 +1,4 @@
-import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
+import { json, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
 import { CertificateStatement } from '#app/components/certificates/certificate-card.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
@@ -9,6 +9,10 @@ import { pageLoader } from '#app/utils/pages.server.ts'
 
 // The public page a certificate's link and QR code open: anyone, signed in or not, sees whether it is valid
 // and what it states; never the learner's email, nor why it was revoked. Kept out of search engines.
+
+// The page itself, as well as its data: no search engine indexes it, found or not. The page holds the
+// signed-in user's menu, so only its data (the same for everyone) may be kept by a shared cache.
+export const headers: HeadersFunction = () => ({ 'X-Robots-Tag': 'noindex, nofollow' })
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => {
   const c = data?.certificate
