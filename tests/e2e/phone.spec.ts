@@ -106,7 +106,8 @@ async function searches(page: Page) {
 
 /** The course's id, from its link in the admin's course list. */
 async function adminCourseId(page: Page, title: string) {
-  await page.goto('/admin/courses')
+  // searched for: other files add courses, and the list is paged
+  await page.goto(`/admin/courses?q=${encodeURIComponent(title)}`)
   const href = await page.getByRole('link', { name: title, exact: true }).first().getAttribute('href')
   return /\/admin\/course\/([^/?]+)/.exec(href ?? '')?.[1] ?? ''
 }
