@@ -252,6 +252,11 @@ describe('the workers’ wake-up', () => {
   /** Ends the listening backend from a connection of its own, as an operator or a restarting server would. */
   async function endListener(url: string) {
     const pid = await eventually(listener, 10_000)
+    await terminate(url, pid)
+    return pid
+  }
+
+  async function terminate(url: string, pid: number) {
     const admin = new pg.Client({ connectionString: url })
     await admin.connect()
     try {
@@ -259,7 +264,6 @@ describe('the workers’ wake-up', () => {
     } finally {
       await admin.end()
     }
-    return pid
   }
 
   /** A learner completes a course; the certificate comes within seconds (the minute's schedule is far slower). */
@@ -283,11 +287,14 @@ describe('the workers’ wake-up', () => {
     expect(await issuedWithinSeconds()).toBeLessThan(8_000)
 
     // ended again while the database's address leads nowhere: the first tries fail, and it keeps trying
+    // (the address is changed and the old connection let go before the listener is ended: however slowly the
+    // pool closes, the listener's next try cannot find the old connection's address still at hand)
     const configured = process.env.DATABASE_URL
-    await endListener(url)
+    const listening = await eventually(listener, 10_000)
     process.env.DATABASE_URL = 'postgres://nobody:nothing@127.0.0.1:1/nowhere'
     resetEnvCache()
     await disconnect()
+    await terminate(url, listening)
     try {
       await eventually(async () => lines.some((line) => line.includes('Cannot reach the database')), 10_000)
     } finally {
