@@ -1,5 +1,5 @@
 import { json } from '@remix-run/node'
-import { publishedKey } from '#app/modules/certificates/signing.server.ts'
+import { forVerifiers, publishedKey } from '#app/modules/certificates/signing.server.ts'
 import { notFound } from '#app/modules/errors.ts'
 import { apiRoute } from '#app/utils/api.server.ts'
 
@@ -7,5 +7,5 @@ import { apiRoute } from '#app/utils/api.server.ts'
 export const loader = apiRoute(async ({ params }) => {
   const key = await publishedKey(params.kid ?? '')
   if (!key) throw notFound('No key of the portal’s has this id.')
-  return json(key, { headers: { 'Cache-Control': 'public, max-age=3600' } })
+  return json(forVerifiers(key), { headers: { 'Cache-Control': 'public, max-age=3600' } })
 })

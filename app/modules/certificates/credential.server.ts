@@ -167,6 +167,8 @@ type SignableCredential = {
  * dereferences to the key; its last segment is the key's thumbprint, which is how the key set names it.
  */
 const keyUrl = (issuer: string, kid: string) => `${issuer}/keys/${kid}`
+/** A key's id as credentials' headers name it and the published key set lists it: its URL under the issuer. */
+export const publishedKeyId = (publicUrl: string, thumbprint: string) => keyUrl(issuerId(publicUrl), thumbprint)
 const thumbprintOf = (kidUrl: string) => kidUrl.slice(kidUrl.lastIndexOf('/') + 1)
 
 /**

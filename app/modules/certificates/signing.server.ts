@@ -2,7 +2,7 @@ import type { JSONWebKeySet, JWK } from 'jose'
 import type { Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
 import { select } from '#db/client.ts'
-import { buildCredential, signCredential, statusListCredential } from './credential.server.ts'
+import { buildCredential, publishedKeyId, signCredential, statusListCredential } from './credential.server.ts'
 import type { CertificateFacts } from './facts.ts'
 import { keySet, publicJwkOf, signingKey, type SigningKey } from './keys.server.ts'
 
@@ -60,6 +60,14 @@ export async function publishedKeySet(): Promise<JSONWebKeySet> {
   const keys = rows.map((r) => r.public_jwk)
   if (!keys.some((k) => k.kid === current.kid)) keys.push(current)
   return keySet(keys)
+}
+
+/**
+ * The key set as a verifier reads it (GET /issuer/jwks.json, /issuer/keys/…): each key's `kid` is the URL a
+ * credential's header names it by, so a JOSE library picks the key for a credential by its header alone.
+ */
+export function forVerifiers(key: JWK): JWK {
+  return { ...key, kid: publishedKeyId(getEnv().PUBLIC_URL, key.kid ?? '') }
 }
 
 /** One published key by its thumbprint (what a credential's `kid` URL opens); undefined when there is none. */
