@@ -149,7 +149,10 @@ test('a learner completes a short course and gets a certificate; its public link
 test('the site-wide verify form takes a code typed by hand, forgiving case and spacing, and says when none matches', async ({
   page,
 }) => {
-  await page.goto('/verify')
+  // found from the landing page, where an employer holding a printed code arrives
+  await page.goto('/')
+  await page.getByRole('link', { name: 'check a certificate' }).click()
+  await expect(page).toHaveURL(/\/verify$/)
   await expect(page.getByRole('heading', { name: 'Check a certificate', level: 1 })).toBeVisible()
   const field = page.getByRole('textbox', { name: 'Certificate code' })
   await field.fill('  12 ab')

@@ -58,7 +58,11 @@ export default function Landing() {
             <h2 className="text-xl font-semibold">Progress you can trust</h2>
             <p className="mt-3 text-slate-600">
               Progress counts the seconds you actually played, once each. Skipping ahead does not finish a video, so a
-              completed course means the learning really happened.
+              completed course means the learning really happened, and its certificate says so: an employer can{' '}
+              <Link to="/verify" className="font-medium text-brand-700 underline hover:text-brand-900">
+                check a certificate
+              </Link>{' '}
+              by its code.
             </p>
           </article>
         </section>
