@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { Command } from 'commander'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { certificateHours } from '#app/modules/certificates/facts.ts'
+import { CERTIFICATE_COLUMNS } from '#app/modules/certificates/export.server.ts'
 import {
   backfillCertificates,
   listCertificates,
@@ -37,20 +37,7 @@ async function subjectOf(options: SubjectOptions) {
   return { programId: id, title }
 }
 
-/** The columns of the list, in the table and in the CSV: the CSV's header, a certificate's cell. */
-const COLUMNS: [string, (c: CertificateView) => string | number | null][] = [
-  ['code', (c) => c.code],
-  ['state', (c) => c.state],
-  ['kind', (c) => c.kind],
-  ['title', (c) => c.title],
-  ['learner', (c) => c.learnerName],
-  ['issued', (c) => c.issuedAt],
-  ['hours', (c) => certificateHours(c.minutes)],
-  ['issuer', (c) => c.issuerName],
-  ['revoked at', (c) => c.revokedAt],
-  ['revoked reason', (c) => c.revokedReason],
-  ['verify URL', (c) => c.verifyUrl],
-]
+const COLUMNS = CERTIFICATE_COLUMNS
 const HEADER = COLUMNS.map(([header]) => header)
 const cellsOf = (c: CertificateView) => COLUMNS.map(([, cell]) => cell(c))
 
