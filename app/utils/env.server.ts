@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
+import { isTimeZone } from '#app/modules/access-log/schema.ts'
 
 /** A list of S3 prefixes (s3://bucket/prefix/, separated by commas or spaces), each ending in /. */
 const s3Targets = () =>
@@ -76,6 +77,11 @@ const schema = z.object({
   MAIL_FROM: z.string().min(3).default('DataPath Academy <no-reply@datapath.example>'),
   // Queued mail (invitations of an import): at most this many sent per minute, across every process.
   MAIL_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  // The time zone of learners who have not chosen one: where their due dates end and their reminders go.
+  DEFAULT_TIME_ZONE: z
+    .string()
+    .default('UTC')
+    .refine(isTimeZone, 'DEFAULT_TIME_ZONE must be an IANA name such as UTC or Europe/Berlin.'),
   // Upload size limits in megabytes.
   UPLOAD_MAX_IMAGE_MB: z.coerce.number().positive().default(5),
   UPLOAD_MAX_DOCUMENT_MB: z.coerce.number().positive().default(50),

@@ -18,6 +18,8 @@ export class Course extends Model<InferAttributes<Course>, InferCreationAttribut
   declare imageKey: CreationOptional<string | null>
   /** certificates of completion are given for it */
   declare certificates: CreationOptional<boolean>
+  /** reminder mails about its due dates are sent (off: none, whatever the assignments say) */
+  declare reminders: CreationOptional<boolean>
   declare certificateIssuer: CreationOptional<string>
   declare certificateSignatureKey: CreationOptional<string | null>
   declare createdAt: CreationOptional<Date>
@@ -34,6 +36,7 @@ export function initCourse(sequelize: Sequelize) {
       description: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
       imageKey: DataTypes.TEXT,
       certificates: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      reminders: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
       certificateIssuer: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
       certificateSignatureKey: DataTypes.TEXT,
       createdAt: timestamp(),

@@ -23,6 +23,8 @@ export class Program extends Model<InferAttributes<Program>, InferCreationAttrib
   declare imageKey: CreationOptional<string | null>
   /** certificates of completion are given for it */
   declare certificates: CreationOptional<boolean>
+  /** reminder mails about its due dates are sent (off: none, whatever the assignments say) */
+  declare reminders: CreationOptional<boolean>
   declare certificateIssuer: CreationOptional<string>
   declare certificateSignatureKey: CreationOptional<string | null>
   declare createdAt: CreationOptional<Date>
@@ -44,6 +46,7 @@ export function initProgram(sequelize: Sequelize) {
       price: DataTypes.DECIMAL(10, 2),
       imageKey: DataTypes.TEXT,
       certificates: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      reminders: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
       certificateIssuer: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
       certificateSignatureKey: DataTypes.TEXT,
       createdAt: timestamp(),

@@ -18,6 +18,10 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   declare roleId: CreationOptional<number>
   declare tokenVersion: CreationOptional<number>
   declare externalId: CreationOptional<string | null>
+  /** an IANA time zone; null: the portal's DEFAULT_TIME_ZONE */
+  declare timeZone: CreationOptional<string | null>
+  /** false: the learner turned reminder mails off (counts only where the admins allow it) */
+  declare reminderMails: CreationOptional<boolean>
   declare createdAt: CreationOptional<Date>
   declare updatedAt: CreationOptional<Date>
 }
@@ -34,6 +38,8 @@ export function initUser(sequelize: Sequelize) {
       roleId: { type: DataTypes.SMALLINT, allowNull: false, defaultValue: 2 },
       tokenVersion: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       externalId: DataTypes.TEXT,
+      timeZone: DataTypes.TEXT,
+      reminderMails: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
       createdAt: timestamp(),
       updatedAt: timestamp(),
     },

@@ -8,8 +8,14 @@ import { makeAdmin, makeCoach, makeCourse, makeLearner, makeProgram } from '#tes
 describe('assignCourse and assignProgram', () => {
   it('give a learner a course, once however often it is assigned', async () => {
     const [admin, learner, course] = [await makeAdmin(), await makeLearner(), await makeCourse({ title: 'Assigned' })]
-    expect(await assignCourse(admin, { userId: learner.id, courseId: course.id })).toEqual({ assigned: true })
-    expect(await assignCourse(admin, { userId: learner.id, courseId: course.id })).toEqual({ assigned: false })
+    expect(await assignCourse(admin, { userId: learner.id, courseId: course.id })).toEqual({
+      assigned: true,
+      changed: false,
+    })
+    expect(await assignCourse(admin, { userId: learner.id, courseId: course.id })).toEqual({
+      assigned: false,
+      changed: false,
+    })
     const { CourseAssignment } = await db()
     expect(await CourseAssignment.count({ where: { userId: learner.id } })).toBe(1)
     expect((await listAssignedCourses(learner)).map((c) => c.title)).toEqual(['Assigned'])
@@ -19,8 +25,14 @@ describe('assignCourse and assignProgram', () => {
     const [admin, learner] = [await makeAdmin(), await makeLearner()]
     const courses = [await makeCourse({ title: 'P one' }), await makeCourse({ title: 'P two' })]
     const program = await makeProgram(courses.map((c) => c.id))
-    expect(await assignProgram(admin, { userId: learner.id, programId: program.id })).toEqual({ assigned: true })
-    expect(await assignProgram(admin, { userId: learner.id, programId: program.id })).toEqual({ assigned: false })
+    expect(await assignProgram(admin, { userId: learner.id, programId: program.id })).toEqual({
+      assigned: true,
+      changed: false,
+    })
+    expect(await assignProgram(admin, { userId: learner.id, programId: program.id })).toEqual({
+      assigned: false,
+      changed: false,
+    })
     expect((await listAssignedCourses(learner)).map((c) => c.title)).toEqual(['P one', 'P two'])
   })
 

@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { dueDateField } from '../deadlines/due.ts'
+import { ReminderPlanSchema } from '../deadlines/plan.ts'
 import { IMPORT_DELIMITERS } from '../users/import-schema.ts'
 
 // The old client's messages, word for word: the program's says "Course" too, and lacks its "a".
@@ -8,15 +10,26 @@ export const NO_PROGRAM = 'Course is required field to assign'
 const id = (message: string) =>
   z.string({ required_error: message, invalid_type_error: message }).trim().min(1, message).uuid(message)
 
+/**
+ * What an assignment may carry besides who and what: a due date (absent: a new assignment has none and an
+ * existing one keeps its own; empty or null: none) and its own reminder plan (absent: kept; null: the portal's).
+ */
+const dueFields = {
+  dueDate: dueDateField(),
+  reminderPlan: ReminderPlanSchema.nullable().optional(),
+}
+
 export const AssignCourseSchema = z.object({
   userId: id('User is required.'),
   courseId: id(NO_COURSE),
+  ...dueFields,
 })
 export type AssignCourseInput = z.input<typeof AssignCourseSchema>
 
 export const AssignProgramSchema = z.object({
   userId: id('User is required.'),
   programId: id(NO_PROGRAM),
+  ...dueFields,
 })
 export type AssignProgramInput = z.input<typeof AssignProgramSchema>
 

@@ -1,6 +1,9 @@
 import { db, query, sql } from '#db/client.ts'
 import { requirePermission } from '../auth/permissions.ts'
 import { ROLE, type Actor } from '../auth/roles.ts'
+import type { DueInput } from '../deadlines/due.ts'
+import type { ReminderPlan } from '../deadlines/plan.ts'
+import { storedDue } from '../deadlines/service.server.ts'
 import { invalid, notFound } from '../errors.ts'
 import {
   AssignCourseSchema,
@@ -24,14 +27,23 @@ async function requireLearner(userId: string) {
 
 // Each assignment is one statement that finds the course or program and inserts in one go: the row it
 // found is locked until the insert commits, so one removed at the same moment is either not found here
-// or removed after the assignment (which goes with it), never a broken reference.
+// or removed after the assignment (which goes with it), never a broken reference. An assignment already
+// there is kept, with its due date and plan changed when the call gives them (:setDue, :setPlan).
 const assignStatement = (table: 'course_assignments' | 'program_assignments', column: string, parent: string) =>
   sql(
     `WITH parent AS (SELECT id FROM ${parent} WHERE id = :parentId FOR KEY SHARE),
-          inserted AS (
-            INSERT INTO ${table} (user_id, ${column}, assigned_by) SELECT :userId, id, :by FROM parent
-            ON CONFLICT (user_id, ${column}) DO NOTHING RETURNING user_id)
-     SELECT EXISTS (SELECT 1 FROM parent) AS found, EXISTS (SELECT 1 FROM inserted) AS assigned`,
+          written AS (
+            INSERT INTO ${table} AS t (user_id, ${column}, assigned_by, due_date, due_at, reminder_plan)
+            SELECT :userId, id, :by, :dueDate::date, :dueAt::timestamptz, :plan::jsonb FROM parent
+            ON CONFLICT (user_id, ${column}) DO UPDATE
+               SET due_date = CASE WHEN :setDue THEN EXCLUDED.due_date ELSE t.due_date END,
+                   due_at = CASE WHEN :setDue THEN EXCLUDED.due_at ELSE t.due_at END,
+                   reminder_plan = CASE WHEN :setPlan THEN EXCLUDED.reminder_plan ELSE t.reminder_plan END
+             WHERE :setDue OR :setPlan
+            RETURNING (xmax = 0) AS fresh)
+     SELECT EXISTS (SELECT 1 FROM parent) AS found,
+            EXISTS (SELECT 1 FROM written WHERE fresh) AS assigned,
+            EXISTS (SELECT 1 FROM written WHERE NOT fresh) AS changed`,
   )
 
 /** What assigning a course or a program takes: its statement, and the field and message when it is not found. */
@@ -48,25 +60,43 @@ const ASSIGN = {
   },
 } as const
 
+type DueFields = { dueDate?: DueInput | null; reminderPlan?: ReminderPlan | null }
+
 /** The steps both share, once the actor may assign and the input is read: a learner, then one statement. */
-async function assignToLearner(actor: Actor, kind: keyof typeof ASSIGN, userId: string, parentId: string) {
+async function assignToLearner(
+  actor: Actor,
+  kind: keyof typeof ASSIGN,
+  userId: string,
+  parentId: string,
+  { dueDate, reminderPlan }: DueFields,
+) {
   await requireLearner(userId)
   const { statement, field, missing } = ASSIGN[kind]
-  const [row] = await query<{ found: boolean; assigned: boolean }>(statement, { userId, parentId, by: actor.id })
+  const due = await storedDue(userId, dueDate ?? null)
+  const [row] = await query<{ found: boolean; assigned: boolean; changed: boolean }>(statement, {
+    userId,
+    parentId,
+    by: actor.id,
+    dueDate: due.dueDate,
+    dueAt: due.dueAt,
+    plan: reminderPlan ? JSON.stringify(reminderPlan) : null,
+    setDue: dueDate !== undefined,
+    setPlan: reminderPlan !== undefined,
+  })
   if (!row.found) throw invalid(missing, { [field]: missing })
-  return { assigned: row.assigned }
+  return { assigned: row.assigned, changed: row.changed }
 }
 
 /** POST /api/category/assignCourse/{userId}. */
 export async function assignCourse(actor: Actor, input: AssignCourseInput) {
   requirePermission(actor, 'manage:people', 'Only admins can assign courses.')
-  const { userId, courseId } = AssignCourseSchema.parse(input)
-  return assignToLearner(actor, 'course', userId, courseId)
+  const { userId, courseId, ...due } = AssignCourseSchema.parse(input)
+  return assignToLearner(actor, 'course', userId, courseId, due)
 }
 
 /** PUT /api/program/assignProgram: every course of the program, now and as it changes. */
 export async function assignProgram(actor: Actor, input: AssignProgramInput) {
   requirePermission(actor, 'manage:people', 'Only admins can assign programs.')
-  const { userId, programId } = AssignProgramSchema.parse(input)
-  return assignToLearner(actor, 'program', userId, programId)
+  const { userId, programId, ...due } = AssignProgramSchema.parse(input)
+  return assignToLearner(actor, 'program', userId, programId, due)
 }

@@ -38,6 +38,8 @@ const GRID: Record<Permission, string> = {
   'read:certificates': 'SAC',
   'manage:certificates': 'SA',
   'read:certificates:own': 'L',
+  'read:reminders': 'SAC',
+  'manage:reminders': 'SA',
   'sign-in:bridge': 'ACL',
 }
 const LETTER = { S: ROLE.superAdmin, A: ROLE.admin, C: ROLE.coach, L: ROLE.learner } as const

@@ -55,6 +55,9 @@ export const PERMISSIONS = {
   'manage:certificates': { roles: MANAGERS, denied: 'Only admins can revoke or issue certificates.' },
   /** My Certificates: one's own certificates, their PDFs and credentials */
   'read:certificates:own': { roles: ['learner'], own: true, denied: 'Certificates are given to learners.' },
+  /** the reminder plan and who may turn reminders off: coaches read it */
+  'read:reminders': { roles: STAFF, denied: 'Reminders are for the admin side.' },
+  'manage:reminders': { roles: MANAGERS, denied: 'Only admins can change the reminders.' },
   /** be signed in by a partner's bridge link: a partner holding the secret must not become the super admin */
   'sign-in:bridge': {
     roles: ['admin', 'coach', 'learner'],
