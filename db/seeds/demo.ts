@@ -28,6 +28,22 @@ const DIRECT_ASSIGNMENTS: Record<string, CourseSlug[]> = { learner1: ['sql', 'mo
 const PROGRAM_LEARNERS = ['learner1']
 
 /**
+ * Due dates, in days from the day of the first start (each due at the end of that day in the learner's time
+ * zone): learner 1's SQL course in five days and the program in three weeks, the modelling course (which
+ * they completed) a week ago; learner 2's SQL course two days ago, so it is overdue.
+ */
+const DUE_IN_DAYS: Record<string, Partial<Record<CourseSlug | 'program', number>>> = {
+  learner1: { sql: 5, modelling: -7, program: 21 },
+  learner2: { sql: -2 },
+}
+
+/** The calendar day `days` from today (UTC), as YYYY-MM-DD. */
+function dueDay(days: number | undefined): string | null {
+  if (days === undefined) return null
+  return new Date(Date.now() + days * 24 * 60 * 60 * 1000).toISOString().slice(0, 10)
+}
+
+/**
  * Learner 1's viewing, so My Courses shows different percentages, a prerequisite lock and a completed course:
  * [course, video index, seconds watched]. Watching at least 90 % completes a video; the modelling course is
  * watched to the end, and as it gives certificates, learner 1 holds one a minute after the first start.
@@ -277,12 +293,18 @@ async function insertDemo({
     const userId = users.get(userName)
     if (!userId) throw new Error(`Unknown demo account ${userName}`)
     for (const slug of slugs)
-      await CourseAssignment.create({ userId, courseId: courseId(slug), assignedBy }, { transaction })
+      await CourseAssignment.create(
+        { userId, courseId: courseId(slug), assignedBy, dueDate: dueDay(DUE_IN_DAYS[userName]?.[slug]) },
+        { transaction },
+      )
   }
   for (const userName of PROGRAM_LEARNERS) {
     const userId = users.get(userName)
     if (!userId) throw new Error(`Unknown demo account ${userName}`)
-    await ProgramAssignment.create({ userId, programId: program.id, assignedBy }, { transaction })
+    await ProgramAssignment.create(
+      { userId, programId: program.id, assignedBy, dueDate: dueDay(DUE_IN_DAYS[userName]?.program) },
+      { transaction },
+    )
   }
 
   const learnerId = users.get('learner1')

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
+import { QueryTypes } from 'sequelize'
 import { describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { login } from '#app/modules/auth/service.server.ts'
@@ -9,7 +10,7 @@ import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
 import { attemptExercise, listLabs } from '#app/modules/labs/service.server.ts'
 import { getEnv } from '#app/utils/env.server.ts'
-import { db } from '#db/client.ts'
+import { db, sequelize as sql } from '#db/client.ts'
 import { DEMO_ACCOUNTS, DEMO_PASSWORD, seedDemoOnce } from '#db/seeds/demo.ts'
 
 describe('the demo content', () => {
@@ -58,6 +59,29 @@ describe('the demo content', () => {
     expect(held.map((c) => [c.kind, c.title, c.state, c.learnerName])).toEqual([
       ['course', 'Data Modelling for Relational Databases', 'valid', 'Lena Fischer'],
     ])
+
+    // due dates from the day of the first start: learner 1's SQL course in five days, the completed modelling
+    // course a week ago, the program in three weeks; learner 2's SQL course two days ago (overdue)
+    const day = (days: number) => new Date(Date.now() + days * 24 * 60 * 60 * 1000).toISOString().slice(0, 10)
+    const [courseDue, programDue] = await Promise.all([
+      sql().then((s) =>
+        s.query(
+          `SELECT u.user_name AS who, c.title AS what, to_char(a.due_date, 'YYYY-MM-DD') AS due
+             FROM course_assignments a JOIN users u ON u.id = a.user_id JOIN courses c ON c.id = a.course_id
+            ORDER BY 1, 2`,
+          { type: QueryTypes.SELECT },
+        ),
+      ),
+      sql().then((s) =>
+        s.query(`SELECT to_char(due_date, 'YYYY-MM-DD') AS due FROM program_assignments`, { type: QueryTypes.SELECT }),
+      ),
+    ])
+    expect(courseDue).toEqual([
+      { who: 'learner1', what: 'Data Modelling for Relational Databases', due: day(-7) },
+      { who: 'learner1', what: 'SQL Fundamentals', due: day(5) },
+      { who: 'learner2', what: 'SQL Fundamentals', due: day(-2) },
+    ])
+    expect(programDue).toEqual([{ due: day(21) }])
 
     expect(await seedDemoOnce()).toEqual({ seeded: false })
     expect(await Course.count()).toBe(4)
