@@ -20,6 +20,7 @@ import { openEmbeddedDatabase } from '#db/embedded.ts'
 import { migrate } from '#db/migrate.ts'
 import { measureBackup } from '#tests/bench/backup.ts'
 import { runPortal, timeCalls, type CallFigures } from '#tests/bench/measure.ts'
+import { measureReminders } from '#tests/bench/reminders.ts'
 import { printMachine } from '#tests/bench/serve.ts'
 import { freePort } from '#tests/setup/global.ts'
 
@@ -35,6 +36,7 @@ import { freePort } from '#tests/setup/global.ts'
 //
 //   BENCH_SCALE=0.1 npm run bench:scale          a tenth of everything, for a quick run (default 1)
 //   npm run bench:backup                         the same database, then the backup and restore part only
+//   npm run bench:reminders                      the same database with few pings, then the reminder sweep only
 //   BENCH_ITERATIONS=50 npm run bench:scale       runs per query (default 200)
 //   BENCH_INGEST_CALLS=500 npm run bench:scale    calls per ingest row (default 1000)
 //   BENCH_SHOW_PLANS=1 npm run bench:scale        every query's whole EXPLAIN (ANALYZE, BUFFERS) too
@@ -43,10 +45,12 @@ const SCALE = Number(process.env.BENCH_SCALE ?? 1)
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200)
 /** `--backup-only` (npm run bench:backup): the load, then tests/bench/backup.ts; no reports, no ingest rows. */
 const BACKUP_ONLY = process.argv.includes('--backup-only')
+/** `--reminders-only` (npm run bench:reminders): the load with few pings, then tests/bench/reminders.ts only. */
+const REMINDERS_ONLY = process.argv.includes('--reminders-only')
 const LEARNERS = Math.max(100, Math.round(100_000 * SCALE))
 const COURSES = 10
 const VIDEOS_PER_COURSE = 10
-const PINGS = Math.max(1000, Math.round(50_000_000 * SCALE))
+const PINGS = REMINDERS_ONLY ? 1000 : Math.max(1000, Math.round(50_000_000 * SCALE))
 const HISTORY_DAYS = 180
 /** Days of viewing an export covers: about a tenth of 180 days, so about a million rows at full scale. */
 const EXPORT_DAYS = 18
@@ -103,8 +107,11 @@ async function main() {
     await load(admin)
     console.log(`load total: ${seconds(performance.now() - loadStarted)} s\n`)
     await checkTallies(admin)
+    if (REMINDERS_ONLY) return await measureReminders(admin)
     if (!BACKUP_ONLY) {
       await measure(admin, dataDir)
+      // due dates on the assignments and the reminders' rows: the backup after it carries them too
+      await measureReminders(admin)
       await measureIngest(admin, server.url)
       await switchDatabase(server.url)
     }
