@@ -268,6 +268,17 @@ describe('a schedule of assignments', () => {
     expect(rows.map((r) => [r['Last Name'], r.Status])).toEqual([['D-Late', 'overdue']])
   })
 
+  it('is added with portal exports schedule add --kind assignments, which needs no --range', async () => {
+    const dir = `${await mkdtemp(path.join(os.tmpdir(), 'assignments-cli-'))}/`
+    const args = ['exports', 'schedule', 'add', '--name', 'cli-late', '--cron', '0 6 * * *', '--to', dir]
+    const added = await portal([...args, '--kind', 'assignments', '--status', 'overdue', '--json'])
+    expect(added.code).toBe(0)
+    expect(JSON.parse(added.stdout)).toMatchObject({ kind: 'assignments', range: null, status: 'overdue' })
+    const noRange = await portal([...args, '--name', 'cli-log'])
+    expect(noRange.code).toBe(2)
+    expect(noRange.stderr).toMatch(/missing --range/)
+  })
+
   it('still needs a range for the access log, and a status only for the assignments', async () => {
     const base = { name: 'x', cron: '0 6 * * *', destination: '/var/exports/' }
     const issues = async (input: object) => {

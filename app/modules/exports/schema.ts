@@ -28,7 +28,7 @@ export const ScheduleSchema = z
     ...scheduleTiming,
     kind: oneOf('Kind', EXPORT_KINDS).default('access-log'),
     // the access log's days; an assignments export has none (what the form posts for it is left aside)
-    range: oneOf('Range', EXPORT_RANGES).optional(),
+    range: z.preprocess((v) => (v === null ? undefined : v), oneOf('Range', EXPORT_RANGES).optional()),
     courses: z.preprocess(
       (v) => (v === undefined || v === null || v === '' ? [] : Array.isArray(v) ? v : [v]),
       z.array(z.string().trim().uuid('Courses must be course ids.')).max(200, 'Choose at most 200 courses.'),
