@@ -11,11 +11,13 @@ import {
 } from '#app/modules/access-log/export.server.ts'
 import { EXPORT_RANGES, isExportRange, rangeDays } from '#app/modules/access-log/ranges.ts'
 import { accessLogFilter, accessLogTotal } from '#app/modules/access-log/service.server.ts'
+import { assignmentExportFilter, exportAssignments } from '#app/modules/assignments/export.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { ASSIGNMENT_STATUSES } from '#app/modules/deadlines/due.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { errorLine } from '#app/utils/redact.server.ts'
 import { disconnect } from '#db/client.ts'
-import { courseIdsOf } from '../courses.ts'
+import { courseIdsOf, programOf } from '../courses.ts'
 import { UsageError, plural } from '../output.ts'
 
 type AccessLogOptions = {
@@ -68,6 +70,115 @@ export function registerExport(program: Command) {
         await disconnect()
       }
     })
+
+  registerAssignments(exports)
+}
+
+type AssignmentsOptions = {
+  status?: string
+  course: string[]
+  program: string[]
+  dueAfter?: string
+  dueBefore?: string
+  format: string
+  out: string
+  json?: boolean
+}
+
+/** The assignments filter's field names as `export assignments` spells them. */
+const ASSIGNMENT_OPTION_OF: Record<string, string> = {
+  status: '--status',
+  courses: '--course',
+  programs: '--program',
+  dueAfter: '--due-after',
+  dueBefore: '--due-before',
+}
+
+function registerAssignments(exports: Command) {
+  exports
+    .command('assignments')
+    .description(
+      'every course and program assigned to a learner, with its due date, status and percent, as CSV or JSON Lines',
+    )
+    .option('--status <status>', `only this status: ${ASSIGNMENT_STATUSES.join(', ')}`)
+    .addOption(
+      new Option('--course <course>', 'only assignments of this course, by id or exact title; repeat for several')
+        .argParser(collect)
+        .default([], 'every course'),
+    )
+    .addOption(
+      new Option('--program <program>', 'only assignments of this program, by id or exact title; repeat for several')
+        .argParser(collect)
+        .default([], 'every program'),
+    )
+    .option('--due-after <day>', "due after this day (yyyy-MM-dd), in each learner's time zone")
+    .option('--due-before <day>', "due before this day (yyyy-MM-dd), in each learner's time zone")
+    .option('--format <format>', EXPORT_FORMATS.join(' or '), 'csv')
+    .option('--out <target>', 'a file, s3://bucket/key, or - for standard output', '-')
+    .option('--json', 'print { rows, bytes, location, format } when done (not with --out -)')
+    .action(async (options: AssignmentsOptions) => {
+      try {
+        if (!isExportFormat(options.format))
+          throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}.`)
+        if (options.json && options.out === '-')
+          throw new UsageError('--json prints a summary on standard output; give --out a file or s3:// address.')
+        const format = options.format
+        const { input, destination } = await usage(ASSIGNMENT_OPTION_OF, async () => {
+          const programs: string[] = []
+          for (const program of options.program) programs.push((await programOf(program)).id)
+          const input = {
+            status: options.status,
+            courses: await courseIdsOf(options.course),
+            programs,
+            dueAfter: options.dueAfter,
+            dueBefore: options.dueBefore,
+          }
+          assignmentExportFilter(SYSTEM, input)
+          return { input, destination: parseDestination(options.out) }
+        })
+        const result = await interruptible((signal) =>
+          exportAssignments(SYSTEM, input, destination, { format, signal }),
+        )
+        if (options.json) console.log(JSON.stringify({ ...result, format }))
+        else if (destination.kind !== 'stream')
+          console.error(
+            `Exported ${plural(result.rows, 'row')} (${plural(result.bytes, 'byte')}) to ${result.location}.`,
+          )
+      } finally {
+        await disconnect()
+      }
+    })
+}
+
+/** A refused filter, course or program is the operator's mistake: a usage error naming the option (exit 2). */
+async function usage<T>(optionOf: Record<string, string>, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read()
+  } catch (error) {
+    if (error instanceof ZodError)
+      throw new UsageError(
+        error.issues.map((i) => `${optionOf[String(i.path[0])] ?? i.path.join('.')}: ${i.message}`).join(' '),
+      )
+    if (isServiceError(error)) throw new UsageError(error.message)
+    throw error
+  }
+}
+
+/** An export that Ctrl-C stops cleanly (the partial file removed, the upload aborted); a failure is one line. */
+async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController()
+  const stop = () => controller.abort(new Error('Export interrupted.'))
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+  try {
+    return await work(controller.signal)
+  } catch (error) {
+    if (error instanceof UsageError) throw error
+    throw new Error(errorLine(controller.signal.aborted ? controller.signal.reason : error))
+  } finally {
+    process.off('SIGINT', stop)
+    process.off('SIGTERM', stop)
+  }
 }
 
 function collect(value: string, previous: string[]) {

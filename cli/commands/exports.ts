@@ -1,7 +1,8 @@
 import { SingleBar } from 'cli-progress'
 import { Option, type Command } from 'commander'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
-import { EXPORT_RANGES, SCHEDULE_FORMATS } from '#app/modules/exports/schema.ts'
+import { ASSIGNMENT_STATUSES } from '#app/modules/deadlines/due.ts'
+import { EXPORT_KINDS, EXPORT_RANGES, SCHEDULE_FORMATS } from '#app/modules/exports/schema.ts'
 import {
   addSchedule,
   findRun,
@@ -15,13 +16,15 @@ import { courseIdsOf } from '../courses.ts'
 import { withDatabase } from '../database.ts'
 import { UsageError, textTable as table, usageOf } from '../output.ts'
 
-// `portal exports …`: scheduled access-log exports. Data (tables, JSON, a written file's location) goes
+// `portal exports …`: scheduled exports of the access log and of the assignments. Data (tables, JSON, a written file's location) goes
 // to stdout; what happened goes to stderr. A failed run exits 1, wrong input exits 2.
 
 type AddOptions = {
   name?: string
   cron?: string
+  kind: string
   range?: string
+  status?: string
   course: string[]
   tz: string
   to?: string
@@ -34,8 +37,10 @@ const FLAG_OF: Record<string, string> = {
   name: '--name',
   cron: '--cron',
   timeZone: '--tz',
+  kind: '--kind',
   range: '--range',
   courses: '--course',
+  status: '--status',
   format: '--format',
   destination: '--to',
   limit: '--limit',
@@ -96,15 +101,22 @@ async function watchRun(queued: ExportRunView): Promise<ExportRunView> {
 }
 
 export function registerExports(program: Command) {
-  const exportsCommand = program.command('exports').description('scheduled access-log exports')
+  const exportsCommand = program
+    .command('exports')
+    .description('scheduled exports of the access log and of the assignments')
   const schedule = exportsCommand.command('schedule').description('the schedules of exports')
 
   schedule
     .command('add')
-    .description('add a schedule that exports the access log on a cron schedule')
+    .description('add a schedule that exports the access log (or the assignments) on a cron schedule')
     .option('--name <name>', 'the schedule, and the start of its file names')
     .option('--cron <pattern>', 'five fields read in --tz: minute hour day-of-month month day-of-week ("0 2 * * *")')
-    .option('--range <range>', `the days each run covers: ${EXPORT_RANGES.join(', ')}`)
+    .option('--kind <kind>', `what it exports: ${EXPORT_KINDS.join(' or ')}`, 'access-log')
+    .option('--range <range>', `the days each run covers (access-log only): ${EXPORT_RANGES.join(', ')}`)
+    .option(
+      '--status <status>',
+      `only assignments of this status (assignments only): ${ASSIGNMENT_STATUSES.join(', ')}`,
+    )
     .addOption(
       new Option('--course <course>', 'only this course, by id or exact title (repeat for several)')
         .argParser(collect)
@@ -115,15 +127,19 @@ export function registerExports(program: Command) {
     .option('--format <format>', SCHEDULE_FORMATS.join(' or '), 'csv')
     .option('--json', 'print the schedule as JSON')
     .action(async (options: AddOptions) => {
-      const missing = (['name', 'cron', 'range', 'to'] as const).filter((key) => !options[key]).map((k) => `--${k}`)
+      const required =
+        options.kind === 'assignments' ? (['name', 'cron', 'to'] as const) : (['name', 'cron', 'range', 'to'] as const)
+      const missing = required.filter((key) => !options[key]).map((k) => `--${k}`)
       if (missing.length) throw new UsageError(`missing ${missing.join(', ')}.`)
       const destination = options.to as string
       const made = await withDatabase(async () =>
         addSchedule(SYSTEM, {
           name: options.name,
           cron: options.cron,
+          kind: options.kind,
           range: options.range,
           courses: await courseIdsOf(options.course),
+          status: options.status,
           timeZone: options.tz,
           destination,
           format: options.format,
@@ -131,7 +147,7 @@ export function registerExports(program: Command) {
       )
       if (options.json) console.log(JSON.stringify(made, null, 2))
       console.error(
-        `Added schedule ${made.name}: ${made.cron} (${made.timeZone}), ${made.range} to ${made.destination}; ` +
+        `Added schedule ${made.name}: ${made.cron} (${made.timeZone}), ${made.range ?? made.kind} to ${made.destination}; ` +
           `next run ${made.nextRun ?? 'never'}.`,
       )
     })
@@ -146,12 +162,13 @@ export function registerExports(program: Command) {
       if (!schedules.length) return console.error('No schedules.')
       console.log(
         table([
-          ['NAME', 'CRON', 'TIME ZONE', 'RANGE', 'COURSES', 'FORMAT', 'TO', 'NEXT RUN'],
+          ['NAME', 'CRON', 'TIME ZONE', 'KIND', 'RANGE', 'COURSES', 'FORMAT', 'TO', 'NEXT RUN'],
           ...schedules.map((s) => [
             s.name,
             s.cron,
             s.timeZone,
-            s.range,
+            s.kind === 'assignments' && s.status ? `assignments (${s.status})` : s.kind,
+            s.range ?? '',
             s.courses.length ? String(s.courses.length) : 'all',
             s.format,
             s.destination,

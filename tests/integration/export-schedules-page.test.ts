@@ -113,6 +113,23 @@ describe('the Scheduled exports page', () => {
     expect(await listSchedules(SYSTEM)).toEqual([])
   })
 
+  it('adds a schedule of the assignments, and offers their download to coaches too', async () => {
+    const added = await post('admin', { ...fields(), kind: 'assignments', status: 'overdue' })
+    expect(await toastOf(added)).toMatchObject({ type: 'success', message: 'Schedule nightly added.' })
+    // the Days the form always posts mean nothing to the assignments
+    expect(await listSchedules(SYSTEM)).toMatchObject([
+      { name: 'nightly', kind: 'assignments', range: null, status: 'overdue' },
+    ])
+    const refused = await post('admin', { ...fields(), name: 'other', status: 'overdue' })
+    expect((await body<Reply>(refused)).result.error?.status).toEqual(['Only an assignments export has a status.'])
+
+    const shown = await renderRoute(page as RouteModule, '/admin/exports', { cookie: people.coach.cookie })
+    const form = shown.getByRole('button', { name: 'Download assignments' }).closest('form')
+    expect(form).toHaveAttribute('action', '/admin/exports/assignments')
+    expect(form).toHaveAttribute('method', 'get')
+    expect(within(shown.getByRole('table', { name: 'Schedules' })).getByText('Assignments: overdue')).toBeTruthy()
+  })
+
   it('offers a checkbox per course without JavaScript and saves the ticked ones; an unknown one is refused beside them', async () => {
     const [first, second] = [await makeCourse({ title: 'Export First' }), await makeCourse({ title: 'Export Second' })]
     const render = (form?: [string, string][]) =>
@@ -130,8 +147,10 @@ describe('the Scheduled exports page', () => {
     expect(refused.getByRole('group', { name: 'Courses' })).toHaveAccessibleDescription(
       `None chosen means every course. There is no course ${unknown}.`,
     )
-    expect(refused.getByRole('checkbox', { name: first.title })).toBeChecked()
-    expect(refused.getByRole('checkbox', { name: second.title })).not.toBeChecked()
+    // the schedule's choice, not the one of the assignments' download beside it
+    const chosen = refused.getByRole('group', { name: 'Courses' })
+    expect(within(chosen).getByRole('checkbox', { name: first.title })).toBeChecked()
+    expect(within(chosen).getByRole('checkbox', { name: second.title })).not.toBeChecked()
 
     const added = await post('admin', { ...fields(), courses: [first.id, second.id] })
     expect(await toastOf(added)).toMatchObject({ type: 'success', message: 'Schedule nightly added.' })

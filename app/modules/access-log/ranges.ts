@@ -44,6 +44,9 @@ export function rangeDays(range: ExportRange, now: Date, timeZone = 'UTC'): DayR
   }
 }
 
+/** The calendar day it is at `now` in `timeZone`, as yyyy-MM-dd. */
+export const dayIn = (now: Date, timeZone: string) => lightFormat(calendarDay(now, timeZone), 'yyyy-MM-dd')
+
 /** The calendar day it is at `now` in `timeZone`, as a local midnight date-fns can count days from. */
 function calendarDay(now: Date, timeZone: string): Date {
   const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' })

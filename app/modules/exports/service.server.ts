@@ -10,16 +10,17 @@ import {
   type ExportDestination,
   type ExportProgress,
 } from '../access-log/export.server.ts'
-import { rangeDays, type DayRange } from '../access-log/ranges.ts'
+import { dayIn, rangeDays, type DayRange } from '../access-log/ranges.ts'
+import { exportAssignments } from '../assignments/export.server.ts'
 import { can } from '../auth/permissions.ts'
 import { SYSTEM, type Actor } from '../auth/roles.ts'
 import { invalid, isServiceError, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import type { RunningJob } from '../jobs/job.ts'
 import { scheduledJob, select, type RunColumns, type ScheduleColumns } from '../jobs/schedules.server.ts'
-import { ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
+import { ScheduleSchema, type ExportKind, type ExportRange, type Schedule } from './schema.ts'
 
-// Scheduled access-log exports, kept like every schedule of a job (app/modules/jobs/schedules.server.ts):
+// Scheduled exports of the access log and of the assignments, kept like every schedule of a job (app/modules/jobs/schedules.server.ts):
 // schedules in the database; each run is a job (queue `export-run`, the job's id the run's) that a worker
 // runs, and a job of the queue `export-look`, once a minute, claims the slots that are due.
 //
@@ -29,11 +30,15 @@ import { ScheduleSchema, type ExportRange, type Schedule } from './schema.ts'
 // that insert. So each slot runs at most once however many processes look, and a slot missed while
 // nothing was running is caught up once (only the latest, never a backlog). A failed try of a run is
 // tried again a few times with growing delays, then the run is failed; the next slot is the next try.
-// The run's days come from its slot, not from when it ran.
+// The run's days come from its slot, not from when it ran; so does the moment an assignments export reads
+// the statuses at (overdue or not).
 
 type ScheduleRow = ScheduleColumns & {
-  range: ExportRange
+  kind: ExportKind
+  /** the access log's days; none for the assignments */
+  range: ExportRange | null
   courses: string[]
+  status: Schedule['status']
   format: Schedule['format']
 }
 
@@ -61,7 +66,14 @@ export const mayDownloadRunFiles = (actor: Actor) => can(actor, 'read:exports')
 export const exportSchedules = scheduledJob({
   job: 'export',
   runColumns: RUN_COLUMNS,
-  scheduleFields: ({ range, courses, format, destination }: ScheduleRow) => ({ range, courses, format, destination }),
+  scheduleFields: ({ kind, range, courses, status, format, destination }: ScheduleRow) => ({
+    kind,
+    range,
+    courses,
+    status,
+    format,
+    destination,
+  }),
   runFields: (row: RunRow) => ({
     rows: row.rows === null ? null : Number(row.rows),
     bytes: row.bytes === null ? null : Number(row.bytes),
@@ -81,8 +93,10 @@ export const exportSchedules = scheduledJob({
     name: schedule.name,
     cron: schedule.cron,
     time_zone: schedule.timeZone,
+    kind: schedule.kind,
     range: schedule.range,
     courses: [...new Set(schedule.courses)],
+    status: schedule.status,
     format: schedule.format,
     destination: schedule.destination,
   }),
@@ -111,8 +125,12 @@ type RunOptions = {
 }
 
 /** Where a schedule's file for these days goes: `<name>_<start>_<end>.<format>` under its destination. */
-function runTarget(schedule: Pick<ScheduleRow, 'name' | 'format' | 'destination'>, days: DayRange): ExportDestination {
-  const fileName = `${schedule.name}_${days.startDate}_${days.endDate}.${schedule.format}`
+function runTarget(
+  schedule: Pick<ScheduleRow, 'name' | 'format' | 'destination'>,
+  days: DayRange,
+  base = `${schedule.name}_${days.startDate}_${days.endDate}`,
+): ExportDestination {
+  const fileName = `${base}.${schedule.format}`
   const s3 = /^s3:\/\/([^/]+)\/(.*)$/.exec(schedule.destination)
   if (s3) return { kind: 's3', bucket: s3[1], key: `${s3[2]}${fileName}` }
   return { kind: 'file', path: path.join(schedule.destination, fileName) }
@@ -122,18 +140,33 @@ type Outcome =
   | { status: 'succeeded'; rows: number; bytes: number; location: string }
   | { status: 'failed'; error: string; location: string }
 
-/** Export a schedule's days as of `at`; a failure is answered, never thrown. */
+/**
+ * Where an assignments schedule's file goes: `<name>_<day>.<format>` under its destination, the day its run
+ * stands for in its time zone.
+ */
+function assignmentsTarget(schedule: ScheduleRow, at: Date): ExportDestination {
+  return runTarget(schedule, { startDate: '', endDate: '' }, `${schedule.name}_${dayIn(at, schedule.time_zone)}`)
+}
+
+/** Export what a schedule names as of `at`: its days of the access log, or the assignments as they stand then. */
 async function exportDays(schedule: ScheduleRow, at: Date, options: RunOptions): Promise<Outcome> {
-  const days = rangeDays(schedule.range, at, schedule.time_zone)
-  const target = runTarget(schedule, days)
+  const assignments = schedule.kind === 'assignments' || !schedule.range
+  const days = assignments ? undefined : rangeDays(schedule.range as ExportRange, at, schedule.time_zone)
+  const target = days ? runTarget(schedule, days) : assignmentsTarget(schedule, at)
   const location = describeDestination(target)
+  const exportOptions = { format: schedule.format, signal: options.signal, onProgress: options.onProgress }
   try {
-    const result = await exportAccessLog(
-      SYSTEM,
-      { ...days, courses: schedule.courses, timeZone: schedule.time_zone },
-      target,
-      { format: schedule.format, signal: options.signal, onProgress: options.onProgress },
-    )
+    const result = days
+      ? await exportAccessLog(
+          SYSTEM,
+          { ...days, courses: schedule.courses, timeZone: schedule.time_zone },
+          target,
+          exportOptions,
+        )
+      : await exportAssignments(SYSTEM, { courses: schedule.courses, status: schedule.status ?? undefined }, target, {
+          ...exportOptions,
+          now: at,
+        })
     return { status: 'succeeded', rows: result.rows, bytes: result.bytes, location }
   } catch (error) {
     let reason = options.signal?.aborted ? 'Stopped before it finished (the job was stopped).' : oneLine(error)

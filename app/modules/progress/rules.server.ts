@@ -58,18 +58,19 @@ function coursePercent(done: number, weight: number) {
 /**
  * A learner's progress in one course, as a subquery of one row for `LEFT JOIN LATERAL (…) alias ON true`
  * (or to select from): `courseId` is the SQL that names the course (a column of the caller's query, or a
- * parameter), `:userId` the learner. Its columns are those of CourseProgressRow. A lab's credit is read from
+ * parameter), `userId` the SQL that names the learner (`:userId` unless given: a column, for a list of many
+ * learners). Its columns are those of CourseProgressRow. A lab's credit is read from
  * lab_progress (the points the learner passed, kept by triggers), its total points only for a lab the
  * learner has passed something of.
  */
-export const courseProgressSql = (courseId: string) => `
+export const courseProgressSql = (courseId: string, userId = ':userId') => `
   SELECT v.duration, v.known_duration, v.watched, v.video_count, l.lab_seconds, l.lab_credit
     FROM (SELECT ${courseDurationSql('e')} AS duration,
                  COALESCE(SUM(e.duration), 0) AS known_duration,
                  COALESCE(SUM(LEAST(COALESCE(p.watched_seconds, 0), COALESCE(e.duration, 0))), 0) AS watched,
                  COUNT(e.id) AS video_count
             FROM content_entries e
-            LEFT JOIN video_progress p ON p.video_id = e.id AND p.user_id = :userId
+            LEFT JOIN video_progress p ON p.video_id = e.id AND p.user_id = ${userId}
            WHERE e.course_id = ${courseId} AND ${visibleVideoSql('e')}) v
    CROSS JOIN
          (SELECT COALESCE(SUM(60 * lab.minutes), 0) AS lab_seconds,
@@ -77,7 +78,7 @@ export const courseProgressSql = (courseId: string) => `
                                     / (SELECT SUM(x.points) FROM lab_exercises x WHERE x.lab_id = lab.id) END), 0)
                    AS lab_credit
             FROM labs lab
-            LEFT JOIN lab_progress lp ON lp.lab_id = lab.id AND lp.user_id = :userId
+            LEFT JOIN lab_progress lp ON lp.lab_id = lab.id AND lp.user_id = ${userId}
            WHERE lab.course_id = ${courseId} AND lab.visibility) l`
 
 export type CourseProgressRow = {

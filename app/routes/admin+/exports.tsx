@@ -9,7 +9,8 @@ import { TABLE_CELL, TableSection } from '#app/components/ui/table-section.tsx'
 import { UtcTime } from '#app/components/ui/utc-time.tsx'
 import { can, PERMISSIONS } from '#app/modules/auth/permissions.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
-import { EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/exports/schema.ts'
+import { ASSIGNMENT_STATUSES, STATUS_LABELS } from '#app/modules/deadlines/due.ts'
+import { EXPORT_KINDS, EXPORT_RANGES, SCHEDULE_FORMATS, ScheduleSchema } from '#app/modules/exports/schema.ts'
 import { exportSchedules, mayDownloadRunFiles } from '#app/modules/exports/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatSize } from '#app/utils/format.ts'
@@ -31,6 +32,24 @@ const RANGE_LABELS: Record<(typeof EXPORT_RANGES)[number], string> = {
   'month-to-date': 'Month to date',
 }
 
+const KIND_LABELS: Record<(typeof EXPORT_KINDS)[number], string> = {
+  'access-log': 'Access log',
+  assignments: 'Assignments',
+}
+
+const STATUS_OPTIONS = ASSIGNMENT_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] }))
+
+/** What a schedule writes, in the Days column: the access log's days, or the assignments (of a status). */
+function describeWhat(schedule: {
+  kind: (typeof EXPORT_KINDS)[number]
+  range: (typeof EXPORT_RANGES)[number] | null
+  status: (typeof ASSIGNMENT_STATUSES)[number] | null
+}) {
+  if (schedule.kind === 'assignments' || !schedule.range)
+    return schedule.status ? `Assignments: ${STATUS_LABELS[schedule.status].toLowerCase()}` : 'Assignments: all'
+  return RANGE_LABELS[schedule.range]
+}
+
 /** Admins, the super admin and coaches see the schedules and their runs; coaches change nothing. */
 export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
@@ -46,6 +65,7 @@ async function loadPage({ request }: LoaderFunctionArgs) {
     runs,
     courses,
     canManage: can(user, 'manage:exports'),
+    canExportAssignments: can(user, 'read:people'),
     canDownload: mayDownloadRunFiles(user),
     folder: exportSchedules.folder(),
     s3Targets: exportSchedules.s3Targets(),
@@ -66,7 +86,8 @@ async function runAction({ request }: ActionFunctionArgs) {
 }
 
 export default function ScheduledExports() {
-  const { schedules, runs, courses, canManage, canDownload, folder, s3Targets } = useLoaderData<typeof loader>()
+  const { schedules, runs, courses, canManage, canDownload, canExportAssignments, folder, s3Targets } =
+    useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   const navigation = useNavigation()
   const busy = navigation.state !== 'idle'
@@ -74,16 +95,17 @@ export default function ScheduledExports() {
   const [form, fields] = useZodForm(ScheduleSchema, {
     id: 'new-schedule',
     lastResult: actionData?.result,
-    defaultValue: { timeZone: 'UTC', range: 'yesterday', format: 'csv' },
+    defaultValue: { timeZone: 'UTC', kind: 'access-log', range: 'yesterday', format: 'csv' },
   })
 
   return (
     <>
       <h1 className="text-2xl font-bold">Scheduled exports</h1>
       <p className="mt-2 max-w-3xl text-sm text-slate-600">
-        The access log, exported on a schedule to an S3 prefix or a folder on the server. Each time a schedule comes
-        round it runs once, even with several servers; a time missed while the portal was down runs once when it is
-        back. {canManage ? null : 'Only admins can add, run or remove schedules.'}
+        The access log, or the assignments with their due dates and status, exported on a schedule to an S3 prefix or a
+        folder on the server. Each time a schedule comes round it runs once, even with several servers; a time missed
+        while the portal was down runs once when it is back.{' '}
+        {canManage ? null : 'Only admins can add, run or remove schedules.'}
       </p>
 
       <TableSection
@@ -101,7 +123,7 @@ export default function ScheduledExports() {
         ) : null}
         {schedules.map((s) => (
           <ScheduleRow key={s.id} schedule={s} actions={canManage} busy={busy}>
-            <td className={TABLE_CELL}>{RANGE_LABELS[s.range]}</td>
+            <td className={TABLE_CELL}>{describeWhat(s)}</td>
             <td className={TABLE_CELL}>
               {s.courses.length ? s.courses.map((id) => titles.get(id) ?? 'a removed course').join(', ') : 'All'}
             </td>
@@ -116,9 +138,20 @@ export default function ScheduledExports() {
       {canManage ? (
         <AddScheduleForm form={form} fields={fields} busy={busy} destination={{ folder, s3Targets }}>
           <FormSelectField
+            meta={fields.kind}
+            label="Export"
+            options={EXPORT_KINDS.map((k) => ({ value: k, label: KIND_LABELS[k] }))}
+          />
+          <FormSelectField
             meta={fields.range}
             label="Days"
             options={EXPORT_RANGES.map((r) => ({ value: r, label: RANGE_LABELS[r] }))}
+          />
+          <FormSelectField
+            meta={fields.status}
+            label="Status (assignments only)"
+            placeholder="Every status"
+            options={STATUS_OPTIONS}
           />
           <div className="sm:col-span-2">
             <CourseFilter
@@ -136,6 +169,8 @@ export default function ScheduledExports() {
           />
         </AddScheduleForm>
       ) : null}
+
+      {canExportAssignments ? <AssignmentsDownload courses={courses} /> : null}
 
       <TableSection
         id="runs-heading"
@@ -200,6 +235,68 @@ export default function ScheduledExports() {
         }
       />
     </>
+  )
+}
+
+/**
+ * Download the assignments now: a plain GET form to the download route, so it works without JavaScript and the
+ * file arrives as a download. Every field may be left as it is: every assignment of every learner.
+ */
+function AssignmentsDownload({ courses }: { courses: { _id: string; title: string }[] }) {
+  return (
+    <section aria-labelledby="assignments-heading" className="mt-8 max-w-3xl">
+      <h2 id="assignments-heading" className="text-lg font-semibold">
+        Assignments
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">
+        Every course and program assigned to a learner, with its due date in the learner&apos;s time zone, whether it is
+        completed, overdue, in progress or not started, the learner&apos;s percent and the last reminder sent.
+      </p>
+      <form method="get" action={`${PAGE}/assignments`} className="mt-4 grid gap-4 sm:grid-cols-2">
+        <div>
+          <label htmlFor="assignments-status" className="field-label">
+            Status
+          </label>
+          <select id="assignments-status" name="status" className="field-input" defaultValue="">
+            <option value="">Every status</option>
+            {STATUS_OPTIONS.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label htmlFor="assignments-format" className="field-label">
+            Format
+          </label>
+          <select id="assignments-format" name="format" className="field-input" defaultValue="csv">
+            <option value="csv">CSV</option>
+            <option value="jsonl">JSON Lines</option>
+          </select>
+        </div>
+        <div>
+          <label htmlFor="assignments-due-after" className="field-label">
+            Due after
+          </label>
+          <input id="assignments-due-after" name="dueAfter" type="date" className="field-input" />
+        </div>
+        <div>
+          <label htmlFor="assignments-due-before" className="field-label">
+            Due before
+          </label>
+          <input id="assignments-due-before" name="dueBefore" type="date" className="field-input" />
+        </div>
+        <div className="sm:col-span-2">
+          <CourseFilter name="course" label="Courses of the assignments" courses={courses} defaultValue={[]} />
+        </div>
+        <div className="sm:col-span-2">
+          <button type="submit" className="btn-secondary">
+            Download assignments
+          </button>
+        </div>
+      </form>
+    </section>
   )
 }
 
