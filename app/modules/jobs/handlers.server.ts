@@ -1,6 +1,7 @@
 import { forgetOldSignInEvents } from '../auth/sign-ins.server.ts'
 import { backupLookJobs, backupRunJobs } from '../backups/schedules.server.ts'
 import { issueDueCertificates } from '../certificates/issue.server.ts'
+import { runReminderSweep } from '../deadlines/sweep.server.ts'
 import { exportLookJobs, exportRunJobs } from '../exports/service.server.ts'
 import { sweepUnattachedFiles, UNATTACHED_FILE_LIFETIME_MS } from '../files/service.server.ts'
 import { mailJobs } from '../mail/queue.server.ts'
@@ -24,6 +25,11 @@ export const HANDLERS: Record<QueueName, JobHandler> = {
   'certificate-issue': {
     async run({ signal }) {
       await issueDueCertificates(signal)
+    },
+  },
+  'reminder-sweep': {
+    async run({ signal }) {
+      await runReminderSweep({ signal })
     },
   },
   'upload-sweep': {

@@ -18,6 +18,7 @@ export const QUEUE_NAMES = [
   'sign-in-sweep',
   'upload-sweep',
   'certificate-issue',
+  'reminder-sweep',
 ] as const
 export type QueueName = (typeof QUEUE_NAMES)[number]
 
@@ -133,6 +134,8 @@ export const QUEUES: Record<QueueName, QueueSpec> = {
     wakeChannel: 'certificates_due',
     policy: 'stately',
   },
+  // each reminder of a due date is queued once, whichever sweep finds it first (app/modules/deadlines)
+  'reminder-sweep': { ...housekeeping('Queueing due-date reminders', '*/5 * * * *', 10 * 60), policy: 'stately' },
 }
 
 /** The dead-letter queue of a queue whose jobs have records. */

@@ -5,6 +5,8 @@ import { sequelize, transaction as inTransaction } from '#db/client.ts'
 import { createPasswordLink, mailPasswordLink } from '../auth/password-links.server.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import { ROLE, type Actor } from '../auth/roles.ts'
+import { describeDue, describeDueFully } from '../deadlines/due.ts'
+import { defaultTimeZone, dueView, reminderSettings } from '../deadlines/service.server.ts'
 import { invalid } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import { enqueueJobs } from '../jobs/connection.server.ts'
@@ -12,7 +14,7 @@ import { failureLine, type JobHandler, type RunningJob } from '../jobs/job.ts'
 import { QUEUES } from '../jobs/queues.ts'
 import { MAIL_STATUSES, MailQueueQuerySchema, type MailKind, type MailStatus } from './schema.ts'
 import { sendMail } from './service.server.ts'
-import { backupFailedMessage } from './templates.ts'
+import { backupFailedMessage, reminderMessage } from './templates.ts'
 
 // The mail queue (table mail_queue): mail that is not sent inline — the invitations of a user import, and
 // the news of a failed backup to the super admins — is written as a row in the caller's transaction, with
@@ -25,6 +27,10 @@ import { backupFailedMessage } from './templates.ts'
 //
 // A try claims its row (status sending; claimed_by names the try, and every later update names it too),
 // sends, and marks the row sent in a statement of its own right after the SMTP server accepts the mail;
+// A reminder's row names the reminder the sweep recorded (app/modules/deadlines/sweep.server.ts); its mail
+// is written from the assignment and the learner's progress as they are when it goes out, and cancelled
+// when it is no longer owed.
+//
 // the only way to send one twice is a worker lost between those two steps (see
 // docs/decisions/015-mail-queue.md). A failure is tried again by the job queue, 1, 2, 4 … minutes later,
 // at most an hour apart; after MAX_ATTEMPTS the row is failed, and so is one whose job was given up.
@@ -95,6 +101,24 @@ export async function enqueueBackupFailedMails(runId: string, transaction: Trans
   )
 }
 
+/**
+ * Queue the mail of each reminder the sweep recorded (assignment_reminders ids), in the transaction that
+ * recorded them: a reminder and its mail exist together or not at all, and one reminder is never mailed
+ * twice. Returns how many were queued.
+ */
+export async function enqueueReminderMails(reminderIds: string[], transaction: Transaction): Promise<number> {
+  if (!reminderIds.length) return 0
+  if (!reminderIds.every(isUuid)) throw invalid('A reminder id is not valid.')
+  return queueMails(
+    `INSERT INTO mail_queue (kind, user_id, subject_id)
+     SELECT 'reminder', r.user_id, r.id FROM assignment_reminders r WHERE r.id = ANY($1::uuid[])
+     ON CONFLICT (kind, user_id, subject_id) WHERE subject_id IS NOT NULL DO NOTHING
+     RETURNING id`,
+    [reminderIds],
+    transaction,
+  )
+}
+
 /** Queue one user's invitation; false when one is already waiting. */
 export async function enqueueInvitation(userId: string, transaction?: Transaction): Promise<boolean> {
   return (await enqueueInvitations([userId], transaction)) === 1
@@ -106,7 +130,7 @@ type Claimed = { id: string; kind: MailKind; user_id: string; subject_id: string
 type Outcome = 'sent' | 'cancelled' | 'gone'
 
 /** One sender per kind: builds the mail from what the database holds now, and sends it. */
-const SENDERS: Record<MailKind, (row: Claimed) => Promise<{ outcome: Outcome; note?: string }>> = {
+const SENDERS: Record<MailKind, (row: Claimed, now: Date) => Promise<{ outcome: Outcome; note?: string }>> = {
   async invitation(row) {
     const [user] = await query<{ id: string; email: string; first_name: string; has_password: boolean }>(
       'SELECT id, email, first_name, password_hash IS NOT NULL AS has_password FROM users WHERE id = $1',
@@ -141,6 +165,125 @@ const SENDERS: Record<MailKind, (row: Claimed) => Promise<{ outcome: Outcome; no
     await sendMail({ to: user.email, ...mail })
     return { outcome: 'sent' }
   },
+  reminder: sendReminder,
+}
+
+type ReminderRow = {
+  step: string
+  key: string
+  course_id: string | null
+  program_id: string | null
+  email: string
+  first_name: string
+  role_id: number
+  reminder_mails: boolean
+  zone: string
+  title: string | null
+  reminders: boolean | null
+  assigned: boolean
+  due_date: string | null
+  due_at: Date | null
+  due_instant: Date | null
+  current_key: string | null
+}
+
+// the reminder, its learner, and the assignment as it is now (none: unassigned since)
+const REMINDER = `
+  SELECT r.step, r.due AS key, r.course_id, r.program_id, u.email, u.first_name, u.role_id, u.reminder_mails,
+         COALESCE(u.time_zone, $2) AS zone, COALESCE(c.title, p.title) AS title,
+         COALESCE(c.reminders, p.reminders) AS reminders, a.user_id IS NOT NULL AS assigned,
+         to_char(a.due_date, 'YYYY-MM-DD') AS due_date, a.due_at,
+         assignment_due_at(a.due_date, a.due_at, COALESCE(u.time_zone, $2)) AS due_instant,
+         assignment_due_key(a.due_date, a.due_at) AS current_key
+    FROM assignment_reminders r
+    JOIN users u ON u.id = r.user_id
+    LEFT JOIN courses c ON c.id = r.course_id
+    LEFT JOIN programs p ON p.id = r.program_id
+    LEFT JOIN LATERAL (
+      SELECT x.user_id, x.due_date, x.due_at FROM course_assignments x
+       WHERE x.user_id = r.user_id AND x.course_id = r.course_id
+      UNION ALL
+      SELECT x.user_id, x.due_date, x.due_at FROM program_assignments x
+       WHERE x.user_id = r.user_id AND x.program_id = r.program_id) a ON true
+   WHERE r.id = $1`
+
+type CourseState = {
+  course_id: string
+  title: string
+  videos: number
+  labs: number
+  done_videos: number
+  done_labs: number
+  started: boolean
+  done: boolean
+}
+
+// the learner's progress in each course ($2: one course, or $3: the program's, in its order)
+const PROGRESS = `
+  SELECT c.id AS course_id, c.title, n.videos, n.labs,
+         COALESCE(t.completed_videos, 0) AS done_videos, COALESCE(t.completed_labs, 0) AS done_labs,
+         (COALESCE(t.completed_videos + t.completed_labs, 0) > 0
+          OR EXISTS (SELECT 1 FROM video_progress v WHERE v.user_id = $1 AND v.course_id = c.id)
+          OR EXISTS (SELECT 1 FROM lab_progress l JOIN labs b ON b.id = l.lab_id
+                      WHERE l.user_id = $1 AND b.course_id = c.id)) AS started,
+         COALESCE(t.assigned AND course_done(t.completed_videos, t.completed_labs, n.videos, n.labs), false) AS done
+    FROM courses c
+    CROSS JOIN LATERAL (SELECT course_visible_videos(c.id) AS videos, course_visible_labs(c.id) AS labs) n
+    LEFT JOIN course_completion_tallies t ON t.user_id = $1 AND t.course_id = c.id
+    LEFT JOIN program_courses pc ON pc.course_id = c.id AND pc.program_id = $3
+   WHERE c.id = $2 OR pc.program_id IS NOT NULL
+   ORDER BY pc.position NULLS FIRST, c.title`
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
+
+/** How far the learner is, in words: not started, N of M videos, labs left; a program's courses. */
+function progressWords(kind: 'course' | 'program', courses: CourseState[]): string[] {
+  if (kind === 'course') {
+    const [c] = courses
+    if (!c.started) return ['You have not started yet.']
+    const words = []
+    if (c.videos > 0) words.push(`${c.done_videos} of ${count(c.videos, 'video')} completed.`)
+    if (c.labs > 0) words.push(`${c.labs - c.done_labs} of ${count(c.labs, 'lab')} left.`)
+    return words
+  }
+  if (!courses.some((c) => c.started)) return ['You have not started yet.']
+  const done = courses.filter((c) => c.done).length
+  const left = courses.filter((c) => !c.done).map((c) => c.title)
+  return [`${done} of ${count(courses.length, 'course')} completed.`, `Left: ${left.join(', ')}.`]
+}
+
+/** A reminder's mail, written as things are now; cancelled when it is no longer owed. */
+async function sendReminder(row: Claimed, now: Date): Promise<{ outcome: Outcome; note?: string }> {
+  const [r] = await query<ReminderRow>(REMINDER, [row.subject_id, defaultTimeZone()])
+  if (!r) return { outcome: 'cancelled', note: 'The reminder is no longer there.' }
+  const kind = r.course_id ? 'course' : 'program'
+  if (!r.assigned || !r.title) return { outcome: 'cancelled', note: `The ${kind} is no longer assigned.` }
+  if (r.current_key !== r.key) return { outcome: 'cancelled', note: 'The due date changed.' }
+  if (!r.reminders) return { outcome: 'cancelled', note: `Reminders are off for this ${kind}.` }
+  if (r.role_id !== ROLE.learner || !r.email) return { outcome: 'cancelled', note: 'The account is not a learner.' }
+  const settings = await reminderSettings()
+  if (settings.learnersMayOptOut && !r.reminder_mails)
+    return { outcome: 'cancelled', note: 'The learner turned reminder mails off.' }
+  const courses = await query<CourseState>(PROGRESS, [row.user_id, r.course_id, r.program_id])
+  const done = courses.length > 0 && courses.every((c) => c.done)
+  if (done) return { outcome: 'cancelled', note: `The learner completed the ${kind}.` }
+  if (!courses.length) return { outcome: 'cancelled', note: 'The program has no course.' }
+  const view = dueView({ due_date: r.due_date, due_instant: r.due_instant, zone: r.zone })!
+  const { PUBLIC_URL } = getEnv()
+  const mail = reminderMessage({
+    firstName: r.first_name,
+    title: r.title,
+    kind,
+    dueWords: describeDue(view, now),
+    dueFully: describeDueFully(view),
+    progress: progressWords(kind, courses),
+    link: kind === 'course' ? `${PUBLIC_URL}/course/${r.course_id}` : `${PUBLIC_URL}/courses`,
+    why:
+      `You get this reminder because the ${kind} was assigned to you with a due date and is not completed yet.` +
+      (settings.learnersMayOptOut ? ' You can turn reminder mails off on your profile.' : ''),
+  })
+  await sendMail({ to: r.email, ...mail })
+  return { outcome: 'sent' }
 }
 
 /** The clock a try keeps the rate by: the database's (`now` null) and real waits, or a test's own. */
@@ -176,7 +319,7 @@ export async function sendQueuedMail(job: RunningJob, clock: MailClock = DATABAS
   if (!row) return
   let done: { outcome: Outcome; note?: string }
   try {
-    done = await SENDERS[row.kind](row)
+    done = await SENDERS[row.kind](row, clock.now() ?? new Date())
   } catch (error) {
     await query(
       `UPDATE mail_queue SET status = $3, last_error = $4, claimed_by = NULL WHERE id = $1 AND claimed_by = $2`,

@@ -82,3 +82,37 @@ export function backupFailedMessage(input: {
   )
   return { subject, text, html }
 }
+
+/**
+ * A reminder of a due date, to the learner: what is due and when (`dueWords` as My Courses says it, such as
+ * "Due tomorrow" or "Overdue by 3 days"; `dueFully` with the time zone named), how far they are, where to
+ * go on, and why they get it.
+ */
+export function reminderMessage(input: {
+  firstName: string
+  title: string
+  kind: 'course' | 'program'
+  dueWords: string
+  dueFully: string
+  progress: string[]
+  link: string
+  why: string
+}): Rendered {
+  const words = input.dueWords.charAt(0).toLowerCase() + input.dueWords.slice(1)
+  const overdue = input.dueWords.startsWith('Overdue')
+  const subject = overdue ? `${input.title} is ${words}` : `Reminder: ${input.title} is ${words}`
+  const what = input.kind === 'course' ? 'The course' : 'The program'
+  const line = `${what} ${input.title} ${overdue ? 'was' : 'is'} due ${input.dueFully}.`
+  const button = input.kind === 'course' ? 'Open the course' : 'Open My Courses'
+  const text = `Hello ${input.firstName},\n\n${line}\n\n${input.progress.join('\n')}\n\n${button}: ${input.link}\n\n${input.why}\n`
+  const html = layout(
+    subject,
+    `<p>Hello ${escape(input.firstName)},</p>
+<p>${escape(line)}</p>
+<ul>${input.progress.map((p) => `<li>${escape(p)}</li>`).join('')}</ul>
+<p><a href="${escape(input.link)}" style="display:inline-block;background:#2563eb;color:#ffffff;padding:10px 18px;border-radius:6px;text-decoration:none;font-weight:bold">${button}</a></p>
+<p style="font-size:13px;color:#64748b">Or open this address: ${escape(input.link)}</p>
+<p style="font-size:13px;color:#64748b">${escape(input.why)}</p>`,
+  )
+  return { subject, text, html }
+}
