@@ -375,7 +375,7 @@ type Fixed = { setDue: boolean; due: DueInput | null; setPlan: boolean; plan: Re
 const KEEP: Fixed = { setDue: false, due: null, setPlan: false, plan: null }
 
 /** A due date as the statements take it: its kind and one text ('2026-12-15', an ISO instant, '2026-12-15 17:00'). */
-function dueCells(due: DueInput | null): [string | null, string | null] {
+export function dueCells(due: DueInput | null): [string | null, string | null] {
   if (!due) return [null, null]
   if (due.kind === 'day') return ['day', due.date]
   if (due.kind === 'instant') return ['instant', due.at]
