@@ -11,7 +11,6 @@ import { UploadAssessmentSchema } from '../assessments/schema.ts'
 import { AssignCourseSchema, AssignProgramSchema } from '../assignments/schema.ts'
 import { ForgotPasswordSchema, LoginSchema } from '../auth/schema.ts'
 import { CheckBridgeCourseSchema } from '../bridge/schema.ts'
-import { ReminderPlanSchema } from '../deadlines/plan.ts'
 import {
   AddDocumentSchema,
   EditDocumentSchema,
@@ -20,6 +19,7 @@ import {
   ReorderSchema,
 } from '../content/schema.ts'
 import { EditCourseSchema, NewCourseSchema } from '../courses/schema.ts'
+import { ReminderPlanSchema } from '../deadlines/plan.ts'
 import { EditProgramSchema, NewProgramSchema, ProgramOrderSchema } from '../programs/schema.ts'
 import {
   AccessLogPingSchema,
