@@ -13,6 +13,9 @@ import {
 } from '#app/modules/assignments/import.server.ts'
 import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { DUE_DATE_MESSAGE, parseDueDate, type DueInput } from '#app/modules/deadlines/due.ts'
+import { parseDays, PLAN_MESSAGE, ReminderPlanSchema, type ReminderPlan } from '#app/modules/deadlines/plan.ts'
+import { reminderSettings } from '#app/modules/deadlines/service.server.ts'
 import { findUserByIdentifier } from '#app/modules/users/service.server.ts'
 import { disconnect } from '#db/client.ts'
 import { UsageError, plural } from '../output.ts'
@@ -27,7 +30,14 @@ type TargetOptions = {
   allLearners?: boolean
   dryRun?: boolean
   json?: boolean
+  due?: string
+  remindBefore?: string
+  remindAfter?: string
+  /** false for --no-reminders */
+  reminders?: boolean
 }
+/** What a command sets besides who and what (absent: new assignments get none, existing ones keep theirs). */
+type DueOptions = { dueDate?: DueInput | null; reminderPlan?: ReminderPlan | null }
 type ImportOptions = { dryRun?: boolean; atomic?: boolean; delimiter?: string; errors?: string; json?: boolean }
 
 /** Row errors printed on standard error when no --errors file is given; the rest are counted. */
@@ -74,9 +84,16 @@ export function registerAssign(program: Command) {
     })
 
   for (const kind of ['course', 'program'] as const) {
-    withTargetOptions(assign.command(kind), kind, 'assign').action((options: TargetOptions) =>
-      bulk('assign', kind, options),
-    )
+    withTargetOptions(assign.command(kind), kind, 'assign')
+      .option(
+        '--due <date>',
+        'due date for every learner named, new or assigned already: 2026-12-15, 15 Dec 2026, 2026-12-15 17:00 ' +
+          "(the learner's time zone), 2026-12-15T17:00Z; none removes it",
+      )
+      .option('--remind-before <days>', 'reminders this many days before the due day, e.g. "7,1"')
+      .option('--remind-after <days>', 'reminders this many days overdue, e.g. "1,3"')
+      .option('--no-reminders', 'no reminders about this assignment')
+      .action((options: TargetOptions) => bulk('assign', kind, options))
   }
 
   const unassign = program
@@ -110,9 +127,11 @@ async function bulk(action: 'assign' | 'unassign', kind: Kind, options: TargetOp
   const chosen = [options.user !== undefined, options.usersFrom !== undefined, options.allLearners === true]
   if (chosen.filter(Boolean).length !== 1) throw new UsageError('pass one of --user, --users-from or --all-learners.')
   try {
+    // read before anything is written: a bad date or plan is a usage error (exit 2)
+    const due = await dueOptions(options)
     // one learner, assigned for real: the one-at-a-time service and its messages
     if (action === 'assign' && options.user !== undefined && !options.dryRun) {
-      await assignOne(kind, target, options.user, options.json)
+      await assignOne(kind, target, options.user, due, options.json)
       return
     }
     const learners: LearnerSource = options.allLearners
@@ -122,7 +141,7 @@ async function bulk(action: 'assign' | 'unassign', kind: Kind, options: TargetOp
         : readLearnerList(await openInput(options.usersFrom!))
     const errors = rowErrorPrinter(!options.json)
     const progress = progressLine(action === 'assign' ? 'Assigning' : 'Unassigning', 'learners')
-    const summary = await assignMany(SYSTEM, { action, [kind]: target, dryRun: options.dryRun }, learners, {
+    const summary = await assignMany(SYSTEM, { action, [kind]: target, dryRun: options.dryRun, ...due }, learners, {
       onRowError: errors.print,
       onProgress: ({ rows }) => progress.update(rows),
     }).finally(() => progress.stop())
@@ -139,13 +158,54 @@ async function* single(user: string) {
   yield { line: 1, user }
 }
 
-async function assignOne(kind: Kind, target: string, identifier: string, json?: boolean) {
+/**
+ * --due, --remind-before, --remind-after and --no-reminders as the services take them. A plan given on one
+ * side only keeps the portal's days for the other.
+ */
+async function dueOptions(options: TargetOptions): Promise<DueOptions> {
+  const due: DueOptions = {}
+  if (options.due !== undefined) {
+    if (options.due.trim().toLowerCase() === 'none') due.dueDate = null
+    else {
+      const read = parseDueDate(options.due)
+      // empty is no date to the reader; here it is a mistake (none says "remove it")
+      if ('error' in read || read.due === null) throw new UsageError(`--due: ${DUE_DATE_MESSAGE}`)
+      due.dueDate = read.due
+    }
+  }
+  const { remindBefore, remindAfter } = options
+  if (options.reminders === false) {
+    if (remindBefore !== undefined || remindAfter !== undefined)
+      throw new UsageError('pass --no-reminders or --remind-before/--remind-after, not both.')
+    due.reminderPlan = { before: [], after: [] }
+  } else if (remindBefore !== undefined || remindAfter !== undefined) {
+    const portal = remindBefore === undefined || remindAfter === undefined ? (await reminderSettings()).plan : undefined
+    const days = (text: string | undefined, name: string, fallback: number[] | undefined) => {
+      if (text === undefined) return fallback!
+      const read = parseDays(text)
+      if ('error' in read) throw new UsageError(`${name}: ${read.error}`)
+      return read
+    }
+    const plan = ReminderPlanSchema.safeParse({
+      before: days(remindBefore, '--remind-before', portal?.before),
+      after: days(remindAfter, '--remind-after', portal?.after),
+    })
+    if (!plan.success)
+      throw new UsageError(
+        `${plan.error.issues[0].path[0] === 'after' ? '--remind-after' : '--remind-before'}: ${PLAN_MESSAGE}`,
+      )
+    due.reminderPlan = plan.data
+  }
+  return due
+}
+
+async function assignOne(kind: Kind, target: string, identifier: string, due: DueOptions, json?: boolean) {
   const user = await findUserByIdentifier(identifier)
   const summary = await findAssignable(kind, target)
-  const { assigned } =
+  const { assigned, changed } =
     kind === 'course'
-      ? await assignCourse(SYSTEM, { userId: user.id, courseId: summary.id })
-      : await assignProgram(SYSTEM, { userId: user.id, programId: summary.id })
+      ? await assignCourse(SYSTEM, { userId: user.id, courseId: summary.id, ...due })
+      : await assignProgram(SYSTEM, { userId: user.id, programId: summary.id, ...due })
   if (json) {
     console.log(
       JSON.stringify({
@@ -154,6 +214,7 @@ async function assignOne(kind: Kind, target: string, identifier: string, json?: 
         users: 1,
         assigned: assigned ? 1 : 0,
         already: assigned ? 0 : 1,
+        updated: changed ? 1 : 0,
         duplicates: 0,
         failed: 0,
         dryRun: false,
@@ -162,14 +223,18 @@ async function assignOne(kind: Kind, target: string, identifier: string, json?: 
     return
   }
   console.log(
-    assigned ? `Assigned "${summary.title}" to ${user.userName}.` : `${user.userName} already has "${summary.title}".`,
+    assigned
+      ? `Assigned "${summary.title}" to ${user.userName}.`
+      : changed
+        ? `${user.userName} already has "${summary.title}"; its due date and reminders are as given now.`
+        : `${user.userName} already has "${summary.title}".`,
   )
 }
 
 function bulkJson(summary: BulkAssignmentSummary) {
-  const { changed, unchanged, ...rest } = summary
+  const { changed, unchanged, updated, ...rest } = summary
   return summary.action === 'assign'
-    ? { ...rest, assigned: changed, already: unchanged }
+    ? { ...rest, assigned: changed, already: unchanged, updated }
     : { ...rest, removed: changed, notAssigned: unchanged }
 }
 
@@ -177,14 +242,17 @@ function bulkMessage(s: BulkAssignmentSummary) {
   const title = `"${(s.course ?? s.program)!.title}"`
   const failed = s.failed > 0 ? `; ${s.failed} failed` : ''
   const repeated = s.duplicates > 0 ? `, ${plural(s.duplicates, 'repeated line')}` : ''
+  const updated =
+    s.updated > 0 ? `, ${s.updated} of them ${s.dryRun ? 'would be ' : ''}given the new due date or reminders` : ''
   const would = s.dryRun ? 'Dry run, nothing written: would have ' : ''
   if (s.action === 'assign')
-    return `${would}${s.dryRun ? 'assigned' : 'Assigned'} ${title} to ${plural(s.changed, 'learner')} (${s.unchanged} had it already${repeated})${failed}.`
+    return `${would}${s.dryRun ? 'assigned' : 'Assigned'} ${title} to ${plural(s.changed, 'learner')} (${s.unchanged} had it already${updated}${repeated})${failed}.`
   return `${would}${s.dryRun ? 'removed' : 'Removed'} ${title} from ${plural(s.changed, 'learner')} (${s.unchanged} did not have it${repeated})${failed}; progress is kept.`
 }
 
 function importMessage(s: Awaited<ReturnType<typeof importAssignments>>) {
-  const counts = `${plural(s.rows, 'row')}: ${s.assigned} assigned, ${s.already} already assigned, ${plural(s.duplicates, 'repeated row')}, ${s.failed} failed`
+  const updated = s.updated > 0 ? ` (${s.updated} with a new due date)` : ''
+  const counts = `${plural(s.rows, 'row')}: ${s.assigned} assigned, ${s.already} already assigned${updated}, ${plural(s.duplicates, 'repeated row')}, ${s.failed} failed`
   if (s.dryRun) return `Dry run, nothing written: ${counts}.`
   if (!s.committed)
     return `Nothing written (--atomic, and ${s.stopped ? 'the file broke off' : 'some rows failed'}): ${counts}.`

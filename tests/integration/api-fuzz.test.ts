@@ -231,6 +231,18 @@ function hints(): ShapeOptions['hints'] {
     document: world.fileKeys,
     startDate: ['2024-01-31', '01/31/2024', '2024-02-30', '1900-01-01', '9999-12-31'],
     endDate: ['2024-12-31', '12/31/2024', '0001-01-01', '2024-13-01'],
+    // the assign calls: dates read, refused (ambiguous, impossible, words) and removed
+    dueDate: [
+      '2026-12-15',
+      '15 Dec 2026',
+      '2026-12-15 17:00',
+      '2026-12-15T17:00:00Z',
+      '12/05/2026',
+      '2026-02-30',
+      '',
+      null,
+    ],
+    reminderPlan: [{ before: [7, 1], after: [1, 3] }, { before: [], after: [] }, { before: [-1], after: [0] }, null],
     timeZone: ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Mars/Olympus', '+05:00'],
     embedUrl: [
       'https://www.youtube.com/watch?v=dQw4w9WgXcQ',

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest'
 import { ROLE } from '#app/modules/auth/roles.ts'
 import { login } from '#app/modules/auth/service.server.ts'
 import { getCourseContents, listAssignedCourses } from '#app/modules/courses/learner.server.ts'
+import { DUE_DATE_MESSAGE } from '#app/modules/deadlines/due.ts'
+import { PLAN_MESSAGE } from '#app/modules/deadlines/plan.ts'
 import { sequelize } from '#db/client.ts'
 import { portal } from '#tests/cli.ts'
 import { makeCourse, makeLearner, makeProgram, recordWatched } from '#tests/factories.ts'
@@ -33,6 +35,7 @@ const importSummary = (changes: Record<string, unknown>) => ({
   rows: 0,
   assigned: 0,
   already: 0,
+  updated: 0,
   duplicates: 0,
   failed: 0,
   dryRun: false,
@@ -216,6 +219,103 @@ describe('portal assign course|program', () => {
     const usage = await portal(['assign', 'course', '--course', 'Listed', '--user', ana.email, '--all-learners'])
     expect(usage).toMatchObject({ code: 2 })
     expect(usage.stderr).toContain('pass one of --user, --users-from or --all-learners.')
+  })
+})
+
+describe('portal assign course|program --due', () => {
+  const dueOf = async (userId: string, courseId: string) => {
+    const [row] = await (
+      await sequelize()
+    ).query<{ due_date: string | null; due_at: Date | null; reminder_plan: unknown }>(
+      `SELECT to_char(due_date, 'YYYY-MM-DD') AS due_date, due_at, reminder_plan FROM course_assignments
+        WHERE user_id = :userId AND course_id = :courseId`,
+      { replacements: { userId, courseId }, type: 'SELECT' as never },
+    )
+    return row && { date: row.due_date, at: row.due_at && new Date(row.due_at).toISOString(), plan: row.reminder_plan }
+  }
+
+  it('sets, changes and removes due dates and plans; a bad date or plan exits 2 before writing', SLOW, async () => {
+    const [ana, bo] = [await makeLearner(), await makeLearner()]
+    await (
+      await sequelize()
+    ).query(`UPDATE users SET time_zone = 'Europe/Berlin' WHERE id = :id`, {
+      replacements: { id: bo.id },
+    })
+    const course = await makeCourse({ title: `Due ${randomBytes(3).toString('hex')}` })
+
+    const bad = await portal(['assign', 'course', '--course', course.id, '--user', ana.email, '--due', '12/05/2026'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain(DUE_DATE_MESSAGE)
+    const badPlan = await portal([
+      'assign',
+      'course',
+      '--course',
+      course.id,
+      '--user',
+      ana.email,
+      '--remind-before',
+      '7,x',
+    ])
+    expect(badPlan.code).toBe(2)
+    expect(badPlan.stderr).toContain(PLAN_MESSAGE)
+    expect(await dueOf(ana.id, course.id)).toBeUndefined()
+
+    // one learner: the one-at-a-time service
+    const one = await portal([
+      'assign',
+      'course',
+      '--course',
+      course.id,
+      '--user',
+      ana.email,
+      '--due',
+      '15 Dec 2026',
+      '--json',
+    ])
+    expect(one.code).toBe(0)
+    expect(JSON.parse(one.stdout)).toMatchObject({ assigned: 1, updated: 0 })
+    expect(await dueOf(ana.id, course.id)).toEqual({ date: '2026-12-15', at: null, plan: null })
+
+    // many: a local time in each learner's zone, the assigned one changed too, a plan on one side only
+    const list = await tempFile('due.txt', `${ana.email}\n${bo.email}\n`)
+    const many = await portal([
+      ...['assign', 'course', '--course', course.id, '--users-from', list],
+      ...['--due', '2026-12-15 17:00', '--remind-before', '3', '--json'],
+    ])
+    expect(many.code).toBe(0)
+    expect(JSON.parse(many.stdout)).toMatchObject({ users: 2, assigned: 1, already: 1, updated: 1 })
+    const plan = { before: [3], after: [1, 3, 7] }
+    expect(await dueOf(ana.id, course.id)).toEqual({ date: null, at: '2026-12-15T17:00:00.000Z', plan })
+    expect(await dueOf(bo.id, course.id)).toEqual({ date: null, at: '2026-12-15T16:00:00.000Z', plan })
+
+    const dry = await portal([
+      ...['assign', 'course', '--course', course.id, '--all-learners', '--due', 'none', '--dry-run'],
+    ])
+    expect(dry.code).toBe(0)
+    expect(dry.stderr).toContain('given the new due date or reminders')
+    expect((await dueOf(bo.id, course.id))?.at).toBe('2026-12-15T16:00:00.000Z')
+
+    const none = await portal([
+      ...['assign', 'course', '--course', course.id, '--users-from', list, '--due', 'none', '--no-reminders'],
+    ])
+    expect(none.code).toBe(0)
+    expect(none.stderr).toBe(
+      `Assigned "${course.title}" to 0 learners (2 had it already, 2 of them given the new due date or reminders).\n`,
+    )
+    expect(await dueOf(bo.id, course.id)).toEqual({ date: null, at: null, plan: { before: [], after: [] } })
+  })
+
+  it('assign import reads a dueDate column and reports a bad date by its line', SLOW, async () => {
+    const [ana, bo] = [await makeLearner(), await makeLearner()]
+    const course = await makeCourse({ title: `Imported due ${randomBytes(3).toString('hex')}` })
+    const csv = await tempFile(
+      'due.csv',
+      `user,course,due date\n${ana.email},${course.id},2026-12-15\n${bo.email},${course.id},31.02.2026\n`,
+    )
+    const result = await portal(['assign', 'import', csv, '--atomic'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`line 3: due date: ${DUE_DATE_MESSAGE}`)
+    expect(await dueOf(ana.id, course.id)).toBeUndefined()
   })
 })
 

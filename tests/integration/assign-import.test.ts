@@ -221,6 +221,7 @@ describe('importAssignments', () => {
       rows: 2010,
       assigned: 1,
       already: 0,
+      updated: 0,
       duplicates: 2009,
       failed: 0,
       dryRun: false,

@@ -19,6 +19,7 @@ import {
   ReorderSchema,
 } from '../content/schema.ts'
 import { EditCourseSchema, NewCourseSchema } from '../courses/schema.ts'
+import { ReminderPlanSchema } from '../deadlines/plan.ts'
 import { EditProgramSchema, NewProgramSchema, ProgramOrderSchema } from '../programs/schema.ts'
 import {
   AccessLogPingSchema,
@@ -121,6 +122,36 @@ const PAGE = z.object({
   size: z.number().int().min(1).max(500).optional().openapi({ description: '1 to 500; give page too' }),
 })
 const SEARCHABLE_PAGE = PAGE.extend({ q: z.string().optional().openapi({ description: 'part of a name' }) })
+
+/**
+ * The due date and reminder plan of an assignment as a partner sends them: the same rules as the service's
+ * schema (dueDateField, ReminderPlanSchema), written as the text a partner sends rather than as what it is
+ * read into.
+ */
+const ASSIGNMENT_DUE = {
+  dueDate: z
+    .string()
+    .max(40)
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        'When the assignment is due. A day (`2026-12-15`, `2026/12/15`, `15.12.2026`, `15 Dec 2026`, `Dec 15, 2026`): ' +
+        "due at the end of that day in the learner's time zone. An exact time with an offset " +
+        "(`2026-12-15T17:00:00Z`, `…+01:00`), or without (`2026-12-15 17:00`: that time in the learner's time " +
+        'zone). `12/05/2026` is refused as ambiguous. Absent: a new assignment has none and an existing one ' +
+        'keeps its own; `null` or empty: none. A date that cannot be read answers 400 with `errors.dueDate`.',
+      examples: ['2026-12-15', '2026-12-15 17:00', '2026-12-15T17:00:00Z', null],
+    }),
+  reminderPlan: ReminderPlanSchema.nullable()
+    .optional()
+    .openapi({
+      description:
+        "This assignment's own reminders: days before the due day (0: the day itself) and days overdue (from 1), " +
+        "up to 10 each; two empty lists send none. Absent: kept; `null`: the portal's plan.",
+      example: { before: [7, 1], after: [1, 3] },
+    }),
+}
 
 const registry = new OpenAPIRegistry()
 const bearer = registry.registerComponent('securitySchemes', 'bearer', {
@@ -510,10 +541,11 @@ call({
   method: 'post',
   path: '/api/category/assignCourse/{userId}',
   summary: 'Assign a course to a learner',
-  description: 'Assigning twice is harmless.',
+  description:
+    'Assigning twice is harmless; given a `dueDate` or a `reminderPlan`, a course assigned already takes them.',
   who: 'admins',
   params: AssignCourseSchema.pick({ userId: true }),
-  body: AssignCourseSchema.partial({ userId: true }),
+  body: AssignCourseSchema.partial({ userId: true }).extend(ASSIGNMENT_DUE),
   ok: Message,
   refusals: [404],
 })
@@ -644,9 +676,10 @@ call({
   method: 'put',
   path: '/api/program/assignProgram',
   summary: 'Assign a program, and so every course of it, to a learner',
-  description: 'Assigning twice is harmless.',
+  description:
+    'Assigning twice is harmless; given a `dueDate` or a `reminderPlan`, a program assigned already takes them.',
   who: 'admins',
-  body: AssignProgramSchema,
+  body: AssignProgramSchema.extend(ASSIGNMENT_DUE),
   ok: Message,
   refusals: [404],
 })

@@ -5,6 +5,9 @@ import { requirePermission } from '../auth/permissions.ts'
 import { ROLE, SYSTEM, type Actor } from '../auth/roles.ts'
 import { CsvReader, stoppedMessage, unreadableMessage, type CsvRecord } from '../csv/reader.server.ts'
 import { ErrorCsv } from '../csv/writer.server.ts'
+import { parseDueDate, type DueInput } from '../deadlines/due.ts'
+import type { ReminderPlan } from '../deadlines/plan.ts'
+import { defaultTimeZone } from '../deadlines/service.server.ts'
 import { invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import {
@@ -20,10 +23,16 @@ import {
 // `atomic`). Writing is idempotent: an assignment that exists already is left as it is and counted apart,
 // so running the same file twice assigns nothing twice. Like the one-at-a-time services, assigning a
 // program records the program only: its courses reach the learner through it, as the program changes.
+//
+// Due dates: a file may have a dueDate column (due, due date), read as parseDueDate reads a date. A row with
+// a date gives it to the assignments it names, new or already there (the learner's own time zone resolves
+// a local time such as 2026-12-15 17:00); an empty cell gives a new assignment none and leaves an existing
+// one's as it is. A date that cannot be read fails its row. When a file names one assignment twice, the
+// first row stands, its date too.
 
 const BATCH_SIZE = 1000
 
-type Field = 'user' | 'course' | 'program'
+type Field = 'user' | 'course' | 'program' | 'dueDate'
 type Action = 'assign' | 'unassign'
 
 /** Header names, compared without case, spaces, underscores or hyphens. */
@@ -31,6 +40,7 @@ const ALIASES: Record<Field, string[]> = {
   user: ['user', 'email', 'username', 'login', 'emailaddress', 'useremail'],
   course: ['course', 'courseid', 'coursetitle', 'coursename'],
   program: ['program', 'programid', 'programtitle', 'programname', 'programme'],
+  dueDate: ['duedate', 'due', 'dueby', 'deadline'],
 }
 const normaliseHeader = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '')
 const fieldOfHeader = (name: string) =>
@@ -55,6 +65,8 @@ type AssignmentImportSummary = {
   assigned: number
   /** assignments the learner had already */
   already: number
+  /** of those, the ones whose due date the file changed */
+  updated: number
   /** rows naming only assignments an earlier row of the file named */
   duplicates: number
   /** rows with an error; none of their assignments is written */
@@ -69,7 +81,8 @@ type AssignmentImportSummary = {
 
 /**
  * Import assignments from a CSV file (UTF-8 with or without BOM, comma, semicolon or tab, CRLF or LF).
- * Columns: `user` (email or username) and `course` and/or `program` (id or exact title). A header that
+ * Columns: `user` (email or username) and `course` and/or `program` (id or exact title), and optionally
+ * `dueDate` (see above). A header that
  * cannot be used or read is a 400 error before any row. A line further down that is not readable CSV ends
  * the import there (see `stopped`): in the default mode the rows before it are written as counted, and
  * re-running the fixed file is safe; in atomic mode nothing is.
@@ -124,8 +137,14 @@ export async function importAssignments(
             user: cell('user'),
             course: cell('course'),
             program: cell('program'),
+            dueDate: cell('dueDate'),
             cells: record.cells,
-            names: { user: header[columns.user], course: header[columns.course], program: header[columns.program] },
+            names: {
+              user: header[columns.user],
+              course: header[columns.course],
+              program: header[columns.program],
+              dueDate: header[columns.dueDate],
+            },
             extra: record.cells.length > header.length ? header.length : undefined,
           })
           if (pending.length >= BATCH_SIZE) await flush()
@@ -147,6 +166,7 @@ export async function importAssignments(
           rows: writer.counts.rows,
           assigned: writer.counts.changed,
           already: writer.counts.unchanged,
+          updated: writer.counts.updated,
           duplicates: writer.counts.duplicates,
           failed: writer.counts.failed,
           dryRun,
@@ -179,6 +199,8 @@ export type BulkAssignmentSummary = {
   changed: number
   /** learners who had it already, or (unassigning) did not have it */
   unchanged: number
+  /** of the learners who had it already, those whose due date or reminder plan was changed */
+  updated: number
   duplicates: number
   failed: number
   dryRun: boolean
@@ -207,9 +229,14 @@ export async function assignMany(
   options: { onProgress?: (progress: { rows: number }) => void; onRowError?: (error: AssignmentRowError) => void } = {},
 ): Promise<BulkAssignmentSummary> {
   requirePermission(actor, 'manage:people', 'Only admins can assign courses and programs.')
-  const { action, course, program, dryRun } = BulkAssignmentSchema.parse(input)
+  const { action, course, program, dryRun, dueDate, reminderPlan } = BulkAssignmentSchema.parse(input)
   return withConnection(async (client) => {
-    const writer = new AssignmentWriter(client, actor, action, (error) => options.onRowError?.(error))
+    const writer = new AssignmentWriter(client, actor, action, (error) => options.onRowError?.(error), {
+      setDue: dueDate !== undefined,
+      due: dueDate ?? null,
+      setPlan: reminderPlan !== undefined,
+      plan: reminderPlan ?? null,
+    })
     const kind: Kind = course ? 'course' : 'program'
     const target = await writer.resolveTarget(kind, course || program)
     const summary = (counts: AssignmentWriter['counts']): BulkAssignmentSummary => ({
@@ -218,6 +245,7 @@ export async function assignMany(
       users: counts.rows,
       changed: counts.changed,
       unchanged: counts.unchanged,
+      updated: counts.updated,
       duplicates: counts.duplicates,
       failed: counts.failed,
       dryRun,
@@ -254,8 +282,9 @@ export async function assignMany(
         user,
         course: kind === 'course' ? target.id : '',
         program: kind === 'program' ? target.id : '',
+        dueDate: '',
         cells: [user],
-        names: { user: 'user', course: 'course', program: 'program' },
+        names: { user: 'user', course: 'course', program: 'program', dueDate: 'dueDate' },
       })
       if (pending.length >= BATCH_SIZE) await flush()
     }
@@ -301,8 +330,9 @@ async function* recordsOf(csv: CsvReader): AsyncGenerator<CsvRecord> {
 
 /** Which column holds what; anything else in the header is one error before any row is read. */
 function matchHeader(header: string[]): Record<Field, number> {
-  const columns: Record<Field, number> = { user: -1, course: -1, program: -1 }
-  const usage = 'The columns are user (or email, username, login), and course and/or program (an id or exact title).'
+  const columns: Record<Field, number> = { user: -1, course: -1, program: -1, dueDate: -1 }
+  const usage =
+    'The columns are user (or email, username, login), course and/or program (an id or exact title), and optionally dueDate.'
   for (const [index, name] of header.entries()) {
     if (name.trim() === '') continue
     const field = fieldOfHeader(name)
@@ -326,6 +356,8 @@ type PendingRow = {
   user: string
   course: string
   program: string
+  /** the row's due date as written; empty: none given */
+  dueDate: string
   cells: string[]
   /** the header's names for the columns, for the error CSV */
   names: Record<Field, string | undefined>
@@ -338,8 +370,44 @@ type Learner = { id: string; roleId: number }
 const TABLE = { course: 'course_assignments', program: 'program_assignments' } as const
 const COLUMN = { course: 'course_id', program: 'program_id' } as const
 
+/** What a command sets on every assignment it makes (the file's rows give their own due dates). */
+type Fixed = { setDue: boolean; due: DueInput | null; setPlan: boolean; plan: ReminderPlan | null }
+const KEEP: Fixed = { setDue: false, due: null, setPlan: false, plan: null }
+
+/** A due date as the statements take it: its kind and one text ('2026-12-15', an ISO instant, '2026-12-15 17:00'). */
+export function dueCells(due: DueInput | null): [string | null, string | null] {
+  if (!due) return [null, null]
+  if (due.kind === 'day') return ['day', due.date]
+  if (due.kind === 'instant') return ['instant', due.at]
+  return ['local', `${due.date} ${due.time}`]
+}
+
+/**
+ * Assign in one statement, from `source` (rows p(u, t, due_kind, due_value)): $3 the acting user, $4 the
+ * portal's time zone, $5 the plan, $6 and $7 whether an assignment already there takes the due date and the
+ * plan. A local time is read in each learner's own zone. Counts the assignments made and those changed.
+ */
+const assignSql = (kind: Kind, source: string) => `
+  WITH written AS (
+    INSERT INTO ${TABLE[kind]} AS a (user_id, ${COLUMN[kind]}, assigned_by, due_date, due_at, reminder_plan)
+    SELECT p.u, p.t, $3::uuid,
+           CASE WHEN p.due_kind = 'day' THEN p.due_value::date END,
+           CASE p.due_kind WHEN 'instant' THEN p.due_value::timestamptz
+                           WHEN 'local' THEN p.due_value::timestamp AT TIME ZONE COALESCE(lu.time_zone, $4::text) END,
+           $5::jsonb
+      FROM ${source} JOIN users lu ON lu.id = p.u
+    ON CONFLICT (user_id, ${COLUMN[kind]}) DO UPDATE
+       SET due_date = CASE WHEN $6::boolean THEN EXCLUDED.due_date ELSE a.due_date END,
+           due_at = CASE WHEN $6::boolean THEN EXCLUDED.due_at ELSE a.due_at END,
+           reminder_plan = CASE WHEN $7::boolean THEN EXCLUDED.reminder_plan ELSE a.reminder_plan END
+     WHERE ($6::boolean AND (a.due_date, a.due_at) IS DISTINCT FROM (EXCLUDED.due_date, EXCLUDED.due_at))
+        OR ($7::boolean AND a.reminder_plan IS DISTINCT FROM EXCLUDED.reminder_plan)
+    RETURNING (xmax = 0) AS fresh)
+  SELECT (count(*) FILTER (WHERE fresh))::int AS assigned, (count(*) FILTER (WHERE NOT fresh))::int AS updated
+    FROM written`
+
 class AssignmentWriter {
-  counts = { rows: 0, changed: 0, unchanged: 0, duplicates: 0, failed: 0 }
+  counts = { rows: 0, changed: 0, unchanged: 0, updated: 0, duplicates: 0, failed: 0 }
   /** every assignment the file named so far, `kind:user:target`, so a repeated one counts once */
   private seen = new Set<string>()
   private targets: Record<Kind, Map<string, Resolved>> = { course: new Map(), program: new Map() }
@@ -351,6 +419,8 @@ class AssignmentWriter {
     private action: Action,
     /** told every failed row, in file order; the next row waits for it (the error file may be behind) */
     private report: (error: AssignmentRowError) => void | Promise<void>,
+    /** a due date and plan for every assignment (one course or program for many learners) */
+    private fixed: Fixed = KEEP,
   ) {}
 
   /** One course or program for a whole command: an unknown or ambiguous one ends it. */
@@ -374,7 +444,9 @@ class AssignmentWriter {
         const field = issue.path[0] === 'user' ? 'user' : row.names.course !== undefined ? 'course' : 'program'
         return this.fail(row, field, issue.message)
       }
-      return { row, ...parsed.data }
+      const due = parseDueDate(row.dueDate)
+      if ('error' in due) return this.fail(row, 'dueDate', due.error)
+      return { row, ...parsed.data, due: due.due }
     })
     const valid = checked.filter((c) => c !== undefined)
     const users = await this.findUsers(valid.map((c) => c.user))
@@ -386,11 +458,11 @@ class AssignmentWriter {
       'program',
       valid.map((c) => c.program),
     )
-    const pairs: Record<Kind, { users: string[]; targets: string[] }> = {
-      course: { users: [], targets: [] },
-      program: { users: [], targets: [] },
+    const pairs: Record<Kind, { users: string[]; targets: string[]; dues: (DueInput | null)[] }> = {
+      course: { users: [], targets: [], dues: [] },
+      program: { users: [], targets: [], dues: [] },
     }
-    for (const { row, user, course, program } of valid) {
+    for (const { row, user, course, program, due } of valid) {
       const learner = users.get(user.toLowerCase())
       if (!learner) {
         this.fail(row, 'user', `No user with the email or username "${user}".`)
@@ -425,14 +497,29 @@ class AssignmentWriter {
         this.seen.add(`${kind}:${learner.id}:${id}`)
         pairs[kind].users.push(learner.id)
         pairs[kind].targets.push(id)
+        pairs[kind].dues.push(due)
       }
     }
     for (const kind of ['course', 'program'] as const) {
-      const { users: userIds, targets } = pairs[kind]
+      const { users: userIds, targets, dues } = pairs[kind]
       if (userIds.length === 0) continue
-      const changed = await this.apply(kind, userIds, targets)
-      this.counts.changed += changed
-      this.counts.unchanged += userIds.length - changed
+      // a command's due date goes on every assignment; a row's date on those it names, new or there
+      // already, while a row without one leaves an existing assignment's as it is
+      const groups: [number[], Fixed][] = this.fixed.setDue
+        ? [[userIds.map((_, i) => i), this.fixed]]
+        : [
+            [userIds.map((_, i) => i).filter((i) => dues[i] !== null), { ...this.fixed, setDue: true }],
+            [userIds.map((_, i) => i).filter((i) => dues[i] === null), this.fixed],
+          ]
+      for (const [indexes, fixed] of groups) {
+        if (indexes.length === 0) continue
+        const pick = <T>(list: T[]) => indexes.map((i) => list[i])
+        const own = this.fixed.setDue ? indexes.map(() => this.fixed.due) : pick(dues)
+        const { assigned, updated } = await this.apply(kind, pick(userIds), pick(targets), own, fixed)
+        this.counts.changed += assigned
+        this.counts.updated += updated
+        this.counts.unchanged += indexes.length - assigned
+      }
     }
     // reported in file order, whichever check found them
     for (const failure of this.failures.sort((a, b) => a.row - b.row)) await this.report(failure)
@@ -445,39 +532,69 @@ class AssignmentWriter {
       [ROLE.learner],
     )
     const total = Number(learners.rows[0].count)
-    const result =
-      this.action === 'assign'
-        ? await this.client.query(
-            `INSERT INTO ${TABLE[kind]} (user_id, ${COLUMN[kind]}, assigned_by)
-             SELECT id, $2, $3 FROM users WHERE role_id = $1
-             ON CONFLICT DO NOTHING`,
-            [ROLE.learner, targetId, this.actor.id],
-          )
-        : await this.client.query(
-            `DELETE FROM ${TABLE[kind]} a USING users u
-             WHERE a.${COLUMN[kind]} = $2 AND u.id = a.user_id AND u.role_id = $1`,
-            [ROLE.learner, targetId],
-          )
-    const changed = result.rowCount ?? 0
-    this.counts = { rows: total, changed, unchanged: total - changed, duplicates: 0, failed: 0 }
+    let changed: number
+    let updated = 0
+    if (this.action === 'assign') {
+      const [dueKind, dueValue] = dueCells(this.fixed.due)
+      const source = `(SELECT id AS u, $2::uuid AS t, $8::text AS due_kind, $9::text AS due_value
+                         FROM users WHERE role_id = $1) AS p`
+      const result = await this.client.query<{ assigned: number; updated: number }>(assignSql(kind, source), [
+        ROLE.learner,
+        targetId,
+        ...this.settings(this.fixed),
+        dueKind,
+        dueValue,
+      ])
+      changed = result.rows[0].assigned
+      updated = result.rows[0].updated
+    } else {
+      const result = await this.client.query(
+        `DELETE FROM ${TABLE[kind]} a USING users u
+         WHERE a.${COLUMN[kind]} = $2 AND u.id = a.user_id AND u.role_id = $1`,
+        [ROLE.learner, targetId],
+      )
+      changed = result.rowCount ?? 0
+    }
+    this.counts = { rows: total, changed, unchanged: total - changed, updated, duplicates: 0, failed: 0 }
     return this.counts
   }
 
-  private async apply(kind: Kind, userIds: string[], targetIds: string[]) {
-    const result =
-      this.action === 'assign'
-        ? await this.client.query(
-            `INSERT INTO ${TABLE[kind]} (user_id, ${COLUMN[kind]}, assigned_by)
-             SELECT u, t, $3 FROM unnest($1::uuid[], $2::uuid[]) AS pairs (u, t)
-             ON CONFLICT DO NOTHING`,
-            [userIds, targetIds, this.actor.id],
-          )
-        : await this.client.query(
-            `DELETE FROM ${TABLE[kind]} a USING unnest($1::uuid[], $2::uuid[]) AS pairs (u, t)
-             WHERE a.user_id = pairs.u AND a.${COLUMN[kind]} = pairs.t`,
-            [userIds, targetIds],
-          )
-    return result.rowCount ?? 0
+  /** $3 to $7 of assignSql. */
+  private settings(fixed: Fixed) {
+    return [
+      this.actor.id,
+      defaultTimeZone(),
+      fixed.plan ? JSON.stringify(fixed.plan) : null,
+      fixed.setDue,
+      fixed.setPlan,
+    ]
+  }
+
+  private async apply(
+    kind: Kind,
+    userIds: string[],
+    targetIds: string[],
+    dues: (DueInput | null)[],
+    fixed: Fixed,
+  ): Promise<{ assigned: number; updated: number }> {
+    if (this.action === 'unassign') {
+      const result = await this.client.query(
+        `DELETE FROM ${TABLE[kind]} a USING unnest($1::uuid[], $2::uuid[]) AS pairs (u, t)
+         WHERE a.user_id = pairs.u AND a.${COLUMN[kind]} = pairs.t`,
+        [userIds, targetIds],
+      )
+      return { assigned: result.rowCount ?? 0, updated: 0 }
+    }
+    const cells = dues.map(dueCells)
+    const source = 'unnest($1::uuid[], $2::uuid[], $8::text[], $9::text[]) AS p (u, t, due_kind, due_value)'
+    const result = await this.client.query<{ assigned: number; updated: number }>(assignSql(kind, source), [
+      userIds,
+      targetIds,
+      ...this.settings(fixed),
+      cells.map((c) => c[0]),
+      cells.map((c) => c[1]),
+    ])
+    return result.rows[0]
   }
 
   private fail(row: PendingRow, field: Field | '', message: string): undefined {

@@ -54,12 +54,18 @@ export const AssignmentRowSchema = z
     path: ['course'],
   })
 
+/**
+ * One course or program for many learners. When assigning, a due date and a reminder plan given apply to
+ * every learner named: new assignments get them, and those the learners had already take them (absent: each
+ * keeps its own; null: none, and the portal's plan).
+ */
 export const BulkAssignmentSchema = z
   .object({
     action: z.enum(['assign', 'unassign']),
     course: z.string().trim().default(''),
     program: z.string().trim().default(''),
     dryRun: z.boolean().default(false),
+    ...dueFields,
   })
   .refine((input) => (input.course === '') !== (input.program === ''), {
     message: 'Give either a course or a program.',

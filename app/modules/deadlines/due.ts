@@ -75,15 +75,27 @@ export function parseDueDate(text: string | null | undefined): { due: DueInput |
   return date ? { due: { kind: 'day', date } } : { error: DUE_DATE_MESSAGE }
 }
 
-const DueInputSchema: z.ZodType<DueInput> = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('day'), date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) }),
-  z.object({ kind: z.literal('instant'), at: z.string().datetime() }),
-  z.object({
-    kind: z.literal('local'),
-    date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-    time: z.string().regex(/^\d{2}:\d{2}$/),
-  }),
-])
+/** The text a due date already read was read from: it must read back as itself (no 2026-02-31, no 25:00). */
+const writtenAs = (due: DueInput) =>
+  due.kind === 'day' ? due.date : due.kind === 'instant' ? due.at : `${due.date} ${due.time}`
+
+const DueInputSchema: z.ZodType<DueInput> = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('day'), date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) }),
+    z.object({ kind: z.literal('instant'), at: z.string().datetime() }),
+    z.object({
+      kind: z.literal('local'),
+      date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+      time: z.string().regex(/^\d{2}:\d{2}$/),
+    }),
+  ])
+  .refine((due) => {
+    const read = parseDueDate(writtenAs(due))
+    if (!('due' in read) || read.due === null || read.due.kind !== due.kind) return false
+    return read.due.kind === 'instant'
+      ? read.due.at === new Date(writtenAs(due)).toISOString()
+      : writtenAs(read.due) === writtenAs(due)
+  }, DUE_DATE_MESSAGE)
 
 /**
  * A due date field of a zod schema: absent stays absent (the /api's "leave it as it is"), empty or null is

@@ -30,7 +30,8 @@ type ListedUser = {
   programs: string[]
 }
 
-const LIST_COLUMNS = IMPORT_COLUMNS.filter((c) => c !== 'password')
+// the time zone is the import's to set; the list leaves it out, as the users list pages do
+const LIST_COLUMNS = IMPORT_COLUMNS.filter((c) => c !== 'password' && c !== 'timeZone')
 
 type Row = {
   first_name: string

@@ -13,6 +13,7 @@ export const IMPORT_COLUMNS = [
   'password',
   'courses',
   'programs',
+  'timeZone',
 ] as const
 export type ImportColumn = (typeof IMPORT_COLUMNS)[number]
 
@@ -31,6 +32,7 @@ const ALIASES: Record<ImportColumn, string[]> = {
   password: ['password', 'pass', 'pwd'],
   courses: ['courses', 'course', 'courseids', 'coursetitles'],
   programs: ['programs', 'program', 'programids', 'programtitles', 'programmes', 'programme'],
+  timeZone: ['timezone', 'zone', 'tz'],
 }
 
 const COLUMN_BY_KEY = new Map<string, ImportColumn>(

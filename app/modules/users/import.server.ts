@@ -2,12 +2,15 @@ import os from 'node:os'
 import type { Readable, Writable } from 'node:stream'
 import { QueryTypes, type Transaction } from 'sequelize'
 import { query, sequelize } from '#db/client.ts'
+import { dueCells } from '../assignments/import.server.ts'
 import { hashPassword } from '../auth/password.server.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import { ADMIN_ROLES, ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
 import { unprotectFormula } from '../csv/formula.ts'
 import { CsvReader, stoppedMessage, unreadableMessage, type CsvRecord } from '../csv/reader.server.ts'
 import { ErrorCsv } from '../csv/writer.server.ts'
+import { DUE_DATE_MESSAGE, parseDueDate, timeZoneField, type DueInput } from '../deadlines/due.ts'
+import { defaultTimeZone } from '../deadlines/service.server.ts'
 import { invalid } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import {
@@ -29,6 +32,14 @@ import { CREATE_ROLE_DENIED, DUPLICATE_EMAIL, DUPLICATE_USERNAME, mayCreateRole 
 // INSERT … ON CONFLICT DO NOTHING), with their courses and programs. Errors go to a CSV sink as they
 // are found, so memory stays flat whatever the file's length; only the emails and usernames seen so
 // far are kept, to find a row that repeats an earlier one.
+//
+// Courses and programs are named by id or title, several separated by ";", each with an optional due date
+// after an "@": `SQL Basics@2026-12-15; Joins@2026-12-15 17:00`. A name that is a whole title (or id) is
+// that title even when it holds an "@"; otherwise the text after its last "@" is the date, read as
+// parseDueDate reads it (a local time in the learner's time zone: the row's timeZone when it gives one). A
+// date gives the assignment that date, new or already there; no date leaves an existing one's as it is.
+// The optional timeZone column sets the account's time zone (empty: a new account has the portal's, an
+// existing one keeps its own).
 
 export type ImportCounts = {
   rows: number
@@ -245,6 +256,8 @@ function readHeader(cells: string[]): Layout {
 }
 
 type Targets = { courses: Resolver; programs: Resolver }
+/** What a courses or programs cell names: the ids, each with its due date (null: none given). */
+type Named = { ids: string[]; dues: (DueInput | null)[] }
 type Resolver = { byId: Set<string>; byTitle: Map<string, string[]> }
 
 /** Every course and program once, so a row's titles are resolved without a query each. */
@@ -261,22 +274,36 @@ async function loadTargets(): Promise<Targets> {
   return { courses: await load('courses'), programs: await load('programs') }
 }
 
-/** The ids a `;`-separated cell names, or the message for the first name that matches nothing or several. */
-function resolve(cell: string, resolver: Resolver, noun: 'course' | 'program'): { ids: string[] } | { error: string } {
-  const ids = new Set<string>()
+/** The ids an id or title names (none, one, or several sharing a title). */
+function lookUp(name: string, resolver: Resolver): string[] {
+  if (isUuid(name) && resolver.byId.has(name.toLowerCase())) return [name.toLowerCase()]
+  return resolver.byTitle.get(name.toLowerCase()) ?? []
+}
+
+/**
+ * The ids a `;`-separated cell names, each with its due date (`title@date`), or the message for the first
+ * name that matches nothing or several, or whose date cannot be read. A course named twice keeps its first.
+ */
+function resolve(cell: string, resolver: Resolver, noun: 'course' | 'program'): Named | { error: string } {
+  const named = new Map<string, DueInput | null>()
   for (const part of cell.split(';')) {
-    const name = part.trim()
+    let name = part.trim()
     if (!name) continue
-    if (isUuid(name) && resolver.byId.has(name.toLowerCase())) {
-      ids.add(name.toLowerCase())
-      continue
+    let due: DueInput | null = null
+    const at = name.lastIndexOf('@')
+    // a whole title with an "@" in it is that title; otherwise what follows the last "@" is a date
+    if (at >= 0 && lookUp(name, resolver).length === 0) {
+      const read = parseDueDate(name.slice(at + 1))
+      if ('error' in read) return { error: `"${name}": ${DUE_DATE_MESSAGE}` }
+      due = read.due
+      name = name.slice(0, at).trim()
     }
-    const found = resolver.byTitle.get(name.toLowerCase()) ?? []
+    const found = lookUp(name, resolver)
     if (found.length === 0) return { error: `No ${noun} with the id or title "${name}".` }
     if (found.length > 1) return { error: `Several ${noun}s are titled "${name}"; use the ${noun} id.` }
-    ids.add(found[0])
+    if (!named.has(found[0])) named.set(found[0], due)
   }
-  return { ids: [...ids] }
+  return { ids: [...named.keys()], dues: [...named.values()] }
 }
 
 type Candidate = {
@@ -287,6 +314,11 @@ type Candidate = {
   roleGiven: boolean
   courseIds: string[]
   programIds: string[]
+  /** the due date of each course and program, in the order of their ids (null: none given) */
+  courseDues: (DueInput | null)[]
+  programDues: (DueInput | null)[]
+  /** the account's time zone; null: none given */
+  timeZone: string | null
   /**
    * what the actor may not do that this row asks for (an admin account, courses for a coach): the row
    * fails when it would create or change an account, not when the account is left as it is
@@ -316,6 +348,7 @@ type Existing = {
   role_id: number
   first_name: string
   last_name: string
+  time_zone: string | null
 }
 
 type RunOptions = {
@@ -524,11 +557,21 @@ class ImportRun {
     const programs = resolve(cell('programs'), this.targets.programs, 'program')
     if ('error' in courses) problems.push({ field: 'courses', message: courses.error })
     if ('error' in programs) problems.push({ field: 'programs', message: programs.error })
+    const zoneCell = cell('timeZone').trim()
+    const zone = zoneCell ? timeZoneField().safeParse(zoneCell) : undefined
+    if (zone && !zone.success) problems.push({ field: 'timeZone', message: zone.error.issues[0].message })
     const assigns = ('ids' in courses && courses.ids.length > 0) || ('ids' in programs && programs.ids.length > 0)
     if (assigns && roleId !== undefined && roleId !== ROLE.learner)
       refuse({ field: 'courses', message: 'Courses and programs are assigned to learners.' })
     const wrong = problems.length > refusals.length
-    if (!parsed.success || wrong || roleId === undefined || 'error' in courses || 'error' in programs) {
+    if (
+      !parsed.success ||
+      wrong ||
+      roleId === undefined ||
+      'error' in courses ||
+      'error' in programs ||
+      (zone && !zone.success)
+    ) {
       this.fail(record.line, values, problems)
       return
     }
@@ -554,6 +597,9 @@ class ImportRun {
       roleGiven: role !== '',
       courseIds: courses.ids,
       programIds: programs.ids,
+      courseDues: courses.dues,
+      programDues: programs.dues,
+      timeZone: zone?.success ? zone.data : null,
       refusals,
       cells: values,
     }
@@ -576,7 +622,7 @@ class ImportRun {
   private async existing(candidates: Candidate[], transaction: Transaction) {
     const sq = await sequelize()
     return sq.query<Existing>(
-      `SELECT id, email::text AS email, user_name::text AS user_name, role_id, first_name, last_name FROM users
+      `SELECT id, email::text AS email, user_name::text AS user_name, role_id, first_name, last_name, time_zone FROM users
        WHERE email = ANY($1::citext[]) OR user_name = ANY($2::citext[])`,
       {
         bind: [candidates.map((c) => c.data.email), candidates.map((c) => c.data.userName)],
@@ -607,8 +653,8 @@ class ImportRun {
     const sq = await sequelize()
     const hashes = await this.hashes(creates)
     const rows = await sq.query<{ id: string; email: string }>(
-      `INSERT INTO users (first_name, last_name, user_name, email, password_hash, role_id)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::citext[], $4::citext[], $5::text[], $6::smallint[])
+      `INSERT INTO users (first_name, last_name, user_name, email, password_hash, role_id, time_zone)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::citext[], $4::citext[], $5::text[], $6::smallint[], $7::text[])
        ON CONFLICT DO NOTHING RETURNING id, email::text AS email`,
       {
         bind: [
@@ -618,6 +664,7 @@ class ImportRun {
           creates.map((c) => c.data.email.toLowerCase()),
           hashes,
           creates.map((c) => c.roleId),
+          creates.map((c) => c.timeZone),
         ],
         type: QueryTypes.SELECT,
         transaction,
@@ -645,13 +692,15 @@ class ImportRun {
     const changed = await sq.query<{ id: string; password_changed: boolean }>(
       `UPDATE users u SET first_name = v.first_name, last_name = v.last_name, user_name = v.user_name,
          role_id = v.role_id, password_hash = COALESCE(v.password_hash, u.password_hash),
+         time_zone = COALESCE(v.time_zone, u.time_zone),
          token_version = u.token_version + CASE WHEN v.password_hash IS NULL THEN 0 ELSE 1 END,
          updated_at = now()
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::citext[], $5::smallint[], $6::text[], $7::boolean[])
-         AS v(id, first_name, last_name, user_name, role_id, password_hash, has_password)
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::citext[], $5::smallint[], $6::text[], $7::boolean[],
+                   $8::text[])
+         AS v(id, first_name, last_name, user_name, role_id, password_hash, has_password, time_zone)
        WHERE u.id = v.id AND (v.has_password OR
-         (u.first_name, u.last_name, u.user_name::text, u.role_id) IS DISTINCT FROM
-         (v.first_name, v.last_name, v.user_name::text, v.role_id))
+         (u.first_name, u.last_name, u.user_name::text, u.role_id, COALESCE(v.time_zone, u.time_zone)) IS DISTINCT FROM
+         (v.first_name, v.last_name, v.user_name::text, v.role_id, u.time_zone))
        RETURNING u.id, v.has_password AS password_changed`,
       {
         bind: [
@@ -662,6 +711,7 @@ class ImportRun {
           updates.map((u) => u.roleId),
           hashes,
           updates.map((u) => Boolean(u.candidate.data.password)),
+          updates.map((u) => u.candidate.timeZone),
         ],
         type: QueryTypes.SELECT,
         transaction,
@@ -677,24 +727,44 @@ class ImportRun {
     return new Set(changed.map((c) => c.id))
   }
 
-  /** The rows' courses and programs on their learners; what a learner has already is left as it is. */
+  /**
+   * The rows' courses and programs on their learners. What a learner has already is left as it is, but for
+   * its due date when the row gives one; a local time is read in the learner's time zone.
+   */
   private async assign(learners: { id: string; candidate: Candidate }[], transaction: Transaction) {
     const sq = await sequelize()
     let assigned = 0
-    for (const [table, column, key] of [
-      ['course_assignments', 'course_id', 'courseIds'],
-      ['program_assignments', 'program_id', 'programIds'],
+    for (const [table, column, key, dueKey] of [
+      ['course_assignments', 'course_id', 'courseIds', 'courseDues'],
+      ['program_assignments', 'program_id', 'programIds', 'programDues'],
     ] as const) {
-      const pairs = learners.flatMap(({ id, candidate }) => candidate[key].map((target) => [id, target]))
+      const pairs = learners.flatMap(({ id, candidate }) =>
+        candidate[key].map((target, i) => ({ id, target, due: dueCells(candidate[dueKey][i]) })),
+      )
       if (pairs.length === 0) continue
       const [row] = await sq.query<{ n: number }>(
         `WITH added AS (
-           INSERT INTO ${table} (user_id, ${column}, assigned_by)
-           SELECT u, t, $3::uuid FROM unnest($1::uuid[], $2::uuid[]) AS p(u, t)
-           ON CONFLICT DO NOTHING RETURNING 1)
-         SELECT count(*)::int AS n FROM added`,
+           INSERT INTO ${table} AS a (user_id, ${column}, assigned_by, due_date, due_at)
+           SELECT p.u, p.t, $3::uuid,
+                  CASE WHEN p.due_kind = 'day' THEN p.due_value::date END,
+                  CASE p.due_kind WHEN 'instant' THEN p.due_value::timestamptz
+                    WHEN 'local' THEN p.due_value::timestamp AT TIME ZONE COALESCE(lu.time_zone, $6::text) END
+             FROM unnest($1::uuid[], $2::uuid[], $4::text[], $5::text[]) AS p(u, t, due_kind, due_value)
+             JOIN users lu ON lu.id = p.u
+           ON CONFLICT (user_id, ${column}) DO UPDATE SET due_date = EXCLUDED.due_date, due_at = EXCLUDED.due_at
+            WHERE (EXCLUDED.due_date IS NOT NULL OR EXCLUDED.due_at IS NOT NULL)
+              AND (a.due_date, a.due_at) IS DISTINCT FROM (EXCLUDED.due_date, EXCLUDED.due_at)
+           RETURNING (xmax = 0) AS fresh)
+         SELECT (count(*) FILTER (WHERE fresh))::int AS n FROM added`,
         {
-          bind: [pairs.map((p) => p[0]), pairs.map((p) => p[1]), this.actor.id],
+          bind: [
+            pairs.map((p) => p.id),
+            pairs.map((p) => p.target),
+            this.actor.id,
+            pairs.map((p) => p.due[0]),
+            pairs.map((p) => p.due[1]),
+            defaultTimeZone(),
+          ],
           type: QueryTypes.SELECT,
           transaction,
         },
@@ -712,6 +782,7 @@ function changesNothing(candidate: Candidate, roleId: RoleId, account: Existing)
     !data.password &&
     candidate.courseIds.length === 0 &&
     candidate.programIds.length === 0 &&
+    (candidate.timeZone === null || candidate.timeZone === account.time_zone) &&
     data.firstName === account.first_name &&
     data.lastName === account.last_name &&
     data.userName === account.user_name &&

@@ -133,7 +133,8 @@ function UploadForm({ upload, reply }: { upload: { accept: string; hint: string 
     <Form method="post" encType="multipart/form-data" className="card mt-6 grid gap-5 p-4 sm:p-6">
       <p className="text-sm text-slate-600">
         One person per row: first name, last name, email and username, and optionally role, password, courses and
-        programs (several separated by “;”, by title or id). Nothing is written until you confirm the dry run.
+        programs (several separated by “;”, by title or id, each with a due date after “@” if it has one, such as SQL
+        Basics@2026-12-15) and time zone (such as Europe/Berlin). Nothing is written until you confirm the dry run.
       </p>
       <div>
         <label htmlFor="import-file" className="field-label">
