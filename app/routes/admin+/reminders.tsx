@@ -38,6 +38,9 @@ async function loadPage({ request }: LoaderFunctionArgs) {
   )
 }
 
+/** The hour reminders go from, as a clock shows it (08:00). */
+const HOUR_FORMAT = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' })
+
 /** What the plan says in words, as a sentence. */
 const planSentence = (plan: ReminderPlan) =>
   plan.before.length + plan.after.length === 0
@@ -58,7 +61,7 @@ async function runAction({ request }: ActionFunctionArgs) {
 
 export default function Reminders() {
   const { settings, canManage } = useLoaderData<typeof loader>()
-  const hour = `${String(REMINDER_HOUR).padStart(2, '0')}:00`
+  const hour = HOUR_FORMAT.format(Date.UTC(2000, 0, 1, REMINDER_HOUR))
   return (
     <div className="max-w-3xl">
       <h1 className="text-2xl font-bold">Reminders</h1>
