@@ -325,6 +325,7 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       await checkPages(page, [
         ['/admin/courses', 'Courses'],
         ['/admin/accesslog', 'Access Log'],
+        ['/admin/reminders', 'Reminders'],
       ] as const)
       await checkNotFound(page, '/admin/no-such-page', 'the 404 page in the admin area')
 

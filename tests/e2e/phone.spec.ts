@@ -219,6 +219,7 @@ for (const phone of PHONES) {
       '/admin/assignmentDocumentList',
       '/admin/exports',
       '/admin/jobs',
+      '/admin/reminders',
       '/admin/backups',
       '/admin/addDocuments',
       '/admin/addScenarios',

@@ -1,3 +1,4 @@
+import { within } from '@testing-library/dom'
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as addDocumentsPage from '#app/routes/admin+/addDocuments.tsx'
 import * as addScenariosPage from '#app/routes/admin+/addScenarios.tsx'
@@ -5,7 +6,7 @@ import * as coursePage from '#app/routes/admin+/course.$courseId.tsx'
 import * as newCoursePage from '#app/routes/admin+/newCourse.tsx'
 import * as newVideoPage from '#app/routes/admin+/newVideo.tsx'
 import { makeAdmin, makeCourse, makeDocument } from '#tests/factories.ts'
-import { type parsePage, renderRoute, type RouteModule } from '#tests/render.tsx'
+import { renderRoute, type RouteModule } from '#tests/render.tsx'
 import { sessionCookieFor } from '#tests/sessions.ts'
 
 // The admin's add forms and the course page's dialogs as the server renders them (before any
@@ -22,11 +23,10 @@ beforeAll(async () => {
   documentId = (await makeDocument(course.id, { name: 'notes.pdf' })).id
 })
 
-type Page = ReturnType<typeof parsePage>
-
 /** Every control in the form a person can reach, with its role and accessible name, in order. */
-function expectNamedControls(page: Page, form: HTMLElement, names: [role: string, name: string | RegExp][]) {
-  for (const [role, name] of names) expect(form).toContainElement(page.getByRole(role, { name }))
+function expectNamedControls(form: HTMLElement, names: [role: string, name: string | RegExp][]) {
+  // found in the form: the page may hold another control of the same name (the reminders switch's On)
+  for (const [role, name] of names) expect(within(form).getByRole(role, { name })).toBeInTheDocument()
   // and nothing in it goes without a name: a control with none is found by no label
   for (const control of form.querySelectorAll('input:not([type=hidden]), select, textarea')) {
     const id = control.getAttribute('id')
@@ -65,7 +65,7 @@ describe('the admin add forms', () => {
       const page = await renderRoute(route as RouteModule, path, { cookie })
       expect(page.getByRole('heading', { level: 1, name: heading }), path).toBeInTheDocument()
       const form = page.getByRole('form', { name: heading })
-      expectNamedControls(page, form, controls as unknown as [string, string][])
+      expectNamedControls(form, controls as unknown as [string, string][])
       expect(form).toContainElement(page.getByRole('button', { name: 'Save' }))
     }
   })
@@ -78,7 +78,7 @@ describe('the admin course page', () => {
       pattern: '/admin/course/:courseId',
     })
 
-  it('goes from its h1 to an h2 for its certificates and each video, skipping no level', async () => {
+  it('goes from its h1 to an h2 for its certificates, its reminders and each video, skipping no level', async () => {
     const page = await render('tab=videos')
     const levels = page.getAllByRole('heading').map((h) => Number(h.tagName.slice(1)))
     expect(levels[0]).toBe(1)
@@ -86,6 +86,7 @@ describe('the admin course page', () => {
       if (index > 0) expect(level).toBeLessThanOrEqual(levels[index - 1] + 1)
     expect(page.getAllByRole('heading', { level: 2 }).map((h) => h.textContent)).toEqual([
       'Certificates',
+      'Reminders',
       '1. First Steps',
       '2. Next Steps',
     ])
@@ -124,7 +125,7 @@ describe('the admin course page', () => {
     ] as const) {
       const page = await render(query)
       const form = page.getByRole('form', { name: title })
-      expectNamedControls(page, form, controls as unknown as [string, string][])
+      expectNamedControls(form, controls as unknown as [string, string][])
     }
   })
 })

@@ -19,8 +19,10 @@ import {
   staffCertificates,
 } from '#app/modules/certificates/service.server.ts'
 import { deleteVideo } from '#app/modules/content/service.server.ts'
-import { dashboardCounts, getCourseDetail } from '#app/modules/courses/admin.server.ts'
+import { dashboardCounts, getCourseDetail, setCourseReminders } from '#app/modules/courses/admin.server.ts'
 import { dashboardFigures } from '#app/modules/dashboard/service.server.ts'
+import { DEFAULT_PLAN } from '#app/modules/deadlines/plan.ts'
+import { readReminderSettings, saveReminderSettings } from '#app/modules/deadlines/service.server.ts'
 import { isServiceError } from '#app/modules/errors.ts'
 import { listRuns, removeSchedule } from '#app/modules/exports/service.server.ts'
 import { receiveUpload } from '#app/modules/files/upload.server.ts'
@@ -36,6 +38,7 @@ import * as backupsPage from '#app/routes/admin+/backups.tsx'
 import * as certificatesPage from '#app/routes/admin+/certificates.tsx'
 import * as jobsPage from '#app/routes/admin+/jobs.tsx'
 import * as newCoursePage from '#app/routes/admin+/newCourse.tsx'
+import * as remindersPage from '#app/routes/admin+/reminders.tsx'
 import * as importUsersPage from '#app/routes/admin+/users_.import.tsx'
 import * as assessmentListRoute from '#app/routes/api+/assignmentDocuments.getAssignmentDocuments.ts'
 import * as uploadAssessmentRoute from '#app/routes/api+/assignmentDocuments.uploadAssignmentDocument.ts'
@@ -501,6 +504,31 @@ const CASES: Case[] = [
     exercises: ['enter:admin-area', 'read:certificates'],
     via: 'user',
     run: (who) => page(open(certificatesPage, '/admin/certificates', who)),
+  },
+  {
+    name: 'the reminder settings',
+    exercises: ['read:reminders'],
+    via: 'service',
+    run: ({ actor }) => service(() => readReminderSettings(actor)),
+  },
+  {
+    name: 'the Reminders page',
+    exercises: ['enter:admin-area', 'read:reminders'],
+    via: 'user',
+    run: (who) => page(open(remindersPage, '/admin/reminders', who)),
+  },
+  {
+    name: 'saving the reminder settings (the default plan again: nothing changes)',
+    exercises: ['manage:reminders'],
+    via: 'service',
+    run: ({ actor }) => service(() => saveReminderSettings(actor, { plan: DEFAULT_PLAN, learnersMayOptOut: false })),
+  },
+  {
+    name: 'a course’s reminders switch (there is no course of that id: 404 once past the guard)',
+    exercises: ['manage:reminders'],
+    via: 'service',
+    run: ({ actor }) =>
+      service(() => setCourseReminders(actor, '00000000-0000-4000-8000-000000000000', { reminders: true }), [404]),
   },
 ]
 

@@ -4,6 +4,7 @@ import { FormField, FormFileField, FormTextareaField } from '#app/components/for
 import { PageForm } from '#app/components/forms/page-form.tsx'
 import { initialValues, useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { type UploadRules } from '#app/components/ui/file-upload.tsx'
+import { Toggle } from '#app/components/ui/toggle.tsx'
 import type { FileInfoDto } from '#app/modules/content/dto.ts'
 import { NewProgramSchema } from '#app/modules/programs/schema.ts'
 import { ProgramCourses } from './program-courses.tsx'
@@ -18,12 +19,14 @@ type ProgramFormValues = {
   price: number | null
   courses: string[]
   programImage: FileInfoDto | null
+  /** the reminders switch, shown to those who may change it */
+  reminders?: boolean
 }
 
 /**
  * The page of Add New Program and Edit Program: the same fields, checks and messages (NewProgramSchema),
  * posted as multipart so that an image can come with it before or without JavaScript. Editing, the
- * current image is kept unless another one is chosen.
+ * current image is kept unless another one is chosen, and an admin may switch reminders on or off.
  */
 export function ProgramForm({
   id,
@@ -82,6 +85,20 @@ export function ProgramForm({
         errors={fields.courses.errors}
         onChange={revalidateCourses}
       />
+      {program?.reminders === undefined ? null : (
+        <div className="pb-4">
+          <Toggle
+            name="reminders"
+            label="Send reminders about due dates"
+            onLabel="On"
+            offLabel="Off"
+            defaultChecked={(fields.reminders?.initialValue ?? String(program.reminders)) === 'true'}
+          />
+          <p className="mt-1 text-sm text-slate-600">
+            Off: learners get no reminder mails about this program, whatever its due dates.
+          </p>
+        </div>
+      )}
       {/* last in the form, so an image refused on arrival leaves every other field readable */}
       <FormFileField
         meta={fields.programImage}

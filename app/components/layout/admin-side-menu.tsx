@@ -14,6 +14,7 @@ const ITEMS: { to: string; label: string; end?: boolean; permission?: Permission
   { to: '/admin/assignmentDocumentList', label: 'Assessments' },
   { to: '/admin/accesslog', label: 'Access Log' },
   { to: '/admin/exports', label: 'Scheduled exports' },
+  { to: '/admin/reminders', label: 'Reminders', permission: 'read:reminders' },
   { to: '/admin/jobs', label: 'Background jobs' },
   { to: '/admin/backups', label: 'Backups', permission: 'read:backups' },
 ]

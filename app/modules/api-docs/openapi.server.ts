@@ -414,11 +414,16 @@ const CERTIFICATE_SETTINGS =
   'certificates on gives none for completions before it; `issueToCompleted: true` (with certificates on) has ' +
   'the background jobs give them within seconds.'
 
+/** What the edit calls say of the reminders switch they also take. */
+const REMINDERS_SWITCH =
+  '`reminders` (true or false) switches the reminders about due dates mailed to its learners on or off; it is ' +
+  'kept when left out, and changing it needs the right to change the reminders (403 otherwise).'
+
 call({
   method: 'put',
   path: '/api/category/editCourseDetails',
-  summary: 'Change a course’s title, description and image, and its certificate settings',
-  description: CERTIFICATE_SETTINGS,
+  summary: 'Change a course’s title, description and image, its certificate settings and its reminders switch',
+  description: `${CERTIFICATE_SETTINGS} ${REMINDERS_SWITCH}`,
   who: 'admins',
   body: EditCourseSchema,
   ok: message({ course: CourseDetail }),
@@ -641,7 +646,7 @@ call({
   description:
     'The courses are the whole new list, in order. Without `programImage` (or with the current one) the image ' +
     'stays; a replaced image is deleted. `name` is accepted for `title`, and `relatedCourse` for `courses`. ' +
-    CERTIFICATE_SETTINGS,
+    `${CERTIFICATE_SETTINGS} ${REMINDERS_SWITCH}`,
   who: 'admins',
   params: ids('programId'),
   body: EditProgramSchema.innerType().partial({ programId: true }),

@@ -96,10 +96,19 @@ const certificateFields = {
     .openapi({ description: 'the signature image they show (the admin side; its link opens for the admin side)' }),
 }
 
+/** A course's or program's reminders switch, in the admin side's answers only. */
+const reminderFields = {
+  reminders: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'reminders about due dates are mailed to its learners (the admin side)' }),
+}
+
 export const CourseDetail = z
   .object({
     ...courseFields,
     ...certificateFields,
+    ...reminderFields,
     videos: z.array(Video),
     documents: z.array(Document),
     scenarios: z.array(Document),
@@ -107,7 +116,8 @@ export const CourseDetail = z
   .strict()
   .openapi('CourseDetail', {
     description:
-      'A course with its contents in order; a learner sees visible entries only, and no certificate settings.',
+      'A course with its contents in order; a learner sees visible entries only, and no certificate settings ' +
+      'or reminders switch.',
   })
 
 export const AssignedCourse = z
@@ -139,6 +149,7 @@ export const Program = z
     createdAt: timestamp,
     updatedAt: timestamp,
     ...certificateFields,
+    ...reminderFields,
   })
   .strict()
   .openapi('Program')

@@ -9,6 +9,7 @@ import {
 } from '../certificates/settings.server.ts'
 import { documentDto, videoDto, type DocumentDto, type VideoDto } from '../content/dto.ts'
 import { assertContentManager } from '../content/service.server.ts'
+import { ReminderSwitchFormSchema } from '../deadlines/settings-form.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { removeFileIfUnused } from '../files/service.server.ts'
 import { isUuid } from '../ids.ts'
@@ -79,19 +80,29 @@ export async function createCourse(actor: Actor, input: NewCourseInput) {
 }
 
 /**
- * PUT /api/category/editCourseDetails: title, description and image, and the certificate settings sent
- * (certificates/settings.server.ts); a replaced image or signature is deleted.
+ * PUT /api/category/editCourseDetails: title, description and image, the certificate settings sent
+ * (certificates/settings.server.ts) and the reminders switch when sent (which needs manage:reminders); a
+ * replaced image or signature is deleted.
  */
 export async function editCourseDetails(actor: Actor, input: EditCourseInput) {
   assertContentManager(actor)
   const data = EditCourseSchema.parse(input)
+  if (data.reminders !== undefined) requirePermission(actor, 'manage:reminders')
   const { Course } = await db()
   const replaced = await transaction(async (transaction) => {
     const course = await Course.findByPk(data.courseId, { transaction, lock: transaction.LOCK.UPDATE })
     if (!course) throw notFound('Course not found.')
     const old = course.imageKey
     const imageKey = await attachableImage(data.courseImage, old, transaction)
-    await course.update({ title: data.title, description: data.description, imageKey }, { transaction })
+    await course.update(
+      {
+        title: data.title,
+        description: data.description,
+        imageKey,
+        ...(data.reminders === undefined ? {} : { reminders: data.reminders }),
+      },
+      { transaction },
+    )
     const signature = await applyCertificateSettings(actor, course, 'course', data, transaction)
     return [old && old !== imageKey ? old : null, signature]
   })
@@ -99,16 +110,33 @@ export async function editCourseDetails(actor: Actor, input: EditCourseInput) {
   return getCourseDetail(actor, data.courseId)
 }
 
-/** A course with its contents; the admin side's also with its certificate settings. */
+/**
+ * The reminders switch of a course's page (admins): whether its learners are mailed about their due dates.
+ */
+export async function setCourseReminders(
+  actor: Actor,
+  courseId: string,
+  input: unknown,
+): Promise<{ reminders: boolean }> {
+  requirePermission(actor, 'manage:reminders')
+  const { reminders } = ReminderSwitchFormSchema.parse(input)
+  if (!isUuid(courseId)) throw notFound('Course not found.')
+  const { Course } = await db()
+  const [changed] = await Course.update({ reminders }, { where: { id: courseId } })
+  if (changed === 0) throw notFound('Course not found.')
+  return { reminders }
+}
+
+/** A course with its contents; the admin side's also with its certificate settings and reminders switch. */
 type CourseDetail = CourseDto & {
   videos: VideoDto[]
   documents: DocumentDto[]
   scenarios: DocumentDto[]
-} & Partial<CertificateFieldsDto>
+} & Partial<CertificateFieldsDto & { reminders: boolean }>
 
 /**
  * A course with its contents in order: everything for the admin side (with the visibility and
- * preview flags, and the certificate settings); only visible entries for a learner it is assigned to;
+ * preview flags, the certificate settings and the reminders switch); only visible entries for a learner it is assigned to;
  * 403 for anyone else.
  */
 export async function getCourseDetail(actor: Actor, courseId: string): Promise<CourseDetail> {
@@ -137,7 +165,7 @@ export async function getCourseDetail(actor: Actor, courseId: string): Promise<C
   const videos = entries.filter((e) => e.kind === 'video')
   return {
     ...courseDto(course, course.image ?? null, await courseDuration(courseId)),
-    ...(everything ? await certificateFieldsOf(course) : {}),
+    ...(everything ? { ...(await certificateFieldsOf(course)), reminders: course.reminders } : {}),
     // a learner is not told of hidden videos, prerequisites included (they lock nothing)
     videos: videos.map((v) => videoDto(v, { allPrerequisites: everything })),
     documents: entries.filter((e) => e.kind === 'document').map(documentDto),

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { CertificateFields } from '../certificates/settings.ts'
 import { fileRef, required, uuid } from '../content/schema.ts'
+import { ReminderSwitchField } from '../deadlines/settings-form.ts'
 
 // A course's own fields as the admin forms, the /api calls and the CLI send them; its videos,
 // documents and scenarios are validated in content/schema.ts.
@@ -22,6 +23,8 @@ export const EditCourseSchema = z
     description: required('Description is required field.'),
     courseImage: fileRef('Course Image is required.'),
   })
-  // the /api's call also takes the certificate settings, each left out to keep it (the page sets them apart)
+  // the /api's call also takes the certificate settings and the reminders switch, each left out to keep it (the
+  // page sets them apart)
   .merge(CertificateFields)
+  .merge(ReminderSwitchField)
 export type EditCourseInput = z.input<typeof EditCourseSchema>

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { CertificateFields } from '../certificates/settings.ts'
 import { fileRef, ReorderSchema, uuid } from '../content/schema.ts'
+import { ReminderSwitchField } from '../deadlines/settings-form.ts'
 
 // The program form (new and edit), with one message per field ("Price is required field."). The old
 // client named the title `name` and the course `relatedCourse`; both spellings are accepted.
@@ -49,10 +50,15 @@ const ProgramFields = z.object({
 export const NewProgramSchema = z.preprocess(oldNames, ProgramFields)
 export type NewProgramInput = z.input<typeof NewProgramSchema>
 
-/** An edit: the same, and (the /api's call) the certificate settings, each left out to keep it. */
+/**
+ * An edit: the same, and the reminders switch (the edit page's and the /api's), and (the /api's call) the
+ * certificate settings, each left out to keep it.
+ */
 export const EditProgramSchema = z.preprocess(
   oldNames,
-  ProgramFields.extend({ programId: uuid('Program not found.') }).merge(CertificateFields),
+  ProgramFields.extend({ programId: uuid('Program not found.') })
+    .merge(CertificateFields)
+    .merge(ReminderSwitchField),
 )
 export type EditProgramInput = z.input<typeof EditProgramSchema>
 

@@ -41,7 +41,7 @@ type ProgramDto = {
   courses: { _id: string; title: string }[]
   createdAt: string
   updatedAt: string
-} & Partial<CertificateFieldsDto>
+} & Partial<CertificateFieldsDto & { reminders: boolean }>
 
 type ProgramQuery = {
   /** part of the name, any case */
@@ -136,7 +136,7 @@ export function programStream(actor: Actor, query: Pick<ProgramQuery, 'q' | 'dir
 
 /**
  * These programs with their image and ordered courses, in the order of the ids; `withSettings`, for the
- * admin side's answers, with their certificate settings too.
+ * admin side's answers, with their certificate settings and reminders switch too.
  */
 async function programsById(ids: string[], { withSettings = false } = {}): Promise<ProgramDto[]> {
   if (ids.length === 0) return []
@@ -152,7 +152,7 @@ async function programsById(ids: string[], { withSettings = false } = {}): Promi
   for (const program of programs)
     byId.set(program.id, {
       ...programDto(program),
-      ...(withSettings ? await certificateFieldsOf(program) : {}),
+      ...(withSettings ? { ...(await certificateFieldsOf(program)), reminders: program.reminders } : {}),
     })
   return ids.flatMap((id) => byId.get(id) ?? [])
 }
@@ -297,14 +297,16 @@ async function writeCourses(programId: string, courseIds: string[], transaction:
 }
 
 /**
- * The program's page and PUT /api/program/editProgram: the same fields and rules as a new program, and
- * (the /api) the certificate settings sent (certificates/settings.server.ts). Without a new image the
- * current one stays; a replaced image or signature is deleted.
+ * The program's page and PUT /api/program/editProgram: the same fields and rules as a new program, the
+ * reminders switch when sent (which needs manage:reminders), and (the /api) the certificate settings sent
+ * (certificates/settings.server.ts). Without a new image the current one stays; a replaced image or
+ * signature is deleted.
  */
 export async function editProgram(actor: Actor, input: EditProgramInput): Promise<ProgramDto> {
   assertContentManager(actor)
   requireProgramId(input)
   const data = EditProgramSchema.parse(input)
+  if (data.reminders !== undefined) requirePermission(actor, 'manage:reminders')
   const replaced = await transaction(async (transaction) => {
     const program = await lockProgram(data.programId, transaction)
     await requireCourses(data.courses, transaction)
@@ -312,7 +314,10 @@ export async function editProgram(actor: Actor, input: EditProgramInput): Promis
     const imageKey = data.programImage
       ? await attachableImage(data.programImage, old, transaction, 'programImage')
       : old
-    await program.update(programColumns(data, imageKey), { transaction })
+    await program.update(
+      { ...programColumns(data, imageKey), ...(data.reminders === undefined ? {} : { reminders: data.reminders }) },
+      { transaction },
+    )
     await writeCourses(program.id, data.courses, transaction)
     const signature = await applyCertificateSettings(actor, program, 'program', data, transaction)
     return [old && old !== imageKey ? old : null, signature]

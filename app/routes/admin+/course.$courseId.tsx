@@ -10,6 +10,7 @@ import {
   ViewDocumentDialog,
 } from '#app/components/admin/course-dialogs.tsx'
 import { DeleteLabDialog, LabsTab, type AddLabReply } from '#app/components/admin/course-labs.tsx'
+import { RemindersPanel } from '#app/components/admin/reminder-switch.tsx'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { EmbeddedVideo } from '#app/components/course/embedded-video.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
@@ -22,8 +23,9 @@ import { kindOf, type DocumentDto, type VideoDto } from '#app/modules/content/dt
 import { documentMessage, videoDeletedMessage } from '#app/modules/content/messages.ts'
 import { EditDocumentFormSchema, EditVideoSchema } from '#app/modules/content/schema.ts'
 import { deleteDocument, deleteVideo, editDocument, editVideo } from '#app/modules/content/service.server.ts'
-import { editCourseDetails, getCourseDetail } from '#app/modules/courses/admin.server.ts'
+import { editCourseDetails, getCourseDetail, setCourseReminders } from '#app/modules/courses/admin.server.ts'
 import { EditCourseSchema } from '#app/modules/courses/schema.ts'
+import { remindersSavedMessage } from '#app/modules/deadlines/settings-form.ts'
 import { invalid } from '#app/modules/errors.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import {
@@ -71,6 +73,7 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
     certificates: await certificateSettings(user, { kind: 'course', id: course._id }),
     canEdit: can(user, 'update:content'),
     mayIssue: can(user, 'manage:certificates'),
+    mayChangeReminders: can(user, 'manage:reminders'),
     uploads: {
       image: uploadRules('courseImage'),
       document: uploadRules('documentEdit'),
@@ -86,6 +89,7 @@ type Intent =
   | 'deleteDocument'
   | 'editCourse'
   | 'certificates'
+  | 'reminders'
   | 'addLab'
   | 'visibility'
   | 'deleteLab'
@@ -159,6 +163,12 @@ async function runAction({ request, params }: ActionFunctionArgs) {
       })
       return saved.ok ? back(certificatesSavedMessage(saved.value)) : saved.response
     }
+    case 'reminders': {
+      // a plain form: the switch posts true or false; a refusal comes back to the tab as a toast
+      const posted = (await readForm(request)).get('reminders')
+      const { reminders } = await setCourseReminders(user, courseId, { reminders: posted ?? undefined })
+      return back(remindersSavedMessage('course', reminders))
+    }
     case 'addLab': {
       // the lab is built in the sandbox before the answer: a few seconds for a big dataset
       const added = await replyOnRefusal(
@@ -190,7 +200,7 @@ async function runAction({ request, params }: ActionFunctionArgs) {
 }
 
 export default function AdminCourse() {
-  const { course, labs, certificates, canEdit, mayIssue, uploads } = useLoaderData<typeof loader>()
+  const { course, labs, certificates, canEdit, mayIssue, mayChangeReminders, uploads } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const tab: TabId = TABS.some((t) => t.id === params.get('tab')) ? (params.get('tab') as TabId) : 'videos'
   const here = (changes: Record<string, string | null>) => {
@@ -231,6 +241,12 @@ export default function AdminCourse() {
         subjectId={course._id}
         settings={certificates}
         settingsTo={canEdit ? here({ edit: 'certificates' }) : undefined}
+      />
+      <RemindersPanel
+        kind="course"
+        on={course.reminders ?? true}
+        action={canEdit && mayChangeReminders ? here({ intent: 'reminders' }) : undefined}
+        note="Only admins switch reminders on or off."
       />
 
       <nav aria-label="Course contents" className="mt-8 flex flex-wrap gap-1 border-b border-slate-200">

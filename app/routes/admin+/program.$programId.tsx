@@ -2,6 +2,7 @@ import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { CertificateSettingsDialog, CertificatesPanel } from '#app/components/admin/certificate-settings.tsx'
+import { RemindersPanel } from '#app/components/admin/reminder-switch.tsx'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
@@ -35,6 +36,7 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
     certificates: await certificateSettings(user, { kind: 'program', id: program._id }),
     canEdit: can(user, 'update:content'),
     mayIssue: can(user, 'manage:certificates'),
+    mayChangeReminders: can(user, 'manage:reminders'),
     signatureUpload: uploadRules('certificateSignature'),
   })
 }
@@ -79,7 +81,8 @@ const price = (value: number | null) =>
   value === null ? '—' : new Intl.NumberFormat('en', { minimumFractionDigits: 2 }).format(value)
 
 export default function AdminProgram() {
-  const { program, certificates, canEdit, mayIssue, signatureUpload } = useLoaderData<typeof loader>()
+  const { program, certificates, canEdit, mayIssue, mayChangeReminders, signatureUpload } =
+    useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const page = `/admin/program/${program._id}`
   const deleting = canEdit && params.get('delete') !== null
@@ -128,6 +131,15 @@ export default function AdminProgram() {
         subjectId={program._id}
         settings={certificates}
         settingsTo={canEdit ? '?edit=certificates' : undefined}
+      />
+      <RemindersPanel
+        kind="program"
+        on={program.reminders ?? true}
+        note={
+          canEdit && mayChangeReminders
+            ? 'Switch them on or off with Edit Program.'
+            : 'Only admins switch reminders on or off.'
+        }
       />
 
       <section className="mt-8" aria-labelledby="program-courses">

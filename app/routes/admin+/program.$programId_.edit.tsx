@@ -3,6 +3,7 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { ProgramForm } from '#app/components/admin/program-form.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { can } from '#app/modules/auth/permissions.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { programFormData } from '#app/modules/programs/form.ts'
@@ -33,7 +34,12 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
     ...program.courses.flatMap((c) => all.filter((course) => course._id === c._id)),
     ...all.filter((course) => !chosen.has(course._id)),
   ]
-  return json({ program, courses, upload: uploadRules('courseImage') })
+  return json({
+    program,
+    courses,
+    upload: uploadRules('courseImage'),
+    mayChangeReminders: can(user, 'manage:reminders'),
+  })
 }
 
 export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
@@ -55,7 +61,7 @@ async function runAction({ request, params }: ActionFunctionArgs) {
 }
 
 export default function EditProgram() {
-  const { program, courses, upload } = useLoaderData<typeof loader>()
+  const { program, courses, upload, mayChangeReminders } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   const page = `/admin/program/${program._id}`
   return (
@@ -67,7 +73,11 @@ export default function EditProgram() {
       upload={upload}
       lastResult={actionData?.result}
       cancelTo={page}
-      program={{ ...program, courses: program.courses.map((c) => c._id) }}
+      program={{
+        ...program,
+        courses: program.courses.map((c) => c._id),
+        reminders: mayChangeReminders ? (program.reminders ?? true) : undefined,
+      }}
     />
   )
 }
