@@ -34,7 +34,7 @@ const BY_DUE = `(a.due_instant IS NOT NULL AND NOT done.completed) DESC,
 // A course is assigned on its own, through programs, or both: each assignment may carry a due date, and the
 // course is due at the earliest of them (the course's own when two fall at the same instant), read in the
 // learner's time zone.
-const assignedCoursesSql = (order: string) =>
+const assignedCoursesSql = (order: string, filter = 'c.title ILIKE :pattern') =>
   sql(
     `WITH learner AS (SELECT ${zoneSql('u')} AS zone FROM users u WHERE u.id = :userId),
      dues AS (
@@ -62,7 +62,7 @@ const assignedCoursesSql = (order: string) =>
      LEFT JOIN files f ON f.key = c.image_key
      LEFT JOIN LATERAL (${courseProgressSql('c.id')}) cp ON true
     CROSS JOIN LATERAL (SELECT ${courseDoneSql(':userId', 'c.id')} AS completed) done
-    WHERE c.title ILIKE :pattern
+    WHERE ${filter}
     ORDER BY ${order}`,
   )
 
@@ -70,6 +70,8 @@ const ASSIGNED_COURSES: Record<CourseCardOrder, ReturnType<typeof sql>> = {
   due: assignedCoursesSql(BY_DUE),
   title: assignedCoursesSql(BY_TITLE),
 }
+
+const ONE_ASSIGNED_COURSE = assignedCoursesSql(BY_TITLE, 'c.id = :courseId')
 
 type AssignedCourseRow = CourseProgressRow & {
   id: string
@@ -104,19 +106,40 @@ export async function listAssignedCourses(
     pattern,
     defaultZone: defaultTimeZone(),
   })
-  return rows.map((row) => {
-    const due = dueView(row)
-    return {
-      _id: row.id,
-      title: row.title,
-      description: row.description,
-      courseImage: row.image_key ? fileInfo({ key: row.image_key, name: row.image_name ?? '' }) : null,
-      ...toCourseProgress(row),
-      due,
-      dueProgram: due ? row.due_program : null,
-      completed: row.completed,
-    }
+  return rows.map(courseCard)
+}
+
+function courseCard(row: AssignedCourseRow): CourseCard {
+  const due = dueView(row)
+  return {
+    _id: row.id,
+    title: row.title,
+    description: row.description,
+    courseImage: row.image_key ? fileInfo({ key: row.image_key, name: row.image_name ?? '' }) : null,
+    ...toCourseProgress(row),
+    due,
+    dueProgram: due ? row.due_program : null,
+    completed: row.completed,
+  }
+}
+
+/**
+ * A course's page, for a learner it is assigned to: when it is due (as My Courses says it) and whether it is
+ * completed. Null for anyone else (the admin side has no due date of its own).
+ */
+export async function courseDue(
+  actor: Actor,
+  courseId: string,
+): Promise<Pick<CourseCard, 'due' | 'dueProgram' | 'completed'> | null> {
+  if (!actor.id || !can(actor, 'record:progress:own') || !isUuid(courseId)) return null
+  const [row] = await query<AssignedCourseRow>(ONE_ASSIGNED_COURSE, {
+    userId: actor.id,
+    courseId,
+    defaultZone: defaultTimeZone(),
   })
+  if (!row) return null
+  const { due, dueProgram, completed } = courseCard(row)
+  return { due, dueProgram, completed }
 }
 
 export type VideoItem = {

@@ -1,6 +1,6 @@
 import { parseWithZod } from '@conform-to/zod'
 import { json } from '@remix-run/node'
-import { ROLE } from '#app/modules/auth/roles.ts'
+import { can } from '#app/modules/auth/permissions.ts'
 import { LOG_OUT_EVERYWHERE_INTENT } from '#app/modules/auth/schema.ts'
 import { signOutEverywhere, type SessionUser } from '#app/modules/auth/service.server.ts'
 import { timeZoneNames } from '#app/modules/deadlines/due.ts'
@@ -27,8 +27,9 @@ export async function profileLoader(request: Request) {
       reminderMails: profile.reminderMails,
     },
     timeZones: timeZoneChoices(profile.timeZone),
-    // reminders go to learners only, and the switch is theirs only where the admins allow it
-    remindersSwitch: learnersMayOptOut && user.roleId === ROLE.learner,
+    // reminders go to learners only (those who learn: whose progress is recorded), and the switch is theirs
+    // only where the admins allow it
+    remindersSwitch: learnersMayOptOut && can(user, 'record:progress:own'),
   })
 }
 
