@@ -100,32 +100,35 @@ export const ProfileSchema = z.object({
 })
 export type ProfileInput = z.input<typeof ProfileSchema>
 
-let zoneList: Set<string> | undefined
 /**
- * A zone of the profile's list, as the list writes it: another spelling of one (europe/berlin, Asia/Kolkata,
- * US/Pacific) is read as the list's name; a name outside the list (an offset such as +05:00, which the
- * database would read with the opposite sign) is refused.
+ * The profile's time zone: absent keeps it, empty or null is the portal's default, a name must be a zone name
+ * (an offset such as +05:00, which the database would read with the opposite sign, is refused here). Whether it
+ * is on the profile's list is the service's check (listedZone): the browser's list of zones is not the server's.
  */
-function listedZone(name: string): string | undefined {
-  zoneList ??= new Set(timeZoneNames())
-  const canonical = new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone
-  return zoneList.has(canonical) ? canonical : undefined
-}
-
-/** The profile's time zone: absent keeps it, empty or null is the portal's default, a name must be on the list. */
 function profileTimeZone() {
   return z.preprocess(
     (value) => (value === '' ? null : value),
     timeZoneField()
-      .transform((name, context) => {
-        const listed = listedZone(name)
-        if (listed) return listed
-        context.addIssue({ code: z.ZodIssueCode.custom, message: TIME_ZONE_CHOICE_MESSAGE })
-        return z.NEVER
-      })
+      .refine((name) => /^[A-Za-z]/.test(name), TIME_ZONE_CHOICE_MESSAGE)
       .nullable()
       .optional(),
   )
+}
+
+let zoneList: Set<string> | undefined
+/**
+ * A zone of the profile's list (timeZoneNames) as the list writes it: another spelling of one (europe/berlin,
+ * Asia/Kolkata, US/Pacific) is read as the list's name; undefined for a name outside the list.
+ */
+export function listedZone(name: string): string | undefined {
+  zoneList ??= new Set(timeZoneNames())
+  let canonical: string
+  try {
+    canonical = new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone
+  } catch {
+    return undefined
+  }
+  return zoneList.has(canonical) ? canonical : undefined
 }
 
 /** The account an /api call about one's own account names (the old client sends it); left out, the caller's. */

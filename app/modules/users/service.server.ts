@@ -6,6 +6,7 @@ import { hashPassword, verifyPassword } from '../auth/password.server.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import { ADMIN_ROLES, ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
 import { toSessionUser, type SessionUser } from '../auth/service.server.ts'
+import { TIME_ZONE_CHOICE_MESSAGE } from '../deadlines/due.ts'
 import { defaultTimeZone, reminderSettings } from '../deadlines/service.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
@@ -15,6 +16,7 @@ import {
   NewUserSchema,
   parsePasswordInput,
   PasswordChangeSchema,
+  listedZone,
   ProfileSchema,
   type NewCoachInput,
   type NewUserInput,
@@ -164,6 +166,7 @@ export async function editProfile(actor: Actor, userId: string, input: ProfileIn
   if (!user) throw notFound('User not found.')
   if (data.email && data.email.toLowerCase() !== user.email.toLowerCase())
     throw invalid('Email cannot be changed.', { email: 'Email cannot be changed.' })
+  const choices = await dueDateChoices(user, data)
   const clash = await User.findOne({ where: { userName: data.userName, id: { [Op.ne]: userId } }, attributes: ['id'] })
   if (clash) throw duplicate('userName')
   try {
@@ -171,7 +174,7 @@ export async function editProfile(actor: Actor, userId: string, input: ProfileIn
       firstName: data.firstName,
       lastName: data.lastName,
       userName: data.userName,
-      ...(await dueDateChoices(user, data)),
+      ...choices,
     })
   } catch (error) {
     if (error instanceof UniqueConstraintError) throw duplicate('userName')
@@ -184,8 +187,11 @@ export async function editProfile(actor: Actor, userId: string, input: ProfileIn
 async function dueDateChoices(user: User, data: { timeZone?: string | null; reminderMails?: boolean }) {
   const changes: { timeZone?: string | null; reminderMails?: boolean } = {}
   if (data.timeZone === null) changes.timeZone = null
-  else if (data.timeZone !== undefined && !sameZone(data.timeZone, user.timeZone ?? defaultTimeZone()))
-    changes.timeZone = data.timeZone
+  else if (data.timeZone !== undefined) {
+    const zone = listedZone(data.timeZone)
+    if (!zone) throw invalid(TIME_ZONE_CHOICE_MESSAGE, { timeZone: TIME_ZONE_CHOICE_MESSAGE })
+    if (!sameZone(zone, user.timeZone ?? defaultTimeZone())) changes.timeZone = zone
+  }
   if (data.reminderMails !== undefined && (await reminderSettings()).learnersMayOptOut)
     changes.reminderMails = data.reminderMails
   return changes
