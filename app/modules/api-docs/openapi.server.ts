@@ -298,8 +298,11 @@ call({
 call({
   method: 'put',
   path: '/api/user/editProfile',
-  summary: 'Change names and username',
-  description: '`userId` defaults to the caller. The email cannot change; if sent it must be the account’s own.',
+  summary: 'Change names, username, time zone and reminder mails',
+  description:
+    '`userId` defaults to the caller. The email cannot change; if sent it must be the account’s own. ' +
+    '`timeZone` and `reminderMails` left out keep what is stored; `reminderMails` is ignored unless the ' +
+    'admins let learners turn reminder mails off.',
   who: 'signedIn',
   body: ProfileSchema.merge(AccountIdSchema),
   ok: message({ user: Account }),

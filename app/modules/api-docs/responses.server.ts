@@ -131,6 +131,20 @@ export const AssignedCourse = z
     percentage: z.number().min(0).max(100).openapi({
       description: 'how far along the course is: its visible videos watched and labs passed, weighed by length',
     }),
+    dueDate: z
+      .string()
+      .date()
+      .nullable()
+      .openapi({
+        description:
+          'the day the course is due, at the end of that day in the learner’s time zone; null when it is due at ' +
+          'an exact time (dueAt) or not at all. The earliest of the course’s own assignment and the assigned ' +
+          'programs that hold it',
+      }),
+    dueAt: timestamp.nullable().openapi({
+      description: 'the instant the course falls due for the learner (the end of dueDate there); null: no due date',
+    }),
+    completed: z.boolean().openapi({ description: 'every visible video and lab of the course done' }),
   })
   .strict()
   .openapi('AssignedCourse')
@@ -200,6 +214,15 @@ export const Profile = z
     assignedCourses: z.array(id),
     assignedPrograms: z.array(id),
     programsEnrolled: z.array(id).openapi({ description: 'the same as assignedPrograms, as the old client reads it' }),
+    timeZone: z.string().openapi({
+      description: 'the time zone due dates are read and shown in: the learner’s own, or the portal’s default',
+      example: 'Europe/Berlin',
+    }),
+    reminderMails: z.boolean().openapi({
+      description:
+        'whether reminder mails about due dates go to them: false only where the admins let learners turn ' +
+        'them off and they did',
+    }),
   })
   .strict()
   .openapi('Profile')

@@ -1,5 +1,6 @@
 import type { Course } from '#db/models/index.ts'
 import { fileInfo, type FileInfoDto } from '../content/dto.ts'
+import type { DueView } from '../deadlines/due.ts'
 
 // A course as the /api and the pages speak of it (`_id`, `courseImage { key, link, name }`): the
 // catalogue, the course detail and overview, and My Courses all answer in these shapes.
@@ -42,6 +43,15 @@ export type CourseCard = Omit<CourseDto, 'createdAt' | 'updatedAt'> & {
   watched: number
   /** capped at 100 */
   percent: number
+  /**
+   * when the course is due for the learner, in their time zone: the earliest of its own assignment's due date
+   * and those of the assigned programs that hold it; null when none has one
+   */
+  due: DueView | null
+  /** the title of the program the due date comes from; null when it is the course's own assignment's */
+  dueProgram: string | null
+  /** every visible video and lab done, as the completion tallies keep it */
+  completed: boolean
 }
 
 /** GET /api/category/assignedCourses/{userId}: a card under the /api's names for the progress. */
@@ -54,5 +64,8 @@ export function assignedCourseDto(card: CourseCard) {
     duration: card.duration,
     courseProgress: card.watched,
     percentage: card.percent,
+    dueDate: card.due?.dueDate ?? null,
+    dueAt: card.due?.dueAt ?? null,
+    completed: card.completed,
   }
 }

@@ -2,6 +2,7 @@ import { db, query, sql } from '#db/client.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import { type Actor } from '../auth/roles.ts'
 import { fileInfo } from '../content/dto.ts'
+import { courseDoneSql, defaultTimeZone, dueView, hasDueSql, zoneSql } from '../deadlines/service.server.ts'
 import { forbidden, notFound, ServiceError } from '../errors.ts'
 import { fileLink } from '../files/links.ts'
 import { isUuid } from '../ids.ts'
@@ -14,23 +15,63 @@ import {
   type CourseProgressRow,
 } from '../progress/rules.server.ts'
 import { searchPattern } from '../search.ts'
-import { ASSIGNED_COURSE_IDS, canOpenCourse } from './access.server.ts'
+import { canOpenCourse } from './access.server.ts'
 import type { CourseCard } from './dto.ts'
 
 // The learner's view of their courses: My Courses with their progress, a course's page and one of
 // its videos, with completion and locks.
 
-const ASSIGNED_COURSES = sql(
-  `WITH assigned AS (${ASSIGNED_COURSE_IDS})
+/** My Courses' orders: the nearest due date first (the page's default), or by title (the /api's and the admin side's). */
+export const COURSE_CARD_ORDERS = ['due', 'title'] as const
+export type CourseCardOrder = (typeof COURSE_CARD_ORDERS)[number]
+
+const BY_TITLE = 'lower(c.title), c.id'
+// the courses still to do that have a due date, overdue first, then the soonest; the rest (no due date, or
+// completed) after them by title
+const BY_DUE = `(a.due_instant IS NOT NULL AND NOT done.completed) DESC,
+             CASE WHEN NOT done.completed THEN a.due_instant END ASC NULLS LAST, ${BY_TITLE}`
+
+// A course is assigned on its own, through programs, or both: each assignment may carry a due date, and the
+// course is due at the earliest of them (the course's own when two fall at the same instant), read in the
+// learner's time zone.
+const assignedCoursesSql = (order: string, filter = 'c.title ILIKE :pattern') =>
+  sql(
+    `WITH learner AS (SELECT ${zoneSql('u')} AS zone FROM users u WHERE u.id = :userId),
+     dues AS (
+       SELECT ca.course_id, ca.due_date, ca.due_at, NULL::text AS program_title
+         FROM course_assignments ca WHERE ca.user_id = :userId
+       UNION ALL
+       SELECT pc.course_id, pa.due_date, pa.due_at, p.title
+         FROM program_assignments pa
+         JOIN program_courses pc ON pc.program_id = pa.program_id
+         JOIN programs p ON p.id = pa.program_id
+        WHERE pa.user_id = :userId),
+     assigned AS (
+       SELECT DISTINCT ON (d.course_id) d.course_id, l.zone,
+              CASE WHEN ${hasDueSql('d')} THEN d.due_date END AS due_date,
+              assignment_due_at(d.due_date, d.due_at, l.zone) AS due_instant,
+              CASE WHEN ${hasDueSql('d')} THEN d.program_title END AS due_program
+         FROM dues d CROSS JOIN learner l
+        ORDER BY d.course_id, assignment_due_at(d.due_date, d.due_at, l.zone) ASC NULLS LAST,
+                 d.program_title ASC NULLS FIRST)
    SELECT c.id, c.title, c.description, c.image_key, f.name AS image_name,
-          cp.duration, cp.known_duration, cp.watched, cp.video_count, cp.lab_seconds, cp.lab_credit
+          cp.duration, cp.known_duration, cp.watched, cp.video_count, cp.lab_seconds, cp.lab_credit,
+          a.due_date::text AS due_date, a.due_instant, a.due_program, a.zone, done.completed
      FROM courses c
      JOIN assigned a ON a.course_id = c.id
      LEFT JOIN files f ON f.key = c.image_key
      LEFT JOIN LATERAL (${courseProgressSql('c.id')}) cp ON true
-    WHERE c.title ILIKE :pattern
-    ORDER BY lower(c.title), c.id`,
-)
+    CROSS JOIN LATERAL (SELECT ${courseDoneSql(':userId', 'c.id')} AS completed) done
+    WHERE ${filter}
+    ORDER BY ${order}`,
+  )
+
+const ASSIGNED_COURSES: Record<CourseCardOrder, ReturnType<typeof sql>> = {
+  due: assignedCoursesSql(BY_DUE),
+  title: assignedCoursesSql(BY_TITLE),
+}
+
+const ONE_ASSIGNED_COURSE = assignedCoursesSql(BY_TITLE, 'c.id = :courseId')
 
 type AssignedCourseRow = CourseProgressRow & {
   id: string
@@ -38,15 +79,21 @@ type AssignedCourseRow = CourseProgressRow & {
   description: string
   image_key: string | null
   image_name: string | null
+  due_date: string | null
+  due_instant: Date | null
+  due_program: string | null
+  zone: string
+  completed: boolean
 }
 
 /**
- * My Courses: the courses assigned to the user with their progress. Percent is that of the course's
- * visible videos and labs (courseProgressSql), capped at 100.
+ * My Courses: the courses assigned to the user with their progress, due date and completion. Percent is that
+ * of the course's visible videos and labs (courseProgressSql), capped at 100. By title unless `order` says
+ * `due` (My Courses' default: the nearest due date first).
  */
 export async function listAssignedCourses(
   actor: Actor,
-  options: { search?: string; userId?: string } = {},
+  options: { search?: string; userId?: string; order?: CourseCardOrder } = {},
 ): Promise<CourseCard[]> {
   if (!actor.id) throw forbidden()
   // a learner reads their own; the admin side anyone's (the user details page)
@@ -54,14 +101,45 @@ export async function listAssignedCourses(
   if (userId !== actor.id) requirePermission(actor, 'read:people', 'You can read only your own courses.')
   if (!isUuid(userId)) throw notFound('User not found.')
   const { pattern } = searchPattern(options.search)
-  const rows = await query<AssignedCourseRow>(ASSIGNED_COURSES, { userId, pattern })
-  return rows.map((row) => ({
+  const rows = await query<AssignedCourseRow>(ASSIGNED_COURSES[options.order ?? 'title'], {
+    userId,
+    pattern,
+    defaultZone: defaultTimeZone(),
+  })
+  return rows.map(courseCard)
+}
+
+function courseCard(row: AssignedCourseRow): CourseCard {
+  const due = dueView(row)
+  return {
     _id: row.id,
     title: row.title,
     description: row.description,
     courseImage: row.image_key ? fileInfo({ key: row.image_key, name: row.image_name ?? '' }) : null,
     ...toCourseProgress(row),
-  }))
+    due,
+    dueProgram: due ? row.due_program : null,
+    completed: row.completed,
+  }
+}
+
+/**
+ * A course's page, for a learner it is assigned to: when it is due (as My Courses says it) and whether it is
+ * completed. Null for anyone else (the admin side has no due date of its own).
+ */
+export async function courseDue(
+  actor: Actor,
+  courseId: string,
+): Promise<Pick<CourseCard, 'due' | 'dueProgram' | 'completed'> | null> {
+  if (!actor.id || !can(actor, 'record:progress:own') || !isUuid(courseId)) return null
+  const [row] = await query<AssignedCourseRow>(ONE_ASSIGNED_COURSE, {
+    userId: actor.id,
+    courseId,
+    defaultZone: defaultTimeZone(),
+  })
+  if (!row) return null
+  const { due, dueProgram, completed } = courseCard(row)
+  return { due, dueProgram, completed }
 }
 
 export type VideoItem = {

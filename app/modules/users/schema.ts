@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { keptFlag } from '../content/schema.ts'
+import { TIME_ZONE_CHOICE_MESSAGE, timeZoneField, timeZoneNames } from '../deadlines/due.ts'
 
 // Registration rules, in the old client's words, with one password policy (docs/product.md#sign-in-and-sessions).
 const NAME = /^[A-Za-z\s]+$/
@@ -87,8 +89,47 @@ export const ProfileSchema = z.object({
   userName: userNameWith('UserName field is required'),
   /** shown disabled; if sent it must be the account's own */
   email: z.string().trim().max(254, 'Email is Invalid').email('Email is Invalid').optional().or(z.literal('')),
+  timeZone: profileTimeZone().describe(
+    'the learner’s time zone, one of the list the profile page offers (IANA names such as Europe/Berlin); ' +
+      'due dates are read and shown in it. null or empty: the portal’s default; left out keeps it',
+  ),
+  reminderMails: keptFlag.describe(
+    'false: no reminder mails about due dates. Taken only where the admins let learners turn them off, ' +
+      'ignored elsewhere; left out keeps it',
+  ),
 })
 export type ProfileInput = z.input<typeof ProfileSchema>
+
+/**
+ * The profile's time zone: absent keeps it, empty or null is the portal's default, a name must be a zone name
+ * (an offset such as +05:00, which the database would read with the opposite sign, is refused here). Whether it
+ * is on the profile's list is the service's check (listedZone): the browser's list of zones is not the server's.
+ */
+function profileTimeZone() {
+  return z.preprocess(
+    (value) => (value === '' ? null : value),
+    timeZoneField()
+      .refine((name) => /^[A-Za-z]/.test(name), TIME_ZONE_CHOICE_MESSAGE)
+      .nullable()
+      .optional(),
+  )
+}
+
+let zoneList: Set<string> | undefined
+/**
+ * A zone of the profile's list (timeZoneNames) as the list writes it: another spelling of one (europe/berlin,
+ * Asia/Kolkata, US/Pacific) is read as the list's name; undefined for a name outside the list.
+ */
+export function listedZone(name: string): string | undefined {
+  zoneList ??= new Set(timeZoneNames())
+  let canonical: string
+  try {
+    canonical = new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone
+  } catch {
+    return undefined
+  }
+  return zoneList.has(canonical) ? canonical : undefined
+}
 
 /** The account an /api call about one's own account names (the old client sends it); left out, the caller's. */
 export const AccountIdSchema = z.object({

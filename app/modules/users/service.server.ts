@@ -6,6 +6,8 @@ import { hashPassword, verifyPassword } from '../auth/password.server.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
 import { ADMIN_ROLES, ROLE, ROLE_BY_NAME, type Actor, type RoleId } from '../auth/roles.ts'
 import { toSessionUser, type SessionUser } from '../auth/service.server.ts'
+import { TIME_ZONE_CHOICE_MESSAGE } from '../deadlines/due.ts'
+import { defaultTimeZone, reminderSettings } from '../deadlines/service.server.ts'
 import { conflict, forbidden, invalid, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
 import { searchPattern } from '../search.ts'
@@ -14,6 +16,7 @@ import {
   NewUserSchema,
   parsePasswordInput,
   PasswordChangeSchema,
+  listedZone,
   ProfileSchema,
   type NewCoachInput,
   type NewUserInput,
@@ -100,8 +103,16 @@ function userRow(user: User): UserRow {
   }
 }
 
-/** The profile the old client reads: the user with role and assignments. */
-type Profile = UserRow & { assignedCourses: string[]; assignedPrograms: string[]; programsEnrolled: string[] }
+/** The profile the old client reads: the user with role and assignments, and their due-date choices. */
+type Profile = UserRow & {
+  assignedCourses: string[]
+  assignedPrograms: string[]
+  programsEnrolled: string[]
+  /** the zone due dates are read in: the learner's own, or the portal's default */
+  timeZone: string
+  /** whether reminder mails about due dates go to them: false only where learners may turn them off and did */
+  reminderMails: boolean
+}
 
 /** A learner reads only their own profile; the admin side reads anyone's. */
 export async function getProfile(actor: Actor, userId: string): Promise<Profile> {
@@ -115,11 +126,14 @@ export async function getProfile(actor: Actor, userId: string): Promise<Profile>
     ProgramAssignment.findAll({ where: { userId }, attributes: ['programId'], order: [['createdAt', 'ASC']] }),
   ])
   const programIds = programs.map((p) => p.programId)
+  const { learnersMayOptOut } = await reminderSettings()
   return {
     ...userRow(user),
     assignedCourses: courses.map((c) => c.courseId),
     assignedPrograms: programIds,
     programsEnrolled: programIds,
+    timeZone: user.timeZone ?? defaultTimeZone(),
+    reminderMails: learnersMayOptOut ? user.reminderMails : true,
   }
 }
 
@@ -137,7 +151,13 @@ export async function findUserByIdentifier(identifier: string) {
   return toSessionUser(user)
 }
 
-/** PUT /api/user/editProfile and the profile pages: one's own names; the email cannot change. */
+/**
+ * PUT /api/user/editProfile and the profile pages: one's own names, time zone and reminder mails; the email
+ * cannot change. The time zone is stored only when it changes what the learner's zone is: a learner on the
+ * portal's default who saves it as it is shown keeps following the default. Reminder mails are the learner's
+ * choice only where the admins allow it; elsewhere the field is ignored (a form opened before the admins
+ * changed the setting still saves its names).
+ */
 export async function editProfile(actor: Actor, userId: string, input: ProfileInput): Promise<SessionUser> {
   if (!actor.id || actor.id !== userId) throw forbidden('You can edit only your own profile.')
   const data = ProfileSchema.parse(input)
@@ -146,15 +166,41 @@ export async function editProfile(actor: Actor, userId: string, input: ProfileIn
   if (!user) throw notFound('User not found.')
   if (data.email && data.email.toLowerCase() !== user.email.toLowerCase())
     throw invalid('Email cannot be changed.', { email: 'Email cannot be changed.' })
+  const choices = await dueDateChoices(user, data)
   const clash = await User.findOne({ where: { userName: data.userName, id: { [Op.ne]: userId } }, attributes: ['id'] })
   if (clash) throw duplicate('userName')
   try {
-    await user.update({ firstName: data.firstName, lastName: data.lastName, userName: data.userName })
+    await user.update({
+      firstName: data.firstName,
+      lastName: data.lastName,
+      userName: data.userName,
+      ...choices,
+    })
   } catch (error) {
     if (error instanceof UniqueConstraintError) throw duplicate('userName')
     throw error
   }
   return toSessionUser(user)
+}
+
+/** The time zone and reminder-mail changes a profile save makes (none when it leaves them as they are). */
+async function dueDateChoices(user: User, data: { timeZone?: string | null; reminderMails?: boolean }) {
+  const changes: { timeZone?: string | null; reminderMails?: boolean } = {}
+  if (data.timeZone === null) changes.timeZone = null
+  else if (data.timeZone !== undefined) {
+    const zone = listedZone(data.timeZone)
+    if (!zone) throw invalid(TIME_ZONE_CHOICE_MESSAGE, { timeZone: TIME_ZONE_CHOICE_MESSAGE })
+    if (!sameZone(zone, user.timeZone ?? defaultTimeZone())) changes.timeZone = zone
+  }
+  if (data.reminderMails !== undefined && (await reminderSettings()).learnersMayOptOut)
+    changes.reminderMails = data.reminderMails
+  return changes
+}
+
+/** Two names of one zone (Etc/UTC and UTC, the list's name and another spelling of it). */
+const sameZone = (a: string, b: string) => {
+  const resolved = (name: string) => new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone
+  return resolved(a) === resolved(b)
 }
 
 /**

@@ -1,7 +1,10 @@
 import { parseWithZod } from '@conform-to/zod'
 import { json } from '@remix-run/node'
+import { can } from '#app/modules/auth/permissions.ts'
 import { LOG_OUT_EVERYWHERE_INTENT } from '#app/modules/auth/schema.ts'
 import { signOutEverywhere, type SessionUser } from '#app/modules/auth/service.server.ts'
+import { timeZoneNames } from '#app/modules/deadlines/due.ts'
+import { defaultTimeZone, reminderSettings } from '#app/modules/deadlines/service.server.ts'
 import { PasswordChangeSchema, ProfileSchema } from '#app/modules/users/schema.ts'
 import { changePassword, editProfile, getProfile } from '#app/modules/users/service.server.ts'
 import { invalidForm, readForm, submitToService } from '#app/utils/forms.server.ts'
@@ -13,15 +16,33 @@ import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
 export async function profileLoader(request: Request) {
   const user = await requireUser(request)
-  const profile = await getProfile(user, user.id)
+  const [profile, { learnersMayOptOut }] = await Promise.all([getProfile(user, user.id), reminderSettings()])
   return json({
     profile: {
       firstName: profile.firstName,
       lastName: profile.lastName,
       userName: profile.userName,
       email: profile.email,
+      timeZone: profile.timeZone,
+      reminderMails: profile.reminderMails,
     },
+    timeZones: timeZoneChoices(profile.timeZone),
+    // reminders go to learners only (those who learn: whose progress is recorded), and the switch is theirs
+    // only where the admins allow it
+    remindersSwitch: learnersMayOptOut && can(user, 'record:progress:own'),
   })
+}
+
+/**
+ * The time zones the profile offers, the server's list (the one a save is checked against), the portal's
+ * default named as such. The learner's own zone and the default are on it even where the list spells them
+ * otherwise.
+ */
+function timeZoneChoices(current: string) {
+  const portal = defaultTimeZone()
+  const names = timeZoneNames()
+  for (const name of [current, portal]) if (!names.includes(name)) names.unshift(name)
+  return names.map((name) => ({ value: name, label: name === portal ? `${name} (the portal’s default)` : name }))
 }
 
 export async function profileAction(request: Request) {

@@ -2,6 +2,7 @@ import { getFormProps, useForm } from '@conform-to/react'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { ContentsHeading, CourseLayout } from '#app/components/course/course-layout.tsx'
+import { DueWords } from '#app/components/course/due-words.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { FileList, VideoList } from '#app/components/course/video-list.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
@@ -10,6 +11,7 @@ import { type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
 import { listAssessments, uploadAssessment } from '#app/modules/assessments/service.server.ts'
+import { courseDue } from '#app/modules/courses/learner.server.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { listCourseLabs } from '#app/modules/labs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -36,7 +38,15 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
     exercises: lab.exercises.length,
     passed: lab.exercises.filter((e) => e.passed).length,
   }))
-  return json({ course, labs, assessments, upload: uploadRules('assessment') })
+  return json({
+    course,
+    labs,
+    assessments,
+    upload: uploadRules('assessment'),
+    due: await courseDue(user, course._id),
+    // the moment the due words are read at, the same on the server and in the browser
+    now: new Date().toISOString(),
+  })
 }
 
 /**
@@ -60,7 +70,7 @@ async function runAction({ request, params }: ActionFunctionArgs) {
 }
 
 export default function CoursePage() {
-  const { course, labs, assessments, upload } = useLoaderData<typeof loader>()
+  const { course, labs, assessments, upload, due, now } = useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const next = course.videos.find((v) => !v.completed && v.lockedBy.length === 0) ?? course.videos[0]
   const uploading = params.get('assessment') === 'new'
@@ -70,6 +80,7 @@ export default function CoursePage() {
       course={course}
       aside={
         <div className="space-y-4 p-5">
+          {due ? <DueWords due={due.due} completed={due.completed} program={due.dueProgram} now={now} /> : null}
           <ProgressBar percent={course.percent} label="Course progress" />
           {next ? (
             <Link to={`/course/${course._id}/${next._id}`} className="btn-primary w-full">

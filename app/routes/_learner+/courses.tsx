@@ -1,13 +1,14 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useLoaderData } from '@remix-run/react'
 import { CourseImage } from '#app/components/course/course-image.tsx'
+import { DueWords } from '#app/components/course/due-words.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { useAccessLogPing } from '#app/components/learner/use-access-log-ping.ts'
 import { can } from '#app/modules/auth/permissions.ts'
 import type { Actor } from '#app/modules/auth/roles.ts'
 import { listCertificates } from '#app/modules/certificates/service.server.ts'
-import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
+import { type CourseCardOrder, listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseLength } from '#app/utils/format.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
@@ -19,9 +20,20 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request)
-  const q = new URL(request.url).searchParams.get('q')?.slice(0, 100) ?? ''
-  const courses = await listAssignedCourses(user, { search: q })
-  return json({ courses, q, learner: can(user, 'record:progress:own'), certified: await certifiedCourses(user) })
+  const params = new URL(request.url).searchParams
+  const q = params.get('q')?.slice(0, 100) ?? ''
+  // the nearest due date first unless the learner asks for titles
+  const order: CourseCardOrder = params.get('sort') === 'title' ? 'title' : 'due'
+  const courses = await listAssignedCourses(user, { search: q, order })
+  return json({
+    courses,
+    q,
+    order,
+    // the moment the due words are read at, the same on the server and in the browser
+    now: new Date().toISOString(),
+    learner: can(user, 'record:progress:own'),
+    certified: await certifiedCourses(user),
+  })
 }
 
 /** The courses the learner holds a valid certificate for, each with its code (a link to it on My Certificates). */
@@ -32,7 +44,7 @@ async function certifiedCourses(user: Actor): Promise<Record<string, string>> {
 }
 
 export default function MyCourses() {
-  const { courses, q, learner, certified } = useLoaderData<typeof loader>()
+  const { courses, q, order, now, learner, certified } = useLoaderData<typeof loader>()
   useAccessLogPing({ enabled: learner, pageName: 'My Courses' })
   return (
     <>
@@ -53,6 +65,7 @@ export default function MyCourses() {
           />
         </Form>
       </div>
+      {courses.length > 1 ? <SortLinks order={order} q={q} /> : null}
       {courses.length === 0 ? (
         <div className="card mt-8 p-10 text-center">
           <h2 className="text-lg font-semibold">{q ? `No courses match “${q}”` : 'No Courses Assigned'}</h2>
@@ -82,6 +95,7 @@ export default function MyCourses() {
                 </h2>
                 <p className="line-clamp-2 text-sm text-slate-600">{course.description}</p>
                 <p className="text-xs text-slate-500">{formatCourseLength(course.videoCount, course.duration)}</p>
+                <DueWords due={course.due} completed={course.completed} program={course.dueProgram} now={now} />
                 <div className="mt-auto space-y-3">
                   <ProgressBar percent={course.percent} label={`${course.title} progress`} />
                   <Link to={`/course/${course._id}`} className="btn-primary w-full">
@@ -99,6 +113,36 @@ export default function MyCourses() {
         </ul>
       )}
     </>
+  )
+}
+
+const ORDER_LABELS: Record<CourseCardOrder, string> = { due: 'Due date', title: 'Title' }
+const ORDERS = Object.keys(ORDER_LABELS) as CourseCardOrder[]
+
+/** The two orders as links (no JavaScript needed), the search kept; the current one marked. */
+function SortLinks({ order, q }: { order: CourseCardOrder; q: string }) {
+  const href = (to: CourseCardOrder) => {
+    const params = new URLSearchParams()
+    if (q) params.set('q', q)
+    if (to === 'title') params.set('sort', 'title')
+    const search = params.toString()
+    return search ? `/courses?${search}` : '/courses'
+  }
+  return (
+    <nav aria-label="Sort courses" className="mt-4 flex flex-wrap items-center gap-2 text-sm">
+      <span className="text-slate-600">Sort:</span>
+      {ORDERS.map((to) =>
+        to === order ? (
+          <span key={to} aria-current="page" className="rounded-md bg-brand-50 px-2 py-1 font-semibold text-brand-700">
+            {ORDER_LABELS[to]}
+          </span>
+        ) : (
+          <Link key={to} to={href(to)} className="rounded-md px-2 py-1 text-brand-600 hover:underline">
+            {ORDER_LABELS[to]}
+          </Link>
+        ),
+      )}
+    </nav>
   )
 }
 

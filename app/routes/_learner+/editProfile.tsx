@@ -14,11 +14,16 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, ({ request 
 export const action = (args: ActionFunctionArgs) => pageAction(args, ({ request }) => profileAction(request))
 
 export default function EditProfile() {
-  const { profile } = useLoaderData<typeof loader>()
+  const { profile, timeZones, remindersSwitch } = useLoaderData<typeof loader>()
   const actionData = useActionData<FormReply>()
   return (
     <>
-      <ProfileForm profile={profile} lastResult={actionData?.result} />
+      <ProfileForm
+        profile={profile}
+        timeZones={timeZones}
+        remindersSwitch={remindersSwitch}
+        lastResult={actionData?.result}
+      />
       <LogOutEverywhere />
     </>
   )
