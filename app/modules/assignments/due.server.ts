@@ -2,7 +2,6 @@ import { query, sql } from '#db/client.ts'
 import { requirePermission } from '../auth/permissions.ts'
 import type { Actor } from '../auth/roles.ts'
 import type { DueView } from '../deadlines/due.ts'
-import type { DueFilter } from './due-filter.ts'
 import type { ReminderPlan } from '../deadlines/plan.ts'
 import {
   courseDoneSql,
@@ -15,6 +14,7 @@ import {
 } from '../deadlines/service.server.ts'
 import { notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
+import type { DueFilter } from './due-filter.ts'
 
 // Due dates as the admin side reads them: one learner's assignments with their due dates and plans (User
 // Details), the learners with an overdue assignment or one due soon (Users List), and how many assignments

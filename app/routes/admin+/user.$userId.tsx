@@ -1,8 +1,9 @@
-import { getFormProps, getInputProps, type FieldMetadata } from '@conform-to/react'
+import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { type ZodTypeAny } from 'zod'
+import { DueFields, type DueFieldMeta as Meta } from '#app/components/admin/due-fields.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FormField, FormSelectField } from '#app/components/forms/fields.tsx'
@@ -11,7 +12,6 @@ import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
 import { DetailList } from '#app/components/ui/detail-list.tsx'
-import { Field } from '#app/components/ui/field.tsx'
 import { Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
 import { learnerAssignmentDues, type AssignmentDue } from '#app/modules/assignments/due.server.ts'
 import {
@@ -267,8 +267,13 @@ function DueCell({ assignment, now, changeTo }: { assignment: AssignmentDue; now
         <p className="text-slate-600">Reminders: {describePlan(assignment.reminderPlan)}</p>
       ) : null}
       {changeTo ? (
-        <Link to={changeTo} preventScrollReset className="text-brand-700 underline">
-          Change<span className="sr-only"> the due date of {assignment.title}</span>
+        <Link
+          to={changeTo}
+          preventScrollReset
+          className="text-brand-700 underline"
+          aria-label={`Change the due date of ${assignment.title}`}
+        >
+          Change
         </Link>
       ) : null}
     </div>
@@ -287,24 +292,6 @@ function dueDefaults(due: DueView | null) {
     hourCycle: 'h23',
   }).format(at)
   return { dueDate: dayIn(at, due.timeZone), dueTime: time }
-}
-
-type Meta = FieldMetadata<string, Record<string, unknown>, string[]>
-
-/** A day and an optional time, in the learner's time zone, said next to them. */
-function DueFields({ dueDate, dueTime, timeZone }: { dueDate: Meta; dueTime: Meta; timeZone: string }) {
-  return (
-    <fieldset className="space-y-1">
-      <legend className="field-label">Due date (optional)</legend>
-      <p className="text-sm text-slate-600" id={`${dueDate.id}-zone`}>
-        Due dates are in the learner’s time zone: {timeZone}. Without a time, due at the end of the day.
-      </p>
-      <div className="grid gap-x-3 sm:grid-cols-2">
-        <Field label="Day" errors={dueDate.errors} inputProps={getInputProps(dueDate, { type: 'date' })} />
-        <Field label="Time (optional)" errors={dueTime.errors} inputProps={getInputProps(dueTime, { type: 'time' })} />
-      </div>
-    </fieldset>
-  )
 }
 
 const planDefaults = (plan: AssignmentDue['reminderPlan']) => {
@@ -379,7 +366,12 @@ function AssignForms({ data, timeZone }: { data: PageData; timeZone: string }) {
   const lastResult = (kind: keyof typeof ASSIGN) => (which === kind ? actionData?.result : undefined)
   return (
     <div className="mt-8 grid gap-6 md:grid-cols-2">
-      <AssignForm kind="course" choices={data.unassignedCourses} lastResult={lastResult('course')} timeZone={timeZone} />
+      <AssignForm
+        kind="course"
+        choices={data.unassignedCourses}
+        lastResult={lastResult('course')}
+        timeZone={timeZone}
+      />
       <AssignForm kind="program" choices={data.programs} lastResult={lastResult('program')} timeZone={timeZone} />
     </div>
   )
