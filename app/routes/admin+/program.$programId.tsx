@@ -211,7 +211,8 @@ export default function AdminProgram() {
         )}
       </section>
 
-      {canAssign ? <AssignLearnersForm /> : null}
+      {/* not while a dialog of the page is open: its form is the one at hand */}
+      {canAssign && !deleting && !editingCertificates ? <AssignLearnersForm /> : null}
 
       {editingCertificates ? (
         <CertificateSettingsDialog
