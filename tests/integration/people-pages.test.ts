@@ -166,10 +166,12 @@ describe('User Details', () => {
       await call(userDetails.loader as never, path, { headers: { Cookie: admin }, params })
     ).json()) as {
       courses: { title: string }[]
-      assignedPrograms: string[]
+      dues: { courses: { title: string }[]; programs: { id: string }[] }
     }
     expect(page.courses.map((c) => c.title)).toEqual(['Direct', 'Program part'])
-    expect(page.assignedPrograms).toHaveLength(1)
+    // the course assigned directly, and the program, each with its due date (none here)
+    expect(page.dues.courses.map((c) => c.title)).toEqual(['Direct'])
+    expect(page.dues.programs.map((p) => p.id)).toEqual([program.id])
   })
 
   it('shows a refused assignment beside its own choice only, without JavaScript', async () => {

@@ -15,7 +15,7 @@ const COLUMNS: DataTableColumn<UserRow>[] = [
 ]
 
 /** Users List, Admin's List and Coach's List: a server-paged table and a "Create New …" popup (?new=1). */
-export function PeoplePage({
+export function PeoplePage<Row extends UserRow = UserRow>({
   title,
   path,
   kind,
@@ -26,19 +26,22 @@ export function PeoplePage({
   lastResult,
   rowHref,
   extraColumns = [],
+  filters,
   children,
 }: {
   title: string
   path: string
   kind: 'learner' | 'admin' | 'coach'
-  rows: UserRow[]
+  rows: Row[]
   total: number
   query: TableQuery
   /** the create button's text; none when the viewer may not create */
   createLabel: string | null
   lastResult?: SubmissionResult<string[]>
-  rowHref?: (row: UserRow) => string
-  extraColumns?: DataTableColumn<UserRow>[]
+  rowHref?: (row: Row) => string
+  extraColumns?: DataTableColumn<Row>[]
+  /** controls above the table that narrow it (GET forms on the same page) */
+  filters?: ReactNode
   children?: ReactNode
 }) {
   const [params] = useSearchParams()
@@ -50,10 +53,11 @@ export function PeoplePage({
   return (
     <>
       <h1 className="text-2xl font-bold">{title}</h1>
+      {filters}
       <div className="mt-6">
         <DataTable
           label={title}
-          columns={[...COLUMNS, ...extraColumns]}
+          columns={[...(COLUMNS as DataTableColumn<Row>[]), ...extraColumns]}
           rows={rows}
           getRowKey={(r) => r._id}
           rowHref={rowHref}

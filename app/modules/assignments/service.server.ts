@@ -5,12 +5,15 @@ import type { DueInput } from '../deadlines/due.ts'
 import type { ReminderPlan } from '../deadlines/plan.ts'
 import { storedDue } from '../deadlines/service.server.ts'
 import { invalid, notFound } from '../errors.ts'
+import { findUserRecord } from '../users/service.server.ts'
 import {
   AssignCourseSchema,
+  AssignmentDueSchema,
   AssignProgramSchema,
   NO_COURSE,
   NO_PROGRAM,
   type AssignCourseInput,
+  type AssignmentDueInput,
   type AssignProgramInput,
 } from './schema.ts'
 
@@ -99,4 +102,75 @@ export async function assignProgram(actor: Actor, input: AssignProgramInput) {
   requirePermission(actor, 'manage:people', 'Only admins can assign programs.')
   const { userId, programId, ...due } = AssignProgramSchema.parse(input)
   return assignToLearner(actor, 'program', userId, programId, due)
+}
+
+// Changing an assignment's due date or plan is its own statement rather than assigning again: an assignment
+// removed meanwhile is a 404, never assigned anew by a form that only meant to move its date.
+const setDueStatement = (table: 'course_assignments' | 'program_assignments', column: string) =>
+  sql(
+    `UPDATE ${table}
+        SET due_date = CASE WHEN :setDue THEN :dueDate::date ELSE due_date END,
+            due_at = CASE WHEN :setDue THEN :dueAt::timestamptz ELSE due_at END,
+            reminder_plan = CASE WHEN :setPlan THEN :plan::jsonb ELSE reminder_plan END
+      WHERE user_id = :userId AND ${column} = :parentId
+      RETURNING 1`,
+  )
+const SET_DUE = {
+  course: setDueStatement('course_assignments', 'course_id'),
+  program: setDueStatement('program_assignments', 'program_id'),
+} as const
+
+export const NOT_ASSIGNED = {
+  course: 'This course is not assigned to the learner directly.',
+  program: 'This program is not assigned to the learner.',
+} as const
+
+/**
+ * Change the due date (null: none) and the reminder plan (null: the portal's; two empty lists: none) of a
+ * course assigned directly or a program; absent, each is kept. Admins; 404 when it is not assigned.
+ */
+export async function setAssignmentDue(actor: Actor, input: AssignmentDueInput) {
+  requirePermission(actor, 'manage:people', 'Only admins can change due dates.')
+  const { userId, kind, id, dueDate, reminderPlan } = AssignmentDueSchema.parse(input)
+  const due = await storedDue(userId, dueDate ?? null)
+  const rows = await query(SET_DUE[kind], {
+    userId,
+    parentId: id,
+    dueDate: due.dueDate,
+    dueAt: due.dueAt,
+    plan: reminderPlan ? JSON.stringify(reminderPlan) : null,
+    setDue: dueDate !== undefined,
+    setPlan: reminderPlan !== undefined,
+  })
+  if (rows.length === 0) throw notFound(NOT_ASSIGNED[kind])
+}
+
+/**
+ * A program page's assigning: the program to each learner named (username or email), with one due date
+ * for all of them (absent: a learner who has it already keeps theirs). Names that are no learner are
+ * returned, not assigned; the others are.
+ */
+export async function assignProgramToLearners(
+  actor: Actor,
+  programId: string,
+  input: { learners: string[]; dueDate?: DueInput | null },
+) {
+  requirePermission(actor, 'manage:people', 'Only admins can assign programs.')
+  const missing: string[] = []
+  let assigned = 0
+  let changed = 0
+  const users: string[] = []
+  for (const name of input.learners) {
+    const user = await findUserRecord(name)
+    if (!user || user.roleId !== ROLE.learner) missing.push(name)
+    else users.push(user.id)
+  }
+  if (missing.length)
+    throw invalid(`Not a learner: ${missing.join(', ')}.`, { learners: `Not a learner: ${missing.join(', ')}.` })
+  for (const userId of users) {
+    const done = await assignProgram(actor, { userId, programId, dueDate: input.dueDate ?? undefined })
+    if (done.assigned) assigned += 1
+    else if (done.changed) changed += 1
+  }
+  return { assigned, changed, unchanged: users.length - assigned - changed }
 }

@@ -1,6 +1,8 @@
 import { Op, UniqueConstraintError } from 'sequelize'
-import { db, mapRows, pipeQuery, type RowStream, transaction } from '#db/client.ts'
+import { db, mapRows, pipeQuery, type RowStream, sequelize, transaction } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
+import type { DueFilter } from '../assignments/due-filter.ts'
+import { dueFilterSql } from '../assignments/due.server.ts'
 import { createPasswordLink, mailPasswordLink, replacePassword } from '../auth/password-links.server.ts'
 import { hashPassword, verifyPassword } from '../auth/password.server.ts'
 import { can, requirePermission } from '../auth/permissions.ts'
@@ -230,6 +232,10 @@ type UserListQuery = {
   offset?: number
   /** undefined: the whole list (the /api's old client expects it) */
   limit?: number
+  /** learners with an overdue assignment, or one due within so many days */
+  due?: DueFilter
+  /** the moment `due` is read at (now) */
+  now?: Date
 }
 
 const LIST_ROLES = { learner: [ROLE.learner], admin: ADMIN_ROLES, coach: [ROLE.coach] } as const
@@ -242,8 +248,18 @@ export async function listUsers(actor: Actor, kind: keyof typeof LIST_ROLES, que
   requirePermission(actor, 'read:people')
   const { User } = await db()
   const { search, pattern } = searchPattern(query.q)
+  const connection = query.due ? await sequelize() : null
   const where = {
     roleId: [...LIST_ROLES[kind]],
+    ...(query.due && connection
+      ? {
+          id: {
+            [Op.in]: connection.literal(
+              dueFilterSql(query.due, query.now ?? new Date(), (value) => connection.escape(value as string)),
+            ),
+          },
+        }
+      : {}),
     ...(search
       ? {
           [Op.or]: [

@@ -1,5 +1,7 @@
 import { parseWithZod } from '@conform-to/zod'
 import { parseTableQuery } from '#app/components/ui/table-query.ts'
+import { readDueFilter } from '#app/modules/assignments/due-filter.ts'
+import { overdueCounts } from '#app/modules/assignments/due.server.ts'
 import type { SessionUser } from '#app/modules/auth/service.server.ts'
 import { NewCoachSchema, RegisterSchema } from '#app/modules/users/schema.ts'
 import {
@@ -24,6 +26,28 @@ export async function loadPeople(user: SessionUser, request: Request, kind: 'lea
   })
   const { rows, total } = await listUsers(user, kind, { ...query, limit: query.size })
   return { rows, total, query }
+}
+
+/**
+ * Users List: the list as loadPeople reads it, narrowed by `?due=overdue` or `?due=7` (learners with an
+ * overdue assignment, or one due within so many days), with each row's count of overdue assignments.
+ */
+export async function loadLearners(user: SessionUser, request: Request) {
+  const url = new URL(request.url)
+  const due = readDueFilter(url.searchParams.get('due'))
+  const query = parseTableQuery(url, {
+    sortKeys: USER_SORT_KEYS,
+    defaultSort: USER_LIST_ORDER.sort,
+    defaultDir: USER_LIST_ORDER.dir,
+  })
+  const now = new Date()
+  const { rows, total } = await listUsers(user, 'learner', { ...query, limit: query.size, due, now })
+  const overdue = await overdueCounts(
+    user,
+    rows.map((r) => r._id),
+    now,
+  )
+  return { rows: rows.map((r) => ({ ...r, overdue: overdue[r._id] ?? 0 })), total, query, due: due ?? null }
 }
 
 export async function createPerson(

@@ -5,6 +5,7 @@ import { longDay, shortDay, ViewsChart } from '#app/components/dashboard/views-c
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { UtcTime } from '#app/components/ui/utc-time.tsx'
+import { overdueAssignmentCount } from '#app/modules/assignments/due.server.ts'
 import { backupAlert } from '#app/modules/backups/schedules.server.ts'
 import { dashboardCounts } from '#app/modules/courses/admin.server.ts'
 import { DASHBOARD_DAYS } from '#app/modules/dashboard/schema.ts'
@@ -19,12 +20,13 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage)
 
 async function loadPage({ request }: LoaderFunctionArgs) {
   const user = await requireAdminSide(request)
-  const [counts, figures, backups] = await Promise.all([
+  const [counts, figures, backups, overdue] = await Promise.all([
     dashboardCounts(user),
     dashboardFigures(user),
     backupAlert(user),
+    overdueAssignmentCount(user),
   ])
-  return json({ counts, figures, backups })
+  return json({ counts: { ...counts, overdue }, figures, backups })
 }
 
 const number = (n: number) => n.toLocaleString('en-US')
@@ -35,6 +37,8 @@ export default function Dashboard() {
     { label: 'Total Courses', value: counts.courses, to: '/admin/courses' },
     { label: 'Total Users', value: counts.users, to: '/admin/users' },
     { label: 'Total Admins', value: counts.admins, to: '/admin/adminUsers' },
+    // courses assigned directly and programs, not completed, whose due time has passed
+    { label: 'Overdue assignments', value: counts.overdue, to: '/admin/users?due=overdue' },
   ]
   const active = [
     { label: 'Active learners, last 7 days', value: figures.activeLearners.last7Days },
@@ -57,7 +61,7 @@ export default function Dashboard() {
           </Link>
         </p>
       ) : null}
-      <ul className="mt-6 grid gap-6 sm:grid-cols-3">
+      <ul className="mt-6 grid gap-6 sm:grid-cols-2 lg:grid-cols-4">
         {cards.map((card) => (
           <li key={card.label}>
             <Link

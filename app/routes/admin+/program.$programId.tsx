@@ -1,15 +1,23 @@
+import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { type ZodTypeAny } from 'zod'
 import { CertificateSettingsDialog, CertificatesPanel } from '#app/components/admin/certificate-settings.tsx'
+import { DueFields, type DueFieldMeta } from '#app/components/admin/due-fields.tsx'
 import { RemindersPanel } from '#app/components/admin/reminder-switch.tsx'
 import { CourseImage } from '#app/components/course/course-image.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { FormTextareaField } from '#app/components/forms/fields.tsx'
+import { FormSubmit } from '#app/components/forms/form-submit.tsx'
+import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { DetailList } from '#app/components/ui/detail-list.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { DeleteButtons, Overlay } from '#app/components/ui/overlay.tsx'
+import { AssignLearnersFormSchema } from '#app/modules/assignments/schema.ts'
+import { assignProgramToLearners } from '#app/modules/assignments/service.server.ts'
 import { can } from '#app/modules/auth/permissions.ts'
 import { certificateSettings, editCertificateSettings } from '#app/modules/certificates/settings.server.ts'
 import { CertificateSettingsFormSchema, certificatesSavedMessage } from '#app/modules/certificates/settings.ts'
@@ -17,9 +25,17 @@ import { invalid } from '#app/modules/errors.ts'
 import { uploadRules } from '#app/modules/files/types.server.ts'
 import { deleteProgram, getProgram } from '#app/modules/programs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
-import { pageAction, readForm, replyOnRefusal, submitUploadForm } from '#app/utils/forms.server.ts'
+import {
+  type FormReply,
+  invalidForm,
+  pageAction,
+  readForm,
+  replyOnRefusal,
+  submitToService,
+  submitUploadForm,
+} from '#app/utils/forms.server.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
-import { requireAdminSide, requireContentManager } from '#app/utils/session.server.ts'
+import { requireAdminSide, requireContentManager, requirePeopleManager } from '#app/utils/session.server.ts'
 import { redirectWithSuccess } from '#app/utils/toast.server.ts'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -35,6 +51,7 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
     program,
     certificates: await certificateSettings(user, { kind: 'program', id: program._id }),
     canEdit: can(user, 'update:content'),
+    canAssign: can(user, 'manage:people'),
     mayIssue: can(user, 'manage:certificates'),
     mayChangeReminders: can(user, 'manage:reminders'),
     signatureUpload: uploadRules('certificateSignature'),
@@ -54,6 +71,24 @@ export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
 async function runAction({ request, params }: ActionFunctionArgs) {
   const programId = params.programId ?? ''
   const page = `/admin/program/${encodeURIComponent(programId)}`
+  if (new URL(request.url).searchParams.get('intent') === 'assign') {
+    // assigning is managing people, not content
+    const manager = await requirePeopleManager(request, page)
+    const submission = parseWithZod(await readForm(request), { schema: AssignLearnersFormSchema })
+    if (submission.status !== 'success') return invalidForm(submission)
+    const { learners, dueDate } = submission.value
+    const done = await submitToService(submission, () =>
+      assignProgramToLearners(manager, programId, { learners, dueDate }),
+    )
+    if (!done.ok) return done.response
+    const { assigned, changed, unchanged } = done.value
+    const words = [
+      assigned ? `Assigned to ${assigned === 1 ? '1 learner' : `${assigned} learners`}.` : '',
+      changed ? `Due date changed for ${changed === 1 ? '1 learner' : `${changed} learners`}.` : '',
+      unchanged ? `${unchanged === 1 ? '1 learner' : `${unchanged} learners`} had it already.` : '',
+    ]
+    return redirectWithSuccess(page, words.filter(Boolean).join(' '))
+  }
   const user = await requireContentManager(request, page)
   if (new URL(request.url).searchParams.get('intent') === 'certificates') {
     const saved = await submitUploadForm(request, {
@@ -81,7 +116,7 @@ const price = (value: number | null) =>
   value === null ? '—' : new Intl.NumberFormat('en', { minimumFractionDigits: 2 }).format(value)
 
 export default function AdminProgram() {
-  const { program, certificates, canEdit, mayIssue, mayChangeReminders, signatureUpload } =
+  const { program, certificates, canEdit, canAssign, mayIssue, mayChangeReminders, signatureUpload } =
     useLoaderData<typeof loader>()
   const [params] = useSearchParams()
   const page = `/admin/program/${program._id}`
@@ -170,7 +205,7 @@ export default function AdminProgram() {
           Learners ({learners})
         </h2>
         {learners === 0 ? (
-          <EmptyState title="No learners" text="Assign the program from a learner’s page." />
+          <EmptyState title="No learners" text="Assign the program below, or from a learner’s page." />
         ) : (
           <ul className="card mt-3 divide-y divide-slate-100">
             {program.learners.map((learner) => (
@@ -188,6 +223,9 @@ export default function AdminProgram() {
         )}
       </section>
 
+      {/* not while a dialog of the page is open: its form is the one at hand */}
+      {canAssign && !deleting && !editingCertificates ? <AssignLearnersForm /> : null}
+
       {editingCertificates ? (
         <CertificateSettingsDialog
           kind="program"
@@ -199,6 +237,41 @@ export default function AdminProgram() {
       ) : null}
       {deleting ? <DeleteProgramDialog title={program.title} learners={learners} closeTo={page} /> : null}
     </>
+  )
+}
+
+/** Assign the program to learners named by username or email, all with one optional due date. */
+function AssignLearnersForm() {
+  const actionData = useActionData<FormReply | DeleteReply>()
+  const [params] = useSearchParams()
+  const navigation = useNavigation()
+  const lastResult =
+    params.get('intent') === 'assign' && actionData && 'result' in actionData ? actionData.result : undefined
+  const [form, fields] = useZodForm<ZodTypeAny>(AssignLearnersFormSchema, {
+    id: 'assign-learners',
+    lastResult,
+    checkOnSubmit: true,
+  })
+  return (
+    <Form
+      method="post"
+      action="?intent=assign"
+      preventScrollReset
+      className="card mt-8 space-y-2 p-6"
+      aria-labelledby="assign-learners-heading"
+      {...getFormProps(form)}
+    >
+      <h2 id="assign-learners-heading" className="text-lg font-semibold">
+        Assign to learners
+      </h2>
+      <FormTextareaField
+        meta={fields.learners}
+        label="Learners (usernames or emails, one a line or separated by commas)"
+        rows={3}
+      />
+      <DueFields dueDate={fields.dueDate as DueFieldMeta} dueTime={fields.dueTime as DueFieldMeta} timeZone={null} />
+      <FormSubmit form={form} label="Assign Program" busy={navigation.state === 'submitting'} />
+    </Form>
   )
 }
 

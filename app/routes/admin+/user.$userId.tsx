@@ -1,22 +1,33 @@
 import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
-import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { type ZodTypeAny } from 'zod'
+import { DueFields, type DueFieldMeta as Meta } from '#app/components/admin/due-fields.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
-import { FormSelectField } from '#app/components/forms/fields.tsx'
+import { FormField, FormSelectField } from '#app/components/forms/fields.tsx'
 import { FormSubmit } from '#app/components/forms/form-submit.tsx'
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
 import { DetailList } from '#app/components/ui/detail-list.tsx'
-import { AssignCourseSchema, AssignProgramSchema } from '#app/modules/assignments/schema.ts'
-import { assignCourse, assignProgram } from '#app/modules/assignments/service.server.ts'
+import { Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
+import { learnerAssignmentDues, type AssignmentDue } from '#app/modules/assignments/due.server.ts'
+import {
+  AssignCourseFormSchema,
+  AssignmentDueFormSchema,
+  AssignProgramFormSchema,
+  REMINDER_CHOICE_LABELS,
+  REMINDER_CHOICES,
+} from '#app/modules/assignments/schema.ts'
+import { assignCourse, assignProgram, setAssignmentDue } from '#app/modules/assignments/service.server.ts'
 import { can } from '#app/modules/auth/permissions.ts'
 import { ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
+import { dayIn, describeDue, describeDueFully, type DueView } from '#app/modules/deadlines/due.ts'
+import { describePlan } from '#app/modules/deadlines/plan.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
 import { getProfile } from '#app/modules/users/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -44,6 +55,7 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
         listPrograms(user).then((list) => list.rows),
       ])
     : [[], [], []]
+  const dues = learner ? await learnerAssignmentDues(user, userId) : null
   const assigned = new Set(profile.assignedCourses)
   return json({
     profile,
@@ -54,11 +66,16 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
     programs: programs
       .filter((p) => !profile.assignedPrograms.includes(p._id))
       .map((p) => ({ _id: p._id, title: p.title })),
-    assignedPrograms: programs.filter((p) => profile.assignedPrograms.includes(p._id)).map((p) => p.title),
+    // each course assigned directly and each program, with its due date and plan; read at `now`
+    dues,
+    now: new Date().toISOString(),
   })
 }
 
-/** Assign New Course and assign a program; assigning twice is harmless. */
+/**
+ * Assign New Course and assign a program, each with an optional due date (assigning twice is harmless);
+ * `?intent=due`: change an assignment's due date and reminder plan.
+ */
 export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
 
 async function runAction({ request, params }: ActionFunctionArgs) {
@@ -66,24 +83,40 @@ async function runAction({ request, params }: ActionFunctionArgs) {
   const back = `/admin/user/${encodeURIComponent(userId)}`
   const user = await requirePeopleManager(request, back)
   const formData = await readForm(request)
-  formData.set('userId', userId)
-  if (new URL(request.url).searchParams.get('assign') === 'program') {
-    const submission = parseWithZod(formData, { schema: AssignProgramSchema })
+  const search = new URL(request.url).searchParams
+  if (search.get('intent') === 'due') {
+    const submission = parseWithZod(formData, { schema: AssignmentDueFormSchema })
     if (submission.status !== 'success') return invalidForm(submission)
-    const done = await submitToService(submission, () => assignProgram(user, submission.value))
+    const done = await submitToService(submission, () => setAssignmentDue(user, { userId, ...submission.value }))
+    if (!done.ok) return done.response
+    return redirectWithSuccess(back, submission.value.dueDate ? 'Due date saved.' : 'Saved, with no due date.')
+  }
+  // an empty due date is none for a new assignment; one already there keeps its own
+  if (search.get('assign') === 'program') {
+    const submission = parseWithZod(formData, { schema: AssignProgramFormSchema })
+    if (submission.status !== 'success') return invalidForm(submission)
+    const { programId, dueDate } = submission.value
+    const done = await submitToService(submission, () =>
+      assignProgram(user, { userId, programId, dueDate: dueDate ?? undefined }),
+    )
     if (!done.ok) return done.response
     return redirectWithSuccess(back, done.value.assigned ? 'Program assigned.' : 'This program was already assigned.')
   }
-  const submission = parseWithZod(formData, { schema: AssignCourseSchema })
+  const submission = parseWithZod(formData, { schema: AssignCourseFormSchema })
   if (submission.status !== 'success') return invalidForm(submission)
-  const done = await submitToService(submission, () => assignCourse(user, submission.value))
+  const { courseId, dueDate } = submission.value
+  const done = await submitToService(submission, () =>
+    assignCourse(user, { userId, courseId, dueDate: dueDate ?? undefined }),
+  )
   if (!done.ok) return done.response
   return redirectWithSuccess(back, done.value.assigned ? 'Course assigned.' : 'This course was already assigned.')
 }
 
 export default function UserDetails() {
   const data = useLoaderData<typeof loader>()
-  const { profile } = data
+  const { profile, dues } = data
+  const [params] = useSearchParams()
+  const now = new Date(data.now)
   const details: [string, string][] = [
     ['First Name', profile.firstName],
     ['Last Name', profile.lastName],
@@ -92,6 +125,9 @@ export default function UserDetails() {
     ['Role', ROLE_NAMES[profile.role.r_id as RoleId]],
     ['Member since', formatDate(profile.createdAt)],
   ]
+  const page = `/admin/user/${profile._id}`
+  const directDue = new Map((dues?.courses ?? []).map((c) => [c.id, c]))
+  const changing = data.canEdit && dues ? changedAssignment(params.get('change'), dues) : null
   return (
     <>
       <Breadcrumb items={[{ label: 'Users', to: '/admin/users' }, { label: profile.userName }]} />
@@ -102,12 +138,13 @@ export default function UserDetails() {
         </h2>
         <DetailList items={details} className="sm:grid-cols-3" />
       </section>
-      {data.learner ? (
+      {data.learner && dues ? (
         <>
           <section aria-labelledby="courses-heading" className="mt-8">
             <h2 id="courses-heading" className="text-lg font-semibold">
               Assigned courses
             </h2>
+            <p className="mt-1 text-sm text-slate-600">Due dates are in the learner’s time zone: {dues.timeZone}.</p>
             <div className="mt-3">
               <DataTable
                 label="Assigned courses"
@@ -124,6 +161,22 @@ export default function UserDetails() {
                     className: 'w-56',
                     cell: (c) => <ProgressBar percent={c.percent} label={`${c.title} progress`} />,
                   },
+                  {
+                    id: 'due',
+                    header: 'Due',
+                    className: 'min-w-44',
+                    cell: (c) => {
+                      const direct = directDue.get(c._id)
+                      if (!direct) return <span className="text-slate-500">Through a program</span>
+                      return (
+                        <DueCell
+                          assignment={direct}
+                          now={now}
+                          changeTo={data.canEdit ? `?change=course:${c._id}` : null}
+                        />
+                      )
+                    },
+                  },
                 ]}
                 rows={data.courses}
                 getRowKey={(c) => c._id}
@@ -134,11 +187,46 @@ export default function UserDetails() {
                 emptyText="No Courses Assigned"
               />
             </div>
-            {data.assignedPrograms.length ? (
-              <p className="mt-2 text-sm text-slate-600">Programs: {data.assignedPrograms.join(', ')}</p>
-            ) : null}
           </section>
-          {data.canEdit ? <AssignForms data={data} /> : null}
+          <section aria-labelledby="programs-heading" className="mt-8">
+            <h2 id="programs-heading" className="text-lg font-semibold">
+              Assigned programs
+            </h2>
+            {dues.programs.length === 0 ? (
+              <p className="mt-2 text-sm text-slate-600">No programs assigned.</p>
+            ) : (
+              <ul className="card mt-3 divide-y divide-slate-100" aria-label="Assigned programs">
+                {dues.programs.map((program) => (
+                  <li
+                    key={program.id}
+                    className="flex flex-wrap items-start justify-between gap-x-4 gap-y-1 px-4 py-3 text-sm"
+                    data-testid="assigned-program"
+                  >
+                    <Link
+                      to={`/admin/program/${program.id}`}
+                      className="min-w-0 break-words font-medium text-brand-700 hover:underline"
+                    >
+                      {program.title}
+                    </Link>
+                    <DueCell
+                      assignment={program}
+                      now={now}
+                      changeTo={data.canEdit ? `?change=program:${program.id}` : null}
+                    />
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+          {data.canEdit ? <AssignForms data={data} timeZone={dues.timeZone} /> : null}
+          {changing ? (
+            <ChangeDueDialog
+              kind={changing.kind}
+              assignment={changing.assignment}
+              timeZone={dues.timeZone}
+              closeTo={page}
+            />
+          ) : null}
         </>
       ) : (
         <p className="mt-8 text-sm text-slate-600">
@@ -150,17 +238,141 @@ export default function UserDetails() {
 }
 
 type PageData = ReturnType<typeof useLoaderData<typeof loader>>
+type Dues = NonNullable<PageData['dues']>
+
+/** `?change=course:<id>` or `?change=program:<id>`: the assignment whose due date is being changed. */
+function changedAssignment(value: string | null, dues: Dues) {
+  const [kind, id] = (value ?? '').split(':')
+  if (kind !== 'course' && kind !== 'program') return null
+  const assignment = (kind === 'course' ? dues.courses : dues.programs).find((a) => a.id === id)
+  return assignment ? { kind: kind as 'course' | 'program', assignment } : null
+}
+
+/** A due date in words ("Due tomorrow", "Overdue by 3 days", "Completed"), in full below, and its Change link. */
+function DueCell({ assignment, now, changeTo }: { assignment: AssignmentDue; now: Date; changeTo: string | null }) {
+  const { due } = assignment
+  return (
+    <div className="text-sm">
+      {due ? (
+        <>
+          <p className={assignment.completed || now < new Date(due.dueAt) ? 'font-medium' : 'font-medium text-red-800'}>
+            {describeDue(due, now, assignment.completed)}
+          </p>
+          <p className="text-slate-600">{describeDueFully(due)}</p>
+        </>
+      ) : (
+        <p className="text-slate-500">No due date</p>
+      )}
+      {assignment.reminderPlan ? (
+        <p className="text-slate-600">Reminders: {describePlan(assignment.reminderPlan)}</p>
+      ) : null}
+      {changeTo ? (
+        <Link
+          to={changeTo}
+          preventScrollReset
+          className="text-brand-700 underline"
+          aria-label={`Change the due date of ${assignment.title}`}
+        >
+          Change
+        </Link>
+      ) : null}
+    </div>
+  )
+}
+
+/** The due date's fields as the form starts: the day, and the time of an exact time, in the learner's zone. */
+function dueDefaults(due: DueView | null) {
+  if (!due) return { dueDate: '', dueTime: '' }
+  if (due.dueDate) return { dueDate: due.dueDate, dueTime: '' }
+  const at = new Date(due.dueAt)
+  const time = new Intl.DateTimeFormat('en-GB', {
+    timeZone: due.timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(at)
+  return { dueDate: dayIn(at, due.timeZone), dueTime: time }
+}
+
+const planDefaults = (plan: AssignmentDue['reminderPlan']) => {
+  if (!plan) return { reminders: 'portal', remindBefore: '', remindAfter: '' }
+  if (plan.before.length === 0 && plan.after.length === 0)
+    return { reminders: 'none', remindBefore: '', remindAfter: '' }
+  return { reminders: 'custom', remindBefore: plan.before.join(', '), remindAfter: plan.after.join(', ') }
+}
+
+/** Change or remove a due date and set the assignment's own reminders: a dialog opened by `?change=`. */
+function ChangeDueDialog({
+  kind,
+  assignment,
+  timeZone,
+  closeTo,
+}: {
+  kind: 'course' | 'program'
+  assignment: AssignmentDue
+  timeZone: string
+  closeTo: string
+}) {
+  const actionData = useActionData<FormReply>()
+  const navigation = useNavigation()
+  const [form, fields] = useZodForm<ZodTypeAny>(AssignmentDueFormSchema, {
+    id: 'change-due',
+    lastResult: actionData?.result,
+    defaultValue: { kind, id: assignment.id, ...dueDefaults(assignment.due), ...planDefaults(assignment.reminderPlan) },
+  })
+  return (
+    <Overlay
+      title={`Due date of ${assignment.title}`}
+      closeTo={closeTo}
+      description="Leave the day empty for no due date."
+    >
+      <Form
+        method="post"
+        action={`?change=${kind}:${assignment.id}&intent=due`}
+        preventScrollReset
+        className="space-y-3"
+        aria-labelledby={OVERLAY_TITLE_ID}
+        {...getFormProps(form)}
+      >
+        <input type="hidden" name="kind" value={kind} />
+        <input type="hidden" name="id" value={assignment.id} />
+        <DueFields dueDate={fields.dueDate as Meta} dueTime={fields.dueTime as Meta} timeZone={timeZone} />
+        <FormSelectField
+          meta={fields.reminders}
+          label="Reminders"
+          options={REMINDER_CHOICES.map((choice) => ({ value: choice, label: REMINDER_CHOICE_LABELS[choice] }))}
+        />
+        <p className="text-sm text-slate-600">Its own days, when chosen: numbers such as 7, 1.</p>
+        <div className="grid gap-x-3 sm:grid-cols-2">
+          <FormField meta={fields.remindBefore} label="Days before" inputMode="numeric" />
+          <FormField meta={fields.remindAfter} label="Days overdue" inputMode="numeric" />
+        </div>
+        <div className="flex flex-wrap items-center justify-end gap-3">
+          <a href={closeTo} className="btn-secondary">
+            Cancel
+          </a>
+          <FormSubmit form={form} label="Save" busy={navigation.state === 'submitting'} busyLabel="Saving…" />
+        </div>
+      </Form>
+    </Overlay>
+  )
+}
 
 /** Assign New Course and Assign Program, each posted to the page with `?assign=` naming it. */
-function AssignForms({ data }: { data: PageData }) {
+function AssignForms({ data, timeZone }: { data: PageData; timeZone: string }) {
   const actionData = useActionData<FormReply>()
   const [params] = useSearchParams()
-  const which = params.get('assign') === 'program' ? 'program' : 'course'
+  const which = params.get('intent') === 'due' ? null : params.get('assign') === 'program' ? 'program' : 'course'
   const lastResult = (kind: keyof typeof ASSIGN) => (which === kind ? actionData?.result : undefined)
   return (
     <div className="mt-8 grid gap-6 md:grid-cols-2">
-      <AssignForm kind="course" choices={data.unassignedCourses} lastResult={lastResult('course')} />
-      <AssignForm kind="program" choices={data.programs} lastResult={lastResult('program')} />
+      <AssignForm
+        kind="course"
+        choices={data.unassignedCourses}
+        lastResult={lastResult('course')}
+        timeZone={timeZone}
+      />
+      <AssignForm kind="program" choices={data.programs} lastResult={lastResult('program')} timeZone={timeZone} />
     </div>
   )
 }
@@ -172,7 +384,7 @@ const ASSIGN = {
     placeholder: 'Select a course',
     submit: 'Assign Course',
     field: 'courseId',
-    schema: AssignCourseSchema.omit({ userId: true }),
+    schema: AssignCourseFormSchema,
   },
   program: {
     heading: 'Assign Program',
@@ -180,19 +392,21 @@ const ASSIGN = {
     placeholder: 'Select a program',
     submit: 'Assign Program',
     field: 'programId',
-    schema: AssignProgramSchema.omit({ userId: true }),
+    schema: AssignProgramFormSchema,
   },
 } as const
 
-/** One of the two: a choice of what the learner does not have yet, and its button. */
+/** One of the two: a choice of what the learner does not have yet, an optional due date, and its button. */
 function AssignForm({
   kind,
   choices,
   lastResult,
+  timeZone,
 }: {
   kind: keyof typeof ASSIGN
   choices: { _id: string; title: string }[]
   lastResult?: FormReply['result']
+  timeZone: string
 }) {
   const navigation = useNavigation()
   const { heading, label, placeholder, submit, field, schema } = ASSIGN[kind]
@@ -214,6 +428,7 @@ function AssignForm({
         placeholder={placeholder}
         options={choices.map((c) => ({ value: c._id, label: c.title }))}
       />
+      <DueFields dueDate={fields.dueDate as Meta} dueTime={fields.dueTime as Meta} timeZone={timeZone} />
       <FormSubmit form={form} label={submit} busy={navigation.state === 'submitting'} />
     </Form>
   )
