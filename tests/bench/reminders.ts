@@ -9,7 +9,15 @@ import { runPortal } from '#tests/bench/measure.ts'
 // of the assignments with due dates. A second sweep shows the cost when everything owed is already recorded.
 // Figures only: the goal (a sweep of 100,000 learners in under 30 s, flat memory) is read from them.
 
-const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Tokyo', 'Pacific/Kiritimati', 'Etc/GMT+12', 'Australia/Sydney']
+const ZONES = [
+  'UTC',
+  'Europe/Berlin',
+  'America/New_York',
+  'Asia/Tokyo',
+  'Pacific/Kiritimati',
+  'Etc/GMT+12',
+  'Australia/Sydney',
+]
 
 type Run = { seconds: number; peakKb: number; cpuMs: number }
 
