@@ -35,8 +35,8 @@ export type AssignProgramInput = z.input<typeof AssignProgramSchema>
 
 // ——— Due dates as the admin pages' forms post them ———
 
-export const DUE_TIME_MESSAGE = 'A time needs its day: choose the date too.'
-export const TIME_MESSAGE = 'Time must be like 17:00.'
+const DUE_TIME_MESSAGE = 'A time needs its day: choose the date too.'
+const TIME_MESSAGE = 'Time must be like 17:00.'
 
 /**
  * A day (a date input; typed days are read as the imports read them) and an optional time of day, in the

@@ -120,7 +120,7 @@ const SET_DUE = {
   program: setDueStatement('program_assignments', 'program_id'),
 } as const
 
-export const NOT_ASSIGNED = {
+const NOT_ASSIGNED = {
   course: 'This course is not assigned to the learner directly.',
   program: 'This program is not assigned to the learner.',
 } as const

@@ -22,8 +22,7 @@ import type { CourseCard } from './dto.ts'
 // its videos, with completion and locks.
 
 /** My Courses' orders: the nearest due date first (the page's default), or by title (the /api's and the admin side's). */
-export const COURSE_CARD_ORDERS = ['due', 'title'] as const
-export type CourseCardOrder = (typeof COURSE_CARD_ORDERS)[number]
+export type CourseCardOrder = 'due' | 'title'
 
 const BY_TITLE = 'lower(c.title), c.id'
 // the courses still to do that have a due date, overdue first, then the soonest; the rest (no due date, or

@@ -47,9 +47,6 @@ export const ReminderSettingsSchema = z.object({
 })
 export type ReminderSettings = z.output<typeof ReminderSettingsSchema>
 
-/** The step names a sent reminder is recorded under: before-7 … after-3. */
-export const stepName = (side: 'before' | 'after', days: number) => `${side}-${days}`
-
 /** "7 and 1 days before; 1, 3 and 7 days overdue", or "none". */
 export function describePlan(plan: ReminderPlan): string {
   const list = (d: number[]) => (d.length === 1 ? `${d[0]}` : `${d.slice(0, -1).join(', ')} and ${d[d.length - 1]}`)

@@ -51,7 +51,7 @@ export function dueView(row: {
 const isoDay = (date: Date) => date.toISOString().slice(0, 10)
 
 /** The stored form of a due date: a day, or an instant (a local time resolved in the learner's zone). */
-export type StoredDue = { dueDate: string | null; dueAt: string | null }
+type StoredDue = { dueDate: string | null; dueAt: string | null }
 
 const LOCAL_INSTANT = sql(
   `SELECT ((:date || ' ' || :time)::timestamp AT TIME ZONE ${zoneSql('u')}) AS at FROM users u WHERE u.id = :userId`,

@@ -45,7 +45,7 @@ export const ReminderSwitchField = z.object({
   ),
 })
 
-export const REMINDER_SWITCH_MESSAGE = 'Choose whether reminders about due dates are sent.'
+const REMINDER_SWITCH_MESSAGE = 'Choose whether reminders about due dates are sent.'
 
 /** The switch on a course's page: on or off, posted as true or false. */
 export const ReminderSwitchFormSchema = z.object({

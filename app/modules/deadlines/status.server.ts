@@ -5,7 +5,7 @@ import { courseDoneSql, dueAtSql, programDoneSql } from './service.server.ts'
 // in progress (something of it watched or a lab of it attempted), or not started.
 
 /** SQL: whether the learner has begun the course: a second of one of its videos played, or a lab of it attempted. */
-export const courseStartedSql = (userId: string, courseId: string) => `(
+const courseStartedSql = (userId: string, courseId: string) => `(
   EXISTS (SELECT 1 FROM video_progress vp
            WHERE vp.user_id = ${userId} AND vp.course_id = ${courseId} AND vp.watched_seconds > 0)
   OR EXISTS (SELECT 1 FROM lab_attempts la
@@ -14,7 +14,7 @@ export const courseStartedSql = (userId: string, courseId: string) => `(
               WHERE la.user_id = ${userId} AND lab.course_id = ${courseId}))`
 
 /** SQL: whether the learner has begun any course of the program. */
-export const programStartedSql = (userId: string, programId: string) => `EXISTS (
+const programStartedSql = (userId: string, programId: string) => `EXISTS (
   SELECT 1 FROM program_courses pc
    WHERE pc.program_id = ${programId} AND ${courseStartedSql(userId, 'pc.course_id')})`
 

@@ -46,7 +46,7 @@ const LISTED = 1000
 const FIRST_ID = '00000000-0000-0000-0000-000000000000'
 
 /** A reminder the sweep queued, or would queue on a dry run. */
-export type SweptReminder = {
+type SweptReminder = {
   userId: string
   email: string
   kind: 'course' | 'program'
@@ -290,7 +290,7 @@ const instant = (name: string) =>
       return at
     })
 
-export const ReminderRunSchema = z.object({
+const ReminderRunSchema = z.object({
   now: instant('The moment').optional(),
   dryRun: z.boolean().default(false),
 })
@@ -309,7 +309,7 @@ export async function sweepReminders(
   return runReminderSweep({ now, dryRun, ...options })
 }
 
-export const DueListSchema = z.object({
+const DueListSchema = z.object({
   dueBefore: instant('The moment'),
   limit: listLimit(1000),
 })
