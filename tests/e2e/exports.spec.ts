@@ -51,8 +51,10 @@ test('an admin adds a schedule, is told what is wrong first, and removes it afte
 }) => {
   await signInAs('admin')
   await page.goto('/admin/exports')
+  // the schedule's own form: the page's assignments download has a course picker too
+  const form = page.locator('form').filter({ has: page.getByRole('button', { name: 'Add schedule' }) })
   // two courses, each picked from the list with a click (no Ctrl or ⌘)
-  const picker = page.getByRole('button', { name: /^Courses/ })
+  const picker = form.getByRole('button', { name: /^Courses/ })
   await picker.click()
   for (const title of ['SQL Fundamentals', 'Data Modelling for Relational Databases'])
     await page.getByRole('option', { name: title }).click()
