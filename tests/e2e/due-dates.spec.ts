@@ -51,6 +51,24 @@ test('an admin assigns a course due tomorrow; the learner sees "Due tomorrow" an
     await assign.getByRole('button', { name: 'Assign Course' }).click()
     const assigned = admin.getByRole('table', { name: 'Assigned courses' }).getByRole('row').filter({ hasText: COURSE })
     await expect(assigned).toContainText('Due tomorrow')
+
+    // the row's Change dialog opens with the date in it, and is accessible; Cancel leaves it as it was
+    await assigned.getByRole('link', { name: `Change the due date of ${COURSE}` }).click()
+    const dialog = admin.getByRole('dialog', { name: `Due date of ${COURSE}` })
+    await expect(dialog.getByLabel('Day', { exact: true })).toHaveValue(utcDay(1))
+    await expectAccessible(admin, 'the Change due date dialog')
+    await dialog.getByRole('link', { name: 'Cancel' }).click()
+    await expect(assigned).toContainText('Due tomorrow')
+
+    // Users List, due within a day: the learner is there; the dashboard counts the demo's overdue assignment
+    await admin.goto(`/admin/users?due=1&q=${LEARNER.userName}`)
+    await expect(admin.getByRole('table', { name: 'Users List' }).getByRole('row')).toHaveCount(2)
+    await expect(admin.getByRole('combobox', { name: 'Due dates' })).toHaveValue('1')
+    await expectAccessible(admin, 'Users List filtered by due date')
+    await admin.goto('/admin/dashboard')
+    const overdue = admin.getByTestId('count-card').filter({ hasText: 'Overdue assignments' })
+    await expect(overdue).toHaveAttribute('href', '/admin/users?due=overdue')
+    await expect(overdue).toContainText(/Overdue assignments\s*[1-9]/)
   } finally {
     await adminContext.close()
   }
