@@ -184,6 +184,21 @@ export async function transaction<T>(work: (transaction: Transaction) => Promise
   return (await sequelize()).transaction(work)
 }
 
+/** Work on one pooled connection inside BEGIN … COMMIT, rolled back when it throws. */
+export async function withTransaction<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  return withConnection(async (client) => {
+    await client.query('BEGIN')
+    try {
+      const result = await work(client)
+      await client.query('COMMIT')
+      return result
+    } catch (error) {
+      await client.query('ROLLBACK')
+      throw error
+    }
+  })
+}
+
 /**
  * The rows of one statement run straight through pg on a pooled connection: no Sequelize model, escaping
  * or result building around it. A statement declared once with `sql` is prepared once per connection; one

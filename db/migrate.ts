@@ -27,6 +27,7 @@ import * as certificates from './migrations/0022-certificates.ts'
 import * as certificateWorkAndSignatures from './migrations/0023-certificate-work-and-signatures.ts'
 import * as dueDates from './migrations/0024-due-dates.ts'
 import * as exportKinds from './migrations/0025-export-kinds.ts'
+import * as identityProviders from './migrations/0027-identity-providers.ts'
 import { IncompleteRestoreError, restoreMarker } from './restore-marker.ts'
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
@@ -56,6 +57,7 @@ const migrations = [
   { name: '0023-certificate-work-and-signatures', ...certificateWorkAndSignatures },
   { name: '0024-due-dates', ...dueDates },
   { name: '0025-export-kinds', ...exportKinds },
+  { name: '0027-identity-providers', ...identityProviders },
 ]
 
 /** The migrations' names in the order they run: a backup made at one of them is one this portal can restore. */

@@ -38,6 +38,16 @@ const schema = z.object({
   BRIDGE_SECRET: z.string().min(16).optional(),
   // The private key that signs certificates' Open Badges credentials: an RSA key of 2048 bits or more as a
   // PKCS#8 PEM. An env file holds one line, so "\n" written out stands for a line break.
+  // The key that seals identity providers' client secrets in the database: 32 bytes, base64 or hex. Unset, one is
+  // made once and kept in $DATA_DIR/secrets.json; a backup of the database then holds no readable secret.
+  IDENTITY_SECRETS_KEY: z
+    .string()
+    .trim()
+    .refine(
+      (v) => /^[0-9a-f]{64}$/i.test(v) || Buffer.from(v, 'base64').length === 32,
+      'must be 32 bytes, as 64 hex digits or base64',
+    )
+    .optional(),
   CERTIFICATE_SIGNING_KEY: z
     .string()
     .transform((v) => v.replace(/\\n/g, '\n').trim())
@@ -166,6 +176,7 @@ export function resetEnvCache() {
   cached = undefined
   secretsCache = undefined
   signingKeyCache = undefined
+  identityKeyCache = undefined
 }
 
 type Secrets = {
@@ -177,7 +188,7 @@ type Secrets = {
 }
 
 /** What `$DATA_DIR/secrets.json` holds: the secrets, and the certificate signing key once one was needed. */
-type StoredSecrets = Partial<Secrets> & { certificateSigningKey?: string }
+type StoredSecrets = Partial<Secrets> & { certificateSigningKey?: string; identitySecretsKey?: string }
 
 const secretsFile = () => path.join(getEnv().DATA_DIR, 'secrets.json')
 
@@ -227,8 +238,8 @@ export function getSecrets(): Secrets {
     databasePassword: stored.databasePassword ?? generate(),
   }
   const changed = (Object.keys(kept) as (keyof Secrets)[]).some((k) => stored[k] !== kept[k])
-  // the signing key, when one was made, stays in the file
-  if (changed) writeStoredSecrets({ ...kept, certificateSigningKey: stored.certificateSigningKey })
+  // the keys made on first use (the signing key, the identity secrets key) stay in the file
+  if (changed) writeStoredSecrets({ ...stored, ...kept })
   secretsCache = {
     sessionSecret: fromEnv.sessionSecret ?? kept.sessionSecret,
     jwtSecret: fromEnv.jwtSecret ?? kept.jwtSecret,
@@ -259,4 +270,26 @@ export function getCertificateSigningKey(): string {
     writeStoredSecrets(stored)
   }
   return (signingKeyCache = stored.certificateSigningKey)
+}
+
+let identityKeyCache: Buffer | undefined
+
+/**
+ * The key that seals identity providers' client secrets: `IDENTITY_SECRETS_KEY`, or one made on first use and kept
+ * in `$DATA_DIR/secrets.json`. Lost or replaced, the sealed secrets cannot be read and must be set again.
+ */
+export function getIdentitySecretsKey(): Buffer {
+  if (identityKeyCache) return identityKeyCache
+  const fromEnv = getEnv().IDENTITY_SECRETS_KEY
+  if (fromEnv) {
+    identityKeyCache = /^[0-9a-f]{64}$/i.test(fromEnv) ? Buffer.from(fromEnv, 'hex') : Buffer.from(fromEnv, 'base64')
+    return identityKeyCache
+  }
+  getSecrets() // the file holds the other secrets before the key joins them
+  const stored = readStoredSecrets()
+  if (!stored.identitySecretsKey) {
+    stored.identitySecretsKey = randomBytes(32).toString('base64')
+    writeStoredSecrets(stored)
+  }
+  return (identityKeyCache = Buffer.from(stored.identitySecretsKey, 'base64'))
 }

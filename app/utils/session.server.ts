@@ -46,7 +46,8 @@ export function authenticator() {
   return auth
 }
 
-async function tokenOf(request: Request) {
+/** The token of the request's page session, if it has one. */
+export async function sessionToken(request: Request) {
   const session = await sessionStorage().getSession(request.headers.get('Cookie'))
   const token: unknown = session.get('token')
   return typeof token === 'string' ? token : undefined
@@ -58,7 +59,7 @@ const usersOfRequests = new WeakMap<Request, Promise<SessionUser | undefined>>()
 export function getSessionUser(request: Request): Promise<SessionUser | undefined> {
   let user = usersOfRequests.get(request)
   if (!user) {
-    user = tokenOf(request)
+    user = sessionToken(request)
       .then(userFromToken)
       .then((found) => {
         if (found) noteActingUser(found.id)
@@ -96,7 +97,7 @@ export async function requireUser(request: Request, options: { redirectTo?: stri
   if (user) return user
   const headers = new Headers()
   // an expired or revoked token: clear it so the browser stops sending it
-  if (await tokenOf(request)) headers.set('Set-Cookie', await destroySessionCookie(request))
+  if (await sessionToken(request)) headers.set('Set-Cookie', await destroySessionCookie(request))
   throw redirect(signInUrl(request, options.redirectTo), { headers })
 }
 
@@ -135,7 +136,7 @@ export async function commitToken(request: Request, token: string) {
 
 /** Logout: the session ends on the server (a kept copy of the cookie opens nothing) and the cookie goes. */
 export async function endPageSession(request: Request) {
-  await endSession(await tokenOf(request))
+  await endSession(await sessionToken(request))
   return destroySessionCookie(request)
 }
 

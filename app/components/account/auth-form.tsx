@@ -7,7 +7,8 @@ import { FormSubmit } from '#app/components/forms/form-submit.tsx'
  * A signed-out page that is one form (Sign in, Forgot Password, a new password): the card with its
  * heading and a line under it (or, once the form has done its work, `notice` in its place), the form
  * posted to `action` (this page when left out) with its error and a full-width submit button, then a
- * link away. The button waits while the form is being sent, or while `busy` says so.
+ * link away. The button waits while the form is being sent, or while `busy` says so. `footer` goes under the
+ * form (the sign-in page's company buttons); `hideSubmit` leaves the button out where the form cannot be used.
  */
 export function AuthForm({
   form,
@@ -19,6 +20,8 @@ export function AuthForm({
   busy,
   busyLabel,
   link,
+  footer,
+  hideSubmit = false,
   children,
 }: {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any page's form, whatever its schema
@@ -31,6 +34,8 @@ export function AuthForm({
   busy?: boolean
   busyLabel?: string
   link?: { to: string; label: string }
+  footer?: ReactNode
+  hideSubmit?: boolean
   children: ReactNode
 }) {
   const navigation = useNavigation()
@@ -46,14 +51,17 @@ export function AuthForm({
       )}
       <Form method="post" action={action} className="mt-6 space-y-2" {...getFormProps(form)}>
         {children}
-        <FormSubmit
-          form={form}
-          label={submit}
-          busy={busy ?? navigation.state === 'submitting'}
-          busyLabel={busyLabel}
-          className="btn-primary w-full"
-        />
+        {hideSubmit ? null : (
+          <FormSubmit
+            form={form}
+            label={submit}
+            busy={busy ?? navigation.state === 'submitting'}
+            busyLabel={busyLabel}
+            className="btn-primary w-full"
+          />
+        )}
       </Form>
+      {footer}
       {link ? (
         <p className="mt-4 text-center text-sm">
           <Link to={link.to} className="font-medium text-brand-600 hover:underline">

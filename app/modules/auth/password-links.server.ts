@@ -3,9 +3,10 @@ import { Op, QueryTypes, type Transaction } from 'sequelize'
 import { getEnv } from '#app/utils/env.server.ts'
 import { db, sequelize, transaction } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
-import { ServiceError } from '../errors.ts'
+import { forbidden, ServiceError } from '../errors.ts'
 import { sendMail } from '../mail/service.server.ts'
 import { passwordLinkMessage } from '../mail/templates.ts'
+import { passwordsTurnedOff, requiredProviderFor } from '../sso/required.server.ts'
 import { NewPasswordSchema, parsePasswordInput } from '../users/schema.ts'
 import { hashPassword } from './password.server.ts'
 import { FORGOT_PASSWORD_ANSWER, TOKEN_EXPIRED } from './schema.ts'
@@ -89,6 +90,9 @@ export async function replacePassword(user: User, passwordHash: string, transact
 export async function requestPasswordReset(userNameOrEmail: string): Promise<{ message: string }> {
   const { User } = await db()
   const identifier = userNameOrEmail.trim()
+  // the passwords of a required provider's domains are turned off: said of the domain, whoever asks
+  const required = await requiredProviderFor(identifier)
+  if (required) throw forbidden(passwordsTurnedOff(required, identifier))
   const user = identifier
     ? await User.findOne({ where: { [Op.or]: [{ email: identifier }, { userName: identifier }] } })
     : null
@@ -106,6 +110,8 @@ export async function requestPasswordReset(userNameOrEmail: string): Promise<{ m
 /** One mail a minute per account at most, so the form cannot be used to flood someone's inbox. */
 async function sendResetLink(user: { id: string; email: string; firstName: string }) {
   const { PasswordResetToken } = await db()
+  // asked for by username: no mail where a required provider keeps the password (the answer is the same)
+  if (await requiredProviderFor(user.email)) return
   const recent = await PasswordResetToken.count({
     where: { userId: user.id, purpose: 'reset', createdAt: { [Op.gt]: new Date(Date.now() - 60_000) } },
   })
@@ -147,6 +153,8 @@ export async function resetPassword(token: string, input: unknown): Promise<{ us
     const { User } = await db()
     const user = await User.findByPk(used.user_id, { transaction, lock: transaction.LOCK.UPDATE })
     if (!user) throw new UnusableLink()
+    const required = await requiredProviderFor(user.email)
+    if (required) throw forbidden(passwordsTurnedOff(required, user.email))
     await replacePassword(user, passwordHash, transaction)
     return { userName: user.userName }
   })

@@ -22,6 +22,7 @@ const GRID: Record<Permission, string> = {
   'manage:people': 'SA',
   'manage:admins': 'S',
   'read:sign-ins': 'SA',
+  'manage:identity-providers': 'S',
   'update:content': 'SA',
   'read:course:any': 'SAC',
   'read:course:assigned': 'L',

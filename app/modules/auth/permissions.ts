@@ -26,6 +26,11 @@ export const PERMISSIONS = {
   /** create, change (by import) and remove admin and super admin accounts */
   'manage:admins': { roles: ['superAdmin'], denied: 'Only the super admin can manage admins.' },
   'read:sign-ins': { roles: MANAGERS, denied: 'Only admins can read the record of sign-ins.' },
+  /** identity providers for company sign-in: add, change, remove them and apply their group rules */
+  'manage:identity-providers': {
+    roles: ['superAdmin'],
+    denied: 'Only the super admin can manage company sign-in.',
+  },
   /** courses, videos, documents, scenarios, programs, their images and files */
   'update:content': { roles: MANAGERS, denied: 'Only admins can change courses and their contents.' },
   /** open any course with its hidden entries, and any document of one */

@@ -2,6 +2,7 @@ import { Op } from 'sequelize'
 import { db, query, sql } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
 import { forbidden, ServiceError, unauthorized } from '../errors.ts'
+import { passwordsTurnedOff, requiredProviderFor } from '../sso/required.server.ts'
 import { verifyPassword } from './password.server.ts'
 import type { Actor, RoleId } from './roles.ts'
 import { WRONG_CREDENTIALS, type LoginInput } from './schema.ts'
@@ -43,6 +44,10 @@ export async function login(
   const user = await User.findOne({
     where: { [Op.or]: [{ email: identifier }, { userName: identifier }] },
   })
+  // a company that requires its provider has turned passwords off for its domains: said before any password is
+  // checked, so a right password is no more use than a wrong one
+  const required = await requiredProviderFor(user?.email ?? identifier)
+  if (required) throw forbidden(passwordsTurnedOff(required, user?.email ?? identifier))
   const account = user ? `user:${user.id}` : `name:${identifier.toLowerCase()}`
   const attempt = await beginAttempt(account, user?.id ?? null, from.address)
   if (!(await mayCheckPassword(attempt))) {

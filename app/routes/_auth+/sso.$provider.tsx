@@ -1,0 +1,24 @@
+import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/node'
+import { useLoaderData } from '@remix-run/react'
+import { SsoProblemCard } from '#app/components/account/sso-problem.tsx'
+import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { PRODUCT_NAME } from '#app/utils/brand.ts'
+import { pageLoader } from '#app/utils/pages.server.ts'
+import { ssoLoader, type SsoProblem } from './__sso.server.ts'
+
+// /sso/<provider>: off to the company's provider to sign in (the sign-in page's "Sign in with …" button), or the page
+// saying why not (the provider is not answering).
+
+export const meta: MetaFunction = () => [{ title: `Sign in · ${PRODUCT_NAME}` }]
+
+export const loader = (args: LoaderFunctionArgs) =>
+  pageLoader(args, ({ request, params }) => ssoLoader(request, params.provider ?? ''))
+
+export default function SignInThroughProvider() {
+  const problem = useLoaderData<SsoProblem>()
+  return <SsoProblemCard {...problem} />
+}
+
+export function ErrorBoundary() {
+  return <GeneralErrorBoundary />
+}
