@@ -52,8 +52,10 @@ export function groupsOf(claims: PersonClaims, claim: string): string[] {
   )
 }
 
-// Some providers send "true" as text
-const verified = (value: unknown) => value === true || value === 'true'
+// Some providers send "true" as text; Microsoft Entra ID says it with its optional claim `xms_edov` (the email's
+// domain is verified by its owner), as it sends no email_verified
+const verified = (claims: PersonClaims) =>
+  [claims.email_verified, claims.xms_edov].some((value) => value === true || value === 'true' || value === 1)
 
 type AccountRow = { id: string; disabled: boolean }
 
@@ -84,7 +86,7 @@ export async function accountFor(provider: Provider, claims: PersonClaims): Prom
         'domain',
         `${provider.name} does not sign in accounts at ${domainOf(email)}. Sign in with your password, or with the provider of that domain.`,
       )
-    if (!verified(claims.email_verified))
+    if (!verified(claims))
       throw new SignInRefused(
         'email_unverified',
         `${provider.name} has not verified your email address (${email}), so it cannot be linked to a portal account. Verify it at ${provider.name}, then try again.`,

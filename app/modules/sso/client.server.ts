@@ -57,7 +57,8 @@ function breakerOf(providerId: string) {
     breaker = new CircuitBreaker((task: Task<unknown>) => task(), {
       timeout: false, // each request has its own timeout
       volumeThreshold: BREAKER_FAILURES,
-      errorThresholdPercentage: 100,
+      // open only when every request of the window failed (opossum opens above the percentage)
+      errorThresholdPercentage: 99,
       rollingCountTimeout: BREAKER_RESET_MS,
       resetTimeout: BREAKER_RESET_MS,
       // a refused token or a wrong code is the provider answering: only silence opens the circuit

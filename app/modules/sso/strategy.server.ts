@@ -71,8 +71,15 @@ export class OpenIdConnectStrategy<User extends Verified> extends Strategy<User,
 
   async authenticate(request: Request): Promise<User> {
     const url = new URL(request.url)
-    if (!url.searchParams.has('code') && !url.searchParams.has('error') && !url.searchParams.has('state'))
-      throw await this.start(url)
+    if (!url.searchParams.has('code') && !url.searchParams.has('error') && !url.searchParams.has('state')) {
+      try {
+        throw await this.start(url)
+      } catch (error) {
+        if (error instanceof ProviderUnavailable)
+          await recordProviderSignIn({ provider: this.provider, address: this.address, refused: 'unreachable' })
+        throw error
+      }
+    }
     return this.callback(request, url)
   }
 
