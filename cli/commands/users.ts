@@ -68,29 +68,52 @@ export function registerUsers(program: Command) {
 
   users
     .command('sign-ins')
-    .description('the record of sign-in attempts, newest first: when, outcome, account, address')
+    .description(
+      'the record of sign-in attempts, newest first: when, outcome, account, address, and for a company sign-in the provider, subject and why it was refused',
+    )
     .option('--user <email-or-username>', 'only this account (or, for no account, what was typed)')
     .option('--address <address>', 'only attempts from this client address')
     .option('--outcome <outcome>', `only this outcome: ${SIGN_IN_OUTCOMES.join(', ')}`)
+    .option('--provider <short-name>', 'only sign-ins through this company provider')
     .option('--limit <n>', 'how many to list (1 to 1000)', '50')
-    .option('--json', 'print an array of { id, at, account, userId, userName, address, outcome }')
-    .action(async (options: { user?: string; address?: string; outcome?: string; limit: string; json?: boolean }) => {
-      const { json, ...filter } = options
-      let events
-      try {
-        events = await listSignInEvents(SYSTEM, filter)
-      } finally {
-        await disconnect()
-      }
-      if (json) return console.log(JSON.stringify(events, null, 2))
-      if (!events.length) return console.error('No sign-in attempts recorded for this.')
-      console.log(
-        textTable([
-          ['AT', 'OUTCOME', 'ACCOUNT', 'ADDRESS'],
-          ...events.map((e) => [e.at, e.outcome, e.account, e.address ?? 'unknown']),
-        ]),
-      )
-    })
+    .option(
+      '--json',
+      'print an array of { id, at, account, userId, userName, address, outcome, provider, subject, reason }',
+    )
+    .action(
+      async (options: {
+        user?: string
+        address?: string
+        outcome?: string
+        provider?: string
+        limit: string
+        json?: boolean
+      }) => {
+        const { json, ...filter } = options
+        let events
+        try {
+          events = await listSignInEvents(SYSTEM, filter)
+        } finally {
+          await disconnect()
+        }
+        if (json) return console.log(JSON.stringify(events, null, 2))
+        if (!events.length) return console.error('No sign-in attempts recorded for this.')
+        console.log(
+          textTable([
+            ['AT', 'OUTCOME', 'ACCOUNT', 'ADDRESS', 'THROUGH', 'SUBJECT', 'REASON'],
+            ...events.map((e) => [
+              e.at,
+              e.outcome,
+              e.account,
+              e.address ?? 'unknown',
+              e.provider ?? 'password',
+              e.subject ?? '',
+              e.reason ?? '',
+            ]),
+          ]),
+        )
+      },
+    )
 
   registerUsersImport(users)
 }

@@ -326,6 +326,7 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
         ['/admin/courses', 'Courses'],
         ['/admin/accesslog', 'Access Log'],
         ['/admin/reminders', 'Reminders'],
+        ['/admin/sign-ins', 'Sign-ins'],
       ] as const)
       await checkNotFound(page, '/admin/no-such-page', 'the 404 page in the admin area')
 

@@ -221,6 +221,7 @@ for (const phone of PHONES) {
       '/admin/jobs',
       '/admin/reminders',
       '/admin/backups',
+      '/admin/sign-ins',
       '/admin/addDocuments',
       '/admin/addScenarios',
       '/admin/newCourse',

@@ -31,6 +31,7 @@ import { mailQueueStatus } from '#app/modules/mail/queue.server.ts'
 import { deleteProgram, getProgram } from '#app/modules/programs/service.server.ts'
 import { prunePings } from '#app/modules/progress/retention.server.ts'
 import { listVideosProgress, recordAccessLogPing } from '#app/modules/progress/service.server.ts'
+import { listProviders } from '#app/modules/sso/providers.server.ts'
 import { writeUserList } from '#app/modules/users/export.server.ts'
 import { createUser, getProfile, removeAdmin } from '#app/modules/users/service.server.ts'
 import * as adminLayout from '#app/routes/admin+/_layout.tsx'
@@ -39,6 +40,7 @@ import * as certificatesPage from '#app/routes/admin+/certificates.tsx'
 import * as jobsPage from '#app/routes/admin+/jobs.tsx'
 import * as newCoursePage from '#app/routes/admin+/newCourse.tsx'
 import * as remindersPage from '#app/routes/admin+/reminders.tsx'
+import * as signInsPage from '#app/routes/admin+/sign-ins.tsx'
 import * as importUsersPage from '#app/routes/admin+/users_.import.tsx'
 import * as assessmentListRoute from '#app/routes/api+/assignmentDocuments.getAssignmentDocuments.ts'
 import * as uploadAssessmentRoute from '#app/routes/api+/assignmentDocuments.uploadAssignmentDocument.ts'
@@ -504,6 +506,18 @@ const CASES: Case[] = [
     exercises: ['enter:admin-area', 'read:certificates'],
     via: 'user',
     run: (who) => page(open(certificatesPage, '/admin/certificates', who)),
+  },
+  {
+    name: 'the Sign-ins page',
+    exercises: ['enter:admin-area', 'read:sign-ins'],
+    via: 'user',
+    run: (who) => page(open(signInsPage, '/admin/sign-ins', who)),
+  },
+  {
+    name: 'the identity providers',
+    exercises: ['manage:identity-providers'],
+    via: 'service',
+    run: ({ actor }) => service(() => listProviders(actor)),
   },
   {
     name: 'the reminder settings',

@@ -17,6 +17,7 @@ const ITEMS: { to: string; label: string; end?: boolean; permission?: Permission
   { to: '/admin/reminders', label: 'Reminders', permission: 'read:reminders' },
   { to: '/admin/jobs', label: 'Background jobs' },
   { to: '/admin/backups', label: 'Backups', permission: 'read:backups' },
+  { to: '/admin/sign-ins', label: 'Sign-ins', permission: 'read:sign-ins' },
 ]
 
 /** The admin area's side menu: each page the signed-in person may open (the permission table says which). */

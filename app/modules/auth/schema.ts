@@ -35,8 +35,18 @@ export const FORGOT_PASSWORD_ANSWER =
 /** The old client's words for an unusable reset link. */
 export const TOKEN_EXPIRED = 'Token Expired, Please enter your email id to verify again.'
 
-/** What came of a sign-in attempt, as the record of sign-ins keeps it ('checking' while its password is checked). */
-export const SIGN_IN_OUTCOMES = ['checking', 'success', 'wrong_password', 'throttled', 'password_changed'] as const
+/**
+ * What came of a sign-in attempt, as the record of sign-ins keeps it ('checking' while its password is checked;
+ * 'refused' for a sign-in through a company's provider that the portal refused, with its reason).
+ */
+export const SIGN_IN_OUTCOMES = [
+  'checking',
+  'success',
+  'wrong_password',
+  'throttled',
+  'password_changed',
+  'refused',
+] as const
 export type SignInOutcome = (typeof SIGN_IN_OUTCOMES)[number]
 
 /** `portal users sign-ins`: which sign-ins to list. */
@@ -44,6 +54,8 @@ export const SignInEventsQuerySchema = z.object({
   user: z.string().trim().min(1, 'name an email or a username.').max(254).optional(),
   address: z.string().trim().min(1, 'name an address.').max(100).optional(),
   outcome: z.enum(SIGN_IN_OUTCOMES, { message: `one of ${SIGN_IN_OUTCOMES.join(', ')}.` }).optional(),
+  /** only sign-ins through this company provider (its short name) */
+  provider: z.string().trim().toLowerCase().min(1, 'name a provider by its short name.').max(40).optional(),
   limit: z.coerce
     .number({ message: 'a whole number from 1 to 1000.' })
     .int('a whole number from 1 to 1000.')

@@ -188,13 +188,19 @@ type SignInEvent = {
   userName: string | null
   address: string | null
   outcome: SignInOutcome
+  /** the company provider signed in through (its short name), or null for a password */
+  provider: string | null
+  /** who the provider said the person is */
+  subject: string | null
+  /** why the portal refused a sign-in through a provider */
+  reason: string | null
 }
 
 /** The record of sign-ins, newest first, for admins (and the CLI): by account, address or outcome. */
 export async function listSignInEvents(actor: Actor, input: unknown = {}): Promise<SignInEvent[]> {
   // addresses and who failed to sign in are for the people who manage accounts, not coaches
   requirePermission(actor, 'read:sign-ins')
-  const { user, address, outcome, limit } = SignInEventsQuerySchema.parse(input)
+  const { user, address, outcome, provider, limit } = SignInEventsQuerySchema.parse(input)
   const where: string[] = []
   const replacements: Record<string, unknown> = { limit }
   if (user !== undefined) {
@@ -211,6 +217,10 @@ export async function listSignInEvents(actor: Actor, input: unknown = {}): Promi
     where.push('e.outcome = :outcome')
     replacements.outcome = outcome
   }
+  if (provider !== undefined) {
+    where.push('p.slug = :provider')
+    replacements.provider = provider
+  }
   const rows = await query<{
     id: string
     at: Date
@@ -220,9 +230,14 @@ export async function listSignInEvents(actor: Actor, input: unknown = {}): Promi
     user_name: string | null
     address: string | null
     outcome: SignInOutcome
+    provider: string | null
+    subject: string | null
+    reason: string | null
   }>(
-    sql(`SELECT e.id, e.at, e.account, e.user_id, u.email, u.user_name, e.address, e.outcome
+    sql(`SELECT e.id, e.at, e.account, e.user_id, u.email, u.user_name, e.address, e.outcome,
+            p.slug AS provider, e.subject, e.reason
        FROM sign_in_events e LEFT JOIN users u ON u.id = e.user_id
+       LEFT JOIN identity_providers p ON p.id = e.provider_id
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY e.id DESC
       LIMIT :limit`),
@@ -231,10 +246,13 @@ export async function listSignInEvents(actor: Actor, input: unknown = {}): Promi
   return rows.map((r) => ({
     id: String(r.id),
     at: new Date(r.at).toISOString(),
-    account: r.email ?? r.account.replace(/^name:/, ''),
+    account: r.email ?? r.account.replace(/^name:/, '').replace(/^sso:[^:]*:/, ''),
     userId: r.user_id,
     userName: r.user_name,
     address: r.address,
     outcome: r.outcome,
+    provider: r.provider,
+    subject: r.subject,
+    reason: r.reason,
   }))
 }
