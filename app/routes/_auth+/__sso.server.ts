@@ -1,4 +1,4 @@
-import { data, redirect } from '@remix-run/node'
+import { json, redirect } from '@remix-run/node'
 import { landingPath } from '#app/modules/auth/permissions.ts'
 import { loadProvider } from '#app/modules/sso/providers.server.ts'
 import type { Refusal } from '#app/modules/sso/schema.ts'
@@ -31,11 +31,11 @@ export async function ssoLoader(request: Request, slug: string) {
     const provider = await loadProvider(slug)
     const named = { slug, name: provider?.name ?? slug }
     if (error instanceof ProviderUnavailable)
-      return data<SsoProblem>({ provider: named, message: notAnswering(named.name), retry: true }, 503)
+      return json<SsoProblem>({ provider: named, message: notAnswering(named.name), retry: true }, { status: 503 })
     if (error instanceof SignInRefused)
-      return data<SsoProblem>(
+      return json<SsoProblem>(
         { provider: named, message: error.message, retry: error.reason !== 'disabled' },
-        ANSWERED_BADLY.has(error.reason) ? 400 : 403,
+        { status: ANSWERED_BADLY.has(error.reason) ? 400 : 403 },
       )
     throw error
   }
