@@ -26,6 +26,7 @@ export const COMMANDS: Record<string, () => Promise<Register>> = {
   labs: () => import('./commands/labs.ts').then((m) => m.registerLabs),
   certificates: () => import('./commands/certificates.ts').then((m) => m.registerCertificates),
   reminders: () => import('./commands/reminders.ts').then((m) => m.registerReminders),
+  sso: () => import('./commands/sso.ts').then((m) => m.registerSso),
   backup: () => import('./commands/backup.ts').then((m) => m.registerBackup),
   backups: () => import('./commands/backups.ts').then((m) => m.registerBackups),
   restore: () => import('./commands/restore.ts').then((m) => m.registerRestore),
