@@ -188,9 +188,10 @@ function refusalOf(provider: Provider, error: unknown): SignInRefused {
     const description = (error.error_description ?? error.error).slice(0, 200)
     return new SignInRefused('provider_error', `${provider.name} did not sign you in: ${description}`)
   }
-  const cause = error instanceof Error ? (error.cause as { claim?: string } | undefined) : undefined
-  const reason =
-    cause?.claim === 'nonce' || /nonce/i.test(error instanceof Error ? error.message : '') ? 'nonce' : 'token'
+  // openid-client names the failed check in the messages of the error and its causes
+  let words = ''
+  for (let e: unknown = error; e instanceof Error; e = e.cause) words += ` ${e.message}`
+  const reason = /"nonce"/.test(words) ? 'nonce' : 'token'
   return new SignInRefused(reason, untrusted(provider.name))
 }
 
