@@ -130,7 +130,7 @@ async function readSecret(options: ProviderOptions, ask: boolean, command: strin
   if (options.clientSecretStdin) {
     if (process.stdin.isTTY)
       throw new UsageError(
-        `--client-secret-stdin reads a pipe (printf %s "$CLIENT_SECRET" | portal sso ${command} … --client-secret-stdin); on a terminal leave it out to be asked for the secret.`,
+        `--client-secret-stdin reads a pipe (printf %s "$CLIENT_SECRET" | portal sso ${command} … --client-secret-stdin); on a terminal ${command === 'add' ? 'leave it out' : 'use --client-secret-prompt'} to be asked for the secret.`,
       )
     const secret = (await text(process.stdin)).split(/\r?\n/)[0]
     if (!secret) throw new UsageError('--client-secret-stdin: standard input holds no client secret.')
