@@ -33,6 +33,9 @@ const cookie = () =>
     secrets: [getSecrets().sessionSecret],
   }))
 
+/** The Set-Cookie that drops the state cookie once its sign-in is over. */
+export const forgetStateCookie = () => cookie().serialize('', { maxAge: 0 })
+
 const hashOf = (state: string) => createHash('sha256').update(state).digest('base64url')
 
 /** Where the provider sends the person back: registered with the provider as the redirect URI. */
