@@ -107,7 +107,9 @@ export async function discover(provider: Pick<ProviderClient, 'issuer' | 'client
     oidc.ClientSecretBasic(provider.clientSecret),
     {
       timeout: REQUEST_TIMEOUT_SECONDS,
-      execute: isLoopback(provider.issuer) ? [oidc.allowInsecureRequests] : [],
+      // the ID token's signature is checked against the provider's published keys, not taken on trust because it
+      // came over the token endpoint's TLS connection (openid-client skips the check otherwise)
+      execute: [oidc.enableNonRepudiationChecks, ...(isLoopback(provider.issuer) ? [oidc.allowInsecureRequests] : [])],
     },
   )
   configuration.timeout = REQUEST_TIMEOUT_SECONDS

@@ -33,6 +33,9 @@ const cookie = () =>
     secrets: [getSecrets().sessionSecret],
   }))
 
+/** The Set-Cookie that drops the state cookie once its sign-in is over. */
+export const forgetStateCookie = () => cookie().serialize('', { maxAge: 0 })
+
 const hashOf = (state: string) => createHash('sha256').update(state).digest('base64url')
 
 /** Where the provider sends the person back: registered with the provider as the redirect URI. */
@@ -188,9 +191,10 @@ function refusalOf(provider: Provider, error: unknown): SignInRefused {
     const description = (error.error_description ?? error.error).slice(0, 200)
     return new SignInRefused('provider_error', `${provider.name} did not sign you in: ${description}`)
   }
-  const cause = error instanceof Error ? (error.cause as { claim?: string } | undefined) : undefined
-  const reason =
-    cause?.claim === 'nonce' || /nonce/i.test(error instanceof Error ? error.message : '') ? 'nonce' : 'token'
+  // openid-client names the failed check in the messages of the error and its causes
+  let words = ''
+  for (let e: unknown = error; e instanceof Error; e = e.cause) words += ` ${e.message}`
+  const reason = /"nonce"/.test(words) ? 'nonce' : 'token'
   return new SignInRefused(reason, untrusted(provider.name))
 }
 

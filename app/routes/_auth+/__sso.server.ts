@@ -8,6 +8,7 @@ import {
   SignInRefused,
   signInThroughProvider,
 } from '#app/modules/sso/sign-in.server.ts'
+import { forgetStateCookie } from '#app/modules/sso/strategy.server.ts'
 import { clientAddress } from '#app/utils/client-address.server.ts'
 import { safeRedirect } from '#app/utils/redirect.ts'
 import { commitToken } from '#app/utils/session.server.ts'
@@ -25,12 +26,16 @@ export async function ssoLoader(request: Request, slug: string) {
   try {
     const { user, token, returnTo } = await signInThroughProvider(request, slug, clientAddress(request))
     const to = safeRedirect(returnTo, landingPath(user.roleId))
-    return redirect(to, { headers: { 'Set-Cookie': await commitToken(request, token) } })
+    const headers = new Headers()
+    headers.append('Set-Cookie', await commitToken(request, token))
+    headers.append('Set-Cookie', await forgetStateCookie())
+    return redirect(to, { headers })
   } catch (error) {
     if (error instanceof Response) throw error
     const provider = await loadProvider(slug)
     const named = { slug, name: provider?.name ?? slug }
     if (error instanceof ProviderUnavailable)
+      // eslint-disable-next-line portal/one-error-path -- the sign-in's own page (try again, back to sign in), no refusal
       return json<SsoProblem>({ provider: named, message: notAnswering(named.name), retry: true }, { status: 503 })
     if (error instanceof SignInRefused)
       return json<SsoProblem>(
