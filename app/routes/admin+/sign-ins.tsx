@@ -24,6 +24,7 @@ const OUTCOME_WORDS: Record<SignInOutcome, string> = {
   wrong_password: 'Wrong password',
   throttled: 'Refused: too many failures',
   password_changed: 'Password changed',
+  disabled: 'Refused: account disabled',
   refused: 'Refused',
 }
 
