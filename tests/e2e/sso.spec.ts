@@ -219,6 +219,8 @@ test('refuses an unverified email, a domain the provider does not serve, a repla
   await logInAtProvider(page, 'ivan-at-acme')
   await expectRefused(page, /has not verified your email address \(ivan@acme\.test\)/)
 
+  // a new browser session at the provider (it would otherwise sign the same person in again without asking)
+  await page.context().clearCookies()
   await page.goto('/sso/acme')
   await logInAtProvider(page, 'judy-elsewhere')
   await expectRefused(page, /does not sign in accounts at elsewhere\.test/)
@@ -228,6 +230,7 @@ test('refuses an unverified email, a domain the provider does not serve, a repla
   page.on('request', (request) => {
     if (request.url().startsWith(`${BASE}/sso/acme/callback`)) callbacks.push(request.url())
   })
+  await page.context().clearCookies()
   await page.goto(`/sso/acme?redirectTo=${encodeURIComponent('https://evil.example/')}`)
   await logInAtProvider(page, grace.email)
   // the return address to another site is dropped: the learner lands on their own page

@@ -30,22 +30,31 @@ export class ProviderUnavailable extends Error {
 
 const isLoopback = (issuer: string) => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(issuer).hostname)
 
+/** What a request that got no answer throws, whichever fetch the process runs (Node's own, or a polyfill's). */
+const NO_ANSWER = new Set(['TypeError', 'FetchError', 'AbortError', 'TimeoutError'])
+const NETWORK_CODES = /^(ECONN|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|EPIPE|UND_ERR_)/
+
 /** Whether an error from openid-client means the provider did not answer as a provider should. */
 export function isUnreachable(error: unknown): boolean {
-  if (error instanceof ProviderUnavailable || error instanceof TypeError) return true
+  if (error instanceof ProviderUnavailable) return true
   if (error instanceof Error && (error as { code?: string }).code === 'EOPENBREAKER') return true
-  if (!(error instanceof oidc.ClientError)) return false
-  const cause = error.cause as { status?: number } | undefined
-  switch (error.code) {
-    case 'OAUTH_TIMEOUT':
-    case 'OAUTH_ABORT':
-    case 'OAUTH_RESPONSE_IS_NOT_JSON':
-      return true
-    case 'OAUTH_RESPONSE_IS_NOT_CONFORM':
-      return typeof cause?.status !== 'number' || cause.status >= 500 || cause.status === 404
-    default:
-      return error.cause instanceof TypeError
+  if (error instanceof oidc.ClientError) {
+    const cause = error.cause as { status?: number } | undefined
+    switch (error.code) {
+      case 'OAUTH_TIMEOUT':
+      case 'OAUTH_ABORT':
+      case 'OAUTH_RESPONSE_IS_NOT_JSON':
+        return true
+      case 'OAUTH_RESPONSE_IS_NOT_CONFORM':
+        return typeof cause?.status !== 'number' || cause.status >= 500 || cause.status === 404
+    }
   }
+  // a connection refused, reset or cut by the timeout, somewhere down the causes
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code
+    if (NO_ANSWER.has(e.name) || (typeof code === 'string' && NETWORK_CODES.test(code))) return true
+  }
+  return false
 }
 
 type Task<T> = () => Promise<T>
