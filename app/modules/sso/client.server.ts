@@ -44,9 +44,17 @@ export function isUnreachable(error: unknown): boolean {
     case 'OAUTH_RESPONSE_IS_NOT_CONFORM':
       return typeof cause?.status !== 'number' || cause.status >= 500 || cause.status === 404
     default:
-      return error.cause instanceof TypeError
+      return isNetworkError(error.cause)
   }
 }
+
+/**
+ * A request that got no answer at all (refused, reset, no such host): Node's fetch says so with a TypeError, the
+ * fetch the web server installs (Remix's) with a FetchError of type "system".
+ */
+const isNetworkError = (cause: unknown) =>
+  cause instanceof TypeError ||
+  (cause instanceof Error && cause.name === 'FetchError' && (cause as { type?: string }).type === 'system')
 
 type Task<T> = () => Promise<T>
 const breakers = new Map<string, CircuitBreaker<[Task<unknown>], unknown>>()
