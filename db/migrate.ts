@@ -27,6 +27,7 @@ import * as certificates from './migrations/0022-certificates.ts'
 import * as certificateWorkAndSignatures from './migrations/0023-certificate-work-and-signatures.ts'
 import * as dueDates from './migrations/0024-due-dates.ts'
 import * as exportKinds from './migrations/0025-export-kinds.ts'
+import * as disabledAccounts from './migrations/0026-disabled-accounts.ts'
 import * as identityProviders from './migrations/0027-identity-providers.ts'
 import { IncompleteRestoreError, restoreMarker } from './restore-marker.ts'
 
@@ -57,6 +58,7 @@ const migrations = [
   { name: '0023-certificate-work-and-signatures', ...certificateWorkAndSignatures },
   { name: '0024-due-dates', ...dueDates },
   { name: '0025-export-kinds', ...exportKinds },
+  { name: '0026-disabled-accounts', ...disabledAccounts },
   { name: '0027-identity-providers', ...identityProviders },
 ]
 

@@ -5,7 +5,7 @@ import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { SIGN_IN_OUTCOMES } from '#app/modules/auth/schema.ts'
 import { listSignInEvents } from '#app/modules/auth/sign-ins.server.ts'
 import { ROLE_NAMES_INPUT } from '#app/modules/users/schema.ts'
-import { createUser } from '#app/modules/users/service.server.ts'
+import { createUser, disableUser, enableUser, findUserByIdentifier } from '#app/modules/users/service.server.ts'
 import { disconnect } from '#db/client.ts'
 import { textTable, UsageError } from '../output.ts'
 import { registerUsersImport } from './users-import.ts'
@@ -115,8 +115,50 @@ export function registerUsers(program: Command) {
       },
     )
 
+  for (const change of ACCESS_CHANGES)
+    users
+      .command(change.name)
+      .description(change.description)
+      .argument('<account>', 'its email or username (its id works too)')
+      .option('--json', 'print the account as JSON: { id, userName, email, disabled, disabledAt, changed }')
+      .action(async (identifier: string, { json }: { json?: boolean }) => {
+        if (!identifier.trim()) throw new UsageError('name the account: its email or username.')
+        let done
+        try {
+          const { id } = await findUserByIdentifier(identifier)
+          done = await change.run(SYSTEM, id)
+        } finally {
+          await disconnect()
+        }
+        const { id, userName, email, disabledAt, changed } = done
+        if (json)
+          return console.log(
+            JSON.stringify({ id, userName, email, disabled: disabledAt !== null, disabledAt, changed }),
+          )
+        // what happened is a message: standard error, as the other commands that change one record say it
+        const who = `${userName} <${email}>`
+        console.error(changed ? `${change.done} ${who}.` : `${who} was already ${change.name}d.`)
+      })
+
   registerUsersImport(users)
 }
+
+/** `portal users disable` and `portal users enable` (docs/product.md#disabled-accounts). */
+const ACCESS_CHANGES = [
+  {
+    name: 'disable',
+    description:
+      'disable an account: it can no longer sign in in any way, and every session and API token of it ends at once; nothing of it is deleted',
+    run: disableUser,
+    done: 'Disabled',
+  },
+  {
+    name: 'enable',
+    description: 'enable a disabled account: it signs in again as before',
+    run: enableUser,
+    done: 'Enabled',
+  },
+] as const
 
 /**
  * The password never has to be on the command line: --password-stdin reads it from a pipe, a terminal

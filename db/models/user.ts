@@ -22,6 +22,10 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   declare timeZone: CreationOptional<string | null>
   /** false: the learner turned reminder mails off (counts only where the admins allow it) */
   declare reminderMails: CreationOptional<boolean>
+  /** when an admin disabled the account (it cannot sign in); null while it is enabled */
+  declare disabledAt: CreationOptional<Date | null>
+  /** who disabled it: null for an operator at the command line, or once that account is gone */
+  declare disabledBy: CreationOptional<string | null>
   declare createdAt: CreationOptional<Date>
   declare updatedAt: CreationOptional<Date>
 }
@@ -40,6 +44,8 @@ export function initUser(sequelize: Sequelize) {
       externalId: DataTypes.TEXT,
       timeZone: DataTypes.TEXT,
       reminderMails: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
+      disabledAt: DataTypes.DATE,
+      disabledBy: DataTypes.UUID,
       createdAt: timestamp(),
       updatedAt: timestamp(),
     },

@@ -244,6 +244,9 @@ for (const phone of PHONES) {
       await expect(box).toHaveAttribute('tabindex', '0')
       const user = await page.locator('a[href^="/admin/user/"]').first().getAttribute('href')
       await expectFits(page, user!)
+      // the question before an account is disabled (a card in the page without JavaScript)
+      await expectFits(page, `${user}?disable=1`)
+      await expect(page.getByRole('alertdialog', { name: 'Disable account' })).toBeVisible()
 
       await page.goto('/admin/programs')
       const program = await page.locator('a[href^="/admin/program/"]').first().getAttribute('href')

@@ -5,10 +5,27 @@ import { DataTable, type DataTableColumn } from '#app/components/ui/data-table.t
 import { Overlay } from '#app/components/ui/overlay.tsx'
 import { pagingProps, type TableQuery } from '#app/components/ui/table-query.ts'
 import type { UserRow } from '#app/modules/users/service.server.ts'
+import { DisabledBadge } from './disabled-badge.tsx'
 import { PersonForm } from './person-form.tsx'
 
 const COLUMNS: DataTableColumn<UserRow>[] = [
-  { id: 'firstName', header: 'First Name', sortKey: 'firstName', cell: (r) => r.firstName },
+  {
+    id: 'firstName',
+    header: 'First Name',
+    sortKey: 'firstName',
+    // a disabled account says so in its row, in words
+    cell: (r) => (
+      <>
+        {r.firstName}
+        {r.disabled ? (
+          <>
+            {' '}
+            <DisabledBadge />
+          </>
+        ) : null}
+      </>
+    ),
+  },
   { id: 'lastName', header: 'Last Name', sortKey: 'lastName', cell: (r) => r.lastName },
   { id: 'email', header: 'Email', sortKey: 'email', cell: (r) => r.email },
   { id: 'userName', header: 'UserName', sortKey: 'userName', cell: (r) => r.userName },

@@ -229,11 +229,12 @@ call({
     '`email` takes an email or a username. Only wrong passwords count against sign-in, by client address: ' +
     'ten for one account (three while the account is under attack from many addresses) or a hundred for any ' +
     'accounts within 15 minutes, and that address answers 429 until the window moves on. An address that has ' +
-    'not been failing is never refused.',
+    'not been failing is never refused. The right password of a disabled account answers 403 saying the ' +
+    'account is disabled; a wrong one answers 401 as for any account.',
   who: 'anyone',
   body: LoginSchema,
   ok: z.object({ token: z.string() }).strict(),
-  refusals: [401, 429],
+  refusals: [401, 403, 429],
 })
 call({
   method: 'post',

@@ -204,6 +204,9 @@ const userRowFields = {
   email: z.string(),
   role: z.object({ r_id: roleId }).strict(),
   createdAt: timestamp,
+  disabled: z.boolean().openapi({
+    description: 'the account is disabled by an admin: it cannot sign in until it is enabled again',
+  }),
 }
 
 export const UserRow = z.object(userRowFields).strict().openapi('UserRow')

@@ -85,7 +85,7 @@ export async function replacePassword(user: User, passwordHash: string, transact
 
 /**
  * POST /api/user/forgotPassword and /forgot-Password: the same answer whether or not an account
- * matches, in about the same time (the mail is sent after answering).
+ * matches, in about the same time (the mail is sent after answering). A disabled account gets no mail.
  */
 export async function requestPasswordReset(userNameOrEmail: string): Promise<{ message: string }> {
   const { User } = await db()
@@ -97,7 +97,7 @@ export async function requestPasswordReset(userNameOrEmail: string): Promise<{ m
     ? await User.findOne({ where: { [Op.or]: [{ email: identifier }, { userName: identifier }] } })
     : null
   // everything past the lookup happens after answering, so a known account takes as long as an unknown one
-  if (user)
+  if (user && !user.disabledAt)
     setImmediate(
       () =>
         void sendResetLink(user).catch((error: unknown) =>
@@ -152,7 +152,8 @@ export async function resetPassword(token: string, input: unknown): Promise<{ us
     if (!used) throw new UnusableLink()
     const { User } = await db()
     const user = await User.findByPk(used.user_id, { transaction, lock: transaction.LOCK.UPDATE })
-    if (!user) throw new UnusableLink()
+    // a disabled account's links were used up when it was disabled; one sent meanwhile is no better
+    if (!user || user.disabledAt) throw new UnusableLink()
     const required = await requiredProviderFor(user.email)
     if (required) throw forbidden(passwordsTurnedOff(required, user.email))
     await replacePassword(user, passwordHash, transaction)

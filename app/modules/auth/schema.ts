@@ -26,6 +26,13 @@ export const ForgotPasswordFormSchema = z.object({ email: emailOrName.email('Ema
 
 export const WRONG_CREDENTIALS = 'Invalid Username/Email or Password.'
 
+/**
+ * The refusal of a disabled account (docs/product.md#disabled-accounts), whichever way it signs in: said only to
+ * someone who proved they are its owner (the right password, a partner's link, a company's provider), so it tells
+ * a guesser nothing.
+ */
+export const ACCOUNT_DISABLED = 'This account is disabled. Ask an admin of the portal to enable it.'
+
 /** The profile page's "Log out everywhere" button: `intent` set to this. */
 export const LOG_OUT_EVERYWHERE_INTENT = 'logout-everywhere'
 
@@ -37,7 +44,8 @@ export const TOKEN_EXPIRED = 'Token Expired, Please enter your email id to verif
 
 /**
  * What came of a sign-in attempt, as the record of sign-ins keeps it ('checking' while its password is checked;
- * 'refused' for a sign-in through a company's provider that the portal refused, with its reason).
+ * 'disabled' for the right password of a disabled account; 'refused' for a sign-in through a company's provider
+ * that the portal refused, with its reason).
  */
 export const SIGN_IN_OUTCOMES = [
   'checking',
@@ -45,6 +53,7 @@ export const SIGN_IN_OUTCOMES = [
   'wrong_password',
   'throttled',
   'password_changed',
+  'disabled',
   'refused',
 ] as const
 export type SignInOutcome = (typeof SIGN_IN_OUTCOMES)[number]

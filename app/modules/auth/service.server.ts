@@ -5,7 +5,7 @@ import { forbidden, ServiceError, unauthorized } from '../errors.ts'
 import { passwordsTurnedOff, requiredProviderFor } from '../sso/required.server.ts'
 import { verifyPassword } from './password.server.ts'
 import type { Actor, RoleId } from './roles.ts'
-import { WRONG_CREDENTIALS, type LoginInput } from './schema.ts'
+import { ACCOUNT_DISABLED, WRONG_CREDENTIALS, type LoginInput } from './schema.ts'
 import { beginAttempt, finishAttempt, mayCheckPassword, TOO_MANY_ATTEMPTS } from './sign-ins.server.ts'
 import { issueToken, readToken } from './token.server.ts'
 
@@ -33,7 +33,8 @@ export function toSessionUser(user: User): SessionUser {
  * Check an email-or-username and password; the same answer (401) whether the account is missing or
  * the password is wrong, and about the same time spent. Throttled by the wrong passwords before it
  * (sign-ins.server.ts, ADR 027): 429 for an address that has been failing, never for the owner at an
- * address that has not. Every attempt is recorded with its account, address and outcome.
+ * address that has not. Every attempt is recorded with its account, address and outcome. The right password of
+ * a disabled account is refused with 403 (docs/product.md#disabled-accounts).
  */
 export async function login(
   input: LoginInput,
@@ -55,12 +56,18 @@ export async function login(
     throw new ServiceError(429, TOO_MANY_ATTEMPTS)
   }
   const ok = (await verifyPassword(user?.passwordHash ?? null, input.password)) && user !== null
-  await finishAttempt(attempt, ok ? 'success' : 'wrong_password')
+  // a disabled account says so only to the right password: a wrong one gets the same 401 as anyone
+  const disabled = ok && user.disabledAt !== null
+  await finishAttempt(attempt, disabled ? 'disabled' : ok ? 'success' : 'wrong_password')
   if (!user || !ok) throw unauthorized(WRONG_CREDENTIALS)
+  if (disabled) throw forbidden(ACCOUNT_DISABLED)
   return { user: toSessionUser(user), token: await issueToken(user) }
 }
 
-/** The user a token speaks for, if it is valid, unexpired, not logged out and not revoked by a newer token version. */
+/**
+ * The user a token speaks for, if it is valid, unexpired, not logged out, not revoked by a newer token version,
+ * and the account is not disabled.
+ */
 export async function userFromToken(token: string | null | undefined): Promise<SessionUser | undefined> {
   const claims = await readToken(token)
   if (!claims) return undefined
@@ -72,7 +79,7 @@ export async function userFromToken(token: string | null | undefined): Promise<S
 const TOKEN_USER = sql(`
   SELECT id, role_id AS "roleId", first_name AS "firstName", last_name AS "lastName", user_name AS "userName", email
     FROM users
-   WHERE id = CAST(:id AS uuid) AND token_version = CAST(:version AS int)
+   WHERE id = CAST(:id AS uuid) AND token_version = CAST(:version AS int) AND disabled_at IS NULL
      AND NOT EXISTS (SELECT 1 FROM ended_sessions WHERE session_id = :session)`)
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ACCOUNT_DISABLED } from '../auth/schema.ts'
 
 // The external bridge (docs/product.md#bridge-links): what a partner system's sign-in link may say, and what we
 // answer when it cannot be used. Shared by the /ibridge page, the /api/ibridge calls and the CLI.
@@ -6,7 +7,10 @@ import { z } from 'zod'
 /** A bridge token lives at most this long (exp − iat), and may be used once. */
 export const BRIDGE_TOKEN_MAX_LIFETIME_SECONDS = 5 * 60
 
-/** The reasons a link is refused, in plain words; none says more about accounts than "no account". */
+/**
+ * The reasons a link is refused, in plain words; none says more about accounts than "no account", but for the
+ * link's own user, vouched for by the partner's signature, that their account is disabled.
+ */
 export const BRIDGE_REFUSED = {
   invalid: 'This sign-in link is not valid.',
   expired: 'This sign-in link has expired.',
@@ -14,6 +18,7 @@ export const BRIDGE_REFUSED = {
   noAccount: 'There is no account for this sign-in link.',
   notAdmin: 'This sign-in link opens the admin area, which your account cannot use.',
   superAdmin: 'The super admin signs in with a username and password only.',
+  disabled: ACCOUNT_DISABLED,
 } as const
 
 export const BRIDGE_HEADING = 'This sign-in link cannot be used'

@@ -112,8 +112,12 @@ async function redeem(token: string, target: BridgeTarget): Promise<{ user: Sess
   return { user: toSessionUser(user), token: await issueToken(user) }
 }
 
-/** Whom a link may sign in, and where: never the super admin; the admin area only for the admin side. */
+/**
+ * Whom a link may sign in, and where: never a disabled account, never the super admin; the admin area only for
+ * the admin side.
+ */
 function bridgeRefusal(user: User, target: BridgeTarget): string | null {
+  if (user.disabledAt) return BRIDGE_REFUSED.disabled
   // a partner system holding the bridge secret must not become the super admin
   if (!can(user, 'sign-in:bridge')) return BRIDGE_REFUSED.superAdmin
   if (target.kind === 'admin' && !can(user, 'enter:admin-area')) return BRIDGE_REFUSED.notAdmin

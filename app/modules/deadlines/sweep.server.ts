@@ -75,10 +75,10 @@ export type SweepResult = {
   finished: boolean
 }
 
-// the learners of the next batch: learners with an email and at least one due date
+// the learners of the next batch: learners with an email, not disabled, and at least one due date
 const NEXT_LEARNERS = `
   SELECT u.id FROM users u
-   WHERE u.id > $1::uuid AND u.role_id = $2 AND u.email <> ''
+   WHERE u.id > $1::uuid AND u.role_id = $2 AND u.email <> '' AND u.disabled_at IS NULL
      AND NOT ($3::boolean AND NOT u.reminder_mails)
      AND (EXISTS (SELECT 1 FROM course_assignments a
                    WHERE a.user_id = u.id AND (a.due_date IS NOT NULL OR a.due_at IS NOT NULL))

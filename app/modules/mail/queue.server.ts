@@ -129,14 +129,25 @@ type Claimed = { id: string; kind: MailKind; user_id: string; subject_id: string
 /** What a sender did with a row it claimed. */
 type Outcome = 'sent' | 'cancelled' | 'gone'
 
+/** Why a mail queued for an account that was disabled since is not sent (docs/product.md#disabled-accounts). */
+const DISABLED_NOTE = 'The account is disabled.'
+
 /** One sender per kind: builds the mail from what the database holds now, and sends it. */
 const SENDERS: Record<MailKind, (row: Claimed, now: Date) => Promise<{ outcome: Outcome; note?: string }>> = {
   async invitation(row) {
-    const [user] = await query<{ id: string; email: string; first_name: string; has_password: boolean }>(
-      'SELECT id, email, first_name, password_hash IS NOT NULL AS has_password FROM users WHERE id = $1',
+    const [user] = await query<{
+      id: string
+      email: string
+      first_name: string
+      has_password: boolean
+      disabled: boolean
+    }>(
+      `SELECT id, email, first_name, password_hash IS NOT NULL AS has_password, disabled_at IS NOT NULL AS disabled
+         FROM users WHERE id = $1`,
       [row.user_id],
     )
     if (!user) return { outcome: 'gone' }
+    if (user.disabled) return { outcome: 'cancelled', note: DISABLED_NOTE }
     // the person set a password meanwhile (Forgot Password, or an admin): the invitation has no use
     if (user.has_password) return { outcome: 'cancelled', note: 'The account already has a password.' }
     const token = await createPasswordLink(user.id, 'invite')
@@ -177,6 +188,7 @@ type ReminderRow = {
   first_name: string
   role_id: number
   reminder_mails: boolean
+  disabled: boolean
   zone: string
   title: string | null
   reminders: boolean | null
@@ -190,6 +202,7 @@ type ReminderRow = {
 // the reminder, its learner, and the assignment as it is now (none: unassigned since)
 const REMINDER = `
   SELECT r.step, r.due AS key, r.course_id, r.program_id, u.email, u.first_name, u.role_id, u.reminder_mails,
+         u.disabled_at IS NOT NULL AS disabled,
          COALESCE(u.time_zone, $2) AS zone, COALESCE(c.title, p.title) AS title,
          COALESCE(c.reminders, p.reminders) AS reminders, a.user_id IS NOT NULL AS assigned,
          to_char(a.due_date, 'YYYY-MM-DD') AS due_date, a.due_at,
@@ -261,6 +274,7 @@ async function sendReminder(row: Claimed, now: Date): Promise<{ outcome: Outcome
   if (r.current_key !== r.key) return { outcome: 'cancelled', note: 'The due date changed.' }
   if (!r.reminders) return { outcome: 'cancelled', note: `Reminders are off for this ${kind}.` }
   if (r.role_id !== ROLE.learner || !r.email) return { outcome: 'cancelled', note: 'The account is not a learner.' }
+  if (r.disabled) return { outcome: 'cancelled', note: DISABLED_NOTE }
   const settings = await reminderSettings()
   if (settings.learnersMayOptOut && !r.reminder_mails)
     return { outcome: 'cancelled', note: 'The learner turned reminder mails off.' }

@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { db, query, sql, withTransaction } from '#db/client.ts'
 import type { User } from '#db/models/index.ts'
 import { ROLE } from '../auth/roles.ts'
+import { ACCOUNT_DISABLED } from '../auth/schema.ts'
 import { toSessionUser, type SessionUser } from '../auth/service.server.ts'
 import { issueToken, readToken, TOKEN_LIFETIME_SECONDS } from '../auth/token.server.ts'
 import { syncGrants } from './grants.server.ts'
@@ -43,7 +44,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '')
 const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase()
 
 /** The groups the provider names, from its groups claim: a list of names, or one name. */
-export function groupsOf(claims: PersonClaims, claim: string): string[] {
+function groupsOf(claims: PersonClaims, claim: string): string[] {
   const value = claims[claim]
   const list = Array.isArray(value) ? value : typeof value === 'string' ? [value] : []
   return [...new Set(list.filter((g): g is string => typeof g === 'string' && g.length > 0 && g.length <= 256))].slice(
@@ -63,8 +64,6 @@ const BY_SUBJECT = sql(`
   SELECT u.id, (u.disabled_at IS NOT NULL) AS disabled FROM user_identities i JOIN users u ON u.id = i.user_id
    WHERE i.provider_id = :provider AND i.subject = :subject`)
 const BY_EMAIL = sql(`SELECT id, (disabled_at IS NOT NULL) AS disabled FROM users WHERE email = :email::citext`)
-
-export const DISABLED_ACCOUNT = 'This account is disabled. Ask an admin of the portal to enable it.'
 
 /**
  * The portal account for a verified sign-in, found, linked or created, with the assignments its groups give;
@@ -105,7 +104,7 @@ export async function accountFor(provider: Provider, claims: PersonClaims): Prom
         )
     }
   }
-  if (found?.disabled) throw new SignInRefused('disabled', DISABLED_ACCOUNT)
+  if (found?.disabled) throw new SignInRefused('disabled', ACCOUNT_DISABLED)
   const userId = await withTransaction(async (client) => {
     const id = found?.id ?? (await createAccount(client, claims, email))
     await client.query(

@@ -8,7 +8,7 @@ import CircuitBreaker from 'opossum'
 // portal stops asking for BREAKER_RESET_MS and says at once that it is not answering, so a dead provider
 // costs a sign-in page no more than a moment and the rest of the portal nothing.
 
-export const REQUEST_TIMEOUT_SECONDS = 3
+const REQUEST_TIMEOUT_SECONDS = 3
 const CONFIGURATION_KEPT_MS = 60 * 60 * 1000
 const BREAKER_FAILURES = 3
 const BREAKER_RESET_MS = 30_000

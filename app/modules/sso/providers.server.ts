@@ -18,7 +18,7 @@ import { openSecret, sealSecret } from './secret.server.ts'
 // Identity providers: added, changed and removed by the super admin (page and CLI), read by the sign-in page
 // (names and domains only) and by the sign-in itself (everything, the secret opened).
 
-export type ProviderRule = { group: string; kind: 'program' | 'course'; id: string; title: string }
+type ProviderRule = { group: string; kind: 'program' | 'course'; id: string; title: string }
 
 /** A provider as admins see it: never its client secret, only whether one is kept and can be read. */
 export type ProviderView = {

@@ -4,7 +4,7 @@ import { query, sql } from '#db/client.ts'
 // passwords are turned off (sign-in, the /api's login, password reset).
 
 /** A provider as the sign-in page needs it. */
-export type RequiredProvider = { slug: string; name: string }
+type RequiredProvider = { slug: string; name: string }
 
 const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase()
 

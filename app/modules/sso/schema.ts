@@ -23,7 +23,7 @@ const listOf = (item: z.ZodString, max: number, tooMany: string) =>
 /** A flag from a form (a checkbox sends "on"), the CLI or JSON. */
 const flag = z.preprocess((value) => value === true || value === 'on' || value === 'true' || value === '1', z.boolean())
 
-export const issuerUrl = z
+const issuerUrl = z
   .string({ required_error: 'Issuer URL is required.' })
   .trim()
   .min(1, 'Issuer URL is required.')
@@ -120,17 +120,15 @@ export const providerSlug = z
 export const signInWith = (name: string) => `Sign in with ${name}`
 
 /** Why a sign-in through a provider was refused, as sign_in_events.reason keeps it. */
-export const REFUSALS = [
-  'state',
-  'nonce',
-  'token',
-  'provider_error',
-  'unreachable',
-  'no_email',
-  'email_unverified',
-  'domain',
-  'disabled',
-  'no_account',
-  'not_in_group',
-] as const
-export type Refusal = (typeof REFUSALS)[number]
+export type Refusal =
+  | 'state'
+  | 'nonce'
+  | 'token'
+  | 'provider_error'
+  | 'unreachable'
+  | 'no_email'
+  | 'email_unverified'
+  | 'domain'
+  | 'disabled'
+  | 'no_account'
+  | 'not_in_group'

@@ -9,7 +9,7 @@ import { OpenIdConnectStrategy } from './strategy.server.ts'
 // A sign-in through a provider, start and callback alike: the strategy for the address's provider, whose verify
 // function finds (or links, or creates) the account and opens the portal's usual session.
 
-export type ProviderSignInResult = { user: SessionUser; token: string; returnTo: string }
+type ProviderSignInResult = { user: SessionUser; token: string; returnTo: string }
 
 /** What a page says when a provider does not answer. */
 export const notAnswering = (name: string) =>

@@ -50,7 +50,7 @@ const TAKE_LOGIN = sql(`
      AND created_at >= now() - make_interval(mins => :minutes)
   RETURNING nonce, code_verifier AS "codeVerifier", return_to AS "returnTo"`)
 
-export type ProviderSignIn = {
+type ProviderSignIn = {
   provider: Provider
   claims: PersonClaims
   idToken: string | undefined

@@ -91,6 +91,8 @@ export type UserRow = {
   email: string
   role: { r_id: number }
   createdAt: string
+  /** the account is disabled: it cannot sign in (docs/product.md#disabled-accounts) */
+  disabled: boolean
 }
 
 function userRow(user: User): UserRow {
@@ -102,6 +104,7 @@ function userRow(user: User): UserRow {
     email: user.email,
     role: { r_id: user.roleId },
     createdAt: user.createdAt.toISOString(),
+    disabled: user.disabledAt !== null,
   }
 }
 
@@ -276,7 +279,7 @@ export async function listUsers(actor: Actor, kind: keyof typeof LIST_ROLES, que
   const dir = query.dir ?? (sort === USER_LIST_ORDER.sort ? USER_LIST_ORDER.dir : 'asc')
   const { rows, count } = await User.findAndCountAll({
     where,
-    attributes: ['id', 'firstName', 'lastName', 'userName', 'email', 'roleId', 'createdAt'],
+    attributes: ['id', 'firstName', 'lastName', 'userName', 'email', 'roleId', 'createdAt', 'disabledAt'],
     order: [
       [sort, dir === 'asc' ? 'ASC' : 'DESC'],
       ['id', 'ASC'],
@@ -306,6 +309,7 @@ type UserRecord = {
   email: string
   role_id: number
   created_at: Date
+  disabled: boolean
 }
 
 /**
@@ -327,7 +331,8 @@ export function userListStream(
     : ''
   if (search) values.push(pattern)
   const statement = {
-    text: `SELECT id, first_name, last_name, user_name, email, role_id, created_at FROM users
+    text: `SELECT id, first_name, last_name, user_name, email, role_id, created_at, disabled_at IS NOT NULL AS disabled
+             FROM users
             WHERE role_id = ANY($1) ${matches}
             ORDER BY ${USER_COLUMNS[sort]} ${dir === 'asc' ? 'ASC' : 'DESC'}, id ASC`,
     values,
@@ -340,6 +345,7 @@ export function userListStream(
     email: record.email,
     role: { r_id: Number(record.role_id) },
     createdAt: new Date(record.created_at).toISOString(),
+    disabled: record.disabled,
   })
   return (sink, signal) => pipeQuery(statement, [mapRows(toRow), sink], { signal })
 }
@@ -385,4 +391,80 @@ export async function removeAdmin(actor: Actor, userId: string) {
   if (user.roleId !== ROLE.admin) throw invalid('Only admins can be removed here.')
   await user.destroy()
   return { userName: user.userName }
+}
+
+/** An account's state after it was disabled or enabled, as the CLI prints it. */
+type AccountState = {
+  id: string
+  userName: string
+  email: string
+  /** when it was disabled, ISO; null while it is enabled */
+  disabledAt: string | null
+  /** false when the account already was as asked, and nothing changed */
+  changed: boolean
+}
+
+export const DISABLE_DENIED = 'Only admins can disable or enable accounts.'
+export const DISABLE_ADMIN_DENIED = 'Only the super admin can disable or enable admin accounts.'
+export const DISABLE_SELF_DENIED = 'You cannot disable your own account.'
+
+/**
+ * May the actor disable (and enable) this account? Those who may create an account of its role may (admins for
+ * learners and coaches, the super admin for admins and super admins), never their own.
+ */
+export const mayDisable = (actor: Actor, account: { id: string; roleId: number }) =>
+  account.id !== actor.id && mayCreateRole(actor, account.roleId as RoleId)
+
+/**
+ * Disable an account (docs/product.md#disabled-accounts): it can no longer sign in by any way, and in the same
+ * transaction every session and API token it has stops working (a new token version, as "log out everywhere")
+ * and every reset or invitation link sent to it before is used up. Its courses, progress and records stay.
+ * Disabling a disabled account changes nothing.
+ */
+export function disableUser(actor: Actor, userId: string): Promise<AccountState> {
+  return setDisabled(actor, userId, true)
+}
+
+/** Enable a disabled account: it signs in again as before (with the password it had). */
+export function enableUser(actor: Actor, userId: string): Promise<AccountState> {
+  return setDisabled(actor, userId, false)
+}
+
+async function setDisabled(actor: Actor, userId: string, disable: boolean): Promise<AccountState> {
+  requirePermission(actor, 'manage:people', DISABLE_DENIED)
+  if (!isUuid(userId)) throw notFound('User not found.')
+  if (disable && userId === actor.id) throw forbidden(DISABLE_SELF_DENIED)
+  return transaction(async (transaction) => {
+    const { User, PasswordResetToken } = await db()
+    const user = await User.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE })
+    if (!user) throw notFound('User not found.')
+    if (!mayDisable(actor, user)) throw forbidden(DISABLE_ADMIN_DENIED)
+    const changed = disable === (user.disabledAt === null)
+    if (changed && disable) {
+      await user.update(
+        { disabledAt: new Date(), disabledBy: actor.id, tokenVersion: user.tokenVersion + 1 },
+        { transaction },
+      )
+      await PasswordResetToken.update({ usedAt: new Date() }, { where: { userId, usedAt: null }, transaction })
+    } else if (changed) await user.update({ disabledAt: null, disabledBy: null }, { transaction })
+    return {
+      id: user.id,
+      userName: user.userName,
+      email: user.email,
+      disabledAt: user.disabledAt?.toISOString() ?? null,
+      changed,
+    }
+  })
+}
+
+/** When an account was disabled and by whom (their username; null for an operator or an account since deleted). */
+export async function disabledDetails(actor: Actor, userId: string) {
+  requirePermission(actor, 'read:people')
+  if (!isUuid(userId)) throw notFound('User not found.')
+  const { User } = await db()
+  const user = await User.findByPk(userId, { attributes: ['id', 'disabledAt', 'disabledBy'] })
+  if (!user) throw notFound('User not found.')
+  if (!user.disabledAt) return null
+  const by = user.disabledBy ? await User.findByPk(user.disabledBy, { attributes: ['userName'] }) : null
+  return { at: user.disabledAt.toISOString(), by: by?.userName ?? null }
 }

@@ -6,6 +6,7 @@ import { UtcTime } from '#app/components/ui/utc-time.tsx'
 import { SIGN_IN_OUTCOMES, type SignInOutcome } from '#app/modules/auth/schema.ts'
 import { listSignInEvents } from '#app/modules/auth/sign-ins.server.ts'
 import { signInProviders } from '#app/modules/sso/providers.server.ts'
+import type { Refusal } from '#app/modules/sso/schema.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { requirePagePermission } from '#app/utils/session.server.ts'
@@ -24,11 +25,12 @@ const OUTCOME_WORDS: Record<SignInOutcome, string> = {
   wrong_password: 'Wrong password',
   throttled: 'Refused: too many failures',
   password_changed: 'Password changed',
+  disabled: 'Refused: account disabled',
   refused: 'Refused',
 }
 
 /** Why a sign-in through a provider was refused, in words. */
-const REASON_WORDS: Record<string, string> = {
+const REASON_WORDS: Record<Refusal, string> = {
   state: 'expired or replayed sign-in',
   nonce: 'ID token for another sign-in',
   token: 'ID token failed its checks',
@@ -136,7 +138,7 @@ export default function SignIns() {
             <td className={`${TABLE_CELL} ${event.outcome === 'success' ? '' : 'text-red-800'}`}>
               {OUTCOME_WORDS[event.outcome]}
               {event.reason ? (
-                <span className="block text-xs">{REASON_WORDS[event.reason] ?? event.reason}</span>
+                <span className="block text-xs">{REASON_WORDS[event.reason as Refusal] ?? event.reason}</span>
               ) : null}
             </td>
             <th scope="row" className={`${TABLE_CELL} break-all font-medium`}>

@@ -2,6 +2,7 @@ import { getFormProps } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod'
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { type ReactNode } from 'react'
 import { type ZodTypeAny } from 'zod'
 import { DueFields, type DueFieldMeta as Meta } from '#app/components/admin/due-fields.tsx'
 import { ProgressBar } from '#app/components/course/progress-bar.tsx'
@@ -9,10 +10,12 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { FormField, FormSelectField } from '#app/components/forms/fields.tsx'
 import { FormSubmit } from '#app/components/forms/form-submit.tsx'
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
+import { DisabledBadge } from '#app/components/people/disabled-badge.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { DataTable } from '#app/components/ui/data-table.tsx'
 import { DetailList } from '#app/components/ui/detail-list.tsx'
 import { Overlay, OVERLAY_TITLE_ID } from '#app/components/ui/overlay.tsx'
+import { formatUtc } from '#app/components/ui/utc-time.tsx'
 import { learnerAssignmentDues, type AssignmentDue } from '#app/modules/assignments/due.server.ts'
 import {
   AssignCourseFormSchema,
@@ -24,12 +27,13 @@ import {
 import { assignCourse, assignProgram, setAssignmentDue } from '#app/modules/assignments/service.server.ts'
 import { can } from '#app/modules/auth/permissions.ts'
 import { ROLE, ROLE_NAMES, type RoleId } from '#app/modules/auth/roles.ts'
+import { type SessionUser } from '#app/modules/auth/service.server.ts'
 import { listCourseTitles } from '#app/modules/courses/catalogue.server.ts'
 import { listAssignedCourses } from '#app/modules/courses/learner.server.ts'
 import { dayIn, describeDue, describeDueFully, type DueView } from '#app/modules/deadlines/due.ts'
 import { describePlan } from '#app/modules/deadlines/plan.ts'
 import { listPrograms } from '#app/modules/programs/service.server.ts'
-import { getProfile } from '#app/modules/users/service.server.ts'
+import { disabledDetails, disableUser, enableUser, getProfile, mayDisable } from '#app/modules/users/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { formatCourseDuration, formatDate } from '#app/utils/format.ts'
 import { pageAction, invalidForm, readForm, submitToService, type FormReply } from '#app/utils/forms.server.ts'
@@ -62,6 +66,9 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
     learner,
     courses,
     canEdit: can(user, 'manage:people'),
+    // when and by whom the account was disabled; null while it is enabled
+    disabled: await disabledDetails(user, userId),
+    canDisable: mayDisable(user, { id: profile._id, roleId: profile.role.r_id }),
     unassignedCourses: allCourses.filter((c) => !assigned.has(c._id)),
     programs: programs
       .filter((p) => !profile.assignedPrograms.includes(p._id))
@@ -74,7 +81,8 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
 
 /**
  * Assign New Course and assign a program, each with an optional due date (assigning twice is harmless);
- * `?intent=due`: change an assignment's due date and reminder plan.
+ * `?intent=due`: change an assignment's due date and reminder plan; a form's `intent` of `disable` or `enable`:
+ * disable or enable the account.
  */
 export const action = (args: ActionFunctionArgs) => pageAction(args, runAction)
 
@@ -83,6 +91,9 @@ async function runAction({ request, params }: ActionFunctionArgs) {
   const back = `/admin/user/${encodeURIComponent(userId)}`
   const user = await requirePeopleManager(request, back)
   const formData = await readForm(request)
+  const access = formData.get('intent')
+  if (access === ACCESS_INTENT.disable || access === ACCESS_INTENT.enable)
+    return changeAccess(user, userId, access, back)
   const search = new URL(request.url).searchParams
   if (search.get('intent') === 'due') {
     const submission = parseWithZod(formData, { schema: AssignmentDueFormSchema })
@@ -112,18 +123,35 @@ async function runAction({ request, params }: ActionFunctionArgs) {
   return redirectWithSuccess(back, done.value.assigned ? 'Course assigned.' : 'This course was already assigned.')
 }
 
+/** The account's Disable and Enable forms post `intent` set to one of these. */
+const ACCESS_INTENT = { disable: 'disable', enable: 'enable' } as const
+
+/** Disable or enable the account, then back to its page with what came of it as a toast. */
+async function changeAccess(user: SessionUser, userId: string, intent: 'disable' | 'enable', back: string) {
+  const done = await (intent === 'disable' ? disableUser : enableUser)(user, userId)
+  const name = done.userName
+  if (!done.changed) return redirectWithSuccess(back, `${name} was already ${intent}d.`)
+  return redirectWithSuccess(
+    back,
+    intent === 'disable'
+      ? `${name} is disabled and signed out everywhere.`
+      : `${name} is enabled and can sign in again.`,
+  )
+}
+
 export default function UserDetails() {
   const data = useLoaderData<typeof loader>()
   const { profile, dues } = data
   const [params] = useSearchParams()
   const now = new Date(data.now)
-  const details: [string, string][] = [
+  const details: [string, ReactNode][] = [
     ['First Name', profile.firstName],
     ['Last Name', profile.lastName],
     ['UserName', profile.userName],
     ['Email', profile.email],
     ['Role', ROLE_NAMES[profile.role.r_id as RoleId]],
     ['Member since', formatDate(profile.createdAt)],
+    ['Status', data.disabled ? <DisabledBadge /> : 'Active'],
   ]
   const page = `/admin/user/${profile._id}`
   const directDue = new Map((dues?.courses ?? []).map((c) => [c.id, c]))
@@ -138,6 +166,7 @@ export default function UserDetails() {
         </h2>
         <DetailList items={details} className="sm:grid-cols-3" />
       </section>
+      <AccessSection data={data} page={page} />
       {data.learner && dues ? (
         <>
           <section aria-labelledby="courses-heading" className="mt-8">
@@ -238,6 +267,75 @@ export default function UserDetails() {
 }
 
 type PageData = ReturnType<typeof useLoaderData<typeof loader>>
+
+/**
+ * Whether the account may sign in: a disabled one says since when and by whom, with Enable; an enabled one has
+ * Disable, which asks first (`?disable=1`). Plain forms, so they work without JavaScript.
+ */
+function AccessSection({ data, page }: { data: PageData; page: string }) {
+  const [params] = useSearchParams()
+  const busy = useNavigation().state !== 'idle'
+  const { profile, disabled, canDisable } = data
+  if (disabled)
+    return (
+      <section aria-labelledby="access-heading" className="card mt-6 border-amber-300 bg-amber-50 p-6">
+        <h2 id="access-heading" className="text-lg font-semibold">
+          Account disabled
+        </h2>
+        <p className="mt-1 text-sm text-slate-700">
+          Disabled since <time dateTime={disabled.at}>{formatUtc(disabled.at)}</time>
+          {disabled.by ? ` by ${disabled.by}` : ''}. {profile.firstName} cannot sign in; their courses, progress and
+          records are kept.
+        </p>
+        {canDisable ? (
+          <Form method="post" action={page} className="mt-4">
+            <input type="hidden" name="intent" value={ACCESS_INTENT.enable} />
+            <button type="submit" className="btn-primary" disabled={busy}>
+              Enable account
+            </button>
+          </Form>
+        ) : null}
+      </section>
+    )
+  if (!canDisable) return null
+  return (
+    <section aria-labelledby="access-heading" className="card mt-6 p-6">
+      <h2 id="access-heading" className="text-lg font-semibold">
+        Account access
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">
+        Disabling the account signs it out everywhere at once and stops it signing in until it is enabled again. Nothing
+        of it is deleted.
+      </p>
+      <Link
+        to="?disable=1"
+        preventScrollReset
+        className="btn mt-4 bg-red-600 text-white hover:bg-red-700"
+        aria-label={`Disable ${profile.userName}`}
+      >
+        Disable account
+      </Link>
+      {params.get('disable') ? (
+        <Overlay
+          title="Disable account"
+          role="alertdialog"
+          closeTo={page}
+          description={`Disable ${profile.firstName} ${profile.lastName} (${profile.userName})? Every session and API token of the account stops working at once, and it cannot sign in until an admin enables it again.`}
+        >
+          <Form method="post" action={page} className="flex flex-wrap justify-end gap-3">
+            <input type="hidden" name="intent" value={ACCESS_INTENT.disable} />
+            <a href={page} className="btn-secondary" data-autofocus>
+              Cancel
+            </a>
+            <button type="submit" className="btn bg-red-600 text-white hover:bg-red-700" disabled={busy}>
+              {busy ? 'Disabling…' : 'Disable account'}
+            </button>
+          </Form>
+        </Overlay>
+      ) : null}
+    </section>
+  )
+}
 type Dues = NonNullable<PageData['dues']>
 
 /** `?change=course:<id>` or `?change=program:<id>`: the assignment whose due date is being changed. */
