@@ -1,7 +1,7 @@
 import { findAssignable } from '../assignments/import.server.ts'
 import { isServiceError } from '../errors.ts'
 import { rulesText, type RuleLine } from './provider-form.ts'
-import type { ProviderRule } from './providers.server.ts'
+import type { ProviderView } from './providers.server.ts'
 
 // The group rules of the Company sign-in forms, where they meet the catalogue: each typed line's program or course
 // looked up before the service is asked (which stops at the first it cannot find), and the kept rules written back
@@ -22,7 +22,7 @@ export async function unknownTargets(rules: RuleLine[]): Promise<string[]> {
  * The kept rules as the form's text: each program or course by its title, or by its id where the title would not
  * find it again (another with the same title), so that saving the form unchanged keeps the rules as they are.
  */
-export async function keptRulesText(rules: ProviderRule[]): Promise<string> {
+export async function keptRulesText(rules: ProviderView['rules']): Promise<string> {
   const lines = await Promise.all(
     rules.map(async (rule) => {
       const byTitle = await findAssignable(rule.kind, rule.title).catch((error: unknown) => {
