@@ -142,8 +142,11 @@ export async function discardUpload(file: FileInfo | undefined) {
   if (file) await removeStoredFile(file.key)
 }
 
-/** A submission that failed validation, as a 400 reply. */
-export function invalidForm(submission: Replyable, options?: Hidden) {
+/**
+ * A submission that failed validation, as a 400 reply: the schema's refusals, or those of the page's own checks
+ * of a valid one (`fieldErrors`, each field's messages).
+ */
+export function invalidForm(submission: Replyable, options?: Hidden & { fieldErrors?: Record<string, string[]> }) {
   return json<FormReply>({ result: submission.reply(options) }, { status: 400 })
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Page } from '@playwright/test'
 import { scheduleAddArgs } from '../cli.ts'
+import { startTestProvider, type TestProvider } from '../oidc/provider.ts'
 import { resetTokenIn, waitForMail } from '../outbox.ts'
 import { expect, test } from './fixtures.ts'
 import {
@@ -11,6 +12,7 @@ import {
   expectAccessible,
   handInAssessment,
   portal,
+  portalWithInput,
   startCourse,
   whenHydrated,
 } from './helpers.ts'
@@ -18,22 +20,43 @@ import {
 // Every page outside the admin's content pages (those are admin-a11y.spec.ts's) passes axe (no serious
 // or critical violation) on a desktop and on a phone (see AXE_VIEWPORTS): the public pages and the error page, the
 // reset page a mailed link opens, the learner's pages with each tab, menu and dialog open, and the
-// people, access log, assessment, export, backup and import pages of the admin area with their dialogs open.
-// The demo data is only looked at: what a test needs to exist (an account, an assessment, a schedule, an
-// import) it makes of its own, and the schedules it removes again.
+// people, access log, assessment, export, backup, company sign-in and import pages of the admin area with their
+// dialogs open. The demo data is only looked at: what a test needs to exist (an account, an assessment, a
+// schedule, an import, an identity provider) it makes of its own, and the schedules and provider it removes again.
 
 const SCHEDULE = 'a11y-nightly'
 const BACKUP_SCHEDULE = 'a11y-backups'
 const folder = `${mkdtempSync(join(tmpdir(), 'portal-e2e-a11y-'))}/`
+// an identity provider for company sign-in: a real one on loopback, whose discovery document the portal reads
+const PROVIDER = { slug: 'a11y-co', name: 'A11y Co', clientId: 'portal-a11y', secret: 'a11y-client-secret' }
+let identityProvider: TestProvider | undefined
 
 test.beforeAll(async () => {
   await portal(...scheduleAddArgs({ name: SCHEDULE, cron: '0 2 * * *', range: 'last-month', to: folder }))
   await portal('backups', 'schedule', 'add', '--name', BACKUP_SCHEDULE, '--cron', '0 3 * * *', '--to', folder)
+  identityProvider = await startTestProvider({
+    clients: [
+      {
+        client_id: PROVIDER.clientId,
+        client_secret: PROVIDER.secret,
+        redirect_uris: [`${process.env.E2E_BASE_URL}/sso/${PROVIDER.slug}/callback`],
+      },
+    ],
+    accounts: [],
+  })
+  await portalWithInput(
+    PROVIDER.secret,
+    ...['sso', 'add', PROVIDER.slug, '--name', PROVIDER.name, '--issuer', identityProvider.issuer],
+    ...['--client-id', PROVIDER.clientId, '--client-secret-stdin', '--domain', 'a11y-co.test'],
+    ...['--map', 'engineers=course:SQL Fundamentals'],
+  )
 })
 
 test.afterAll(async () => {
   await portal('exports', 'schedule', 'remove', SCHEDULE)
   await portal('backups', 'schedule', 'remove', BACKUP_SCHEDULE)
+  await portal('sso', 'remove', PROVIDER.slug, '--yes')
+  await identityProvider?.close()
 })
 
 /** Opens the page, checks that it is the one asked for (by its title) and waits for it to hydrate. */
@@ -252,6 +275,7 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
         [removeAdmin!, 'Remove admin'],
         [`/admin/exports?remove=${SCHEDULE}`, 'Remove schedule'],
         [`/admin/backups?remove=${BACKUP_SCHEDULE}`, 'Remove schedule'],
+        [`/admin/sso/${PROVIDER.slug}?remove=${PROVIDER.slug}`, 'Remove identity provider'],
       ] as const) {
         await expectCard(plain, path, name)
       }
@@ -292,7 +316,7 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       await checkNotFound(page, '/no-such-page', 'the 404 page, signed in')
     })
 
-    test('the people pages with their Create New dialogs, the course list, the access log and the backups', async ({
+    test('the people pages with their Create New dialogs, the course list, the access log, the backups and company sign-in', async ({
       page,
       signInAs,
     }) => {
@@ -336,6 +360,24 @@ for (const [width, viewport] of AXE_VIEWPORTS) {
       await checkDialog(page, `Remove ${BACKUP_SCHEDULE}`, {
         role: 'alertdialog',
         name: 'Remove schedule',
+        closeWith: 'Cancel',
+      })
+
+      // Company sign-in: the list with its Add form, sent empty; a provider's page, its rules' dry run, and its
+      // Remove asking first
+      await open(page, '/admin/sso', 'Company sign-in')
+      await expectAccessible(page, '/admin/sso')
+      await page.getByRole('button', { name: 'Add provider' }).click()
+      await expect(page.getByLabel('Short name')).toHaveAttribute('aria-invalid', 'true')
+      await expectAccessible(page, '/admin/sso with its errors')
+      await open(page, `/admin/sso/${PROVIDER.slug}`, PROVIDER.name)
+      await expectAccessible(page, 'an identity provider’s page')
+      await page.getByRole('button', { name: 'Preview' }).click()
+      await expect(page.getByText('No learner would gain or lose an assignment.')).toBeVisible()
+      await expectAccessible(page, 'the preview of a provider’s group rules')
+      await checkDialog(page, `Remove ${PROVIDER.name}`, {
+        role: 'alertdialog',
+        name: 'Remove identity provider',
         closeWith: 'Cancel',
       })
     })

@@ -31,6 +31,28 @@ export async function portal(...args: string[]) {
   })
 }
 
+/** The CLI with `input` on its standard input (a client secret is never an argument). */
+export function portalWithInput(input: string, ...args: string[]) {
+  return new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      [path.join(root, 'cli', 'bin.js'), ...args],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          DATA_DIR: process.env.E2E_DATA_DIR,
+          PUBLIC_URL: process.env.E2E_BASE_URL,
+          EMBEDDED_PG_PORT: process.env.E2E_PG_PORT ?? '54330',
+        },
+      },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve({ stdout, stderr }),
+    )
+    child.stdin!.end(`${input}\n`)
+  })
+}
+
 type Learner = { userName: string; email: string; password: string; firstName: string; lastName: string }
 
 /**

@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { type Browser, type Page } from '@playwright/test'
+import { startTestProvider } from '../oidc/provider.ts'
 import { resetTokenIn, waitForMail } from '../outbox.ts'
 import { expect, test } from './fixtures.ts'
 import {
@@ -222,6 +223,7 @@ for (const phone of PHONES) {
       '/admin/reminders',
       '/admin/backups',
       '/admin/sign-ins',
+      '/admin/sso',
       '/admin/addDocuments',
       '/admin/addScenarios',
       '/admin/newCourse',
@@ -257,6 +259,67 @@ for (const phone of PHONES) {
       const reissue = await page.locator('a[href*="reissue="]').first().getAttribute('href')
       await expectFits(page, reissue!)
       await expect(page.getByRole('alertdialog', { name: 'Re-issue certificate' })).toBeVisible()
+    })
+
+    test(`company sign-in fits a ${px} phone: a provider added, previewed and removed through its admin pages, and the sign-in's own pages`, async ({
+      page,
+      signInAs,
+    }) => {
+      // a real provider on loopback, whose discovery document the portal reads when the provider is added
+      const slug = `phone-${phone.width}`
+      const provider = await startTestProvider({
+        clients: [
+          {
+            client_id: 'portal-phone',
+            client_secret: 'phone-secret',
+            redirect_uris: [`${process.env.E2E_BASE_URL}/sso/${slug}/callback`],
+          },
+        ],
+        accounts: [],
+      })
+      try {
+        await signInAs('superadmin')
+        await expectFits(page, '/admin/sso')
+        const form = page.getByRole('form', { name: 'Add a provider' })
+        await form.getByLabel('Short name').fill(slug)
+        await expect(page.getByText(`/sso/${slug}/callback`)).toBeVisible()
+        await form.getByLabel('Display name').fill(`Phone ${phone.width}`)
+        await form.getByLabel('Issuer URL').fill(provider.issuer)
+        await form.getByLabel('Client ID').fill('portal-phone')
+        await form.getByLabel('Client secret').fill('phone-secret')
+        await form.getByLabel('Email domains').fill(`${slug}.test`)
+        await form.getByLabel('Group rules').fill('engineers = course: SQL Fundamentals')
+        await form.getByRole('button', { name: 'Add provider' }).tap()
+        await expect(page).toHaveURL(new RegExp(`/admin/sso/${slug}$`))
+        await expect(page.getByRole('heading', { name: `Phone ${phone.width}`, level: 1 })).toBeVisible()
+        await expectFits(page)
+
+        // the dry run's answer, and the removal's question
+        await page.getByRole('button', { name: 'Preview' }).tap()
+        await expect(page.getByText('No learner would gain or lose an assignment.')).toBeVisible()
+        await expectFitsScreen(page)
+
+        // the sign-in's own pages: a return from the provider that is not this browser's sign-in, and a provider
+        // that does not answer
+        await expectFits(page, `/sso/${slug}/callback?code=planted&state=planted`, { status: 400 })
+        await expect(page.getByRole('link', { name: 'Back to sign in' })).toBeVisible()
+        await provider.close()
+        await expectFits(page, `/sso/${slug}`, { status: 503 })
+        await expect(page.getByText(`Phone ${phone.width} sign-in is not answering`)).toBeVisible()
+
+        await page.goto(`/admin/sso/${slug}`)
+        await whenHydrated(page)
+        await page.getByRole('link', { name: `Remove Phone ${phone.width}` }).tap()
+        const question = page.getByRole('alertdialog', { name: 'Remove identity provider' })
+        await expect(question).toBeVisible()
+        await expectFitsScreen(page)
+        await question.getByRole('button', { name: 'Remove' }).tap()
+        await expect(page).toHaveURL(/\/admin\/sso$/)
+        await expect(page.getByRole('link', { name: `Phone ${phone.width}` })).toHaveCount(0)
+      } finally {
+        await portal('sso', 'remove', slug, '--yes').catch(() => undefined)
+        await provider.close().catch(() => undefined)
+      }
     })
 
     test(`a course's tabs and rearranging pages fit a ${px} phone`, async ({ page, signInAs }) => {

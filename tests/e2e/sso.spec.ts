@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process'
-import path from 'node:path'
 import type { Page } from '@playwright/test'
 import { DEMO_PASSWORD, DEMO_PROGRAM } from '../../db/seeds/demo-content.ts'
 import { startForgedProvider, type ForgedProvider, type Forgery } from '../oidc/forged-provider.ts'
 import { startTestProvider, type TestProvider } from '../oidc/provider.ts'
 import { expect, test } from './fixtures.ts'
-import { createLearner, expectAccessible, portal, root, whenHydrated } from './helpers.ts'
+import { createLearner, expectAccessible, portal, portalWithInput, whenHydrated } from './helpers.ts'
 
 // Company sign-in in Chromium against a real OpenID Connect provider (oidc-provider, started here on loopback with
 // its own login and sign-out pages): a first sign-in creates the account and assigns the program of the person's
@@ -35,28 +33,6 @@ const grace = {
 
 let provider: TestProvider
 let forged: ForgedProvider
-
-/** The CLI with `input` on its standard input (the client secret is never an argument). */
-function portalWithInput(input: string, ...args: string[]) {
-  return new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-    const child = execFile(
-      process.execPath,
-      [path.join(root, 'cli', 'bin.js'), ...args],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          DATA_DIR: process.env.E2E_DATA_DIR,
-          PUBLIC_URL: BASE,
-          EMBEDDED_PG_PORT: process.env.E2E_PG_PORT ?? '54330',
-        },
-      },
-      (error, stdout, stderr) =>
-        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve({ stdout, stderr }),
-    )
-    child.stdin!.end(`${input}\n`)
-  })
-}
 
 test.describe.configure({ mode: 'serial' })
 

@@ -41,6 +41,7 @@ import * as jobsPage from '#app/routes/admin+/jobs.tsx'
 import * as newCoursePage from '#app/routes/admin+/newCourse.tsx'
 import * as remindersPage from '#app/routes/admin+/reminders.tsx'
 import * as signInsPage from '#app/routes/admin+/sign-ins.tsx'
+import * as ssoPage from '#app/routes/admin+/sso.tsx'
 import * as importUsersPage from '#app/routes/admin+/users_.import.tsx'
 import * as assessmentListRoute from '#app/routes/api+/assignmentDocuments.getAssignmentDocuments.ts'
 import * as uploadAssessmentRoute from '#app/routes/api+/assignmentDocuments.uploadAssignmentDocument.ts'
@@ -518,6 +519,12 @@ const CASES: Case[] = [
     exercises: ['manage:identity-providers'],
     via: 'service',
     run: ({ actor }) => service(() => listProviders(actor)),
+  },
+  {
+    name: 'the Company sign-in page',
+    exercises: ['enter:admin-area', 'manage:identity-providers'],
+    via: 'user',
+    run: (who) => page(open(ssoPage, '/admin/sso', who)),
   },
   {
     name: 'the reminder settings',

@@ -1,6 +1,5 @@
-import { getInputProps, type FieldMetadata } from '@conform-to/react'
 import { Link } from '@remix-run/react'
-import { FormField, FormFileField } from '#app/components/forms/fields.tsx'
+import { FormCheckbox, FormField, FormFileField } from '#app/components/forms/fields.tsx'
 import { useZodForm } from '#app/components/forms/use-zod-form.ts'
 import { type FileInfo, type UploadRules } from '#app/components/ui/file-upload.tsx'
 import { Overlay } from '#app/components/ui/overlay.tsx'
@@ -122,41 +121,18 @@ export function CertificateSettingsDialog({
           defaultFileInfo={settings.signature}
         />
         {settings.signature ? (
-          <Checkbox
+          <FormCheckbox
             meta={fields.removeCertificateSignature}
             label="Remove the current signature (a new image chosen above replaces it instead)"
           />
         ) : null}
         {mayIssue ? (
-          <Checkbox
+          <FormCheckbox
             meta={fields.issueToCompleted}
             label={`Also issue certificates to learners who already completed this ${kind}`}
           />
         ) : null}
       </DialogForm>
     </Overlay>
-  )
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a checkbox field of any form
-type Meta = FieldMetadata<any, any, string[]>
-
-/** A labelled checkbox for one field, with its error below (tied to it by conform's ids). */
-function Checkbox({ meta, label }: { meta: Meta; label: string }) {
-  const { key, ...input } = getInputProps(meta, { type: 'checkbox' })
-  return (
-    <div className="pb-2">
-      <label className="flex items-start gap-2 text-sm text-slate-700">
-        <input
-          key={key ?? undefined}
-          {...input}
-          className="mt-0.5 h-4 w-4 shrink-0 rounded border-slate-300 text-brand-600 focus:ring-brand-500"
-        />
-        <span>{label}</span>
-      </label>
-      <p id={meta.errorId} className="field-error">
-        {meta.errors?.[0]}
-      </p>
-    </div>
   )
 }

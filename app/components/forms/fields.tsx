@@ -26,36 +26,86 @@ type InputExtras = Omit<InputHTMLAttributes<HTMLInputElement>, 'type' | 'name' |
 export function FormField({
   meta,
   label,
+  hint,
   type = 'text',
   ...extras
-}: { meta: Meta; label: string; type?: 'text' | 'email' | 'number' | 'url' | 'search' | 'tel' } & InputExtras) {
-  return <Field label={label} errors={meta.errors} inputProps={{ ...getInputProps(meta, { type }), ...extras }} />
+}: {
+  meta: Meta
+  label: string
+  hint?: ReactNode
+  type?: 'text' | 'email' | 'number' | 'url' | 'search' | 'tel'
+} & InputExtras) {
+  return (
+    <Field
+      label={label}
+      errors={meta.errors}
+      hint={hint}
+      inputProps={{ ...getInputProps(meta, { type }), ...extras }}
+    />
+  )
 }
 
 /** A labelled password input with its show/hide toggle; `autoComplete` says which password it is. */
 export function FormPasswordField({
   meta,
   label,
+  hint,
   autoComplete,
 }: {
   meta: Meta
   label: string
+  hint?: ReactNode
   autoComplete: 'current-password' | 'new-password'
 }) {
   return (
     <PasswordField
       label={label}
       errors={meta.errors}
+      hint={hint}
       inputProps={{ ...getInputProps(meta, { type: 'password' }), autoComplete }}
     />
   )
 }
 
-type TextareaExtras = Pick<TextareaHTMLAttributes<HTMLTextAreaElement>, 'rows' | 'placeholder'>
+type TextareaExtras = Pick<TextareaHTMLAttributes<HTMLTextAreaElement>, 'rows' | 'placeholder' | 'spellCheck'>
 
-/** A labelled textarea for one field. */
-export function FormTextareaField({ meta, label, ...extras }: { meta: Meta; label: string } & TextareaExtras) {
-  return <TextareaField label={label} errors={meta.errors} textareaProps={{ ...getTextareaProps(meta), ...extras }} />
+/** A labelled textarea for one field; `everyError` shows each of its errors (one a line), not only the first. */
+export function FormTextareaField({
+  meta,
+  label,
+  hint,
+  everyError,
+  ...extras
+}: { meta: Meta; label: string; hint?: ReactNode; everyError?: boolean } & TextareaExtras) {
+  return (
+    <TextareaField
+      label={label}
+      errors={meta.errors}
+      hint={hint}
+      everyError={everyError}
+      textareaProps={{ ...getTextareaProps(meta), ...extras }}
+    />
+  )
+}
+
+/** A labelled checkbox for one field (posted as "on" when ticked), with its error below. */
+export function FormCheckbox({ meta, label }: { meta: Meta; label: string }) {
+  const { key, ...input } = getInputProps(meta, { type: 'checkbox' })
+  return (
+    <div className="pb-2">
+      <label className="flex items-start gap-2 text-sm text-slate-700">
+        <input
+          key={key ?? undefined}
+          {...input}
+          className="mt-0.5 h-4 w-4 shrink-0 rounded border-slate-300 text-brand-600 focus:ring-brand-500"
+        />
+        <span>{label}</span>
+      </label>
+      <p id={meta.errorId} className="field-error">
+        {meta.errors?.[0]}
+      </p>
+    </div>
+  )
 }
 
 /** A labelled native select for one field, with an empty first choice when `placeholder` is given. */

@@ -18,6 +18,7 @@ const ITEMS: { to: string; label: string; end?: boolean; permission?: Permission
   { to: '/admin/jobs', label: 'Background jobs' },
   { to: '/admin/backups', label: 'Backups', permission: 'read:backups' },
   { to: '/admin/sign-ins', label: 'Sign-ins', permission: 'read:sign-ins' },
+  { to: '/admin/sso', label: 'Company sign-in', permission: 'manage:identity-providers' },
 ]
 
 /** The admin area's side menu: each page the signed-in person may open (the permission table says which). */

@@ -18,48 +18,72 @@ type ControlProps = { id: string; 'aria-describedby'?: string; 'aria-invalid'?: 
 function FieldFrame({
   label,
   errors,
+  hint,
+  everyError = false,
   id: givenId,
   children,
 }: {
   label: string
   errors?: string[]
+  /** what to type, under the label (read out after it) */
+  hint?: ReactNode
+  /** every error, one a line (a field of several lines, each refused on its own), not only the first */
+  everyError?: boolean
   id?: string
   children: (control: ControlProps) => ReactNode
 }) {
   const fallbackId = useId()
   const id = givenId ?? fallbackId
   const errorId = errors?.length ? `${id}-error` : undefined
+  const hintId = hint ? `${id}-hint` : undefined
+  const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined
   return (
     <div>
       <label htmlFor={id} className="field-label">
         {label}
       </label>
-      {children({ id, 'aria-describedby': errorId, 'aria-invalid': errorId ? true : undefined })}
+      {hint ? (
+        <p id={hintId} className="-mt-0.5 mb-1 text-xs text-slate-500">
+          {hint}
+        </p>
+      ) : null}
+      {children({ id, 'aria-describedby': describedBy, 'aria-invalid': errorId ? true : undefined })}
       <p id={errorId} className="field-error">
-        {errors?.[0]}
+        {everyError
+          ? errors?.map((error) => (
+              <span key={error} className="block">
+                {error}
+              </span>
+            ))
+          : errors?.[0]}
       </p>
     </div>
   )
 }
 
-type FieldProps = { label: string; errors?: string[]; inputProps: InputHTMLAttributes<HTMLInputElement> & Keyed }
+type FieldProps = {
+  label: string
+  errors?: string[]
+  hint?: ReactNode
+  inputProps: InputHTMLAttributes<HTMLInputElement> & Keyed
+}
 
 /** A labelled input. */
-export function Field({ label, errors, inputProps }: FieldProps) {
+export function Field({ label, errors, hint, inputProps }: FieldProps) {
   const { key, ...props } = inputProps
   return (
-    <FieldFrame label={label} errors={errors} id={props.id}>
+    <FieldFrame label={label} errors={errors} hint={hint} id={props.id}>
       {(control) => <input key={key ?? undefined} {...props} {...control} className="field-input" />}
     </FieldFrame>
   )
 }
 
 /** A password input with a show/hide toggle. */
-export function PasswordField({ label, errors, inputProps }: FieldProps) {
+export function PasswordField({ label, errors, hint, inputProps }: FieldProps) {
   const [visible, setVisible] = useState(false)
   const { key, ...props } = inputProps
   return (
-    <FieldFrame label={label} errors={errors} id={props.id}>
+    <FieldFrame label={label} errors={errors} hint={hint} id={props.id}>
       {(control) => (
         <div className="relative">
           <input
@@ -88,15 +112,19 @@ export function PasswordField({ label, errors, inputProps }: FieldProps) {
 export function TextareaField({
   label,
   errors,
+  hint,
+  everyError,
   textareaProps,
 }: {
   label: string
   errors?: string[]
+  hint?: ReactNode
+  everyError?: boolean
   textareaProps: TextareaHTMLAttributes<HTMLTextAreaElement> & Keyed
 }) {
   const { key, ...props } = textareaProps
   return (
-    <FieldFrame label={label} errors={errors} id={props.id}>
+    <FieldFrame label={label} errors={errors} hint={hint} everyError={everyError} id={props.id}>
       {(control) => <textarea key={key ?? undefined} rows={4} {...props} {...control} className="field-input" />}
     </FieldFrame>
   )

@@ -1,6 +1,8 @@
+import { createServer } from 'node:net'
+import { installGlobals } from '@remix-run/node'
 import * as oidc from 'openid-client'
 import { describe, expect, it } from 'vitest'
-import { isUnreachable } from './client.server.ts'
+import { discover, isUnreachable } from './client.server.ts'
 
 // What counts as a provider not answering, whichever fetch made the request: Node's own throws a TypeError
 // ("fetch failed") or a TimeoutError, the polyfill the web server installs a FetchError with the socket's code or an
@@ -15,7 +17,29 @@ const wrapped = (cause: unknown, code?: string) => {
 const named = (name: string, extra: Record<string, unknown> = {}) =>
   Object.assign(new Error(`a ${name}`), { name }, extra)
 
+// the fetch the web server runs with (server/web-server.js installs Remix's), whose network errors are no TypeError
+installGlobals({ nativeFetch: false })
+
+/** A loopback port nobody listens on. */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+
 describe('isUnreachable', () => {
+  it('is true for a provider that refuses the connection, under the web server’s fetch', async () => {
+    const error = await discover({
+      issuer: `http://127.0.0.1:${await closedPort()}`,
+      clientId: 'portal',
+      clientSecret: 'secret',
+    }).catch((thrown: unknown) => thrown)
+    expect(error).toBeInstanceOf(Error)
+    expect(isUnreachable(error)).toBe(true)
+  })
+
   it('is true for a refused connection, a timeout or an abort, from either fetch', () => {
     expect(isUnreachable(new TypeError('fetch failed', { cause: named('Error', { code: 'ECONNREFUSED' }) }))).toBe(true)
     expect(isUnreachable(wrapped(named('FetchError', { code: 'ECONNREFUSED' })))).toBe(true)

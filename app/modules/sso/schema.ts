@@ -29,12 +29,17 @@ const issuerUrl = z
   .min(1, 'Issuer URL is required.')
   .max(500, 'Issuer URL is too long.')
   .url('Issuer URL must be an address such as https://login.example.com/tenant.')
+  // what is no address at all is refused by url() above, once
   .refine((value) => {
+    if (!URL.canParse(value)) return true
     const url = new URL(value)
     // a provider's keys and tokens travel over TLS; plain http only for one on this machine (development, tests)
     return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname))
   }, 'Issuer URL must start with https:// (http:// only for a provider on this machine).')
-  .refine((value) => !new URL(value).search && !new URL(value).hash, 'Issuer URL takes no ? or # part.')
+  .refine(
+    (value) => !URL.canParse(value) || (!new URL(value).search && !new URL(value).hash),
+    'Issuer URL takes no ? or # part.',
+  )
   .transform((value) => value.replace(/\/+$/, ''))
 
 const scopes = z
