@@ -193,6 +193,29 @@ describe('company sign-in through a real OpenID Connect provider', () => {
     expect((await userByEmail(bob.email)).password_hash).not.toBeNull()
   })
 
+  it('links an account anew when the person was made again at the provider (a new subject, the same email)', async () => {
+    const first = await signIn(alice.sub)
+    const user = await userOf(first.session)
+    provider.setAccount({ ...alice, sub: 'alice-made-again' })
+    const again = await signIn('alice-made-again')
+    expect(again.response.status).toBe(302)
+    expect((await userOf(again.session))?.id).toBe(user!.id)
+    const links = await query<{ subject: string }>(sql('SELECT subject FROM user_identities WHERE user_id = :user'), {
+      user: user!.id,
+    })
+    expect(links).toEqual([{ subject: 'alice-made-again' }])
+  })
+
+  it('makes one account when the same person signs in twice at once for the first time', async () => {
+    provider.setAccount({ sub: 'kim-at-acme', email: 'kim@acme.test', email_verified: true, groups: ['engineers'] })
+    const both = await Promise.all([signIn('kim-at-acme'), signIn('kim-at-acme')])
+    expect(both.map((b) => b.response.status)).toEqual([302, 302])
+    const ids = await Promise.all(both.map(async (b) => (await userOf(b.session))?.id))
+    expect(ids[0]).toBeTruthy()
+    expect(ids[1]).toBe(ids[0])
+    expect(await query(sql("SELECT 1 FROM users WHERE email = 'kim@acme.test'"), {})).toHaveLength(1)
+  })
+
   it('refuses an email the provider has not verified, and writes nothing', async () => {
     const { response } = await signIn(carol.sub)
     expect(response.status).toBe(403)

@@ -107,6 +107,13 @@ export async function accountFor(provider: Provider, claims: PersonClaims): Prom
   if (found?.disabled) throw new SignInRefused('disabled', ACCOUNT_DISABLED)
   const userId = await withTransaction(async (client) => {
     const id = found?.id ?? (await createAccount(client, claims, email))
+    // one subject per account and provider: a person whose account at the provider was made anew (a new subject,
+    // the same verified email) is linked anew, and the old subject no longer signs in
+    await client.query('DELETE FROM user_identities WHERE provider_id = $1 AND user_id = $2 AND subject <> $3', [
+      provider.id,
+      id,
+      claims.sub,
+    ])
     await client.query(
       `INSERT INTO user_identities (provider_id, subject, user_id, email, groups) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (provider_id, subject) DO UPDATE
@@ -139,10 +146,13 @@ async function createAccount(client: pg.ClientBase, claims: PersonClaims, email:
     const { rows } = await client.query<{ id: string }>(
       `INSERT INTO users (first_name, last_name, user_name, email, password_hash, role_id)
        VALUES ($1, $2, $3, $4, NULL, $5)
-       ON CONFLICT (user_name) DO NOTHING RETURNING id`,
+       ON CONFLICT DO NOTHING RETURNING id`,
       [firstName, lastName, userName, email, ROLE.learner],
     )
     if (rows[0]) return rows[0].id
+    // the same person's other sign-in made the account a moment ago: that one it is; else the username is taken
+    const { rows: made } = await client.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [email])
+    if (made[0]) return made[0].id
   }
   throw new Error(`No free username near ${base}.`)
 }
