@@ -31,13 +31,19 @@ type ImportedLab = {
 
 const graded = (exercise: ExerciseDefinition) => ({
   key: exercise.key,
-  check: exercise.check,
+  check: gradedCheck(exercise),
   verify: exercise.verify ?? [],
   order: exercise.order,
   columns: exercise.columns,
   allow: exercise.allow,
   solution: exercise.solution,
 })
+
+/** Plan exercises are read from lab.yaml, but grading does not run them yet: such a lab is refused. */
+function gradedCheck({ key, check }: ExerciseDefinition) {
+  if (check === 'plan') throw invalid(`Exercise ${key}: plan exercises cannot be graded yet.`)
+  return check
+}
 
 type Solved = { exercise: ExerciseDefinition; expected: Expected; ordered: boolean; ms: number }
 
