@@ -163,10 +163,10 @@ export function describeNode(node: PlanNode): string {
 }
 
 /** The rules of a plan exercise, as lab.yaml holds them. */
-type PlanRules = { has?: string[]; lacks?: string[]; cost?: number }
+export type PlanRules = { has?: string[]; lacks?: string[]; cost?: number }
 
 /** One rule and whether the plan meets it, with the nodes that decided it (as describeNode words them). */
-type RuleOutcome =
+export type RuleOutcome =
   | { rule: 'has' | 'lacks'; pattern: string; met: boolean; nodes: string[] }
   | { rule: 'cost'; factor: number; limit: number; cost: number; met: boolean }
 

@@ -524,7 +524,10 @@ async function change(client: pg.PoolClient, statements: Statement[], verify: st
   return results
 }
 
-// Relations whose catalogue row this transaction wrote: the ones the setup created, and tables it indexed.
+// Tables and materialized views the setup created: their catalogue row was written by this transaction. A
+// dataset table the setup only indexed is not among them (CREATE INDEX updates that row in place), and is
+// deliberately not analysed again: it was analysed when the lab was built, and ANALYZE writes a table's
+// page and row counts in place, where the rollback would not undo them on a copy the next attempt uses.
 const CREATED_HERE = `SELECT c.oid::regclass::text AS name FROM pg_class c
   WHERE c.relkind IN ('r', 'm', 'p') AND c.xmin = pg_current_xact_id()::xid`
 
