@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { documentedAnswer } from '#app/modules/api-docs/openapi.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { parseLabYaml, stringifyLab } from '#app/modules/labs/format.ts'
 import { grade, solve, type GradedExercise } from '#app/modules/labs/grading.server.ts'
@@ -20,8 +21,10 @@ import {
   labFolder,
   rebuildLabDatabases,
 } from '#app/modules/labs/service.server.ts'
+import * as attemptsRoute from '#app/routes/api+/labs_.$labId_.attempts.ts'
 import { sequelize } from '#db/client.ts'
 import { assignCourse, labFolderOf, makeCourse, makeLearner } from '#tests/factories.ts'
+import { body, call } from '#tests/requests.ts'
 
 // Plan exercises in the sandbox: the setup statements run on a copy, what they created is analysed, and the
 // final query's rows and plan come back; nothing the attempt made outlasts it. Grading holds the rows to the
@@ -161,6 +164,24 @@ describe('grading plan exercises', () => {
     expect(wrong.message).not.toMatch(/plan/)
     expect(wrong.missingRows).toEqual([['25']])
     expect(wrong.plan?.rules.every((r) => r.met)).toBe(true)
+  })
+
+  it('answers POST /api/labs/{labId}/attempts with the plan and each rule, as documented', async () => {
+    const answer = await call(attemptsRoute.action as never, `/api/labs/${labId}/attempts`, {
+      method: 'POST',
+      json: { exercise: 'by-day', sql: QUERY },
+      token: learner.token,
+      params: { labId },
+    })
+    expect(answer.status).toBe(200)
+    const json = (await body(answer)) as { data: { passed: boolean; plan: { rules: unknown[] } } }
+    expect(json.data.passed).toBe(false)
+    expect(json.data.plan.rules).toEqual([
+      { rule: 'has', pattern: 'Index Scan on sale', met: false, nodes: [] },
+      { rule: 'lacks', pattern: 'Seq Scan on sale', met: false, nodes: ['Seq Scan on sale'] },
+    ])
+    const checked = documentedAnswer('POST', '/api/labs/{labId}/attempts', 200).safeParse(json)
+    expect(checked.error?.issues ?? []).toEqual([])
   })
 
   it('refuses SQL that does not end with a query', async () => {
