@@ -47,7 +47,7 @@ export type Grading = {
   ms: number
 }
 
-export type GradedPlan = { tree: PlanNode; rules: RuleOutcome[] }
+type GradedPlan = { tree: PlanNode; rules: RuleOutcome[] }
 
 /** Rows of the learner's own result shown back; the comparison reads all of them. */
 const SHOWN_ROWS = 100
