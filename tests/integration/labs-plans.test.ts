@@ -4,6 +4,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { documentedAnswer } from '#app/modules/api-docs/openapi.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { readLabFolder } from '#app/modules/labs/folder.server.ts'
 import { parseLabYaml, stringifyLab } from '#app/modules/labs/format.ts'
 import { grade, solve, type GradedExercise } from '#app/modules/labs/grading.server.ts'
 import { checkPlan, describeNode, readPlan, type PlanRules } from '#app/modules/labs/plan.ts'
@@ -320,4 +321,49 @@ describe('portal labs check of plan exercises', () => {
     const missing = await checkLabDirectory(await folderWith(LAB.replace(/ {4}plan:\n.*\n.*\n/, '')))
     expect(missing.problems.join('\n')).toContain('exercises[0].plan: Required when check is plan')
   })
+})
+
+describe('the demo lab’s plan exercises', () => {
+  const DEMO = path.resolve(import.meta.dirname, '../../db/seeds/labs/data-warehousing')
+  // the query each prompt starts from: the right rows, by the plan the exercise teaches to avoid
+  const STARTING_POINTS: [string, string, RegExp][] = [
+    [
+      'index-for-big-sales',
+      `SELECT store_key, count(*) AS big_lines, sum(sales_amount) AS revenue FROM fact_sales
+       WHERE sales_amount >= 1000 GROUP BY store_key ORDER BY store_key`,
+      /but its plan has a Seq Scan on fact_sales; the exercise expects an Index Scan on fact_sales/,
+    ],
+    [
+      'correlated-subquery-to-join',
+      `SELECT p.product_name, (SELECT sum(f.sales_amount) FROM fact_sales AS f WHERE f.product_key = p.product_key)
+         AS revenue FROM dim_product AS p ORDER BY p.product_name`,
+      /but its plan has no Hash Join, which the exercise expects \(1 more rule is not met\)/,
+    ],
+    [
+      'materialized-monthly-revenue',
+      `SELECT d.month, sum(f.sales_amount) AS revenue FROM fact_sales AS f
+       JOIN dim_date AS d ON d.date_key = f.date_key JOIN dim_product AS p ON p.product_key = f.product_key
+       WHERE d.year = 2025 AND p.category = 'Toys' GROUP BY d.month ORDER BY d.month`,
+      /but its plan has no Scan on monthly_category_revenue, which the exercise expects/,
+    ],
+  ]
+
+  it('passes each solution and fails the query each prompt starts from, on its plan alone', async () => {
+    const course = await makeCourse()
+    const folder = await readLabFolder(DEMO)
+    const { id: labId } = await importLab(SYSTEM, { folder, course: course.id })
+    const learner = await makeLearner()
+    await assignCourse(learner.id, course.id)
+    for (const [key, sql, message] of STARTING_POINTS) {
+      const failed = await attemptExercise(learner, { labId, exercise: key, sql })
+      expect({ key, passed: failed.passed, message: failed.message }).toEqual({
+        key,
+        passed: false,
+        message: expect.stringMatching(message),
+      })
+      expect(failed.missingRows).toEqual([])
+      const solution = folder.definition.exercises.find((e) => e.key === key)!.solution
+      expect(await attemptExercise(learner, { labId, exercise: key, sql: solution })).toMatchObject({ passed: true })
+    }
+  }, 60_000)
 })
