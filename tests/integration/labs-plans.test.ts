@@ -1,9 +1,11 @@
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { within } from '@testing-library/dom'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { documentedAnswer } from '#app/modules/api-docs/openapi.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { labAttempts } from '#app/modules/labs/admin.server.ts'
 import { readLabFolder } from '#app/modules/labs/folder.server.ts'
 import { parseLabYaml, stringifyLab } from '#app/modules/labs/format.ts'
 import { grade, solve, type GradedExercise } from '#app/modules/labs/grading.server.ts'
@@ -22,10 +24,13 @@ import {
   labFolder,
   rebuildLabDatabases,
 } from '#app/modules/labs/service.server.ts'
+import * as resultsPage from '#app/routes/admin+/lab.$labId.tsx'
 import * as attemptsRoute from '#app/routes/api+/labs_.$labId_.attempts.ts'
 import { sequelize } from '#db/client.ts'
-import { assignCourse, labFolderOf, makeCourse, makeLearner } from '#tests/factories.ts'
+import { assignCourse, labFolderOf, makeCoach, makeCourse, makeLearner } from '#tests/factories.ts'
+import { renderRoute, type RouteModule } from '#tests/render.tsx'
 import { body, call } from '#tests/requests.ts'
+import { sessionCookieFor } from '#tests/sessions.ts'
 
 // Plan exercises in the sandbox: the setup statements run on a copy, what they created is analysed, and the
 // final query's rows and plan come back; nothing the attempt made outlasts it. Grading holds the rows to the
@@ -183,6 +188,24 @@ describe('grading plan exercises', () => {
     ])
     const checked = documentedAnswer('POST', '/api/labs/{labId}/attempts', 200).safeParse(json)
     expect(checked.error?.issues ?? []).toEqual([])
+  })
+
+  it('shows admins the plan of each plan attempt with the learner’s attempts', async () => {
+    const attempts = await labAttempts(SYSTEM, labId, learner.id)
+    expect(attempts.map((a) => [a.passed, a.plan?.rules.map((r) => r.met)])).toEqual([
+      [false, [false, false]],
+      [true, [true, true]],
+      [false, [true, true]],
+      [false, [false, false]],
+    ])
+    const cookie = await sessionCookieFor((await makeCoach()).userName)
+    const page = await renderRoute(resultsPage as RouteModule, `/admin/lab/${labId}?learner=${learner.id}`, {
+      cookie,
+      pattern: '/admin/lab/:labId',
+    })
+    const [first] = page.getAllByTestId('lab-attempt')
+    expect(within(first).getByRole('heading', { name: 'The query’s plan', level: 3 })).toBeInTheDocument()
+    expect(within(first).getByRole('region', { name: 'The query’s plan' })).toHaveTextContent(/Seq Scan on sale/)
   })
 
   it('refuses SQL that does not end with a query', async () => {

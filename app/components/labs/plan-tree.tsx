@@ -75,14 +75,26 @@ function StepItem({ step }: { step: Step }) {
   )
 }
 
-/** The learner's plan and the exercise's rules, under fifth-level headings (the grading's is the fourth). */
-export function PlanTree({ id, plan }: { id: string; plan: { tree: PlanNode; rules: RuleOutcome[] } }) {
+/**
+ * The learner's plan and the exercise's rules, under headings of `level` (the lab page's grading is under a
+ * fourth-level heading, so its default is the fifth).
+ */
+export function PlanTree({
+  id,
+  plan,
+  level = 'h5',
+}: {
+  id: string
+  plan: { tree: PlanNode; rules: RuleOutcome[] }
+  level?: 'h3' | 'h5'
+}) {
+  const Heading = level
   return (
     <div className="space-y-3 text-sm" data-testid="plan">
       <div>
-        <h5 id={`${id}-rules`} className="font-medium text-slate-800">
+        <Heading id={`${id}-rules`} className="font-medium text-slate-800">
           What the exercise expects of the plan
-        </h5>
+        </Heading>
         <ul aria-labelledby={`${id}-rules`} className="mt-1 space-y-1">
           {plan.rules.map((rule, i) => (
             <RuleItem key={i} rule={rule} />
@@ -90,9 +102,9 @@ export function PlanTree({ id, plan }: { id: string; plan: { tree: PlanNode; rul
         </ul>
       </div>
       <div>
-        <h5 id={`${id}-plan`} className="font-medium text-slate-800">
-          Your query’s plan
-        </h5>
+        <Heading id={`${id}-plan`} className="font-medium text-slate-800">
+          {level === 'h5' ? 'Your query’s plan' : 'The query’s plan'}
+        </Heading>
         <p className="text-xs text-slate-600">
           Each step reads from the steps under it; rows and cost are the planner’s estimates.
         </p>
