@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { loadPracticeDataset, PracticeLoadError } from './practice.ts'
+import { loadPracticeDataset, PracticeLoadError, runPracticeSql, textParsers } from './practice.ts'
 import { practiceDataset } from './sandbox.server.ts'
 
 /** Starting PGlite (PostgreSQL in WebAssembly) takes seconds on a busy machine. */
@@ -65,6 +65,29 @@ describe('loadPracticeDataset', () => {
       expect(failure).toBeInstanceOf(PracticeLoadError)
       expect((failure as PracticeLoadError).statement).toBe(2)
       expect((failure as Error).message).toMatch(/no_such_table/)
+    },
+    PGLITE_TIMEOUT_MS,
+  )
+})
+
+describe('runPracticeSql', () => {
+  test(
+    "shows the last statement's rows as PostgreSQL prints them, and how many statements ran",
+    async () => {
+      const parsers = await textParsers(db)
+      const run = await runPracticeSql(
+        db,
+        `CREATE TEMP TABLE run_check (id int, ok boolean, price numeric(6,2), day date, tags int[], doc jsonb);
+         INSERT INTO run_check VALUES (1, true, 2.5, '2024-01-02', '{1,2}', '{"a":1}'), (2, NULL, NULL, NULL, NULL, NULL);
+         SELECT * FROM run_check ORDER BY id`,
+        parsers,
+      )
+      expect(run.statements).toBe(3)
+      expect(run.columns).toEqual(['id', 'ok', 'price', 'day', 'tags', 'doc'])
+      expect(run.rows).toEqual([
+        ['1', 't', '2.50', '2024-01-02', '{1,2}', '{"a": 1}'],
+        ['2', null, null, null, null, null],
+      ])
     },
     PGLITE_TIMEOUT_MS,
   )

@@ -12,9 +12,12 @@ export type PracticeDataset = { statements: PracticeStatement[]; files: Record<s
 
 /** The part of PGlite the loader uses, so the browser's worker proxy and Node's instance both fit. */
 export type PracticeDatabase = {
-  exec(sql: string): Promise<unknown>
-  query(sql: string, params?: unknown[], options?: { blob?: Blob }): Promise<unknown>
+  exec(sql: string, options?: { rowMode?: 'array'; parsers?: TextParsers }): Promise<PracticeResult[]>
+  query<T>(sql: string, params?: unknown[], options?: { blob?: Blob }): Promise<{ rows: T[] }>
 }
+
+type TextParsers = Record<number, (text: string) => string>
+type PracticeResult = { rows: unknown[]; fields: { name: string }[] }
 
 /** PGlite's COPY reads the blob passed with the query from this device, in place of STDIN. */
 const BLOB_DEVICE = "'/dev/blob'"
@@ -52,4 +55,25 @@ export async function loadPracticeDataset(db: PracticeDatabase, dataset: Practic
     }
   }
   await db.exec('ANALYZE')
+}
+
+/**
+ * Parsers that keep every value as PostgreSQL prints it (`t`, `2.50`, `2024-01-02`), as the server's result shows
+ * it; PGlite would turn booleans, numbers, dates and JSON into JavaScript values. Made once the dataset is loaded,
+ * so its own types are included.
+ */
+export async function textParsers(db: PracticeDatabase): Promise<TextParsers> {
+  const { rows } = await db.query<{ oid: number }>('SELECT oid::int AS oid FROM pg_type')
+  return Object.fromEntries(rows.map(({ oid }) => [oid, (text: string) => text]))
+}
+
+/** What a Run shows: the last statement's columns and rows as text, and how many statements ran. */
+export async function runPracticeSql(db: PracticeDatabase, sql: string, parsers: TextParsers) {
+  const results = await db.exec(sql, { rowMode: 'array', parsers })
+  const last = results.at(-1)
+  return {
+    statements: results.length,
+    columns: last?.fields.map((f) => f.name) ?? [],
+    rows: (last?.rows ?? []) as (string | null)[][],
+  }
 }
