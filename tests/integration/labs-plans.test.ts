@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { documentedAnswer } from '#app/modules/api-docs/openapi.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { labAttempts } from '#app/modules/labs/admin.server.ts'
+import { compareEngines } from '#app/modules/labs/engines.server.ts'
 import { readLabFolder } from '#app/modules/labs/folder.server.ts'
 import { parseLabYaml, stringifyLab } from '#app/modules/labs/format.ts'
 import { grade, solve, type GradedExercise } from '#app/modules/labs/grading.server.ts'
@@ -14,6 +15,7 @@ import {
   buildLabDatabases,
   closeSandbox,
   dropLabDatabases,
+  practiceDataset,
   runInSandbox,
   type LabDatabases,
 } from '#app/modules/labs/sandbox.server.ts'
@@ -389,4 +391,24 @@ describe('the demo lab’s plan exercises', () => {
       expect(await attemptExercise(learner, { labId, exercise: key, sql: solution })).toMatchObject({ passed: true })
     }
   }, 60_000)
+})
+
+describe('plan exercises on PGlite, in the author’s check', () => {
+  it('runs the setup and the final query there, undone before the next exercise, and compares the rows', async () => {
+    const dataset = await practiceDataset({ sql: DATASET, name: 'data.sql', files: [] })
+    const exercise = (key: string, rows: string[][]) => ({
+      key,
+      check: 'plan' as const,
+      verify: [],
+      columns: 'names' as const,
+      order: 'auto' as const,
+      ordered: false,
+      solution: `CREATE INDEX sale_day_idx ON sale (day); ${QUERY}`,
+      expected: { result: { columns: ['n'], rows } },
+    })
+    // the second exercise creates the same index again: the first one's was undone
+    expect(await compareEngines(dataset, [exercise('first', [['25']]), exercise('again', [['25']])])).toEqual([])
+    const [differs] = await compareEngines(dataset, [exercise('wrong', [['26']])])
+    expect(differs).toMatchObject({ key: 'wrong', message: expect.stringMatching(/^PGlite's answer differs/) })
+  }, 120_000)
 })

@@ -7,6 +7,7 @@ import { from as copyFrom } from 'pg-copy-streams'
 import { getEnv } from '#app/utils/env.server.ts'
 import { databaseUrl, ListenedClient, query, sql } from '#db/client.ts'
 import { ServiceError } from '../errors.ts'
+import type { PracticeDataset } from './practice.ts'
 import type { StatementKind } from './schema.ts'
 import { vetSql } from './vet.ts'
 
@@ -324,6 +325,25 @@ function copyFromStdin(statement: string, filename: string): string {
   )
   if (!literal) throw new ServiceError(400, `Cannot find the file name ${filename} in its COPY statement.`)
   return `${bytes.subarray(0, literal.start).toString('utf8')}STDIN${bytes.subarray(literal.end).toString('utf8')}`
+}
+
+/**
+ * A lab's dataset as practice in PGlite receives it: the statements split here (libpg-query is not sent to the
+ * browser), each COPY already reading STDIN, and the CSV files it reads as text.
+ */
+export async function practiceDataset(dataset: {
+  sql: string
+  name: string
+  files: DatasetFile[]
+}): Promise<PracticeDataset> {
+  const statements = (await datasetStatements(dataset.sql, dataset.name)).map(({ text, copyFile }) =>
+    copyFile === undefined ? { text } : { text, copyFile },
+  )
+  const read = new Set(statements.flatMap((s) => (s.copyFile === undefined ? [] : [s.copyFile])))
+  const files = Object.fromEntries(
+    dataset.files.filter((f) => read.has(f.name)).map((f) => [f.name, f.content.toString('utf8')]),
+  )
+  return { statements, files }
 }
 
 async function runDataset(client: pg.Client, dataset: { sql: string; name: string; files: DatasetFile[] }) {

@@ -7,10 +7,18 @@ import { canOpenCourse } from '../courses/access.server.ts'
 import { findCourseByIdentifier } from '../courses/catalogue.server.ts'
 import { conflict, forbidden, invalid, isServiceError, notFound } from '../errors.ts'
 import { isUuid } from '../ids.ts'
+import { compareEngines } from './engines.server.ts'
 import { readLabFolder, type LabFolder } from './folder.server.ts'
 import { grade, solve, type Expected, type GradedExercise, type Grading } from './grading.server.ts'
 import type { PlanRules } from './plan.ts'
-import { buildLabDatabases, dropLabDatabases, labsBusy, type LabDatabases, type LabTable } from './sandbox.server.ts'
+import {
+  buildLabDatabases,
+  dropLabDatabases,
+  labsBusy,
+  practiceDataset,
+  type LabDatabases,
+  type LabTable,
+} from './sandbox.server.ts'
 import { AttemptSchema, type ExerciseDefinition } from './schema.ts'
 
 // Labs as the portal keeps them: imported from an author's folder (built in the sandbox, each exercise's
@@ -221,11 +229,13 @@ async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
   const buildMs = Math.round(performance.now() - started)
   const slow = getEnv().LABS_TIME_LIMIT_MS / 2
   const exercises: CheckedExercise[] = []
+  const solved: Parameters<typeof compareEngines>[1][number][] = []
   try {
     for (const exercise of definition.exercises) {
       const at = performance.now()
       try {
-        const { ms, plan } = await solve(built, graded(exercise))
+        const { ms, expected, ordered, plan } = await solve(built, graded(exercise))
+        solved.push({ ...graded(exercise), expected, ordered })
         const runs = plan
           ? `The solution runs and its plan (estimated cost ${plan.cost}) meets the exercise's rules`
           : 'The solution runs'
@@ -245,6 +255,13 @@ async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
     }
   } finally {
     await dropLabDatabases([built.database, ...built.copies])
+  }
+  // the learner practises on PGlite: its answers must be the ones grading expects
+  const dataset = await practiceDataset({ sql: folder.datasetSql, name: definition.dataset, files: folder.dataFiles })
+  for (const { key, message } of await compareEngines(dataset, solved)) {
+    const checked = exercises.find((e) => e.key === key)
+    if (checked) Object.assign(checked, { ok: false, message })
+    else exercises.push({ key, ok: false, ms: 0, message })
   }
   const problems = exercises.filter((e) => !e.ok).map((e) => `${e.key}: ${e.message}`)
   return { ok: problems.length === 0, title: definition.title, buildMs, exercises, problems }
