@@ -762,6 +762,47 @@ call({
 // ——— /api/labs: SQL labs ———
 
 const Cell = z.string().nullable().openapi({ description: 'a value as PostgreSQL prints it; null for NULL' })
+
+// A plan exercise's answer: the final query's plan as a tree, and each of the exercise's rules checked on it.
+const PlanStep = z
+  .object({
+    type: z.string().openapi({ description: 'the node type EXPLAIN names: Seq Scan, Index Scan, Hash Join …' }),
+    relation: z.string().optional().openapi({ description: 'the table or view the step reads' }),
+    indexes: z
+      .array(z.string())
+      .openapi({ description: 'the index it reads by (a Bitmap Heap Scan: its Bitmap Index Scans’)' }),
+    subplan: z.enum(['SubPlan', 'InitPlan']).optional().openapi({ description: 'a subquery run per row, or once' }),
+    rows: z.number().openapi({ description: 'the planner’s estimate of the rows it returns' }),
+    cost: z.number().openapi({ description: 'its total estimated cost' }),
+    children: z.array(z.any()).openapi({ description: 'the steps it reads from, each shaped as this one' }),
+  })
+  .strict()
+const PlanRuleOutcome = z.union([
+  z
+    .object({
+      rule: z.enum(['has', 'lacks']),
+      pattern: z.string(),
+      met: z.boolean(),
+      nodes: z.array(z.string()).openapi({ description: 'the steps the pattern matches' }),
+    })
+    .strict(),
+  z
+    .object({
+      rule: z.literal('cost'),
+      factor: z.number(),
+      limit: z.number().openapi({ description: 'factor × the estimated cost of the solution’s plan' }),
+      cost: z.number().openapi({ description: 'the estimated cost of the caller’s plan' }),
+      met: z.boolean(),
+    })
+    .strict(),
+])
+const GradedPlan = z
+  .object({ tree: PlanStep, rules: z.array(PlanRuleOutcome) })
+  .strict()
+  .openapi({
+    description:
+      'plan exercises only (`check: plan`): the plan of the final query, and each rule with whether it is met',
+  })
 const LabExerciseState = z
   .object({ key: z.string(), title: z.string(), passed: z.boolean(), attempts: z.number().int() })
   .strict()
@@ -833,7 +874,9 @@ call({
     'and compared with what the exercise’s solution returns. SQL the database rejects is a failed attempt ' +
     '(`passed: false`, the database’s `message`, and the `position` it points at, in characters from 1). A ' +
     'statement the exercise does not take (a kind it does not allow, several where one is expected, a ' +
-    'forbidden function or catalog) is a 400 naming it. While the caller’s previous attempt, or too many ' +
+    'forbidden function or catalog) is a 400 naming it. A plan exercise takes setup statements (such as ' +
+    '`CREATE INDEX`) then one final query: it passes when that query returns the solution’s rows and its plan ' +
+    'meets every rule; its answer carries the plan and each rule’s outcome. While the caller’s previous attempt, or too many ' +
     'attempts in all, are being graded: 429 with `Retry-After`.',
   who: 'signedIn',
   params: ids('labId'),
@@ -852,6 +895,7 @@ call({
           extraRows: z.array(z.array(Cell)),
           wrongOrder: z.boolean(),
           position: z.number().int().optional(),
+          plan: GradedPlan.optional(),
           ms: z.number(),
           exercise: z.string(),
           attempts: z.number().int(),

@@ -213,7 +213,7 @@ describe('parseLabYaml', () => {
       (l) => (exercise(l).solution = long(100_001)),
       ['exercises[0].solution: Must be at most 100,000 characters'],
     ],
-    ['check unknown', (l) => (exercise(l).check = 'rows'), ['exercises[0].check: Must be one of result, state']],
+    ['check unknown', (l) => (exercise(l).check = 'rows'), ['exercises[0].check: Must be one of result, state, plan']],
     // verify belongs to a state check, and a state check needs it
     [
       'verify on a result check',
@@ -249,6 +249,77 @@ describe('parseLabYaml', () => {
       'verify not a list',
       (l) => Object.assign(exercise(l), { check: 'state', verify: 'SELECT 1' }),
       ['exercises[0].verify: Must be a list'],
+    ],
+    // plan rules belong to a plan check, and a plan check needs them
+    [
+      'a plan check without plan',
+      (l) => (exercise(l).check = 'plan'),
+      ['exercises[0].plan: Required when check is plan'],
+    ],
+    [
+      'plan on a result check',
+      (l) => (exercise(l).plan = { has: ['Hash Join'] }),
+      ['exercises[0].plan: Only allowed when check is plan'],
+    ],
+    [
+      'verify on a plan check',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { has: ['Hash Join'] }, verify: ['SELECT 1'] }),
+      ['exercises[0].verify: Only allowed when check is state'],
+    ],
+    [
+      'a plan with no rule',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: {} }),
+      ['exercises[0].plan: Must hold at least one of has:, lacks:, cost:'],
+    ],
+    [
+      'a plan that is not rules',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: 'Hash Join' }),
+      ['exercises[0].plan: Must hold rules: has:, lacks: or cost:'],
+    ],
+    [
+      'a misspelt node type',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { has: ['Hash Join', 'Index Scna on orders'] } }),
+      [
+        'exercises[0].plan.has[1]: Must be a node type such as Seq Scan, Index Scan or Hash Join, then optionally on <table> and using <index>',
+      ],
+    ],
+    [
+      'a table on SubPlan',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { lacks: ['SubPlan on orders'] } }),
+      ['exercises[0].plan.lacks[0]: SubPlan matches a subquery, so it takes no on or using'],
+    ],
+    [
+      'an empty pattern list',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { has: [], cost: 2 } }),
+      ['exercises[0].plan.has: Must list at least one pattern, or be left out'],
+    ],
+    [
+      'a pattern that is not text',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { lacks: [3] } }),
+      ['exercises[0].plan.lacks[0]: Must be text'],
+    ],
+    [
+      'a cost of zero',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { cost: 0 } }),
+      ['exercises[0].plan.cost: Must be more than 0'],
+    ],
+    [
+      'a cost that is not a number',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { cost: 'twice' } }),
+      ['exercises[0].plan.cost: Must be a number'],
+    ],
+    [
+      'an unknown plan rule',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { has: ['Hash Join'], uses: ['orders_pkey'] } }),
+      ['exercises[0].plan.uses: Unknown key'],
+    ],
+    [
+      'hash for has',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { hash: ['Hash Join'] } }),
+      [
+        'exercises[0].plan.hash: Unknown key (did you mean has?)',
+        'exercises[0].plan: Must hold at least one of has:, lacks:, cost:',
+      ],
     ],
     ['order unknown', (l) => (exercise(l).order = 'sorted'), ['exercises[0].order: Must be one of auto, strict, any']],
     [
@@ -367,6 +438,19 @@ const full = (): LabDefinition => ({
       points: 1,
       hints: [],
     },
+    {
+      key: 'orders-by-day',
+      title: 'Orders of one day, fast',
+      prompt: 'Make the report of one day read an index.',
+      solution: "CREATE INDEX ON orders (placed_on);\nSELECT id FROM orders WHERE placed_on = '2024-03-01'",
+      check: 'plan',
+      plan: { has: ['Index Scan on orders', 'index only scan'], lacks: ['Seq Scan on orders', 'SubPlan'], cost: 1.5 },
+      order: 'auto',
+      columns: 'names',
+      allow: ['select', 'ddl'],
+      points: 1,
+      hints: [],
+    },
   ],
 })
 
@@ -376,6 +460,13 @@ describe('stringifyLab', () => {
     lab.description = 'A shop.\n\nWith customers.\n'
     lab.exercises[0].solution = 'SELECT name\nFROM customers\nORDER BY name;\n'
     lab.exercises.push({ ...lab.exercises[0], key: 'change', check: 'state', verify: ['SELECT 1'], allow: ['dml'] })
+    lab.exercises.push({
+      ...lab.exercises[0],
+      key: 'fast',
+      solution: 'SELECT 1',
+      check: 'plan',
+      plan: { has: ['Hash Join', 'Seq Scan on products'], cost: 2 },
+    })
     expect(stringifyLab(lab)).toBe(
       [
         'title: SQL fundamentals',
@@ -405,6 +496,15 @@ describe('stringifyLab', () => {
         '      - SELECT 1',
         '    allow: [dml]',
         '',
+        '  - key: fast',
+        '    title: All customers',
+        '    prompt: List every customer.',
+        '    solution: SELECT 1',
+        '    check: plan',
+        '    plan:',
+        '      has: [Hash Join, Seq Scan on products]',
+        '      cost: 2',
+        '',
       ].join('\n'),
     )
   })
@@ -420,6 +520,12 @@ describe('stringifyLab', () => {
     const anyText = (maxLength: number) => fc.string({ unit, maxLength })
     const filled = (maxLength: number) => anyText(maxLength).filter((t) => t.trim() !== '')
     const title = filled(30).filter((t) => !/[\r\n]/.test(t))
+    const pattern = fc
+      .tuple(
+        fc.constantFrom('Seq Scan', 'index scan', 'Hash Join', 'Bitmap Heap Scan', 'Scan'),
+        fc.option(fc.stringMatching(/^[a-z_][a-z0-9_]{0,10}$/), { nil: undefined }),
+      )
+      .map(([type, table]) => (table ? `${type} on ${table}` : type))
     const kinds = fc.uniqueArray(fc.constantFrom<StatementKind>('select', 'dml', 'ddl'), { minLength: 1 })
     const exercise = fc.record({
       key: fc.stringMatching(/^[a-z0-9-]{1,64}$/),
@@ -432,6 +538,17 @@ describe('stringifyLab', () => {
       points: fc.integer({ min: 1, max: 100 }),
       hints: fc.array(filled(30), { maxLength: 3 }),
       verify: fc.option(fc.array(filled(40), { minLength: 1, maxLength: 3 }), { nil: undefined }),
+      plan: fc.option(
+        fc.record(
+          {
+            has: fc.array(pattern, { minLength: 1, maxLength: 3 }),
+            lacks: fc.array(pattern, { minLength: 1, maxLength: 3 }),
+            cost: fc.double({ min: 0.01, max: 1000, noNaN: true }),
+          },
+          { requiredKeys: ['cost'] },
+        ),
+        { nil: undefined },
+      ),
     })
     const lab = fc.record({
       title,
@@ -444,8 +561,12 @@ describe('stringifyLab', () => {
       fc.property(lab, (generated) => {
         const definition: LabDefinition = {
           ...generated,
-          exercises: generated.exercises.map(({ verify, ...rest }) =>
-            verify ? { ...rest, check: 'state', verify } : { ...rest, check: 'result' },
+          exercises: generated.exercises.map(({ verify, plan, ...rest }) =>
+            verify
+              ? { ...rest, check: 'state', verify }
+              : plan
+                ? { ...rest, check: 'plan', plan }
+                : { ...rest, check: 'result' },
           ),
         }
         expect(parseLabYaml(stringifyLab(definition))).toEqual({ ok: true, definition })

@@ -420,7 +420,7 @@ export type Rows = { columns: string[]; rows: (string | null)[][] }
 type SandboxResult = Rows & { total: number; truncated: boolean }
 
 export type Outcome =
-  | { ok: true; result?: SandboxResult; verify: Rows[]; ms: number }
+  | { ok: true; result?: SandboxResult; verify: Rows[]; plan?: unknown; ms: number }
   | { ok: false; message: string; position?: number; ms: number }
 
 type Statement = { text: string; start: number }
@@ -429,10 +429,14 @@ type Statement = { text: string; start: number }
  * Runs a learner's statements on a lab and rolls them back. `query`: one query, on the lab's database, its
  * rows read through a cursor (at most LABS_MAX_ROWS and LABS_MAX_RESULT_BYTES, the full count counted).
  * `change`: statements on one of the lab's copies, then the verify queries, whose results are returned.
+ * `plan`: setup statements on a copy, then one query, whose rows and `EXPLAIN (FORMAT JSON)` are returned.
  */
 export async function runInSandbox(
   lab: LabDatabases,
-  work: { kind: 'query'; statement: Statement } | { kind: 'change'; statements: Statement[]; verify: string[] },
+  work:
+    | { kind: 'query'; statement: Statement }
+    | { kind: 'change'; statements: Statement[]; verify: string[] }
+    | { kind: 'plan'; statements: Statement[]; statement: Statement },
 ): Promise<Outcome> {
   const started = performance.now()
   const database = work.kind === 'query' ? lab.database : await takeCopy(lab)
@@ -446,7 +450,9 @@ export async function runInSandbox(
       const outcome =
         work.kind === 'query'
           ? { result: await readQuery(client, work.statement), verify: [] }
-          : { verify: await change(client, work.statements, work.verify) }
+          : work.kind === 'plan'
+            ? { ...(await explain(client, work.statements, work.statement)), verify: [] }
+            : { verify: await change(client, work.statements, work.verify) }
       return { ok: true, ...outcome, ms: Math.round(performance.now() - started) }
     } catch (error) {
       broken = !(error instanceof pg.DatabaseError)
@@ -458,7 +464,7 @@ export async function runInSandbox(
       client.release(broken)
     }
   } finally {
-    if (work.kind === 'change') giveCopy(lab, database)
+    if (work.kind !== 'query') giveCopy(lab, database)
   }
 }
 
@@ -536,6 +542,32 @@ async function change(client: pg.PoolClient, statements: Statement[], verify: st
     results.push({ columns: answer.fields.map((f) => f.name), rows: answer.rows })
   }
   return results
+}
+
+// Tables and materialized views the setup created: their catalogue row was written by this transaction. A
+// dataset table the setup only indexed is not among them (CREATE INDEX updates that row in place), and is
+// deliberately not analysed again: it was analysed when the lab was built, and ANALYZE writes a table's
+// page and row counts in place, where the rollback would not undo them on a copy the next attempt uses.
+const CREATED_HERE = `SELECT c.oid::regclass::text AS name FROM pg_class c
+  WHERE c.relkind IN ('r', 'm', 'p') AND c.xmin = pg_current_xact_id()::xid`
+
+/**
+ * The setup statements, then the query's rows and plan. What the setup created is new to the planner: it is
+ * analysed first, as the dataset was when it was built, so the plan is the one real statistics would give.
+ */
+async function explain(client: pg.PoolClient, statements: Statement[], statement: Statement) {
+  await change(client, statements, [])
+  const created = await client.query<{ name: string }>(CREATED_HERE)
+  for (const { name } of created.rows) await client.query(`ANALYZE ${name}`)
+  const result = await readQuery(client, statement)
+  await client.query('CLOSE lab_result')
+  let answer: pg.QueryResult<{ 'QUERY PLAN': unknown }>
+  try {
+    answer = await client.query(`EXPLAIN (FORMAT JSON) ${statement.text}`)
+  } catch (error) {
+    throw shifted(error, statement.start - 'EXPLAIN (FORMAT JSON) '.length)
+  }
+  return { result, plan: answer.rows[0]['QUERY PLAN'] }
 }
 
 /** A database error at a place in one statement, at that place in the learner's whole text. */

@@ -1,17 +1,21 @@
 import { z } from 'zod'
+import { parsePattern } from './plan.ts'
 
 // A SQL lab as its author writes it in lab.yaml (docs/labs.md). Parsing applies the defaults, so the
 // rest of the portal reads a definition without asking what was left out. The messages follow the
 // path of what they are about, as format.ts prints them: "exercises[2].solution: Required".
 
 const STATEMENT_KINDS = ['select', 'dml', 'ddl'] as const
-const CHECK_KINDS = ['result', 'state'] as const
+const CHECK_KINDS = ['result', 'state', 'plan'] as const
 const ORDER_RULES = ['auto', 'strict', 'any'] as const
 const COLUMN_RULES = ['names', 'positions'] as const
 
 /** What a learner's statement may be: a query, a change to rows (INSERT, UPDATE, DELETE …), or to tables. */
 export type StatementKind = (typeof STATEMENT_KINDS)[number]
-/** Graded by the rows the learner's query returns, or by the state the verify queries read afterwards. */
+/**
+ * Graded by the rows the learner's query returns, by the state the verify queries read afterwards, or
+ * by the rows of the final query and its plan.
+ */
 export type CheckKind = (typeof CHECK_KINDS)[number]
 /** Whether the order of the rows counts; `auto` leaves it to the solution's outermost ORDER BY. */
 export type OrderRule = (typeof ORDER_RULES)[number]
@@ -31,6 +35,9 @@ const LAB_LIMITS = {
   verify: 20,
   minutes: 600,
   points: 100,
+  patterns: 20,
+  pattern: 200,
+  costFactor: 1000,
 } as const
 
 /** The values a lab takes for the keys its author leaves out; stringifyLab leaves these out again. */
@@ -79,6 +86,36 @@ const allow = list(oneOf(STATEMENT_KINDS))
     if (twice) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `Lists ${twice} twice` })
   })
 
+const patterns = list(
+  filled(LAB_LIMITS.pattern).superRefine((text, ctx) => {
+    const pattern = parsePattern(text)
+    if (typeof pattern === 'string') ctx.addIssue({ code: z.ZodIssueCode.custom, message: pattern })
+  }),
+)
+  .min(1, 'Must list at least one pattern, or be left out')
+  .max(LAB_LIMITS.patterns, `Must list at most ${LAB_LIMITS.patterns} patterns`)
+
+/** What a plan exercise asks of the final query's plan (matching is plan.ts's). */
+const PlanRulesFields = z
+  .object(
+    {
+      has: patterns.optional(),
+      lacks: patterns.optional(),
+      cost: z
+        .number({ invalid_type_error: 'Must be a number' })
+        .positive('Must be more than 0')
+        .max(LAB_LIMITS.costFactor, `Must be at most ${LAB_LIMITS.costFactor}`)
+        .optional(),
+    },
+    { invalid_type_error: 'Must hold rules: has:, lacks: or cost:' },
+  )
+  .strict()
+
+const PlanRulesSchema = PlanRulesFields.refine(
+  (rules) => rules.has || rules.lacks || rules.cost !== undefined,
+  'Must hold at least one of has:, lacks:, cost:',
+)
+
 const ExerciseFields = z
   .object(
     {
@@ -92,6 +129,7 @@ const ExerciseFields = z
       verify: list(filled(LAB_LIMITS.sql))
         .max(LAB_LIMITS.verify, `Must list at most ${LAB_LIMITS.verify} queries`)
         .optional(),
+      plan: PlanRulesSchema.optional(),
       order: oneOf(ORDER_RULES).default(EXERCISE_DEFAULTS.order),
       columns: oneOf(COLUMN_RULES).default(EXERCISE_DEFAULTS.columns),
       // a fresh array for each exercise, so changing one exercise's list never changes another's
@@ -114,6 +152,13 @@ const ExerciseSchema = ExerciseFields.superRefine((exercise, ctx) => {
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['verify'], message: 'Must list at least one query' })
   else if (exercise.check === 'result' && exercise.verify)
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['verify'], message: 'Only allowed when check is state' })
+  else if (exercise.check === 'plan' && exercise.verify)
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['verify'], message: 'Only allowed when check is state' })
+  // the rules are what a plan check grades by, and mean nothing to the other checks
+  if (exercise.check === 'plan' && !exercise.plan)
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['plan'], message: 'Required when check is plan' })
+  else if (exercise.check !== 'plan' && exercise.plan)
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['plan'], message: 'Only allowed when check is plan' })
 })
 
 const LabFields = z
@@ -147,6 +192,7 @@ export const LabSchema = LabFields.superRefine((lab, ctx) => {
 /** The keys in the order docs/labs.md lists them, the order stringifyLab writes them in. */
 export const LAB_KEYS = LabFields.keyof().options
 export const EXERCISE_KEYS = ExerciseFields.keyof().options
+export const PLAN_KEYS = PlanRulesFields.keyof().options
 
 export type LabDefinition = z.output<typeof LabSchema>
 export type ExerciseDefinition = LabDefinition['exercises'][number]

@@ -10,6 +10,7 @@ import { isUuid } from '../ids.ts'
 import { compareEngines } from './engines.server.ts'
 import { readLabFolder, type LabFolder } from './folder.server.ts'
 import { grade, solve, type Expected, type GradedExercise, type Grading } from './grading.server.ts'
+import type { PlanRules } from './plan.ts'
 import {
   buildLabDatabases,
   dropLabDatabases,
@@ -23,7 +24,7 @@ import { AttemptSchema, type ExerciseDefinition } from './schema.ts'
 // Labs as the portal keeps them: imported from an author's folder (built in the sandbox, each exercise's
 // answer taken from its solution), listed, and written back as a folder.
 
-/** Copies of a lab's database for exercises that change data or tables: attempts of this process at once. */
+/** Copies of a lab's database for exercises that change data or tables (state and plan): attempts of this process at once. */
 const STATE_COPIES = 2
 
 type ImportedLab = {
@@ -45,16 +46,20 @@ const graded = (exercise: ExerciseDefinition) => ({
   columns: exercise.columns,
   allow: exercise.allow,
   solution: exercise.solution,
+  ...(exercise.plan ? { rules: exercise.plan } : {}),
 })
 
-type Solved = { exercise: ExerciseDefinition; expected: Expected; ordered: boolean; ms: number }
+/** Exercises that run on one of the lab's copies: those whose statements change data or tables. */
+const onCopies = (check: string) => check === 'state' || check === 'plan'
+
+type Solved = Awaited<ReturnType<typeof solve>> & { exercise: ExerciseDefinition }
 
 /** Builds a folder's dataset in the sandbox and takes each exercise's answer from its solution. */
 async function buildAndSolve(
   folder: LabFolder,
 ): Promise<{ built: LabDatabases & { tables: LabTable[] }; solved: Solved[] }> {
   const { definition } = folder
-  const copies = definition.exercises.some((e) => e.check === 'state') ? STATE_COPIES : 0
+  const copies = definition.exercises.some((e) => onCopies(e.check)) ? STATE_COPIES : 0
   const built = await buildLabDatabases(
     { sql: folder.datasetSql, name: definition.dataset, files: folder.dataFiles },
     copies,
@@ -118,16 +123,17 @@ export async function importLab(actor: Actor, input: { folder: LabFolder; course
         [id, [...keys]],
         tx,
       )
-      for (const [position, { exercise, expected, ordered }] of solved.entries())
+      for (const [position, { exercise, expected, ordered, plan }] of solved.entries())
         await select(
           `INSERT INTO lab_exercises (lab_id, key, position, title, prompt, solution, check_kind, verify, order_rule,
-             column_rule, allow, points, hints, expected, ordered)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+             column_rule, allow, points, hints, expected, ordered, plan_rules, plan_cost, plan_expected)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
            ON CONFLICT (lab_id, key) DO UPDATE SET position = excluded.position, title = excluded.title,
              prompt = excluded.prompt, solution = excluded.solution, check_kind = excluded.check_kind,
              verify = excluded.verify, order_rule = excluded.order_rule, column_rule = excluded.column_rule,
              allow = excluded.allow, points = excluded.points, hints = excluded.hints, expected = excluded.expected,
-             ordered = excluded.ordered
+             ordered = excluded.ordered, plan_rules = excluded.plan_rules, plan_cost = excluded.plan_cost,
+             plan_expected = excluded.plan_expected
            RETURNING id`,
           [
             id,
@@ -145,6 +151,9 @@ export async function importLab(actor: Actor, input: { folder: LabFolder; course
             exercise.hints,
             JSON.stringify(expected),
             ordered,
+            exercise.plan ? JSON.stringify(exercise.plan) : null,
+            plan?.cost ?? null,
+            plan ? JSON.stringify(plan.tree) : null,
           ],
           tx,
         )
@@ -200,7 +209,7 @@ export async function checkLabDirectory(dir: string): Promise<LabCheck> {
 async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
   const { definition } = folder
   const started = performance.now()
-  const copies = definition.exercises.some((e) => e.check === 'state') ? 1 : 0
+  const copies = definition.exercises.some((e) => onCopies(e.check)) ? 1 : 0
   let built: LabDatabases
   try {
     built = await buildLabDatabases(
@@ -225,12 +234,15 @@ async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
     for (const exercise of definition.exercises) {
       const at = performance.now()
       try {
-        const { ms, expected, ordered } = await solve(built, graded(exercise))
+        const { ms, expected, ordered, plan } = await solve(built, graded(exercise))
         solved.push({ ...graded(exercise), expected, ordered })
+        const runs = plan
+          ? `The solution runs and its plan (estimated cost ${plan.cost}) meets the exercise's rules`
+          : 'The solution runs'
         exercises.push(
           ms > slow
             ? { key: exercise.key, ok: false, ms, message: `The solution took ${ms} ms, more than ${slow} ms.` }
-            : { key: exercise.key, ok: true, ms, message: 'The solution runs, and grading has its answer.' },
+            : { key: exercise.key, ok: true, ms, message: `${runs}, and grading has its answer.` },
         )
       } catch (error) {
         exercises.push({
@@ -310,13 +322,14 @@ export async function labFolder(actor: Actor, id: string): Promise<LabFolder> {
     title: string
     prompt: string
     solution: string
-    check_kind: 'result' | 'state'
+    check_kind: GradedExercise['check']
     verify: string[]
     order_rule: GradedExercise['order']
     column_rule: GradedExercise['columns']
     allow: GradedExercise['allow']
     points: number
     hints: string[]
+    plan_rules: PlanRules | null
   }>('SELECT * FROM lab_exercises WHERE lab_id = $1 ORDER BY position', [id])
   const files = await select<{ name: string; content: Buffer }>(
     'SELECT name, content FROM lab_files WHERE lab_id = $1 ORDER BY name',
@@ -335,6 +348,7 @@ export async function labFolder(actor: Actor, id: string): Promise<LabFolder> {
         solution: e.solution,
         check: e.check_kind,
         ...(e.check_kind === 'state' ? { verify: e.verify } : {}),
+        ...(e.plan_rules ? { plan: e.plan_rules } : {}),
         order: e.order_rule,
         columns: e.column_rule,
         allow: [...e.allow],
@@ -379,7 +393,8 @@ export async function attemptExercise(
   if (!(await canOpenCourse(actor, lab.course_id)) || (!lab.visibility && !staff))
     throw forbidden('This course is not assigned to you.')
   const [exercise] = await select<ExerciseRow>(
-    `SELECT id, key, check_kind, verify, order_rule, column_rule, allow, ordered, expected, hints
+    `SELECT id, key, check_kind, verify, order_rule, column_rule, allow, ordered, expected, hints, plan_rules,
+       plan_cost
      FROM lab_exercises WHERE lab_id = $1 AND key = $2`,
     [input.labId, input.exercise],
   )
@@ -401,13 +416,22 @@ export async function attemptExercise(
   const kept = { columns: graded.columns, rows: graded.rows.slice(0, 20), total: graded.total }
   const [{ failed, attempts }] = await select<{ failed: number; attempts: number }>(
     `WITH kept AS (
-       INSERT INTO lab_attempts (exercise_id, user_id, sql, passed, message, result, duration_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+       INSERT INTO lab_attempts (exercise_id, user_id, sql, passed, message, result, duration_ms, plan)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
      )
      SELECT count(*) FILTER (WHERE NOT passed)::int + (CASE WHEN $4 THEN 0 ELSE 1 END) AS failed,
             count(*)::int + 1 AS attempts
      FROM lab_attempts WHERE exercise_id = $1 AND user_id = $2`,
-    [exercise.id, actor.id, input.sql, graded.passed, graded.message, JSON.stringify(kept), graded.ms],
+    [
+      exercise.id,
+      actor.id,
+      input.sql,
+      graded.passed,
+      graded.message,
+      JSON.stringify(kept),
+      graded.ms,
+      graded.plan ? JSON.stringify(graded.plan) : null,
+    ],
   ).catch((error: unknown) => {
     // an import took the exercise away while the attempt was graded
     if (error instanceof pg.DatabaseError && error.code === FOREIGN_KEY_VIOLATION)
@@ -420,7 +444,7 @@ export async function attemptExercise(
 type ExerciseRow = {
   id: string
   key: string
-  check_kind: 'result' | 'state'
+  check_kind: GradedExercise['check']
   verify: string[]
   order_rule: GradedExercise['order']
   column_rule: GradedExercise['columns']
@@ -428,6 +452,8 @@ type ExerciseRow = {
   ordered: boolean
   expected: Expected | null
   hints: string[]
+  plan_rules: PlanRules | null
+  plan_cost: number | null
 }
 
 const toGraded = (row: ExerciseRow): GradedExercise => ({
@@ -439,6 +465,7 @@ const toGraded = (row: ExerciseRow): GradedExercise => ({
   allow: row.allow,
   ordered: row.ordered,
   expected: row.expected!,
+  ...(row.plan_rules ? { plan: { rules: row.plan_rules, cost: row.plan_cost ?? 0 } } : {}),
 })
 
 // --- What a learner (or the admin side) reads ---
@@ -548,7 +575,7 @@ export async function rebuildLabDatabases(actor: Actor): Promise<LabRebuild> {
   requirePermission(actor, 'update:content')
   const labs = await select<{ id: string; title: string; dataset_name: string; dataset_sql: string; state: boolean }>(
     `SELECT l.id, l.title, l.dataset_name, l.dataset_sql,
-            EXISTS (SELECT 1 FROM lab_exercises e WHERE e.lab_id = l.id AND e.check_kind = 'state') AS state
+            EXISTS (SELECT 1 FROM lab_exercises e WHERE e.lab_id = l.id AND e.check_kind IN ('state', 'plan')) AS state
        FROM labs l ORDER BY l.created_at, l.id`,
     [],
   )

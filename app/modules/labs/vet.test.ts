@@ -253,6 +253,30 @@ describe('the attacks a shared sandbox must turn away', () => {
     )
   })
 
+  it('what would change the planner’s choice in a plan exercise, where setup statements and DDL are allowed', async () => {
+    const planExercise: StatementKind[] = ['select', 'ddl']
+    const query = 'SELECT count(*) FROM sales WHERE region = $$North$$'
+    expect(await accepted(`CREATE INDEX sales_region_idx ON sales (region); ${query}`, planExercise)).toHaveLength(2)
+    const analyze = `CREATE INDEX sales_region_idx ON sales (region); ANALYZE sales; ${query}`
+    expect(await refused(analyze, planExercise)).toEqual({
+      ok: false,
+      message: 'ANALYZE is not allowed in an SQL lab.',
+      position: positionOf(analyze, 'ANALYZE'),
+    })
+    expect((await refused(`SET enable_seqscan = off; ${query}`, planExercise)).message).toBe(
+      'SET is not allowed in an SQL lab.',
+    )
+    expect((await refused(`SET LOCAL random_page_cost = 0.1; ${query}`, planExercise)).message).toBe(
+      'SET is not allowed in an SQL lab.',
+    )
+    expect((await refused(`SELECT set_config('enable_seqscan', 'off', true); ${query}`, planExercise)).message).toBe(
+      'set_config() is not allowed in an SQL lab.',
+    )
+    expect((await refused(`VACUUM ANALYZE sales; ${query}`, planExercise)).message).toBe(
+      'VACUUM is not allowed in an SQL lab.',
+    )
+  })
+
   it('the server’s files and programs', async () => {
     expect((await refused("COPY sales TO PROGRAM 'id'")).message).toBe('COPY is not allowed in an SQL lab.')
     expect((await refused("SELECT pg_read_file('/etc/passwd')")).message).toBe(

@@ -3,6 +3,7 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Markdown } from '#app/components/labs/markdown.tsx'
+import { PlanTree } from '#app/components/labs/plan-tree.tsx'
 import { SqlEditor } from '#app/components/labs/sql-editor.tsx'
 import { CourseBreadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
@@ -224,6 +225,7 @@ function GradingResult({ id, grading, sql }: { id: string; grading: Grading; sql
         {grading.message}
       </p>
       {grading.position !== undefined ? <ErrorPlace sql={sql} position={grading.position} /> : null}
+      {grading.plan ? <PlanTree id={id} plan={grading.plan} /> : null}
       <RowList title="Rows missing from your result" rows={grading.missingRows} />
       <RowList title="Rows your result should not have" rows={grading.extraRows} />
       {grading.columns.length > 0 ? <ResultTable id={id} grading={grading} /> : null}
