@@ -5,14 +5,23 @@ import { z } from 'zod'
 // path of what they are about, as format.ts prints them: "exercises[2].solution: Required".
 
 const STATEMENT_KINDS = ['select', 'dml', 'ddl'] as const
-const CHECK_KINDS = ['result', 'state'] as const
+const CHECK_KINDS = ['result', 'state', 'sessions'] as const
+const SESSIONS = ['A', 'B'] as const
+const ISOLATION_LEVELS = ['read committed', 'repeatable read', 'serializable'] as const
 const ORDER_RULES = ['auto', 'strict', 'any'] as const
 const COLUMN_RULES = ['names', 'positions'] as const
 
 /** What a learner's statement may be: a query, a change to rows (INSERT, UPDATE, DELETE …), or to tables. */
 export type StatementKind = (typeof STATEMENT_KINDS)[number]
-/** Graded by the rows the learner's query returns, or by the state the verify queries read afterwards. */
+/**
+ * Graded by the rows the learner's query returns, by the state the verify queries read afterwards, or by what the
+ * log of two sessions side by side shows (its steps).
+ */
 export type CheckKind = (typeof CHECK_KINDS)[number]
+/** One of the two sessions of a two-session exercise. */
+export type SessionName = (typeof SESSIONS)[number]
+/** A transaction isolation level, in the words PostgreSQL's SHOW transaction_isolation answers with. */
+export type IsolationLevel = (typeof ISOLATION_LEVELS)[number]
 /** Whether the order of the rows counts; `auto` leaves it to the solution's outermost ORDER BY. */
 export type OrderRule = (typeof ORDER_RULES)[number]
 /** Whether result columns are matched by their names or by where they stand. */
@@ -29,6 +38,7 @@ const LAB_LIMITS = {
   exercises: 100,
   hints: 20,
   verify: 20,
+  steps: 20,
   minutes: 600,
   points: 100,
 } as const
@@ -79,6 +89,56 @@ const allow = list(oneOf(STATEMENT_KINDS))
     if (twice) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `Lists ${twice} twice` })
   })
 
+/** An SQLSTATE: five digits or capital letters, such as 40P01 (deadlock_detected). */
+const SQLSTATE = /^[0-9A-Z]{5}$/
+
+const session = oneOf(SESSIONS)
+const inSession = z
+  .object({ session, isolation: oneOf(ISOLATION_LEVELS) }, { invalid_type_error: 'Must have session: and isolation:' })
+  .strict()
+
+/** The step kinds, in the order docs/labs.md lists them; a step is one of them. */
+const STEP_KINDS = ['waits', 'error', 'changed-read', 'same-read', 'committed', 'rolled-back'] as const
+
+const StepSchema = z
+  .object(
+    {
+      waits: session.optional(),
+      error: z
+        .object(
+          {
+            session,
+            code: z
+              .string({ required_error: 'Required', invalid_type_error: 'Must be text' })
+              .regex(SQLSTATE, 'Must be an SQLSTATE of five digits or capital letters, such as 40P01'),
+          },
+          { invalid_type_error: 'Must have session: and code:' },
+        )
+        .strict()
+        .optional(),
+      'changed-read': inSession.optional(),
+      'same-read': inSession.optional(),
+      committed: session.optional(),
+      'rolled-back': session.optional(),
+    },
+    { invalid_type_error: `Must be a step: one of ${STEP_KINDS.join(', ')}` },
+  )
+  .strict()
+  .superRefine((step, ctx) => {
+    const kinds = STEP_KINDS.filter((kind) => step[kind] !== undefined)
+    if (kinds.length !== 1)
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message:
+          kinds.length === 0
+            ? `Must be one of ${STEP_KINDS.join(', ')}`
+            : `Must be one step, not ${kinds.join(' and ')}`,
+      })
+  })
+
+/** What the log of a two-session exercise must show, in order (app/modules/labs/steps.ts). */
+export type Step = z.output<typeof StepSchema>
+
 const ExerciseFields = z
   .object(
     {
@@ -91,6 +151,10 @@ const ExerciseFields = z
       check: oneOf(CHECK_KINDS).default(EXERCISE_DEFAULTS.check),
       verify: list(filled(LAB_LIMITS.sql))
         .max(LAB_LIMITS.verify, `Must list at most ${LAB_LIMITS.verify} queries`)
+        .optional(),
+      steps: list(StepSchema)
+        .min(1, 'Must list at least one step')
+        .max(LAB_LIMITS.steps, `Must list at most ${LAB_LIMITS.steps} steps`)
         .optional(),
       order: oneOf(ORDER_RULES).default(EXERCISE_DEFAULTS.order),
       columns: oneOf(COLUMN_RULES).default(EXERCISE_DEFAULTS.columns),
@@ -112,8 +176,13 @@ const ExerciseSchema = ExerciseFields.superRefine((exercise, ctx) => {
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['verify'], message: 'Required when check is state' })
   else if (exercise.check === 'state' && exercise.verify?.length === 0)
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['verify'], message: 'Must list at least one query' })
-  else if (exercise.check === 'result' && exercise.verify)
+  else if (exercise.check !== 'state' && exercise.verify)
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['verify'], message: 'Only allowed when check is state' })
+  // steps grade a two-session log; the solution of such an exercise is a script for both sessions
+  if (exercise.check === 'sessions' && !exercise.steps)
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['steps'], message: 'Required when check is sessions' })
+  else if (exercise.check !== 'sessions' && exercise.steps)
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['steps'], message: 'Only allowed when check is sessions' })
 })
 
 const LabFields = z

@@ -29,15 +29,21 @@ type ImportedLab = {
   buildMs: number
 }
 
-const graded = (exercise: ExerciseDefinition) => ({
-  key: exercise.key,
-  check: exercise.check,
-  verify: exercise.verify ?? [],
-  order: exercise.order,
-  columns: exercise.columns,
-  allow: exercise.allow,
-  solution: exercise.solution,
-})
+/** An exercise as grading reads it. Two-session exercises are not graded by a single run and are refused here. */
+function graded(exercise: ExerciseDefinition) {
+  const { check } = exercise
+  if (check === 'sessions')
+    throw invalid(`Exercise ${exercise.key}: check: sessions cannot be imported yet; its two sessions are not run.`)
+  return {
+    key: exercise.key,
+    check,
+    verify: exercise.verify ?? [],
+    order: exercise.order,
+    columns: exercise.columns,
+    allow: exercise.allow,
+    solution: exercise.solution,
+  }
+}
 
 type Solved = { exercise: ExerciseDefinition; expected: Expected; ordered: boolean; ms: number }
 
