@@ -237,22 +237,33 @@ describe('parseLabYaml', () => {
     ],
     [
       'a sessions check without steps',
-      (l) => (exercise(l).check = 'sessions'),
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;' }),
       ['exercises[0].steps: Required when check is sessions'],
     ],
     [
       'a sessions check with no step',
-      (l) => Object.assign(exercise(l), { check: 'sessions', steps: [] }),
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;', steps: [] }),
       ['exercises[0].steps: Must list at least one step'],
     ],
     [
       'verify on a sessions check',
-      (l) => Object.assign(exercise(l), { check: 'sessions', steps: [{ waits: 'B' }], verify: ['SELECT 1'] }),
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B' }],
+          verify: ['SELECT 1'],
+        }),
       ['exercises[0].verify: Only allowed when check is state'],
     ],
     [
       'a step of an unknown kind',
-      (l) => Object.assign(exercise(l), { check: 'sessions', steps: [{ waits: 'B' }, { blocks: 'A' }] }),
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B' }, { blocks: 'A' }],
+        }),
       [
         'exercises[0].steps[1].blocks: Unknown key',
         'exercises[0].steps[1]: Must be one of waits, error, changed-read, same-read, committed, rolled-back',
@@ -260,22 +271,42 @@ describe('parseLabYaml', () => {
     ],
     [
       'two kinds in one step',
-      (l) => Object.assign(exercise(l), { check: 'sessions', steps: [{ waits: 'B', committed: 'A' }] }),
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B', committed: 'A' }],
+        }),
       ['exercises[0].steps[0]: Must be one step, not waits and committed'],
     ],
     [
       'a step that is no mapping',
-      (l) => Object.assign(exercise(l), { check: 'sessions', steps: ['waits B'] }),
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;', steps: ['waits B'] }),
       ['exercises[0].steps[0]: Must be a step: one of waits, error, changed-read, same-read, committed, rolled-back'],
     ],
     [
+      'a sessions solution with a line of no session',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          steps: [{ waits: 'B' }],
+          solution: 'BEGIN;',
+        }),
+      ['exercises[0].solution: Line 1 must start with A: or B:, the session that runs it'],
+    ],
+    [
       'a step naming a third session',
-      (l) => Object.assign(exercise(l), { check: 'sessions', steps: [{ waits: 'C' }] }),
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;', steps: [{ waits: 'C' }] }),
       ['exercises[0].steps[0].waits: Must be one of A, B'],
     ],
     [
       'an error step without an SQLSTATE',
-      (l) => Object.assign(exercise(l), { check: 'sessions', steps: [{ error: { session: 'B', code: 'deadlock' } }] }),
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ error: { session: 'B', code: 'deadlock' } }],
+        }),
       ['exercises[0].steps[0].error.code: Must be an SQLSTATE of five digits or capital letters, such as 40P01'],
     ],
     [

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { parseSessionScript } from './steps.ts'
 
 // A SQL lab as its author writes it in lab.yaml (docs/labs.md). Parsing applies the defaults, so the
 // rest of the portal reads a definition without asking what was left out. The messages follow the
@@ -179,6 +180,10 @@ const ExerciseSchema = ExerciseFields.superRefine((exercise, ctx) => {
   else if (exercise.check !== 'state' && exercise.verify)
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['verify'], message: 'Only allowed when check is state' })
   // steps grade a two-session log; the solution of such an exercise is a script for both sessions
+  if (exercise.check === 'sessions') {
+    const script = parseSessionScript(exercise.solution)
+    if (!script.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['solution'], message: script.message })
+  }
   if (exercise.check === 'sessions' && !exercise.steps)
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['steps'], message: 'Required when check is sessions' })
   else if (exercise.check !== 'sessions' && exercise.steps)

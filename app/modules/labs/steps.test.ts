@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { IsolationLevel, SessionName, Step } from './schema.ts'
-import { checkSteps, type LogEntry, type Outcome } from './steps.ts'
+import { checkSteps, type LogEntry, type Outcome, parseSessionScript } from './steps.ts'
 
 /** A log entry; `tx` null runs outside a transaction block. */
 function entry(
@@ -112,5 +112,39 @@ describe('checkSteps', () => {
     const log = [...twoReads('read committed', [[50]], bCommits), entry('A', 'COMMIT', ok('COMMIT'))]
     expect(checkSteps([{ committed: 'B' }, changedRead], log)).toMatchObject({ passed: false, step: 1 })
     expect(checkSteps([changedRead, { committed: 'A' }], log)).toEqual({ passed: true })
+  })
+})
+
+describe('parseSessionScript', () => {
+  it('reads statements by session, over several lines, in order', () => {
+    const script = [
+      '-- A takes the row',
+      'A: BEGIN;',
+      'A: UPDATE accounts',
+      '     SET balance = 0',
+      '   WHERE id = 1;',
+      '',
+      'B: UPDATE accounts SET balance = 1 WHERE id = 1;',
+      'A: COMMIT',
+    ].join('\n')
+    expect(parseSessionScript(script)).toEqual({
+      ok: true,
+      statements: [
+        { session: 'A', sql: 'BEGIN', line: 2 },
+        { session: 'A', sql: 'UPDATE accounts\n     SET balance = 0\n   WHERE id = 1', line: 3 },
+        { session: 'B', sql: 'UPDATE accounts SET balance = 1 WHERE id = 1', line: 7 },
+        { session: 'A', sql: 'COMMIT', line: 8 },
+      ],
+    })
+  })
+
+  it('refuses a line of no session, an empty statement and an empty script', () => {
+    expect(parseSessionScript('A: BEGIN;\nC: COMMIT;')).toEqual({
+      ok: false,
+      message: 'Line 2 must start with A: or B:, the session that runs it',
+    })
+    expect(parseSessionScript('SELECT 1;')).toMatchObject({ ok: false, message: expect.stringMatching(/^Line 1 /) })
+    expect(parseSessionScript('A: BEGIN;\nB: ;')).toEqual({ ok: false, message: 'Line 2 has no statement after B:' })
+    expect(parseSessionScript('-- nothing\n\n')).toMatchObject({ ok: false })
   })
 })

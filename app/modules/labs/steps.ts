@@ -118,3 +118,43 @@ function describeStep(step: Step): string {
     return `in one ${same.isolation.toUpperCase()} transaction of session ${same.session}, the same SELECT returns the same rows although the other session commits a change in between`
   return 'an unknown step'
 }
+
+/** One statement of a two-session solution script, with the line it starts on (1-based). */
+export type ScriptStatement = { session: SessionName; sql: string; line: number }
+
+const SCRIPT_LINE = /^\s*([AB]):(.*)$/
+
+/**
+ * Reads a two-session solution script: each statement starts on a line prefixed `A:` or `B:` and may go on over
+ * the following lines until one ends with `;`. Blank lines and `--` comment lines between statements are skipped.
+ * The statements run in the order written, as a learner would run them.
+ */
+export function parseSessionScript(
+  script: string,
+): { ok: true; statements: ScriptStatement[] } | { ok: false; message: string } {
+  const statements: ScriptStatement[] = []
+  let open: ScriptStatement | undefined
+  for (const [i, line] of script.split(/\r?\n/).entries()) {
+    if (open) open.sql += `\n${line}`
+    else if (line.trim() === '' || line.trim().startsWith('--')) continue
+    else {
+      const start = SCRIPT_LINE.exec(line)
+      if (!start) return { ok: false, message: `Line ${i + 1} must start with A: or B:, the session that runs it` }
+      open = { session: start[1] as SessionName, sql: start[2], line: i + 1 }
+    }
+    if (open.sql.trimEnd().endsWith(';')) {
+      statements.push(close(open))
+      open = undefined
+    }
+  }
+  if (open) statements.push(close(open))
+  const empty = statements.find((s) => s.sql === '')
+  if (empty) return { ok: false, message: `Line ${empty.line} has no statement after ${empty.session}:` }
+  if (statements.length === 0) return { ok: false, message: 'Must list statements, each on a line starting A: or B:' }
+  return { ok: true, statements }
+}
+
+const close = (statement: ScriptStatement) => ({
+  ...statement,
+  sql: statement.sql.trim().replace(/;$/, '').trim(),
+})
