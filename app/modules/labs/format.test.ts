@@ -256,6 +256,22 @@ describe('parseLabYaml', () => {
         }),
       ['exercises[0].verify: Only allowed when check is state'],
     ],
+    // order and columns are read by a result check only: written on a sessions check they are refused
+    [
+      'order and columns on a sessions check',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B' }],
+          order: 'auto',
+          columns: 'positions',
+        }),
+      [
+        'exercises[0].order: Not allowed when check is sessions',
+        'exercises[0].columns: Not allowed when check is sessions',
+      ],
+    ],
     [
       'a step of an unknown kind',
       (l) =>

@@ -170,7 +170,22 @@ const ExerciseFields = z
   )
   .strict()
 
-const ExerciseSchema = ExerciseFields.superRefine((exercise, ctx) => {
+/** Keys that only a result check reads; written on a two-session exercise they would be ignored, so are refused. */
+const RESULT_ONLY_KEYS = ['order', 'columns'] as const
+
+/**
+ * The keys as written, before defaults fill them in: `order` and `columns` have defaults, so only the author's
+ * text tells whether they were written on a two-session exercise.
+ */
+const writtenKeys = (raw: unknown, ctx: z.RefinementCtx) => {
+  if (typeof raw !== 'object' || raw === null || (raw as { check?: unknown }).check !== 'sessions') return raw
+  for (const key of RESULT_ONLY_KEYS)
+    if (key in raw)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: 'Not allowed when check is sessions' })
+  return raw
+}
+
+const ExerciseChecks = ExerciseFields.superRefine((exercise, ctx) => {
   // verify queries are what a state check grades by; on a result check they would be ignored, which
   // an author would not expect, so they are refused rather than kept
   if (exercise.check === 'state' && !exercise.verify)
@@ -189,6 +204,8 @@ const ExerciseSchema = ExerciseFields.superRefine((exercise, ctx) => {
   else if (exercise.check !== 'sessions' && exercise.steps)
     ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['steps'], message: 'Only allowed when check is sessions' })
 })
+
+const ExerciseSchema = z.preprocess(writtenKeys, ExerciseChecks)
 
 const LabFields = z
   .object({
