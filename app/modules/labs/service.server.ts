@@ -490,8 +490,10 @@ async function openLabs(actor: Actor, where: { courseId?: string; labId?: string
 
 /** Each exercise of these labs with the actor's own state: passed once, and how many attempts. */
 async function exerciseStates(actor: Actor, labIds: string[]) {
-  const rows = await select<ExerciseState & { lab_id: string; prompt: string; hints: string[]; failed: number }>(
-    `SELECT e.lab_id, e.key, e.title, e.prompt, e.points, e.hints,
+  const rows = await select<
+    ExerciseState & { lab_id: string; prompt: string; hints: string[]; failed: number; check_kind: CheckKind }
+  >(
+    `SELECT e.lab_id, e.key, e.title, e.prompt, e.points, e.hints, e.check_kind,
        coalesce(bool_or(a.passed), false) AS passed, count(a.id)::int AS attempts,
        (count(a.id) FILTER (WHERE NOT a.passed))::int AS failed
      FROM lab_exercises e
@@ -540,9 +542,10 @@ export async function getLab(actor: Actor, labId: string) {
     courseId: lab.course_id,
     minutes: lab.minutes,
     tables: lab.tables,
-    exercises: exercises.map(({ key, title, prompt, points, passed, attempts, hints, failed }) => ({
+    exercises: exercises.map(({ key, title, prompt, points, passed, attempts, hints, failed, check_kind }) => ({
       key,
       title,
+      check: check_kind,
       prompt,
       points,
       passed,
