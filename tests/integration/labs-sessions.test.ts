@@ -1,6 +1,8 @@
+import path from 'node:path'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { readLabFolder } from '#app/modules/labs/folder.server.ts'
 import {
   buildLabDatabases,
   closeSandbox,
@@ -8,7 +10,7 @@ import {
   type LabDatabases,
 } from '#app/modules/labs/sandbox.server.ts'
 import type { Step } from '#app/modules/labs/schema.ts'
-import { attemptExercise, importLab, labFolder } from '#app/modules/labs/service.server.ts'
+import { attemptExercise, checkLabDirectory, importLab, labFolder } from '#app/modules/labs/service.server.ts'
 import {
   checkSessions,
   closeSessions,
@@ -428,4 +430,19 @@ A: COMMIT;`
       message: expect.stringMatching(/^Exercise wait: the solution does not meet its steps\. Step 2 is not met/),
     })
   }, 60_000)
+})
+
+describe('the demo lab Transactions and locks', () => {
+  const folder = path.join(import.meta.dirname, '../../db/seeds/labs/transactions')
+
+  it('checks: each solution (a lock wait, a changing read and a repeatable one, a deadlock) meets its steps', async () => {
+    const checked = await checkLabDirectory(folder)
+    expect(checked).toMatchObject({ ok: true, problems: [] })
+    expect(checked.exercises.map((e) => e.key)).toEqual(['wait-for-a-lock', 'non-repeatable-read', 'deadlock'])
+    expect(await pairsOnServer()).toEqual({ databases: [], backends: 0, locks: 0 })
+    // and imports as the demo seed imports it
+    const course = await makeCourse()
+    const imported = await importLab(SYSTEM, { folder: await readLabFolder(folder), course: course.id })
+    expect(imported.exercises.added).toHaveLength(3)
+  }, 90_000)
 })

@@ -252,8 +252,9 @@ async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
       const at = performance.now()
       try {
         const { ms } = await solveExercise(built, exercise)
+        // a two-session script waits on locks by design, each of its statements under the watchdog
         exercises.push(
-          ms > slow
+          ms > slow && exercise.check !== 'sessions'
             ? { key: exercise.key, ok: false, ms, message: `The solution took ${ms} ms, more than ${slow} ms.` }
             : { key: exercise.key, ok: true, ms, message: 'The solution runs, and grading has its answer.' },
         )

@@ -297,6 +297,10 @@ function start(pair: Pair, session: Session, sql: string, slot: string): Running
       (error: unknown) => ({ ok: false as const, error }),
     )
     .then(async (result) => {
+      // a statement that waited was let go by the other session's statement running now (its COMMIT, say); both
+      // answers arrive together, on two connections in either order, and the log keeps the cause first
+      const releaser = pair.sessions[other(session.name)].running
+      if (running.waited && releaser && !releaser.waited) await releaser.done
       const after = client.getTransactionStatus()
       let isolation = session.isolation
       if (after === 'T' && !pair.closing) isolation = await currentIsolation(client).catch(() => isolation)
