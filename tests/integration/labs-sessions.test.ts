@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto'
 import path from 'node:path'
 import pg from 'pg'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
 import { readLabFolder } from '#app/modules/labs/folder.server.ts'
 import {
@@ -125,9 +126,9 @@ describe('two sessions side by side', () => {
     ])
     const read = await run('wait', 'A', 'SELECT balance FROM accounts WHERE id = 1')
     expect(read.sessions[0].history.at(-1)).toMatchObject({ columns: ['balance'], rows: [['100.00']] })
-    expect(checkSteps([{ committed: 'A' }, { waits: 'B' }], pairLog('wait', where))).toEqual({ passed: true })
+    expect(checkSteps([{ committed: 'A' }, { waits: 'B' }], await pairLog('wait', where))).toEqual({ passed: true })
     // steps are matched in order: B's wait finished after A's commit, not before
-    expect(checkSteps([{ waits: 'B' }, { committed: 'A' }], pairLog('wait', where))).toMatchObject({
+    expect(checkSteps([{ waits: 'B' }, { committed: 'A' }], await pairLog('wait', where))).toMatchObject({
       passed: false,
       step: 1,
     })
@@ -158,14 +159,14 @@ describe('two sessions side by side', () => {
     await run('deadlock', 'B', 'ROLLBACK')
     await run('deadlock', 'A', 'COMMIT')
     const steps: Step[] = [{ error: { session: 'B', code: '40P01' } }, { 'rolled-back': 'B' }, { committed: 'A' }]
-    expect(checkSteps(steps, pairLog('deadlock', where))).toEqual({ passed: true })
-    expect(checkSteps([{ error: { session: 'A', code: '40P01' } }], pairLog('deadlock', where))).toMatchObject({
+    expect(checkSteps(steps, await pairLog('deadlock', where))).toEqual({ passed: true })
+    expect(checkSteps([{ error: { session: 'A', code: '40P01' } }], await pairLog('deadlock', where))).toMatchObject({
       passed: false,
       step: 0,
     })
     // COMMIT of a failed transaction answers ROLLBACK: not a commit
     expect(
-      checkSteps([{ error: { session: 'B', code: '40P01' } }, { committed: 'B' }], pairLog('deadlock', where)),
+      checkSteps([{ error: { session: 'B', code: '40P01' } }, { committed: 'B' }], await pairLog('deadlock', where)),
     ).toMatchObject({ passed: false, step: 1 })
   }, 30_000)
 
@@ -193,7 +194,7 @@ describe('two sessions side by side', () => {
       [['55.00']],
       [['55.00']],
     ])
-    const log = pairLog('reads', where)
+    const log = await pairLog('reads', where)
     expect(
       checkSteps(
         [
@@ -244,6 +245,34 @@ describe('two sessions side by side', () => {
       expect.objectContaining({ ok: true, rows: [['1']] }),
     ])
   }, 30_000)
+})
+
+describe('a pair held by another process of the server', () => {
+  it('is reached from this one: its statements run there, its state is read there, and it closes', async () => {
+    const owner = randomUUID()
+    // a fresh copy of the module stands for another web process: its own pairs, its own relay
+    vi.resetModules()
+    const elsewhere = await import('#app/modules/labs/sessions.server.ts')
+    try {
+      await elsewhere.openPair(owner, { id: LAB_ID, database: lab.database }, { key: 'x', allow: ['select', 'dml'] })
+      await run(owner, 'A', 'BEGIN')
+      await run(owner, 'A', 'UPDATE accounts SET balance = 7 WHERE id = 2')
+      const waiting = await run(owner, 'B', 'UPDATE accounts SET balance = 8 WHERE id = 2')
+      expect(waiting.sessions[1].running).toMatchObject({ waiting: true })
+      expect((await elsewhere.pairState(owner, where))?.sessions[1].running?.waiting).toBe(true)
+      await run(owner, 'A', 'COMMIT')
+      expect(checkSteps([{ committed: 'A' }, { waits: 'B' }], await pairLog(owner, where))).toEqual({ passed: true })
+      // opening a pair here closes the one there: one pair per learner, whichever process holds it
+      await open(owner)
+      // (and the other process now sees the new pair, through this one)
+      expect((await elsewhere.pairState(owner, where))?.sessions.map((s) => s.history.length)).toEqual([0, 0])
+      expect((await pairsOnServer()).databases).toHaveLength(1)
+      await closePair(owner)
+      expect(await pairsOnServer()).toEqual({ databases: [], backends: 0, locks: 0 })
+    } finally {
+      await elsewhere.closeAllPairs()
+    }
+  }, 60_000)
 })
 
 describe('closing a pair', () => {

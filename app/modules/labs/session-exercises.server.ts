@@ -97,7 +97,7 @@ type SessionsCheck = {
 export async function checkSessions(actor: Actor, labId: string, exerciseKey: unknown): Promise<SessionsCheck> {
   const { exercise } = await sessionsExercise(actor, labId, exerciseKey)
   const where = { labId, exercise: exercise.key }
-  const log = pairLog(actor.id!, where)
+  const log = await pairLog(actor.id!, where)
   if (log.length === 0) throw invalid('Run some statements in your two sessions first, then Check.')
   const started = performance.now()
   const verdict = checkSteps(exercise.steps, log)
@@ -115,7 +115,7 @@ export async function checkSessions(actor: Actor, labId: string, exerciseKey: un
     [
       exercise.id,
       actor.id,
-      logText(actor.id!, where),
+      await logText(actor.id!, where),
       verdict.passed,
       message,
       JSON.stringify({ columns: [], rows: [], total: log.length }),

@@ -1,10 +1,13 @@
-import { createHash } from 'node:crypto'
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import QueryStream from 'pg-query-stream'
-import { getEnv } from '#app/utils/env.server.ts'
+import { getEnv, getSecrets } from '#app/utils/env.server.ts'
 import { ListenedClient } from '#db/client.ts'
-import { conflict, invalid, ServiceError } from '../errors.ts'
+import { conflict, invalid, isServiceError, ServiceError } from '../errors.ts'
+import { isUuid } from '../ids.ts'
 import {
   connectAdmin,
   createPairDatabase,
@@ -25,7 +28,8 @@ import { vetSql } from './vet.ts'
 // comes first, and one still running then goes on in the background (waiting on the other session's lock, say),
 // its outcome landing in the log when it ends. The log is what grading reads (steps.ts).
 //
-// A pair lives in the process that opened it. Each learner has at most one: opening another closes the old. A pair
+// A pair lives in the process that opened it; a request that reaches another process of the same server is relayed
+// to it (see "Relaying" below). Each learner has at most one: opening another closes the old. A pair
 // closes when its learner closes it, after LABS_SESSIONS_IDLE_SECONDS without a request, at
 // LABS_SESSIONS_LIMIT_SECONDS after it opened, or when the server stops: its database is dropped WITH (FORCE),
 // which ends both backends and so releases every lock they held.
@@ -137,13 +141,14 @@ const limits = () => {
  * Opens a pair for `owner` on a lab's pair template, closing the owner's pair before. `allow`: the statement kinds
  * of the exercise, beside transaction control.
  */
-export async function openPair(
+async function openLocal(
   owner: string,
   lab: { id: string; database: string },
   exercise: { key: string; allow: readonly StatementKind[] },
 ): Promise<PairView> {
   await closePair(owner)
   const { limitMs, idleMs, max } = limits()
+  const relayed = isUuid(owner) ? await relayPort() : undefined
   if (pairs.size + opening >= max)
     throw labsBusy('Many learners have two sessions open just now; try again in a moment.')
   opening++
@@ -156,7 +161,8 @@ export async function openPair(
     for (const name of ['A', 'B'] as const) {
       const client = new ListenedClient({
         connectionString: address,
-        application_name: `portal-lab-pair-${name}`,
+        // how another process of this server finds the pair's own (pairAt)
+        application_name: relayed ? `${PAIR_APP} ${owner} ${relayed} ${name}` : `${PAIR_APP}-${name}`,
         // the role's own limits suit one short attempt; a pair's lock waits and open transactions may last as
         // long as the pair does, which closes them then (the client's settings come before the role's)
         lock_timeout: limitMs,
@@ -217,7 +223,7 @@ function pairFor(owner: string, labId: string, exercise: string): Pair {
  * Runs one statement in one session of the owner's pair and answers once it finished, or after ANSWER_WAIT_MS
  * with it still running (waiting on a lock, or slow). A session runs one statement at a time.
  */
-export async function runInPair(
+async function runLocal(
   owner: string,
   where: { labId: string; exercise: string },
   name: SessionName,
@@ -428,17 +434,28 @@ async function watch(pair: Pair, session: Session, running: Running) {
 /** One connection of the administering role, shared by every pair of this process, for looking at backends. */
 let monitor: Promise<pg.Client> | undefined
 
-async function asMonitor<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  monitor ??= connectAdmin().then((client) => {
-    client.on('end', () => (monitor = undefined))
-    return client
+/** The monitor's calls, one after another: a pg client runs one query at a time. */
+let monitorQueue: Promise<unknown> = Promise.resolve()
+
+function asMonitor<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const next = monitorQueue.then(async () => {
+    monitor ??= connectAdmin().then((client) => {
+      client.on('end', () => (monitor = undefined))
+      return client
+    })
+    try {
+      return await work(await monitor)
+    } catch (error) {
+      // a statement's error leaves the connection usable; anything else, a new one next time
+      if (!(error instanceof pg.DatabaseError)) {
+        void monitor?.then((client) => client.end()).catch(() => undefined)
+        monitor = undefined
+      }
+      throw error
+    }
   })
-  try {
-    return await work(await monitor)
-  } catch (error) {
-    monitor = undefined
-    throw error
-  }
+  monitorQueue = next.catch(() => undefined)
+  return next
 }
 
 async function signal(name: 'pg_cancel_backend' | 'pg_terminate_backend', pid: number) {
@@ -465,7 +482,7 @@ async function refreshWaiting(pair: Pair) {
 }
 
 /** The owner's pair as the page shows it, its waits looked at again; null when none is open for this exercise. */
-export async function pairState(owner: string, where: { labId: string; exercise: string }): Promise<PairView | null> {
+async function stateLocal(owner: string, where: { labId: string; exercise: string }): Promise<PairView | null> {
   const pair = pairs.get(owner)
   if (!pair || pair.closing || pair.labId !== where.labId || pair.exercise !== where.exercise) return null
   pair.touchedAt = Date.now()
@@ -474,14 +491,14 @@ export async function pairState(owner: string, where: { labId: string; exercise:
 }
 
 /** The log of the owner's pair for grading, with every statement finished so far. */
-export function pairLog(owner: string, where: { labId: string; exercise: string }): LogEntry[] {
+function logLocal(owner: string, where: { labId: string; exercise: string }): LogEntry[] {
   const pair = pairFor(owner, where.labId, where.exercise)
   pair.touchedAt = Date.now()
   return pair.log.map((l) => l.entry)
 }
 
 /** The log in words, as an attempt keeps it for admins to read: one line per statement with how it ended. */
-export function logText(owner: string, where: { labId: string; exercise: string }): string {
+function logTextLocal(owner: string, where: { labId: string; exercise: string }): string {
   const pair = pairFor(owner, where.labId, where.exercise)
   return pair.log
     .map(({ item }) => {
@@ -518,7 +535,7 @@ function view(pair: Pair): PairView {
 }
 
 /** Closes the owner's pair, if any: its sessions end, their locks with them, and its database is dropped. */
-export async function closePair(owner: string) {
+async function closeLocal(owner: string) {
   const pair = pairs.get(owner)
   if (pair) await closeThis(pair)
 }
@@ -542,6 +559,10 @@ function closeThis(pair: Pair): Promise<void> {
 /** Closes every pair of this process (a stopping server, tests), and the connection that watched them. */
 export async function closeAllPairs() {
   await Promise.all([...pairs.values()].map(closeThis))
+  const listening = relayServer
+  relay = undefined
+  relayServer = undefined
+  await new Promise<void>((resolve) => (listening ? listening.close(() => resolve()) : resolve()))
   const watching = monitor
   monitor = undefined
   await watching?.then((client) => client.end()).catch(() => undefined)
@@ -568,7 +589,7 @@ export async function runSessionScript(
   const wrong = (message: string) => new ServiceError(400, `Exercise ${exercise.key}: the solution ${message}`)
   if (!script.ok) throw wrong(`is not a two-session script: ${script.message}.`)
   const owner = `solution:${lab.database}:${exercise.key}`
-  await openPair(owner, lab, exercise)
+  await openLocal(owner, lab, exercise)
   const where = { labId: lab.id, exercise: exercise.key }
   try {
     for (const statement of script.statements) {
@@ -577,14 +598,168 @@ export async function runSessionScript(
         throw wrong(
           `cannot go on at line ${statement.line}: session ${statement.session} is still running its statement before.`,
         )
-      await runInPair(owner, where, statement.session, statement.sql).catch((error: unknown) => {
+      await runLocal(owner, where, statement.session, statement.sql).catch((error: unknown) => {
         throw wrong(`line ${statement.line} is refused: ${(error as Error).message}`)
       })
     }
     const pair = pairFor(owner, where.labId, where.exercise)
     await Promise.all(Object.values(pair.sessions).map(ended))
-    return { ...checkSteps(exercise.steps, pairLog(owner, where)), log: logText(owner, where) }
+    return { ...checkSteps(exercise.steps, logLocal(owner, where)), log: logTextLocal(owner, where) }
   } finally {
-    await closePair(owner)
+    await closeLocal(owner)
   }
+}
+
+// --- Relaying: a pair reached from another process of the server ---
+//
+// With several web processes (WEB_CONCURRENCY), a learner's next request may reach a process other than the one
+// holding their pair, whose connections only that process can drive. Each process that holds a learner's pair
+// listens on a port of its own on 127.0.0.1 and writes it into its pair connections' application_name; another
+// process finds it there (pg_stat_activity, read by the administering role) and sends the call on, signed with the
+// portal's session secret, which every process of one portal shares. Across machines this does not reach: there a
+// load balancer's sticky sessions keep a learner on one process.
+
+const PAIR_APP = 'portal-pair'
+
+/** How long a relayed call may take: a Run answers within a few seconds. */
+const RELAY_TIMEOUT_MS = 15_000
+
+let relay: Promise<number> | undefined
+let relayServer: http.Server | undefined
+
+function relayPort(): Promise<number> {
+  relay ??= new Promise<number>((resolve, reject) => {
+    const server = http.createServer((request, response) => void answerRelay(request, response))
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      // never what keeps a stopping process alive
+      server.unref()
+      resolve((server.address() as AddressInfo).port)
+    })
+    relayServer = server
+  }).catch((error: unknown) => {
+    relay = undefined
+    throw error
+  })
+  return relay
+}
+
+const signed = (body: string) => createHmac('sha256', getSecrets().sessionSecret).update(body).digest('hex')
+
+type Where = { labId: string; exercise: string }
+
+/** What a process may be asked for another's learner: the calls a page makes, run on the pair held here. */
+const RELAYED = {
+  run: (owner: string, where: Where, name: SessionName, sql: string) => runLocal(owner, where, name, sql),
+  state: (owner: string, where: Where) => stateLocal(owner, where),
+  log: (owner: string, where: Where) => logLocal(owner, where),
+  logText: (owner: string, where: Where) => logTextLocal(owner, where),
+  close: (owner: string) => closeLocal(owner),
+}
+type RelayOp = keyof typeof RELAYED
+type RelayReply =
+  | { ok: true; value: unknown }
+  | { ok: false; status: ServiceError['status']; message: string; errors?: Record<string, string> }
+
+async function answerRelay(request: http.IncomingMessage, response: http.ServerResponse) {
+  const chunks: Buffer[] = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  const body = Buffer.concat(chunks).toString('utf8')
+  const given = Buffer.from(String(request.headers['x-portal-pair'] ?? ''))
+  const expected = Buffer.from(signed(body))
+  let reply: RelayReply
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) reply = closedReply()
+  else {
+    const { op, owner, args } = JSON.parse(body) as { op: RelayOp; owner: string; args: unknown[] }
+    try {
+      const call = RELAYED[op] as (owner: string, ...args: unknown[]) => unknown
+      reply = { ok: true, value: (await call(owner, ...args)) ?? null }
+    } catch (error) {
+      reply = isServiceError(error)
+        ? { ok: false, status: error.status, message: error.message, ...(error.errors ? { errors: error.errors } : {}) }
+        : closedReply()
+    }
+  }
+  response.setHeader('Content-Type', 'application/json')
+  response.end(JSON.stringify(reply))
+}
+
+const CLOSED = 'Your two sessions for this exercise are closed; start them again.'
+const closedReply = (): RelayReply => ({ ok: false, status: 409, message: CLOSED })
+
+/** The port of the process of this server that holds `owner`'s pair, when another one does. */
+async function pairAt(owner: string): Promise<number | undefined> {
+  if (pairs.has(owner) || !isUuid(owner)) return undefined
+  const { rows } = await asMonitor((client) =>
+    client.query<{ application_name: string }>(
+      'SELECT application_name FROM pg_stat_activity WHERE application_name LIKE $1',
+      [`${PAIR_APP} ${owner} %`],
+    ),
+  ).catch(() => ({ rows: [] as { application_name: string }[] }))
+  const own = relayServer?.listening ? await relay : undefined
+  for (const row of rows) {
+    const port = Number(row.application_name.split(' ')[2])
+    if (Number.isInteger(port) && port > 0 && port !== own) return port
+  }
+  return undefined
+}
+
+async function relayTo<T>(port: number, op: RelayOp, owner: string, args: unknown[]): Promise<T> {
+  const body = JSON.stringify({ op, owner, args })
+  const reply = await fetch(`http://127.0.0.1:${port}/`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Portal-Pair': signed(body) },
+    body,
+    signal: AbortSignal.timeout(RELAY_TIMEOUT_MS),
+  })
+    .then((r) => r.json() as Promise<RelayReply>)
+    .catch((): RelayReply => closedReply())
+  if (!reply.ok) throw new ServiceError(reply.status, reply.message, reply.errors)
+  return reply.value as T
+}
+
+/**
+ * Opens a pair for `owner` on a lab's pair template, closing the owner's pair before (wherever it is). `allow`: the
+ * statement kinds of the exercise, beside transaction control.
+ */
+export async function openPair(
+  owner: string,
+  lab: { id: string; database: string },
+  exercise: { key: string; allow: readonly StatementKind[] },
+): Promise<PairView> {
+  return openLocal(owner, lab, exercise)
+}
+
+/**
+ * Runs one statement in one session of the owner's pair and answers once it finished, or after ANSWER_WAIT_MS
+ * with it still running (waiting on a lock, or slow). A session runs one statement at a time.
+ */
+export async function runInPair(owner: string, where: Where, name: SessionName, sql: string): Promise<PairView> {
+  const port = await pairAt(owner)
+  return port ? relayTo(port, 'run', owner, [where, name, sql]) : runLocal(owner, where, name, sql)
+}
+
+/** The owner's pair as the page shows it, its waits looked at again; null when none is open for this exercise. */
+export async function pairState(owner: string, where: Where): Promise<PairView | null> {
+  const port = await pairAt(owner)
+  return port ? relayTo(port, 'state', owner, [where]) : stateLocal(owner, where)
+}
+
+/** The log of the owner's pair for grading, with every statement finished so far. */
+export async function pairLog(owner: string, where: Where): Promise<LogEntry[]> {
+  const port = await pairAt(owner)
+  return port ? relayTo(port, 'log', owner, [where]) : logLocal(owner, where)
+}
+
+/** The log in words, as an attempt keeps it for admins to read: one line per statement with how it ended. */
+export async function logText(owner: string, where: Where): Promise<string> {
+  const port = await pairAt(owner)
+  return port ? relayTo(port, 'logText', owner, [where]) : logTextLocal(owner, where)
+}
+
+/** Closes the owner's pair, wherever it is: its sessions end, their locks with them, and its database is dropped. */
+export async function closePair(owner: string): Promise<void> {
+  const port = await pairAt(owner)
+  if (port) await relayTo(port, 'close', owner, [])
+  else await closeLocal(owner)
 }
