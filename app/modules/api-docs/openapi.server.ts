@@ -816,7 +816,16 @@ call({
               .strict(),
           ),
           exercises: z.array(
-            LabExerciseState.extend({ prompt: z.string(), points: z.number().int(), hints: z.array(z.string()) }),
+            LabExerciseState.extend({
+              check: z.enum(['result', 'state', 'plan', 'sessions']).openapi({
+                description:
+                  'how the exercise is graded: `sessions` exercises are worked in two sessions side by side ' +
+                  '(the lab page), not through /attempts',
+              }),
+              prompt: z.string(),
+              points: z.number().int(),
+              hints: z.array(z.string()),
+            }),
           ),
         })
         .strict(),
