@@ -4,9 +4,12 @@ import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
 import { importLab } from '#app/modules/labs/service.server.ts'
 import { closeAllPairs } from '#app/modules/labs/sessions.server.ts'
 import * as labPage from '#app/routes/_learner+/course.$courseId.lab.$labId.tsx'
+import * as sessionsRoute from '#app/routes/api+/labs_.$labId_.sessions.ts'
+import * as sessionRoute from '#app/routes/api+/labs_.$labId_.sessions_.$session.ts'
+import * as checkRoute from '#app/routes/api+/labs_.$labId_.sessions_.check.ts'
 import { assignCourse, labFolderOf, makeCourse, makeLearner } from '#tests/factories.ts'
 import { renderRoute, type RouteModule } from '#tests/render.tsx'
-import { call } from '#tests/requests.ts'
+import { body, call } from '#tests/requests.ts'
 import { sessionCookieFor } from '#tests/sessions.ts'
 
 // A two-session exercise on the lab page as a browser without JavaScript uses it: every button a form post with
@@ -105,5 +108,62 @@ describe('a two-session exercise on the lab page', () => {
     expect((await page()).getByRole('button', { name: 'Start two sessions' })).toBeInTheDocument()
     const closed = await runIn('A', 'SELECT 1')
     expect(closed.status).toBe(409)
+  }, 60_000)
+})
+
+describe('a two-session exercise through the /api', () => {
+  it('opens, runs in A and B (B waiting), reads, checks and closes', async () => {
+    const learner = await makeLearner()
+    await assignCourse(learner.id, courseId)
+    const base = `/api/labs/${labId}/sessions`
+    const opened = await call(sessionsRoute.action as never, base, {
+      method: 'POST',
+      json: { exercise: 'wait' },
+      token: learner.token,
+      params: { labId },
+    })
+    expect(opened.status).toBe(200)
+    const run = (session: string, sql: string) =>
+      call(sessionRoute.action as never, `${base}/${session}`, {
+        method: 'POST',
+        json: { exercise: 'wait', sql },
+        token: learner.token,
+        params: { labId, session },
+      })
+    await run('A', 'BEGIN')
+    await run('A', 'UPDATE accounts SET balance = 3 WHERE id = 2')
+    const waiting = await body<{ data: { sessions: { running: { waiting: boolean } | null }[] } }>(
+      await run('B', 'UPDATE accounts SET balance = 4 WHERE id = 2'),
+    )
+    expect(waiting.data.sessions[1].running).toMatchObject({ waiting: true })
+    expect((await run('C', 'COMMIT')).status).toBe(400)
+    const read = await body<{ data: { sessions: { running: unknown }[] } }>(
+      await call(sessionsRoute.loader as never, `${base}?exercise=wait`, { token: learner.token, params: { labId } }),
+    )
+    expect(read.data.sessions[1].running).toMatchObject({ waiting: true })
+    // without ?exercise=, the caller's pair in this lab
+    const inLab = await body<{ data: { exercise: string } | null }>(
+      await call(sessionsRoute.loader as never, base, { token: learner.token, params: { labId } }),
+    )
+    expect(inLab.data?.exercise).toBe('wait')
+    await run('A', 'COMMIT')
+    const checked = await call(checkRoute.action as never, `${base}/check`, {
+      method: 'POST',
+      json: { exercise: 'wait' },
+      token: learner.token,
+      params: { labId },
+    })
+    expect(await body(checked)).toMatchObject({ data: { passed: true, attempts: 1 } })
+    const closed = await call(sessionsRoute.action as never, base, {
+      method: 'DELETE',
+      token: learner.token,
+      params: { labId },
+    })
+    expect(closed.status).toBe(200)
+    expect(
+      await body(
+        await call(sessionsRoute.loader as never, `${base}?exercise=wait`, { token: learner.token, params: { labId } }),
+      ),
+    ).toEqual({ data: null })
   }, 60_000)
 })

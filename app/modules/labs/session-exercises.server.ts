@@ -17,10 +17,9 @@ type SessionsExercise = {
   exercise: { id: string; key: string; allow: StatementKind[]; steps: Step[]; hints: string[] }
 }
 
-/** A two-session exercise the actor may work on, refused as an attempt at any exercise would be. */
-async function sessionsExercise(actor: Actor, labId: string, key: unknown): Promise<SessionsExercise> {
+/** A lab the actor may work in, refused as an attempt at any of its exercises would be. */
+async function openLab(actor: Actor, labId: string) {
   if (!actor.id) throw forbidden('Lab attempts are made by a signed-in person.')
-  if (typeof key !== 'string' || key === '') throw invalid('exercise is required.', { exercise: 'Required.' })
   const [lab] = isUuid(labId)
     ? await select<{ course_id: string; visibility: boolean; database: string | null }>(
         'SELECT course_id, visibility, database FROM labs WHERE id = $1',
@@ -30,6 +29,18 @@ async function sessionsExercise(actor: Actor, labId: string, key: unknown): Prom
   if (!lab) throw notFound('No such lab.')
   if (!(await canOpenCourse(actor, lab.course_id)) || (!lab.visibility && !can(actor, 'read:course:any')))
     throw forbidden('This course is not assigned to you.')
+  return lab
+}
+
+/** A two-session exercise the actor may work on, refused as an attempt at any exercise would be. */
+async function sessionsExercise(
+  actor: Actor,
+  labId: string,
+  key: unknown,
+  options: { anyCheck?: boolean } = {},
+): Promise<SessionsExercise> {
+  if (typeof key !== 'string' || key === '') throw invalid('exercise is required.', { exercise: 'Required.' })
+  const lab = await openLab(actor, labId)
   const [exercise] = await select<{
     id: string
     key: string
@@ -39,10 +50,10 @@ async function sessionsExercise(actor: Actor, labId: string, key: unknown): Prom
     hints: string[]
   }>('SELECT id, key, check_kind, allow, steps, hints FROM lab_exercises WHERE lab_id = $1 AND key = $2', [labId, key])
   if (!exercise) throw notFound(`This lab has no exercise ${key}.`)
-  if (exercise.check_kind !== 'sessions' || !exercise.steps)
+  if ((exercise.check_kind !== 'sessions' || !exercise.steps) && !options.anyCheck)
     throw invalid(`Exercise ${key} is not worked in two sessions.`)
   if (!lab.database) throw conflict('This lab is being built; try again in a moment.')
-  return { lab: { id: labId, database: lab.database }, exercise: { ...exercise, steps: exercise.steps } }
+  return { lab: { id: labId, database: lab.database }, exercise: { ...exercise, steps: exercise.steps ?? [] } }
 }
 
 const SESSION_NAMES: readonly string[] = ['A', 'B']
@@ -67,9 +78,26 @@ export async function runSession(
   return runInPair(actor.id!, { labId, exercise: exercise.key }, input.session as SessionName, input.sql)
 }
 
-/** The actor's pair for this exercise as the page shows it, or null when none is open. */
+/**
+ * The actor's pair for this exercise as the page shows it, or null when none is open (as for an exercise that is
+ * not worked in two sessions: none can be).
+ */
 export async function sessionsView(actor: Actor, labId: string, exercise: unknown): Promise<PairView | null> {
-  const found = await sessionsExercise(actor, labId, exercise)
+  // without an exercise: the actor's pair in this lab, whichever exercise it is for
+  if (exercise === undefined || exercise === '') {
+    await openLab(actor, labId)
+    const keys = await select<{ key: string }>(
+      "SELECT key FROM lab_exercises WHERE lab_id = $1 AND check_kind = 'sessions' ORDER BY position",
+      [labId],
+    )
+    for (const { key } of keys) {
+      const open = await pairState(actor.id!, { labId, exercise: key })
+      if (open) return open
+    }
+    return null
+  }
+  const found = await sessionsExercise(actor, labId, exercise, { anyCheck: true })
+  if (found.exercise.steps.length === 0) return null
   return pairState(actor.id!, { labId, exercise: found.exercise.key })
 }
 

@@ -562,7 +562,12 @@ export async function closeAllPairs() {
   const listening = relayServer
   relay = undefined
   relayServer = undefined
-  await new Promise<void>((resolve) => (listening ? listening.close(() => resolve()) : resolve()))
+  await new Promise<void>((resolve) => {
+    if (!listening) return resolve()
+    listening.close(() => resolve())
+    // other processes' kept-alive relay connections would hold the close open
+    listening.closeAllConnections()
+  })
   const watching = monitor
   monitor = undefined
   await watching?.then((client) => client.end()).catch(() => undefined)
