@@ -90,3 +90,67 @@ test('B waits on A’s lock, goes on once A commits, and Check passes', async ({
   await card.getByRole('button', { name: 'Close' }).click()
   await expect(card.getByRole('button', { name: 'Start two sessions' })).toBeVisible()
 })
+
+test('leaving the page closes the two sessions', async ({ page, signInAs }) => {
+  await signInAs(LEARNER.userName)
+  await openLab(page)
+  const labUrl = page.url()
+  const card = exercise(page, '2. A read that changes, and one that does not')
+  await card.getByRole('button', { name: 'Start two sessions' }).click()
+  await run(card, 'A', 'BEGIN')
+  await expect(card.getByTestId('session-A').getByText('In a transaction · READ COMMITTED')).toBeVisible()
+  // the beacon goes as the page is left; coming back finds no sessions open
+  await page.goto('/courses')
+  await expect(async () => {
+    await page.goto(labUrl)
+    await expect(
+      exercise(page, '2. A read that changes, and one that does not').getByRole('button', {
+        name: 'Start two sessions',
+      }),
+    ).toBeVisible({ timeout: 1000 })
+  }).toPass()
+})
+
+test('without JavaScript every button is a form post, and a waiting statement shows with Refresh', async ({
+  browser,
+  signInAs,
+}) => {
+  const context = await browser.newContext({ javaScriptEnabled: false })
+  const page = await context.newPage()
+  await signInAs(LEARNER.userName, { page })
+  await page.goto('/courses')
+  await startCourse(page, COURSE)
+  await page
+    .getByRole('region', { name: 'SQL Labs' })
+    .getByRole('link', { name: /Transactions and locks/ })
+    .click()
+  const card = () => exercise(page, '1. Wait for a row lock')
+  await card().getByRole('button', { name: 'Start two sessions' }).click()
+  const runPlain = async (session: 'A' | 'B', sql: string) => {
+    const column = card().getByTestId(`session-${session}`)
+    const box = column.getByRole('textbox', { name: new RegExp(`SQL for session ${session}`) })
+    await expect(box).toHaveJSProperty('tagName', 'TEXTAREA')
+    await box.fill(sql)
+    await column.getByRole('button', { name: `Run in ${session}` }).click()
+  }
+  await runPlain('A', 'BEGIN')
+  await runPlain('A', 'UPDATE accounts SET balance = balance - 1 WHERE account_id = 1')
+  await runPlain('B', 'UPDATE accounts SET balance = balance + 1 WHERE account_id = 1')
+  await expect(card().getByTestId('session-B').getByText('waiting for a lock…')).toBeVisible()
+  await expect(card().getByRole('button', { name: 'Refresh' })).toBeVisible()
+  await runPlain('A', 'COMMIT')
+  await card()
+    .getByRole('button', { name: /Refresh|Check/ })
+    .first()
+    .click()
+  await expect(
+    card()
+      .getByTestId('session-B')
+      .getByText(/Waited for a lock, then UPDATE 1/),
+  ).toBeVisible()
+  await card().getByRole('button', { name: 'Check' }).click()
+  await expect(card().getByRole('status').filter({ hasText: 'Passed.' })).toBeVisible()
+  await card().getByRole('button', { name: 'Close' }).click()
+  await expect(card().getByRole('button', { name: 'Start two sessions' })).toBeVisible()
+  await context.close()
+})

@@ -104,6 +104,9 @@ describe('a two-session exercise on the lab page', () => {
     expect(checked.check).toMatchObject({ passed: true })
     expect((await page()).getByText(/1 attempt/)).toBeInTheDocument()
 
+    // a page left late closes only its own pair, not one opened since
+    expect((await post({ intent: 'sessions-close', pair: 'an-older-pair' })).status).toBe(200)
+    expect((await page()).getByRole('button', { name: 'Close' })).toBeInTheDocument()
     expect((await post({ intent: 'sessions-close' })).status).toBe(200)
     expect((await page()).getByRole('button', { name: 'Start two sessions' })).toBeInTheDocument()
     const closed = await runIn('A', 'SELECT 1')

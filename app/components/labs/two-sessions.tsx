@@ -39,19 +39,20 @@ export function TwoSessions({ exercise, pair, tables, reply }: Props) {
     return () => clearTimeout(timer)
   }, [running, revalidator, pair])
 
-  // leaving the page (or closing the tab) closes the pair at once
-  const open = pair !== null
+  // leaving the page (or closing the tab) closes the pair at once: this pair, never one opened since
+  const pairId = pair?.id
   useEffect(() => {
-    if (!open) return
+    if (!pairId) return
     const leave = () => {
       const form = new FormData()
       form.set('intent', 'sessions-close')
       form.set('exercise', exercise.key)
+      form.set('pair', pairId)
       navigator.sendBeacon(window.location.pathname, form)
     }
     window.addEventListener('pagehide', leave)
     return () => window.removeEventListener('pagehide', leave)
-  }, [open, exercise.key])
+  }, [pairId, exercise.key])
 
   const id = `exercise-${exercise.key}`
   const sentIntent = reply?.result.initialValue?.intent
@@ -117,6 +118,7 @@ export function TwoSessions({ exercise, pair, tables, reply }: Props) {
         </Form>
         <Form method="post" preventScrollReset>
           {hidden('sessions-close')}
+          <input type="hidden" name="pair" value={pair.id} />
           <button type="submit" className="btn-secondary" disabled={busy}>
             Close
           </button>

@@ -884,6 +884,7 @@ const HistoryBase = {
 }
 const PairView = z
   .object({
+    id: z.string(),
     labId: uuid,
     exercise: z.string(),
     openedAt: z.string(),

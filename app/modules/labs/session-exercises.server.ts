@@ -101,9 +101,12 @@ export async function sessionsView(actor: Actor, labId: string, exercise: unknow
   return pairState(actor.id!, { labId, exercise: found.exercise.key })
 }
 
-/** Closes the actor's pair, whichever exercise it is for (leaving the page, Close). */
-export async function closeSessions(actor: Actor): Promise<void> {
-  if (actor.id) await closePair(actor.id)
+/**
+ * Closes the actor's pair, whichever exercise it is for (leaving the page, Close); with `pair`, only the pair of that
+ * id, so a page left late never closes a pair opened since.
+ */
+export async function closeSessions(actor: Actor, pair?: string): Promise<void> {
+  if (actor.id) await closePair(actor.id, pair)
 }
 
 const FOREIGN_KEY_VIOLATION = '23503'

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -81,6 +81,7 @@ export type SessionView = {
 }
 
 export type PairView = {
+  id: string
   labId: string
   exercise: string
   openedAt: string
@@ -111,6 +112,8 @@ type Session = {
 }
 
 type Pair = {
+  /** told to the page, so that a page left late closes its own pair and not a newer one */
+  id: string
   owner: string
   labId: string
   exercise: string
@@ -180,6 +183,7 @@ async function openLocal(
     }
     const now = Date.now()
     const pair: Pair = {
+      id: randomBytes(6).toString('hex'),
       owner,
       labId: lab.id,
       exercise: exercise.key,
@@ -525,6 +529,7 @@ function view(pair: Pair): PairView {
     }
   }
   return {
+    id: pair.id,
     labId: pair.labId,
     exercise: pair.exercise,
     openedAt: new Date(pair.openedAt).toISOString(),
@@ -535,9 +540,9 @@ function view(pair: Pair): PairView {
 }
 
 /** Closes the owner's pair, if any: its sessions end, their locks with them, and its database is dropped. */
-async function closeLocal(owner: string) {
+async function closeLocal(owner: string, id?: string) {
   const pair = pairs.get(owner)
-  if (pair) await closeThis(pair)
+  if (pair && (id === undefined || pair.id === id)) await closeThis(pair)
 }
 
 function closeThis(pair: Pair): Promise<void> {
@@ -659,7 +664,7 @@ const RELAYED = {
   state: (owner: string, where: Where) => stateLocal(owner, where),
   log: (owner: string, where: Where) => logLocal(owner, where),
   logText: (owner: string, where: Where) => logTextLocal(owner, where),
-  close: (owner: string) => closeLocal(owner),
+  close: (owner: string, id?: string) => closeLocal(owner, id),
 }
 type RelayOp = keyof typeof RELAYED
 type RelayReply =
@@ -762,9 +767,12 @@ export async function logText(owner: string, where: Where): Promise<string> {
   return port ? relayTo(port, 'logText', owner, [where]) : logTextLocal(owner, where)
 }
 
-/** Closes the owner's pair, wherever it is: its sessions end, their locks with them, and its database is dropped. */
-export async function closePair(owner: string): Promise<void> {
+/**
+ * Closes the owner's pair (the one with this id, when given), wherever it is: its sessions end, their locks with
+ * them, and its database is dropped.
+ */
+export async function closePair(owner: string, id?: string): Promise<void> {
   const port = await pairAt(owner)
-  if (port) await relayTo(port, 'close', owner, [])
-  else await closeLocal(owner)
+  if (port) await relayTo(port, 'close', owner, id === undefined ? [] : [id])
+  else await closeLocal(owner, id)
 }

@@ -15,6 +15,8 @@ const SessionsFormSchema = z.object({
   exercise: z.string({ required_error: 'exercise is required.' }),
   session: z.enum(['A', 'B']).optional(),
   sql: z.string().optional(),
+  /** the pair a Close (or the page's beacon) is for */
+  pair: z.string().optional(),
 })
 
 /** Whether a posted form is one of a two-session exercise's. */
@@ -27,11 +29,11 @@ export type SessionsReply = FormReply & { check?: Awaited<ReturnType<typeof chec
 export async function sessionsAction(user: Actor, labId: string, formData: FormData) {
   const submission = parseWithZod(formData, { schema: SessionsFormSchema })
   if (submission.status !== 'success') return invalidForm(submission)
-  const { intent, exercise, session, sql } = submission.value
+  const { intent, exercise, session, sql, pair } = submission.value
   const run = async () => {
     if (intent === 'sessions-start') await startSessions(user, labId, exercise)
     else if (intent === 'sessions-run') await runSession(user, labId, { exercise, session, sql })
-    else if (intent === 'sessions-close') await closeSessions(user)
+    else if (intent === 'sessions-close') await closeSessions(user, pair)
     else return checkSessions(user, labId, exercise)
   }
   const done = await submitToService(submission, run, {
