@@ -641,7 +641,9 @@ function relayPort(): Promise<number> {
   relay ??= new Promise<number>((resolve, reject) => {
     const server = http.createServer((request, response) => void answerRelay(request, response))
     server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
+    // exclusive: in a node:cluster worker, a port 0 would otherwise be one port shared by every worker, each
+    // connection handed to any of them
+    server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => {
       // never what keeps a stopping process alive
       server.unref()
       resolve((server.address() as AddressInfo).port)
