@@ -307,6 +307,13 @@ describe('closing a pair', () => {
     expect(await pairsOnServer()).toEqual({ databases: [], backends: 0, locks: 0 })
   }, 30_000)
 
+  it('holds one pair per learner when two opens come at once (a double click)', async () => {
+    await Promise.all([open('twice'), open('twice')])
+    await until(async () => (await pairsOnServer()).databases.length === 1)
+    expect(await pairsOnServer()).toMatchObject({ databases: [expect.any(String)], backends: 2 })
+    expect(await pairState('twice', where)).not.toBeNull()
+  }, 30_000)
+
   it('holds one pair per learner: opening another closes the first', async () => {
     await open('one')
     await bWaitsOnA('one')

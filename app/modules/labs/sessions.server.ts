@@ -204,6 +204,9 @@ async function openLocal(
     pair.timer.unref()
     // a backend ended from outside (the watchdog's last resort, a restart of the labs server) ends the pair
     for (const client of clients) client.on('end', () => void closeThis(pair))
+    // two opens at once (a double click): the later one stays, the earlier one closes
+    const earlier = pairs.get(owner)
+    if (earlier) void closeThis(earlier)
     pairs.set(owner, pair)
     return view(pair)
   } catch (error) {
