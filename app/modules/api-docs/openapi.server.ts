@@ -857,7 +857,16 @@ call({
               .strict(),
           ),
           exercises: z.array(
-            LabExerciseState.extend({ prompt: z.string(), points: z.number().int(), hints: z.array(z.string()) }),
+            LabExerciseState.extend({
+              check: z.enum(['result', 'state', 'plan', 'sessions']).openapi({
+                description:
+                  'how the exercise is graded: `sessions` exercises are worked in two sessions side by side ' +
+                  '(the lab page), not through /attempts',
+              }),
+              prompt: z.string(),
+              points: z.number().int(),
+              hints: z.array(z.string()),
+            }),
           ),
         })
         .strict(),
@@ -905,6 +914,131 @@ call({
     })
     .strict(),
   refusals: [403, 404, 409, 429],
+})
+
+const SessionName = z.enum(['A', 'B'])
+const Isolation = z.enum(['read committed', 'repeatable read', 'serializable'])
+const HistoryBase = {
+  session: SessionName,
+  sql: z.string(),
+  waited: z.boolean().openapi({ description: 'it waited on a lock the other session held' }),
+  transaction: z.number().int().nullable().openapi({ description: 'its transaction block, counted per session' }),
+  isolation: Isolation,
+  ms: z.number(),
+}
+const PairView = z
+  .object({
+    id: z.string(),
+    labId: uuid,
+    exercise: z.string(),
+    openedAt: z.string(),
+    closesAt: z.string(),
+    idleClosesAt: z.string(),
+    sessions: z.array(
+      z
+        .object({
+          name: SessionName,
+          transaction: z.enum(['none', 'open', 'failed']),
+          isolation: Isolation,
+          running: z.object({ sql: z.string(), waiting: z.boolean() }).strict().nullable(),
+          history: z.array(
+            z.union([
+              z
+                .object({
+                  ...HistoryBase,
+                  ok: z.literal(true),
+                  command: z.string(),
+                  rowCount: z.number().int().nullable(),
+                  columns: z.array(z.string()),
+                  rows: z.array(z.array(Cell)).openapi({ description: 'the first 50 rows' }),
+                  total: z.number().int(),
+                })
+                .strict(),
+              z
+                .object({ ...HistoryBase, ok: z.literal(false), code: z.string().optional(), message: z.string() })
+                .strict(),
+            ]),
+          ),
+        })
+        .strict(),
+    ),
+  })
+  .strict()
+const SESSIONS_REFUSALS = [403, 404, 409, 429] as const
+call({
+  method: 'get',
+  path: '/api/labs/{labId}/sessions',
+  summary: 'The caller’s two sessions of a two-session exercise',
+  description:
+    'Null when none is open (for this exercise, when one is named; else in this lab). Each running statement says ' +
+    'whether it waits on a lock.',
+  who: 'signedIn',
+  params: ids('labId'),
+  query: z.object({ exercise: z.string().optional() }),
+  ok: z.object({ data: PairView.nullable() }).strict(),
+  refusals: [403, 404],
+})
+call({
+  method: 'post',
+  path: '/api/labs/{labId}/sessions',
+  summary: 'Open two sessions for a two-session exercise (closing the caller’s others)',
+  description:
+    'Each session is a connection to a copy of the lab’s database of the caller’s own. They close on DELETE, ' +
+    'after a few idle minutes, or at their time limit (docs/labs.md). Too many open at once: 429.',
+  who: 'signedIn',
+  params: ids('labId'),
+  body: z.object({ exercise: z.string() }).strict(),
+  ok: z.object({ data: PairView }).strict(),
+  refusals: [...SESSIONS_REFUSALS],
+})
+call({
+  method: 'delete',
+  path: '/api/labs/{labId}/sessions',
+  summary: 'Close the caller’s two sessions',
+  description: 'Their connections end, their locks go, and their database is dropped.',
+  who: 'signedIn',
+  params: ids('labId'),
+  ok: Message,
+  refusals: [],
+})
+call({
+  method: 'post',
+  path: '/api/labs/{labId}/sessions/{session}',
+  summary: 'Run one statement in session A or B',
+  description:
+    'Answered when it finishes, or after about 1.5 s with it still running (`running.waiting` when it waits on ' +
+    'the other session’s lock); it goes on in the background. A session runs one statement at a time (409). ' +
+    'Transaction control, row locks and LOCK TABLE are allowed beside the exercise’s kinds; other SQL a lab ' +
+    'refuses is a 400.',
+  who: 'signedIn',
+  params: z.object({ labId: uuid, session: SessionName }),
+  body: z.object({ exercise: z.string(), sql: z.string() }).strict(),
+  ok: z.object({ data: PairView }).strict(),
+  refusals: [...SESSIONS_REFUSALS],
+})
+call({
+  method: 'post',
+  path: '/api/labs/{labId}/sessions/check',
+  summary: 'Grade the two sessions against the exercise’s steps, and keep the attempt',
+  description: 'The sessions stay open. `step`: the first step not met, from 0.',
+  who: 'signedIn',
+  params: ids('labId'),
+  body: z.object({ exercise: z.string() }).strict(),
+  ok: z
+    .object({
+      data: z
+        .object({
+          passed: z.boolean(),
+          message: z.string(),
+          step: z.number().int().optional(),
+          exercise: z.string(),
+          attempts: z.number().int(),
+          hints: z.array(z.string()),
+        })
+        .strict(),
+    })
+    .strict(),
+  refusals: [403, 404, 409],
 })
 
 // ——— this document ———

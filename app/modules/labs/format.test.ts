@@ -213,7 +213,11 @@ describe('parseLabYaml', () => {
       (l) => (exercise(l).solution = long(100_001)),
       ['exercises[0].solution: Must be at most 100,000 characters'],
     ],
-    ['check unknown', (l) => (exercise(l).check = 'rows'), ['exercises[0].check: Must be one of result, state, plan']],
+    [
+      'check unknown',
+      (l) => (exercise(l).check = 'rows'),
+      ['exercises[0].check: Must be one of result, state, plan, sessions'],
+    ],
     // verify belongs to a state check, and a state check needs it
     [
       'verify on a result check',
@@ -224,6 +228,111 @@ describe('parseLabYaml', () => {
       'verify empty on a result check',
       (l) => (exercise(l).verify = []),
       ['exercises[0].verify: Only allowed when check is state'],
+    ],
+    // steps belong to a sessions check, and a sessions check needs them
+    [
+      'steps on a result check',
+      (l) => (exercise(l).steps = [{ waits: 'B' }]),
+      ['exercises[0].steps: Only allowed when check is sessions'],
+    ],
+    [
+      'a sessions check without steps',
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;' }),
+      ['exercises[0].steps: Required when check is sessions'],
+    ],
+    [
+      'a sessions check with no step',
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;', steps: [] }),
+      ['exercises[0].steps: Must list at least one step'],
+    ],
+    [
+      'verify on a sessions check',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B' }],
+          verify: ['SELECT 1'],
+        }),
+      ['exercises[0].verify: Only allowed when check is state'],
+    ],
+    // order and columns are read by a result check only: written on a sessions check they are refused
+    [
+      'order and columns on a sessions check',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B' }],
+          order: 'auto',
+          columns: 'positions',
+        }),
+      [
+        'exercises[0].order: Not allowed when check is sessions',
+        'exercises[0].columns: Not allowed when check is sessions',
+      ],
+    ],
+    [
+      'a step of an unknown kind',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B' }, { blocks: 'A' }],
+        }),
+      [
+        'exercises[0].steps[1].blocks: Unknown key',
+        'exercises[0].steps[1]: Must be one of waits, error, changed-read, same-read, committed, rolled-back',
+      ],
+    ],
+    [
+      'two kinds in one step',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B', committed: 'A' }],
+        }),
+      ['exercises[0].steps[0]: Must be one step, not waits and committed'],
+    ],
+    [
+      'a step that is no mapping',
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;', steps: ['waits B'] }),
+      ['exercises[0].steps[0]: Must be a step: one of waits, error, changed-read, same-read, committed, rolled-back'],
+    ],
+    [
+      'a sessions solution with a line of no session',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          steps: [{ waits: 'B' }],
+          solution: 'BEGIN;',
+        }),
+      ['exercises[0].solution: Line 1 must start with A: or B:, the session that runs it'],
+    ],
+    [
+      'a step naming a third session',
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;', steps: [{ waits: 'C' }] }),
+      ['exercises[0].steps[0].waits: Must be one of A, B'],
+    ],
+    [
+      'an error step without an SQLSTATE',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ error: { session: 'B', code: 'deadlock' } }],
+        }),
+      ['exercises[0].steps[0].error.code: Must be an SQLSTATE of five digits or capital letters, such as 40P01'],
+    ],
+    [
+      'a read step at an unknown level',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          steps: [{ 'same-read': { session: 'A', isolation: 'snapshot' } }],
+        }),
+      ['exercises[0].steps[0].same-read.isolation: Must be one of read committed, repeatable read, serializable'],
     ],
     [
       'a state check without verify',
@@ -507,6 +616,35 @@ describe('stringifyLab', () => {
         '',
       ].join('\n'),
     )
+  })
+
+  it('round-trips a two-session exercise with every kind of step', () => {
+    const lab = definitionOf(
+      stringify({
+        ...minimal(),
+        exercises: [
+          {
+            ...minimal().exercises[0],
+            check: 'sessions',
+            solution:
+              'A: BEGIN;\nA: UPDATE accounts SET balance = 0 WHERE id = 1;\nB: UPDATE accounts\n  SET balance = 1 WHERE id = 1;\nA: COMMIT;',
+            allow: ['select', 'dml'],
+            steps: [
+              { waits: 'B' },
+              { error: { session: 'B', code: '40P01' } },
+              { 'changed-read': { session: 'A', isolation: 'read committed' } },
+              { 'same-read': { session: 'A', isolation: 'repeatable read' } },
+              { committed: 'A' },
+              { 'rolled-back': 'B' },
+            ],
+          },
+        ],
+      }),
+    )
+    expect(lab.exercises[0].steps).toHaveLength(6)
+    const text = stringifyLab(lab)
+    expect(text).toContain('    check: sessions\n    steps:\n      - waits: B\n      - error:\n          session: B\n')
+    expect(definitionOf(text)).toEqual(lab)
   })
 
   it('round-trips a lab with every key set and text YAML must quote', () => {

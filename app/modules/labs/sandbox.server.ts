@@ -22,7 +22,8 @@ import { vetSql } from './vet.ts'
 // at a time, so their locks never hold up other learners. Time is enforced from outside the session: a
 // watchdog cancels the backend when an attempt's time is up, whatever the session set.
 
-const TEXT_VALUES = { getTypeParser: () => (value: string) => value }
+/** Every value as PostgreSQL's text output: what learners see, and what grading compares. */
+export const TEXT_VALUES = { getTypeParser: () => (value: string) => value }
 
 type Server = { url: URL; prefix: string; author: string; learner: string }
 
@@ -48,6 +49,13 @@ function addressOf(server: Server, database: string, login?: { user: string; pas
 }
 
 const ident = (name: string) => pg.escapeIdentifier(name)
+
+/** A new connection of the labs server's administering role to its own database; the caller ends it. */
+export async function connectAdmin(): Promise<pg.Client> {
+  const client = new ListenedClient({ connectionString: (await labsServer()).url.toString() })
+  await client.connect()
+  return client
+}
 
 /** A connection of the labs server's administering role to `database` (its own one when left out). */
 async function asAdmin<T>(database: string | undefined, work: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -188,11 +196,18 @@ type DatasetFile = { name: string; content: Buffer }
 /** The databases of one build of a lab: the one queries run on, and the copies for changing exercises. */
 export type LabDatabases = { database: string; copies: string[] }
 
+/**
+ * The template a lab's two-session pairs are made from: a copy of the lab's database nobody connects to (CREATE
+ * DATABASE … TEMPLATE needs that), named after it, made when the lab is built and dropped with it.
+ */
+const sessionsTemplate = (database: string) => `${database}_t`
+
 /** A table of a lab's dataset as the lab page lists it, for the learner and the editor's completion. */
 export type LabTable = { name: string; columns: { name: string; type: string }[] }
 
 /**
- * Builds a lab's dataset into a new database of the sandbox, and `copies` copies of it. The dataset's
+ * Builds a lab's dataset into a new database of the sandbox, and `copies` copies of it (and the template of its
+ * two-session pairs with `sessions`). The dataset's
  * statements run as the author role, one by one; `COPY … FROM 'file.csv'` reads the folder's file through
  * the connection (never a file of the database server). A failing statement drops what was made and is
  * reported with its place in the dataset.
@@ -200,6 +215,7 @@ export type LabTable = { name: string; columns: { name: string; type: string }[]
 export async function buildLabDatabases(
   dataset: { sql: string; name: string; files: DatasetFile[] },
   copies: number,
+  options: { sessions?: boolean } = {},
 ): Promise<LabDatabases & { tables: LabTable[] }> {
   const { server } = await sandboxRoles()
   const database = `${server.prefix}_${randomBytes(5).toString('hex')}`
@@ -218,6 +234,10 @@ export async function buildLabDatabases(
     for (const copy of names) {
       await createLabDatabase(server, copy, database)
       made.push(copy)
+    }
+    if (options.sessions) {
+      await createLabDatabase(server, sessionsTemplate(database), database)
+      made.push(sessionsTemplate(database))
     }
     return { database, copies: names, tables }
   } catch (error) {
@@ -245,11 +265,11 @@ async function tablesOf(client: pg.Client): Promise<LabTable[]> {
   return [...tables.values()]
 }
 
-async function createLabDatabase(server: Server, name: string, template?: string) {
+async function createLabDatabase(server: Server, name: string, template?: string, strategy = 'FILE_COPY') {
   await asAdmin(undefined, async (client) => {
     await client.query(
       `CREATE DATABASE ${ident(name)} OWNER ${ident(server.author)}` +
-        (template ? ` TEMPLATE ${ident(template)} STRATEGY FILE_COPY` : ''),
+        (template ? ` TEMPLATE ${ident(template)} STRATEGY ${strategy}` : ''),
     )
     // only the sandbox's learner may connect, and make no temporary tables
     await client.query(`REVOKE ALL ON DATABASE ${ident(name)} FROM PUBLIC`)
@@ -271,12 +291,40 @@ async function revokeFunctions(client: pg.Client) {
   }
 }
 
-/** Drops a lab's databases, with the sessions still on them. */
+/**
+ * Drops a lab's databases, with the sessions still on them, and the template of its two-session pairs if it has
+ * one (a pair's own database outlives it: it is a copy, dropped when the pair closes).
+ */
 export async function dropLabDatabases(names: readonly string[]) {
   for (const name of names) {
     await closePool(name)
-    await asAdmin(undefined, (client) => client.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`))
+    await asAdmin(undefined, async (client) => {
+      await client.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`)
+      await client.query(`DROP DATABASE IF EXISTS ${ident(sessionsTemplate(name))} WITH (FORCE)`)
+    })
   }
+}
+
+/**
+ * A new database for one pair of sessions, made from a lab's pair template. WAL_LOG copies a small database
+ * without the checkpoint FILE_COPY forces, which matters when learners open pairs one after another.
+ */
+export async function createPairDatabase(labDatabase: string): Promise<string> {
+  const server = await labsServer()
+  const name = `${labDatabase}_p${randomBytes(4).toString('hex')}`
+  await createLabDatabase(server, name, sessionsTemplate(labDatabase), 'WAL_LOG')
+  return name
+}
+
+/** Drops a pair's database, ending its sessions (their locks go with them). */
+export async function dropPairDatabase(name: string) {
+  await asAdmin(undefined, (client) => client.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`))
+}
+
+/** How a learner's connection reaches `database`: its address with the learner role's login. */
+export async function learnerAddress(database: string): Promise<string> {
+  const { server, password } = await sandboxRoles()
+  return addressOf(server, database, { user: server.learner, password })
 }
 
 let parserReady: Promise<void> | undefined
@@ -479,7 +527,7 @@ async function connectLearner(database: string): Promise<pg.PoolClient> {
   }
 }
 
-const TOO_MANY_CONNECTIONS = '53300'
+export const TOO_MANY_CONNECTIONS = '53300'
 
 const CURSOR = 'DECLARE lab_result NO SCROLL CURSOR FOR '
 
