@@ -29,7 +29,10 @@ test.beforeAll(async () => {
 async function openLab(page: Page) {
   await page.goto('/courses')
   await startCourse(page, 'Data Warehousing')
-  await page.getByRole('region', { name: 'SQL Labs' }).getByRole('link').click()
+  await page
+    .getByRole('region', { name: 'SQL Labs' })
+    .getByRole('link', { name: /Data warehousing/ })
+    .click()
   await expect(page.getByRole('heading', { name: 'Data warehousing', level: 1 })).toBeVisible()
 }
 
