@@ -12,7 +12,7 @@ import compression from 'compression'
 import express from 'express'
 import { pino } from 'pino'
 import { createRequestHandler } from './remix-handler.js'
-import { securityHeaders } from './security-headers.js'
+import { PRACTICE_WORKER_POLICY, securityHeaders } from './security-headers.js'
 
 /**
  * @import http from 'node:http'
@@ -103,6 +103,17 @@ function routeMatcher(routes) {
   const tree = routeTree(routes)
   // the server's router keeps this table's matches between calls (patches/, ADR 024)
   return (pathname) => matchRoutes(tree, pathname)?.at(-1)?.route.id ?? 'unmatched'
+}
+
+/**
+ * express.static's `setHeaders` for the built assets: the practice worker's own policy (a worker keeps the policy
+ * of its script's answer, and the default one would stop it compiling WebAssembly).
+ * @param {import('node:http').ServerResponse} res
+ * @param {string} file
+ */
+function practiceWorkerPolicy(res, file) {
+  if (/[\\/]practice[\\/]worker-[^\\/]+\.js$/.test(file))
+    res.setHeader('Content-Security-Policy', PRACTICE_WORKER_POLICY)
 }
 
 const sane = /^[\w.:@/+=-]{1,100}$/
@@ -259,7 +270,10 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
   })
   app.use(compression())
   app.use(securityHeaders())
-  app.use(build.publicPath, express.static(build.assetsBuildDirectory, { immutable: true, maxAge: '1y' }))
+  app.use(
+    build.publicPath,
+    express.static(build.assetsBuildDirectory, { immutable: true, maxAge: '1y', setHeaders: practiceWorkerPolicy }),
+  )
   // public/ holds a few fixed files: only a path under one of its names is looked for on disk, so a
   // page or /api request does not cost a file-system lookup first
   const publicFiles = express.static('public', { maxAge: '1h' })

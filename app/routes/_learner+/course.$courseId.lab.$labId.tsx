@@ -7,6 +7,7 @@ import { SqlEditor } from '#app/components/labs/sql-editor.tsx'
 import { CourseBreadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
+import { labPractice } from '#app/modules/labs/practice-assets.server.ts'
 import { attemptExercise } from '#app/modules/labs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { invalidForm, pageAction, readForm, submitToService } from '#app/utils/forms.server.ts'
@@ -24,11 +25,14 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.lab.title ?? 'Lab'} · ${PRODUCT_NAME}` },
 ]
 
+/** The page starts the practice worker: its policy allows workers of this site and WebAssembly. */
+export const handle = { practice: true }
+
 export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage, { redirects: COURSE_REFUSALS })
 
 async function loadPage({ request, params }: LoaderFunctionArgs) {
   const { course, lab } = await loadLab(request, params.courseId ?? '', params.labId ?? '')
-  return json({ course, lab })
+  return json({ course, lab, practice: await labPractice(course._id, lab.id) })
 }
 
 type Grading = Awaited<ReturnType<typeof attemptExercise>>
