@@ -16,6 +16,22 @@ const WORKER = path.join(root, 'app', 'components', 'labs', 'practice.worker.ts'
 /** PGlite's own files the worker fetches: its PostgreSQL, its initdb (for a new cluster), its file-system image. */
 const PGLITE_FILES = { pgliteWasm: 'pglite.wasm', initdbWasm: 'initdb.wasm', fsBundle: 'pglite.data' }
 
+/**
+ * PGlite's code for Node (its file system, zlib) is behind checks for Node and never runs in a worker; the modules
+ * it imports are empty here, so the bundle imports nothing a browser lacks.
+ * @type {import('esbuild').Plugin}
+ */
+const NODE_STUBS = {
+  name: 'node-stubs',
+  setup(build) {
+    const builtins = new Set(builtinModules)
+    build.onResolve({ filter: /^[\w:/]+$/ }, ({ path: name }) =>
+      builtins.has(name.replace(/^node:/, '')) ? { path: name, namespace: 'node-stub' } : undefined,
+    )
+    build.onLoad({ filter: /.*/, namespace: 'node-stub' }, () => ({ contents: 'module.exports = {}', loader: 'js' }))
+  },
+}
+
 /** @param {Buffer} bytes */
 const digest = (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 12)
 
@@ -33,8 +49,7 @@ export async function buildPractice() {
     outdir: PRACTICE_DIR,
     entryNames: '[name]-[hash]',
     metafile: true,
-    // PGlite's code for Node (its file system, zlib) is behind checks for Node and never runs in a worker
-    external: [...builtinModules, ...builtinModules.map((name) => `node:${name}`)],
+    plugins: [NODE_STUBS],
     logLevel: 'warning',
   })
   const worker = Object.keys(result.metafile.outputs).find((file) => file.endsWith('.js'))

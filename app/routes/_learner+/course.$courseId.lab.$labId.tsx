@@ -3,6 +3,7 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Markdown } from '#app/components/labs/markdown.tsx'
+import { PracticeStatus, RunButton, RunResult } from '#app/components/labs/practice-panel.tsx'
 import { SqlEditor } from '#app/components/labs/sql-editor.tsx'
 import { CourseBreadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
@@ -60,7 +61,7 @@ type Lab = ReturnType<typeof useLoaderData<typeof loader>>['lab']
 type Exercise = Lab['exercises'][number]
 
 export default function LabPage() {
-  const { course, lab } = useLoaderData<typeof loader>()
+  const { course, lab, practice } = useLoaderData<typeof loader>()
   const reply = useActionData<LabReply>()
   const passed = lab.exercises.filter((e) => e.passed).length
   const sentFor = reply?.result.initialValue?.exercise
@@ -79,6 +80,7 @@ export default function LabPage() {
           <h2 id="exercises-heading" className="text-xl font-semibold">
             Exercises
           </h2>
+          {lab.exercises.length > 0 ? <PracticeStatus labId={lab.id} setup={practice} /> : null}
           {lab.exercises.length === 0 ? (
             <p className="card p-4 text-sm text-slate-600">This lab has no exercises yet.</p>
           ) : (
@@ -204,10 +206,14 @@ function ExerciseCard({
           {sqlError}
         </p>
         <FormError id={form.errorId} errors={[...(form.errors ?? []), ...(fields.exercise.errors ?? [])]} />
-        <button type="submit" className="btn-primary" disabled={grading_}>
-          {grading_ ? 'Grading…' : 'Submit'}
-        </button>
+        <div className="flex flex-wrap gap-2">
+          <button type="submit" className="btn-primary" disabled={grading_}>
+            {grading_ ? 'Grading…' : 'Submit'}
+          </button>
+          <RunButton exercise={exercise.key} title={exercise.title} />
+        </div>
       </Form>
+      <RunResult exercise={exercise.key} id={id} />
       {grading ? <GradingResult id={id} grading={grading} sql={sent} /> : null}
     </li>
   )
