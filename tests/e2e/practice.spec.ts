@@ -1,7 +1,7 @@
 import { type Locator, type Page } from '@playwright/test'
 import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { expect, test } from './fixtures.ts'
-import { createLearner, startCourse, whenHydrated } from './helpers.ts'
+import { createLearner, expectAccessible, expectFitsScreen, PHONES, startCourse, whenHydrated } from './helpers.ts'
 
 // Practice in the browser on the SQL Fundamentals demo lab: once the practice database is ready, three Runs (rows,
 // a change and its rows, an error with its place) go to PostgreSQL in the page and not to the server, Reset brings the
@@ -93,6 +93,24 @@ test('Run answers in the browser without asking the server, Reset restores the d
   await typeSql(page, card, SOLUTION)
   await card.getByRole('button', { name: 'Submit' }).click()
   await expect(card.getByRole('status')).toContainText('Passed.')
+})
+
+test('on a phone a Run’s rows scroll in their own box, and the page with them passes axe', async ({
+  page,
+  signInAs,
+}) => {
+  test.setTimeout(120_000)
+  await page.setViewportSize(PHONES[0])
+  await signInAs(LEARNER.userName)
+  await openLab(page)
+  await whenHydrated(page)
+  await expect(practiceLine(page).getByRole('status')).toContainText('Practice database ready', { timeout: 90_000 })
+  const card = exercise(page, TITLE)
+  await typeSql(page, card, 'SELECT * FROM books ORDER BY book_id')
+  await card.getByRole('button', { name: `Run ${TITLE} in your browser` }).click()
+  await expect(card.getByTestId('run-result')).toContainText(/Run: \d+ rows\./)
+  await expectFitsScreen(page)
+  await expectAccessible(page, 'the lab page with a Run’s rows, on a phone')
 })
 
 test('without WebAssembly the page says so in one line and Submit still passes', async ({ page, signInAs }) => {
