@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { matchRoutes, type RouteObject } from 'react-router-dom'
@@ -114,7 +114,7 @@ async function main() {
   for (const t of table) console.log(line(t))
 
   const lab = rows.find((r) => r.page.label === 'lab page')!
-  await practiceVisits(lab.js.gzip + lab.css.gzip)
+  await practiceVisits(lab.js.gzip + lab.css.gzip, lab.js.brotli + lab.css.brotli)
 
   if (process.argv.includes('--packages')) {
     for (const r of rows) {
@@ -134,15 +134,19 @@ async function main() {
 }
 
 /** The lab page's first and repeat visit: the page, then what practice downloads, gzip level 6 as served. */
-async function practiceVisits(pageBytes: number) {
+async function practiceVisits(pageBytes: number, pageBrotli: number) {
   const manifestFile = path.join(publicDir, 'build', 'practice', 'manifest.json')
   const files = JSON.parse(await readFile(manifestFile, 'utf8')) as Record<string, string>
-  const served = async (file: string) => gzipSync(await readFile(path.join(publicDir, file))).length
-  const parts: [string, number][] = [['lab page JS and CSS', pageBytes]]
-  for (const [name, file] of Object.entries(files)) parts.push([`${name} ${path.basename(file)}`, await served(file)])
+  const gzipped = async (file: string) => gzipSync(await readFile(path.join(publicDir, file))).length
+  // the brotli copy server/build-practice.js made, sent as it is to a browser that takes brotli
+  const brotli = async (file: string) => (await stat(path.join(publicDir, `${file}.br`))).size
+  const parts: [string, number, number][] = [['lab page JS and CSS', pageBytes, pageBrotli]]
+  for (const [name, file] of Object.entries(files))
+    parts.push([`${name} ${path.basename(file)}`, await gzipped(file), await brotli(file)])
   const practice = parts.slice(1).reduce((sum, [, bytes]) => sum + bytes, 0)
-  console.log('\nthe lab page with practice, KB downloaded (gzip level 6, as the web server sends it)\n')
-  for (const [name, bytes] of parts) console.log(`  ${kb(bytes).padStart(8)}  ${name}`)
+  const practiceBrotli = parts.slice(1).reduce((sum, [, , bytes]) => sum + bytes, 0)
+  console.log('\nthe lab page with practice, KB downloaded: gzip level 6 (on the fly), brotli (the built copies)\n')
+  for (const [name, gzip, br] of parts) console.log(`  ${kb(gzip).padStart(8)}  ${kb(br).padStart(8)}  ${name}`)
   for (const demo of DEMO_LABS) {
     const folder = await readLabFolder(path.join(root, 'db', 'seeds', 'labs', demo))
     const dataset = await practiceDataset({
@@ -152,7 +156,8 @@ async function practiceVisits(pageBytes: number) {
     })
     const datasetBytes = gzipSync(JSON.stringify({ version: '0'.repeat(32), ...dataset })).length
     console.log(
-      `  ${demo}: first visit ${kb(pageBytes + practice + datasetBytes)} KB (its dataset ${kb(datasetBytes)} KB);` +
+      `  ${demo}: first visit ${kb(pageBytes + practice + datasetBytes)} KB gzip, ` +
+        `${kb(pageBrotli + practiceBrotli + datasetBytes)} KB brotli (its dataset ${kb(datasetBytes)} KB);` +
         ' repeat visit 0.0 KB of these (all kept for good; the dataset opens from the copy the browser kept)',
     )
   }

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { brotliCompressSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REFERENCE_PAGE_POLICY } from '#app/modules/api-docs/reference-page.server.ts'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
@@ -194,11 +195,16 @@ describe('a lab page', () => {
     const built = await mkdtemp(path.join(os.tmpdir(), 'portal-assets-'))
     await mkdir(path.join(built, 'practice'))
     await writeFile(path.join(built, 'practice', 'worker-ABC123.js'), 'postMessage(1)')
+    // and its brotli-compressed copy, which a browser that takes brotli gets
+    await writeFile(path.join(built, 'practice', 'worker-ABC123.js.br'), brotliCompressSync('postMessage(2)'))
     await writeFile(path.join(built, 'entry.client-XYZ.js'), 'export {}')
     const server = await serve({ ...(await standInBuild(routes)), assetsBuildDirectory: built })
     servers.push(server)
-    const worker = await fetch(`${server.base}/build/practice/worker-ABC123.js`)
+    const worker = await fetch(`${server.base}/build/practice/worker-ABC123.js`, {
+      headers: { 'Accept-Encoding': 'gzip' },
+    })
     expect(worker.status).toBe(200)
+    expect(await worker.text()).toBe('postMessage(1)')
     expect(worker.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable')
     expect(worker.headers.get('Content-Security-Policy')).toBe(PRACTICE_WORKER_POLICY)
     expect(directives(PRACTICE_WORKER_POLICY)).toEqual({
@@ -206,6 +212,14 @@ describe('a lab page', () => {
       'script-src': ["'self'", "'wasm-unsafe-eval'"],
       'connect-src': ["'self'"],
     })
+    const brotli = await fetch(`${server.base}/build/practice/worker-ABC123.js`, {
+      headers: { 'Accept-Encoding': 'gzip, deflate, br' },
+    })
+    expect(brotli.headers.get('Content-Encoding')).toBe('br')
+    expect(brotli.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8')
+    expect(brotli.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable')
+    expect(brotli.headers.get('Content-Security-Policy')).toBe(PRACTICE_WORKER_POLICY)
+    expect(await brotli.text()).toBe('postMessage(2)')
     const other = await fetch(`${server.base}/build/entry.client-XYZ.js`)
     expect(other.headers.get('Content-Security-Policy')).toBe("default-src 'none'; frame-ancestors 'none'")
   })
