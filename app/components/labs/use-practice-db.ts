@@ -11,7 +11,7 @@ import type { FromWorker, PracticeFiles, RunOutcome, ToWorker } from './practice
 export type PracticeSetup = { worker: string; files: PracticeFiles; dataset: string; version: string } | null
 
 /** `idle`: as the server renders the page, before its JavaScript runs (or when it never does). */
-export type PracticeState =
+type PracticeState =
   { phase: 'idle' } | { phase: 'loading'; step: number } | { phase: 'ready' } | { phase: 'unavailable'; reason: string }
 
 /** The browser's cache holding each lab's dataset as PGlite opened it, one version per lab. */
