@@ -5,6 +5,7 @@ import { isbot } from 'isbot'
 import { renderToPipeableStream } from 'react-dom/server'
 import { databaseAnswers, disconnect, poolUsage } from '#db/client.ts'
 import type { ServerHooks } from './load-context.ts'
+import { closeAllPairs } from './modules/labs/sessions.server.ts'
 import { getEnv } from './utils/env.server.ts'
 import { NonceProvider } from './utils/nonce.ts'
 import { withLoadContext } from './utils/request-record.server.ts'
@@ -23,7 +24,16 @@ const ABORT_DELAY = 5_000
  */
 export const serverHooks: ServerHooks = {
   withLoadContext,
-  database: { answers: databaseAnswers, close: disconnect, poolUsage },
+  database: { answers: databaseAnswers, close: closeDatabases, poolUsage },
+}
+
+/**
+ * Once the server has drained: learners' two-session pairs close (their sessions end, their locks and databases
+ * go, which nobody would do once this process is gone), then the portal's pool.
+ */
+async function closeDatabases() {
+  await closeAllPairs().catch(() => undefined)
+  await disconnect()
 }
 
 export default function handleRequest(

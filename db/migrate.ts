@@ -29,6 +29,8 @@ import * as dueDates from './migrations/0024-due-dates.ts'
 import * as exportKinds from './migrations/0025-export-kinds.ts'
 import * as disabledAccounts from './migrations/0026-disabled-accounts.ts'
 import * as identityProviders from './migrations/0027-identity-providers.ts'
+import * as planExercises from './migrations/0028-plan-exercises.ts'
+import * as sessionExercises from './migrations/0029-session-exercises.ts'
 import { IncompleteRestoreError, restoreMarker } from './restore-marker.ts'
 
 // Listed by hand, not globbed, so migrations load the same way under tsx, Vitest and a bundle.
@@ -60,6 +62,8 @@ const migrations = [
   { name: '0025-export-kinds', ...exportKinds },
   { name: '0026-disabled-accounts', ...disabledAccounts },
   { name: '0027-identity-providers', ...identityProviders },
+  { name: '0028-plan-exercises', ...planExercises },
+  { name: '0029-session-exercises', ...sessionExercises },
 ]
 
 /** The migrations' names in the order they run: a backup made at one of them is one this portal can restore. */

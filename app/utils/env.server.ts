@@ -149,6 +149,12 @@ const schema = z.object({
   // 20 learners submitting at once doubled the heartbeats' p99 (BENCH.md, "SQL labs under load").
   LABS_GRADINGS_MAX: z.coerce.number().int().min(1).max(100).default(2),
   LABS_CONNECTIONS: z.coerce.number().int().min(2).max(1000).default(20),
+  // Two-session exercises (docs/labs.md): a pair closes after this many seconds without a request from its
+  // learner, and this many after it opened whatever happens; at most this many pairs are open in one process
+  // (each holds two of the LABS_CONNECTIONS, so a few pairs cannot starve the gradings).
+  LABS_SESSIONS_IDLE_SECONDS: z.coerce.number().int().min(1).max(3600).default(180),
+  LABS_SESSIONS_LIMIT_SECONDS: z.coerce.number().int().min(5).max(7200).default(900),
+  LABS_SESSIONS_MAX: z.coerce.number().int().min(1).max(100).default(4),
 })
 
 export type Env = z.infer<typeof schema> & { PUBLIC_URL: string; DATA_DIR: string }

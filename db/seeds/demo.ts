@@ -114,6 +114,7 @@ export async function seedDemoOnce(log: (line: string) => void = () => {}): Prom
 const DEMO_LABS = [
   { folder: 'sql-fundamentals', course: 'SQL Fundamentals' },
   { folder: 'data-warehousing', course: 'Data Warehousing and Dimensional Design' },
+  { folder: 'transactions', course: 'Data Warehousing and Dimensional Design' },
 ] as const
 
 /**

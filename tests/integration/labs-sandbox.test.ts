@@ -228,10 +228,10 @@ async function pg_query(url: string, text: string) {
   }
 }
 
+/** This file's lab databases: other files build theirs on the same server at the same time. */
 async function labDatabases() {
-  const result = await pg_query(
-    await databaseUrl(),
-    "SELECT datname FROM pg_database WHERE datname LIKE '%\\_lab\\_%' ORDER BY 1",
-  )
+  const url = await databaseUrl()
+  const own = new URL(url).pathname.slice(1)
+  const result = await pg_query(url, `SELECT datname FROM pg_database WHERE datname LIKE '${own}\\_lab\\_%' ORDER BY 1`)
   return result.rows.map((r) => (r as { datname: string }).datname)
 }

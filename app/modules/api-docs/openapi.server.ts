@@ -762,6 +762,47 @@ call({
 // ——— /api/labs: SQL labs ———
 
 const Cell = z.string().nullable().openapi({ description: 'a value as PostgreSQL prints it; null for NULL' })
+
+// A plan exercise's answer: the final query's plan as a tree, and each of the exercise's rules checked on it.
+const PlanStep = z
+  .object({
+    type: z.string().openapi({ description: 'the node type EXPLAIN names: Seq Scan, Index Scan, Hash Join …' }),
+    relation: z.string().optional().openapi({ description: 'the table or view the step reads' }),
+    indexes: z
+      .array(z.string())
+      .openapi({ description: 'the index it reads by (a Bitmap Heap Scan: its Bitmap Index Scans’)' }),
+    subplan: z.enum(['SubPlan', 'InitPlan']).optional().openapi({ description: 'a subquery run per row, or once' }),
+    rows: z.number().openapi({ description: 'the planner’s estimate of the rows it returns' }),
+    cost: z.number().openapi({ description: 'its total estimated cost' }),
+    children: z.array(z.any()).openapi({ description: 'the steps it reads from, each shaped as this one' }),
+  })
+  .strict()
+const PlanRuleOutcome = z.union([
+  z
+    .object({
+      rule: z.enum(['has', 'lacks']),
+      pattern: z.string(),
+      met: z.boolean(),
+      nodes: z.array(z.string()).openapi({ description: 'the steps the pattern matches' }),
+    })
+    .strict(),
+  z
+    .object({
+      rule: z.literal('cost'),
+      factor: z.number(),
+      limit: z.number().openapi({ description: 'factor × the estimated cost of the solution’s plan' }),
+      cost: z.number().openapi({ description: 'the estimated cost of the caller’s plan' }),
+      met: z.boolean(),
+    })
+    .strict(),
+])
+const GradedPlan = z
+  .object({ tree: PlanStep, rules: z.array(PlanRuleOutcome) })
+  .strict()
+  .openapi({
+    description:
+      'plan exercises only (`check: plan`): the plan of the final query, and each rule with whether it is met',
+  })
 const LabExerciseState = z
   .object({ key: z.string(), title: z.string(), passed: z.boolean(), attempts: z.number().int() })
   .strict()
@@ -816,7 +857,16 @@ call({
               .strict(),
           ),
           exercises: z.array(
-            LabExerciseState.extend({ prompt: z.string(), points: z.number().int(), hints: z.array(z.string()) }),
+            LabExerciseState.extend({
+              check: z.enum(['result', 'state', 'plan', 'sessions']).openapi({
+                description:
+                  'how the exercise is graded: `sessions` exercises are worked in two sessions side by side ' +
+                  '(the lab page), not through /attempts',
+              }),
+              prompt: z.string(),
+              points: z.number().int(),
+              hints: z.array(z.string()),
+            }),
           ),
         })
         .strict(),
@@ -833,7 +883,9 @@ call({
     'and compared with what the exercise’s solution returns. SQL the database rejects is a failed attempt ' +
     '(`passed: false`, the database’s `message`, and the `position` it points at, in characters from 1). A ' +
     'statement the exercise does not take (a kind it does not allow, several where one is expected, a ' +
-    'forbidden function or catalog) is a 400 naming it. While the caller’s previous attempt, or too many ' +
+    'forbidden function or catalog) is a 400 naming it. A plan exercise takes setup statements (such as ' +
+    '`CREATE INDEX`) then one final query: it passes when that query returns the solution’s rows and its plan ' +
+    'meets every rule; its answer carries the plan and each rule’s outcome. While the caller’s previous attempt, or too many ' +
     'attempts in all, are being graded: 429 with `Retry-After`.',
   who: 'signedIn',
   params: ids('labId'),
@@ -852,6 +904,7 @@ call({
           extraRows: z.array(z.array(Cell)),
           wrongOrder: z.boolean(),
           position: z.number().int().optional(),
+          plan: GradedPlan.optional(),
           ms: z.number(),
           exercise: z.string(),
           attempts: z.number().int(),
@@ -861,6 +914,131 @@ call({
     })
     .strict(),
   refusals: [403, 404, 409, 429],
+})
+
+const SessionName = z.enum(['A', 'B'])
+const Isolation = z.enum(['read committed', 'repeatable read', 'serializable'])
+const HistoryBase = {
+  session: SessionName,
+  sql: z.string(),
+  waited: z.boolean().openapi({ description: 'it waited on a lock the other session held' }),
+  transaction: z.number().int().nullable().openapi({ description: 'its transaction block, counted per session' }),
+  isolation: Isolation,
+  ms: z.number(),
+}
+const PairView = z
+  .object({
+    id: z.string(),
+    labId: uuid,
+    exercise: z.string(),
+    openedAt: z.string(),
+    closesAt: z.string(),
+    idleClosesAt: z.string(),
+    sessions: z.array(
+      z
+        .object({
+          name: SessionName,
+          transaction: z.enum(['none', 'open', 'failed']),
+          isolation: Isolation,
+          running: z.object({ sql: z.string(), waiting: z.boolean() }).strict().nullable(),
+          history: z.array(
+            z.union([
+              z
+                .object({
+                  ...HistoryBase,
+                  ok: z.literal(true),
+                  command: z.string(),
+                  rowCount: z.number().int().nullable(),
+                  columns: z.array(z.string()),
+                  rows: z.array(z.array(Cell)).openapi({ description: 'the first 50 rows' }),
+                  total: z.number().int(),
+                })
+                .strict(),
+              z
+                .object({ ...HistoryBase, ok: z.literal(false), code: z.string().optional(), message: z.string() })
+                .strict(),
+            ]),
+          ),
+        })
+        .strict(),
+    ),
+  })
+  .strict()
+const SESSIONS_REFUSALS = [403, 404, 409, 429] as const
+call({
+  method: 'get',
+  path: '/api/labs/{labId}/sessions',
+  summary: 'The caller’s two sessions of a two-session exercise',
+  description:
+    'Null when none is open (for this exercise, when one is named; else in this lab). Each running statement says ' +
+    'whether it waits on a lock.',
+  who: 'signedIn',
+  params: ids('labId'),
+  query: z.object({ exercise: z.string().optional() }),
+  ok: z.object({ data: PairView.nullable() }).strict(),
+  refusals: [403, 404],
+})
+call({
+  method: 'post',
+  path: '/api/labs/{labId}/sessions',
+  summary: 'Open two sessions for a two-session exercise (closing the caller’s others)',
+  description:
+    'Each session is a connection to a copy of the lab’s database of the caller’s own. They close on DELETE, ' +
+    'after a few idle minutes, or at their time limit (docs/labs.md). Too many open at once: 429.',
+  who: 'signedIn',
+  params: ids('labId'),
+  body: z.object({ exercise: z.string() }).strict(),
+  ok: z.object({ data: PairView }).strict(),
+  refusals: [...SESSIONS_REFUSALS],
+})
+call({
+  method: 'delete',
+  path: '/api/labs/{labId}/sessions',
+  summary: 'Close the caller’s two sessions',
+  description: 'Their connections end, their locks go, and their database is dropped.',
+  who: 'signedIn',
+  params: ids('labId'),
+  ok: Message,
+  refusals: [],
+})
+call({
+  method: 'post',
+  path: '/api/labs/{labId}/sessions/{session}',
+  summary: 'Run one statement in session A or B',
+  description:
+    'Answered when it finishes, or after about 1.5 s with it still running (`running.waiting` when it waits on ' +
+    'the other session’s lock); it goes on in the background. A session runs one statement at a time (409). ' +
+    'Transaction control, row locks and LOCK TABLE are allowed beside the exercise’s kinds; other SQL a lab ' +
+    'refuses is a 400.',
+  who: 'signedIn',
+  params: z.object({ labId: uuid, session: SessionName }),
+  body: z.object({ exercise: z.string(), sql: z.string() }).strict(),
+  ok: z.object({ data: PairView }).strict(),
+  refusals: [...SESSIONS_REFUSALS],
+})
+call({
+  method: 'post',
+  path: '/api/labs/{labId}/sessions/check',
+  summary: 'Grade the two sessions against the exercise’s steps, and keep the attempt',
+  description: 'The sessions stay open. `step`: the first step not met, from 0.',
+  who: 'signedIn',
+  params: ids('labId'),
+  body: z.object({ exercise: z.string() }).strict(),
+  ok: z
+    .object({
+      data: z
+        .object({
+          passed: z.boolean(),
+          message: z.string(),
+          step: z.number().int().optional(),
+          exercise: z.string(),
+          attempts: z.number().int(),
+          hints: z.array(z.string()),
+        })
+        .strict(),
+    })
+    .strict(),
+  refusals: [403, 404, 409],
 })
 
 // ——— this document ———

@@ -7,6 +7,7 @@ import { invalid, isServiceError, notFound, ServiceError } from '../errors.ts'
 import { readMultipart } from '../files/multipart.server.ts'
 import { isUuid } from '../ids.ts'
 import { LAB_FILES_LIMITS, readLabZip } from './folder.server.ts'
+import type { PlanNode, RuleOutcome } from './plan.ts'
 import { dropLabDatabases } from './sandbox.server.ts'
 import { importLab } from './service.server.ts'
 
@@ -315,10 +316,14 @@ type LabAttemptRow = {
   sql: string
   durationMs: number
   createdAt: string
+  /** a plan exercise's attempt: the plan of its final query and each rule's outcome */
+  plan: KeptPlan | null
 }
 
+type KeptPlan = { tree: PlanNode; rules: RuleOutcome[] }
+
 const LAB_ATTEMPTS = sql(`
-  SELECT a.id, e.key, e.title, a.passed, a.message, a.sql, a.duration_ms, a.created_at,
+  SELECT a.id, e.key, e.title, a.passed, a.message, a.sql, a.duration_ms, a.created_at, a.plan,
     u.id AS user_id, u.first_name, u.last_name, u.user_name, u.email
   FROM lab_attempts a
   JOIN lab_exercises e ON e.id = a.exercise_id
@@ -335,6 +340,7 @@ type AttemptRow = {
   sql: string
   duration_ms: number
   created_at: Date
+  plan: KeptPlan | null
   user_id: string
   first_name: string
   last_name: string
@@ -351,6 +357,7 @@ const toAttempt = (r: AttemptRow): LabAttemptRow => ({
   sql: r.sql,
   durationMs: r.duration_ms,
   createdAt: r.created_at.toISOString(),
+  plan: r.plan,
 })
 
 /** One learner's attempts at a lab, oldest first. */

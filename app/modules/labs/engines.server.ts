@@ -37,6 +37,15 @@ const READERS: Record<ComparedExercise['check'], Read> = {
       await db.exec('ROLLBACK')
     }
   },
+  // the final query's rows, after the setup statements (an index, a view), all undone; plans are the server's
+  plan: async (db, parsers, exercise) => {
+    await db.exec('BEGIN')
+    try {
+      return [await runPracticeSql(db, exercise.solution, parsers)]
+    } finally {
+      await db.exec('ROLLBACK')
+    }
+  },
 }
 
 /** What the server gave, as result sets in the order the readers return them. */

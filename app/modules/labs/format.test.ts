@@ -213,7 +213,11 @@ describe('parseLabYaml', () => {
       (l) => (exercise(l).solution = long(100_001)),
       ['exercises[0].solution: Must be at most 100,000 characters'],
     ],
-    ['check unknown', (l) => (exercise(l).check = 'rows'), ['exercises[0].check: Must be one of result, state']],
+    [
+      'check unknown',
+      (l) => (exercise(l).check = 'rows'),
+      ['exercises[0].check: Must be one of result, state, plan, sessions'],
+    ],
     // verify belongs to a state check, and a state check needs it
     [
       'verify on a result check',
@@ -224,6 +228,111 @@ describe('parseLabYaml', () => {
       'verify empty on a result check',
       (l) => (exercise(l).verify = []),
       ['exercises[0].verify: Only allowed when check is state'],
+    ],
+    // steps belong to a sessions check, and a sessions check needs them
+    [
+      'steps on a result check',
+      (l) => (exercise(l).steps = [{ waits: 'B' }]),
+      ['exercises[0].steps: Only allowed when check is sessions'],
+    ],
+    [
+      'a sessions check without steps',
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;' }),
+      ['exercises[0].steps: Required when check is sessions'],
+    ],
+    [
+      'a sessions check with no step',
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;', steps: [] }),
+      ['exercises[0].steps: Must list at least one step'],
+    ],
+    [
+      'verify on a sessions check',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B' }],
+          verify: ['SELECT 1'],
+        }),
+      ['exercises[0].verify: Only allowed when check is state'],
+    ],
+    // order and columns are read by a result check only: written on a sessions check they are refused
+    [
+      'order and columns on a sessions check',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B' }],
+          order: 'auto',
+          columns: 'positions',
+        }),
+      [
+        'exercises[0].order: Not allowed when check is sessions',
+        'exercises[0].columns: Not allowed when check is sessions',
+      ],
+    ],
+    [
+      'a step of an unknown kind',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B' }, { blocks: 'A' }],
+        }),
+      [
+        'exercises[0].steps[1].blocks: Unknown key',
+        'exercises[0].steps[1]: Must be one of waits, error, changed-read, same-read, committed, rolled-back',
+      ],
+    ],
+    [
+      'two kinds in one step',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ waits: 'B', committed: 'A' }],
+        }),
+      ['exercises[0].steps[0]: Must be one step, not waits and committed'],
+    ],
+    [
+      'a step that is no mapping',
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;', steps: ['waits B'] }),
+      ['exercises[0].steps[0]: Must be a step: one of waits, error, changed-read, same-read, committed, rolled-back'],
+    ],
+    [
+      'a sessions solution with a line of no session',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          steps: [{ waits: 'B' }],
+          solution: 'BEGIN;',
+        }),
+      ['exercises[0].solution: Line 1 must start with A: or B:, the session that runs it'],
+    ],
+    [
+      'a step naming a third session',
+      (l) => Object.assign(exercise(l), { check: 'sessions', solution: 'A: SELECT 1;', steps: [{ waits: 'C' }] }),
+      ['exercises[0].steps[0].waits: Must be one of A, B'],
+    ],
+    [
+      'an error step without an SQLSTATE',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          solution: 'A: SELECT 1;',
+          steps: [{ error: { session: 'B', code: 'deadlock' } }],
+        }),
+      ['exercises[0].steps[0].error.code: Must be an SQLSTATE of five digits or capital letters, such as 40P01'],
+    ],
+    [
+      'a read step at an unknown level',
+      (l) =>
+        Object.assign(exercise(l), {
+          check: 'sessions',
+          steps: [{ 'same-read': { session: 'A', isolation: 'snapshot' } }],
+        }),
+      ['exercises[0].steps[0].same-read.isolation: Must be one of read committed, repeatable read, serializable'],
     ],
     [
       'a state check without verify',
@@ -249,6 +358,77 @@ describe('parseLabYaml', () => {
       'verify not a list',
       (l) => Object.assign(exercise(l), { check: 'state', verify: 'SELECT 1' }),
       ['exercises[0].verify: Must be a list'],
+    ],
+    // plan rules belong to a plan check, and a plan check needs them
+    [
+      'a plan check without plan',
+      (l) => (exercise(l).check = 'plan'),
+      ['exercises[0].plan: Required when check is plan'],
+    ],
+    [
+      'plan on a result check',
+      (l) => (exercise(l).plan = { has: ['Hash Join'] }),
+      ['exercises[0].plan: Only allowed when check is plan'],
+    ],
+    [
+      'verify on a plan check',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { has: ['Hash Join'] }, verify: ['SELECT 1'] }),
+      ['exercises[0].verify: Only allowed when check is state'],
+    ],
+    [
+      'a plan with no rule',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: {} }),
+      ['exercises[0].plan: Must hold at least one of has:, lacks:, cost:'],
+    ],
+    [
+      'a plan that is not rules',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: 'Hash Join' }),
+      ['exercises[0].plan: Must hold rules: has:, lacks: or cost:'],
+    ],
+    [
+      'a misspelt node type',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { has: ['Hash Join', 'Index Scna on orders'] } }),
+      [
+        'exercises[0].plan.has[1]: Must be a node type such as Seq Scan, Index Scan or Hash Join, then optionally on <table> and using <index>',
+      ],
+    ],
+    [
+      'a table on SubPlan',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { lacks: ['SubPlan on orders'] } }),
+      ['exercises[0].plan.lacks[0]: SubPlan matches a subquery, so it takes no on or using'],
+    ],
+    [
+      'an empty pattern list',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { has: [], cost: 2 } }),
+      ['exercises[0].plan.has: Must list at least one pattern, or be left out'],
+    ],
+    [
+      'a pattern that is not text',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { lacks: [3] } }),
+      ['exercises[0].plan.lacks[0]: Must be text'],
+    ],
+    [
+      'a cost of zero',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { cost: 0 } }),
+      ['exercises[0].plan.cost: Must be more than 0'],
+    ],
+    [
+      'a cost that is not a number',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { cost: 'twice' } }),
+      ['exercises[0].plan.cost: Must be a number'],
+    ],
+    [
+      'an unknown plan rule',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { has: ['Hash Join'], uses: ['orders_pkey'] } }),
+      ['exercises[0].plan.uses: Unknown key'],
+    ],
+    [
+      'hash for has',
+      (l) => Object.assign(exercise(l), { check: 'plan', plan: { hash: ['Hash Join'] } }),
+      [
+        'exercises[0].plan.hash: Unknown key (did you mean has?)',
+        'exercises[0].plan: Must hold at least one of has:, lacks:, cost:',
+      ],
     ],
     ['order unknown', (l) => (exercise(l).order = 'sorted'), ['exercises[0].order: Must be one of auto, strict, any']],
     [
@@ -367,6 +547,19 @@ const full = (): LabDefinition => ({
       points: 1,
       hints: [],
     },
+    {
+      key: 'orders-by-day',
+      title: 'Orders of one day, fast',
+      prompt: 'Make the report of one day read an index.',
+      solution: "CREATE INDEX ON orders (placed_on);\nSELECT id FROM orders WHERE placed_on = '2024-03-01'",
+      check: 'plan',
+      plan: { has: ['Index Scan on orders', 'index only scan'], lacks: ['Seq Scan on orders', 'SubPlan'], cost: 1.5 },
+      order: 'auto',
+      columns: 'names',
+      allow: ['select', 'ddl'],
+      points: 1,
+      hints: [],
+    },
   ],
 })
 
@@ -376,6 +569,13 @@ describe('stringifyLab', () => {
     lab.description = 'A shop.\n\nWith customers.\n'
     lab.exercises[0].solution = 'SELECT name\nFROM customers\nORDER BY name;\n'
     lab.exercises.push({ ...lab.exercises[0], key: 'change', check: 'state', verify: ['SELECT 1'], allow: ['dml'] })
+    lab.exercises.push({
+      ...lab.exercises[0],
+      key: 'fast',
+      solution: 'SELECT 1',
+      check: 'plan',
+      plan: { has: ['Hash Join', 'Seq Scan on products'], cost: 2 },
+    })
     expect(stringifyLab(lab)).toBe(
       [
         'title: SQL fundamentals',
@@ -405,8 +605,46 @@ describe('stringifyLab', () => {
         '      - SELECT 1',
         '    allow: [dml]',
         '',
+        '  - key: fast',
+        '    title: All customers',
+        '    prompt: List every customer.',
+        '    solution: SELECT 1',
+        '    check: plan',
+        '    plan:',
+        '      has: [Hash Join, Seq Scan on products]',
+        '      cost: 2',
+        '',
       ].join('\n'),
     )
+  })
+
+  it('round-trips a two-session exercise with every kind of step', () => {
+    const lab = definitionOf(
+      stringify({
+        ...minimal(),
+        exercises: [
+          {
+            ...minimal().exercises[0],
+            check: 'sessions',
+            solution:
+              'A: BEGIN;\nA: UPDATE accounts SET balance = 0 WHERE id = 1;\nB: UPDATE accounts\n  SET balance = 1 WHERE id = 1;\nA: COMMIT;',
+            allow: ['select', 'dml'],
+            steps: [
+              { waits: 'B' },
+              { error: { session: 'B', code: '40P01' } },
+              { 'changed-read': { session: 'A', isolation: 'read committed' } },
+              { 'same-read': { session: 'A', isolation: 'repeatable read' } },
+              { committed: 'A' },
+              { 'rolled-back': 'B' },
+            ],
+          },
+        ],
+      }),
+    )
+    expect(lab.exercises[0].steps).toHaveLength(6)
+    const text = stringifyLab(lab)
+    expect(text).toContain('    check: sessions\n    steps:\n      - waits: B\n      - error:\n          session: B\n')
+    expect(definitionOf(text)).toEqual(lab)
   })
 
   it('round-trips a lab with every key set and text YAML must quote', () => {
@@ -420,6 +658,12 @@ describe('stringifyLab', () => {
     const anyText = (maxLength: number) => fc.string({ unit, maxLength })
     const filled = (maxLength: number) => anyText(maxLength).filter((t) => t.trim() !== '')
     const title = filled(30).filter((t) => !/[\r\n]/.test(t))
+    const pattern = fc
+      .tuple(
+        fc.constantFrom('Seq Scan', 'index scan', 'Hash Join', 'Bitmap Heap Scan', 'Scan'),
+        fc.option(fc.stringMatching(/^[a-z_][a-z0-9_]{0,10}$/), { nil: undefined }),
+      )
+      .map(([type, table]) => (table ? `${type} on ${table}` : type))
     const kinds = fc.uniqueArray(fc.constantFrom<StatementKind>('select', 'dml', 'ddl'), { minLength: 1 })
     const exercise = fc.record({
       key: fc.stringMatching(/^[a-z0-9-]{1,64}$/),
@@ -432,6 +676,17 @@ describe('stringifyLab', () => {
       points: fc.integer({ min: 1, max: 100 }),
       hints: fc.array(filled(30), { maxLength: 3 }),
       verify: fc.option(fc.array(filled(40), { minLength: 1, maxLength: 3 }), { nil: undefined }),
+      plan: fc.option(
+        fc.record(
+          {
+            has: fc.array(pattern, { minLength: 1, maxLength: 3 }),
+            lacks: fc.array(pattern, { minLength: 1, maxLength: 3 }),
+            cost: fc.double({ min: 0.01, max: 1000, noNaN: true }),
+          },
+          { requiredKeys: ['cost'] },
+        ),
+        { nil: undefined },
+      ),
     })
     const lab = fc.record({
       title,
@@ -444,8 +699,12 @@ describe('stringifyLab', () => {
       fc.property(lab, (generated) => {
         const definition: LabDefinition = {
           ...generated,
-          exercises: generated.exercises.map(({ verify, ...rest }) =>
-            verify ? { ...rest, check: 'state', verify } : { ...rest, check: 'result' },
+          exercises: generated.exercises.map(({ verify, plan, ...rest }) =>
+            verify
+              ? { ...rest, check: 'state', verify }
+              : plan
+                ? { ...rest, check: 'plan', plan }
+                : { ...rest, check: 'result' },
           ),
         }
         expect(parseLabYaml(stringifyLab(definition))).toEqual({ ok: true, definition })

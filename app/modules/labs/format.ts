@@ -6,6 +6,7 @@ import {
   LAB_DEFAULTS,
   LAB_KEYS,
   LabSchema,
+  PLAN_KEYS,
   type ExerciseDefinition,
   type LabDefinition,
 } from './schema.ts'
@@ -68,6 +69,11 @@ function issueLines(issue: z.ZodIssue): string[] {
   if (issue.code !== 'unrecognized_keys') return [`${pathText(issue.path) || 'lab'}: ${issue.message}`]
   // one line per unknown key, at the key, with the key it was probably meant to be
   const inLab = issue.path.length === 0
+  if (issue.path.at(-1) === 'plan')
+    return issue.keys.map((key) => {
+      const meant = closest(key, PLAN_KEYS)
+      return `${pathText([...issue.path, key])}: Unknown key${meant ? ` (did you mean ${meant}?)` : ''}`
+    })
   const known: readonly string[] = inLab ? LAB_KEYS : EXERCISE_KEYS
   const other: readonly string[] = inLab ? EXERCISE_KEYS : LAB_KEYS
   const otherPlace = inLab ? 'each exercise' : 'the lab, at the top of the file'
@@ -126,6 +132,13 @@ export function stringifyLab(definition: LabDefinition): string {
       // allow: [select, dml] reads better on one line
       const allow = item.get('allow')
       if (isSeq(allow)) allow.flow = true
+      // and so do a plan's patterns: has: [Hash Join, Seq Scan on products]
+      const plan = item.get('plan')
+      if (isMap(plan))
+        for (const key of ['has', 'lacks']) {
+          const patterns = plan.get(key)
+          if (isSeq(patterns)) patterns.flow = true
+        }
     })
   // no folding: a long line of SQL stays one line
   return document.toString({ lineWidth: 0, flowCollectionPadding: false })

@@ -1,6 +1,7 @@
 import { getEnv } from '#app/utils/env.server.ts'
 import { invalid, ServiceError } from '../errors.ts'
 import { compareResults, type Cell } from './compare.ts'
+import { checkPlan, describeNode, readPlan, type PlanNode, type PlanRules, type RuleOutcome } from './plan.ts'
 import { runInSandbox, type LabDatabases, type Outcome, type Rows } from './sandbox.server.ts'
 import type { StatementKind } from './schema.ts'
 import { vetSql, type VettedStatement } from './vet.ts'
@@ -13,7 +14,7 @@ import { vetSql, type VettedStatement } from './vet.ts'
 /** What grading needs of an exercise, as it is kept. */
 export type GradedExercise = {
   key: string
-  check: 'result' | 'state'
+  check: 'result' | 'state' | 'plan'
   verify: readonly string[]
   order: 'auto' | 'strict' | 'any'
   columns: 'names' | 'positions'
@@ -21,6 +22,8 @@ export type GradedExercise = {
   /** the solution's outermost query has ORDER BY (what `order: auto` follows) */
   ordered: boolean
   expected: Expected
+  /** a plan exercise's rules, and the total estimated cost of the solution's plan the cost factor is held to */
+  plan?: { rules: PlanRules; cost: number }
 }
 
 /** What the solution gave: its rows (check `result`), or what each verify query read after it (`state`). */
@@ -39,11 +42,18 @@ export type Grading = {
   wrongOrder: boolean
   /** where the database's error points, in characters of the learner's text (1-based) */
   position?: number
+  /** a plan exercise's final query: its plan, and each rule with whether the plan meets it */
+  plan?: GradedPlan
   ms: number
 }
 
+type GradedPlan = { tree: PlanNode; rules: RuleOutcome[] }
+
 /** Rows of the learner's own result shown back; the comparison reads all of them. */
 const SHOWN_ROWS = 100
+
+const FINAL_SELECT =
+  'This exercise grades the rows and the plan of a final query: end with a SELECT, after any statements that prepare it.'
 
 /** Vets the learner's SQL for this exercise: the statements to run, or a refusal (400) naming what. */
 async function vetted(exercise: GradedExercise, sql: string): Promise<VettedStatement[] | { syntax: Grading }> {
@@ -55,6 +65,7 @@ async function vetted(exercise: GradedExercise, sql: string): Promise<VettedStat
   if (vetting.ok) {
     if (exercise.check === 'result' && vetting.statements[0].kind !== 'select')
       throw invalid('This exercise compares the rows of one query: send a single SELECT.')
+    if (exercise.check === 'plan' && vetting.statements.at(-1)!.kind !== 'select') throw invalid(FINAL_SELECT)
     return vetting.statements
   }
   if (!vetting.syntax) throw invalid(vetting.message)
@@ -97,7 +108,7 @@ export async function grade(lab: LabDatabases, exercise: GradedExercise, sql: st
       }
     const order = exercise.order === 'auto' ? (exercise.ordered ? 'strict' : 'any') : exercise.order
     const difference = compareResults(exercise.expected.result, result, { order, columns: exercise.columns })
-    return {
+    const graded = {
       passed: difference.passed,
       message: difference.message,
       ...shown(result),
@@ -106,8 +117,57 @@ export async function grade(lab: LabDatabases, exercise: GradedExercise, sql: st
       wrongOrder: difference.wrongOrder,
       ms: outcome.ms,
     }
+    return exercise.plan ? gradePlan(graded, exercise.plan, outcome.plan) : graded
   }
   return compareState(exercise, exercise.expected.verify, outcome)
+}
+
+/**
+ * A plan exercise passes when its rows do and its plan meets every rule. Wrong rows are said first (the plan
+ * of a query that answers something else teaches nothing); right rows with a plan that misses a rule name the
+ * first such rule.
+ */
+function gradePlan(graded: Grading, plan: NonNullable<GradedExercise['plan']>, explained: unknown): Grading {
+  const tree = readPlan(explained)
+  const rules = checkPlan(tree, plan.rules, plan.cost)
+  const unmet = rules.filter((r) => !r.met)
+  const withPlan = { ...graded, plan: { tree, rules } }
+  if (!graded.passed) return withPlan
+  if (unmet.length === 0)
+    return { ...withPlan, message: `Passed: the right rows, and a plan that meets all ${rules.length} rules.` }
+  const more = unmet.length > 1 ? ` (${unmet.length - 1} more rule${unmet.length > 2 ? 's are' : ' is'} not met)` : ''
+  return {
+    ...withPlan,
+    passed: false,
+    message: `Your query returns the right rows, but ${unmetRule(unmet[0], tree)}${more}.`,
+  }
+}
+
+/** What a rule the plan misses asks, in words: "its plan has a Seq Scan on t; the exercise expects …". */
+function unmetRule(rule: RuleOutcome, tree: PlanNode): string {
+  if (rule.rule === 'cost')
+    return (
+      `its plan's estimated cost is ${number(rule.cost)}, more than ${number(rule.factor)} × the solution's ` +
+      `(at most ${number(rule.limit)})`
+    )
+  if (rule.rule === 'lacks') {
+    const found = rule.nodes[0].replace(/^(SubPlan|InitPlan): .*/, '$1')
+    return `its plan has ${article(found)}; the exercise expects a plan without one`
+  }
+  // what the plan does instead with the table the pattern names, when it names one the plan reads
+  const table = /\son\s+(\S+)/i.exec(rule.pattern)?.[1]
+  const instead = table ? nodesReading(tree, table.toLowerCase()) : []
+  return instead.length > 0
+    ? `its plan has ${article(instead[0])}; the exercise expects ${article(rule.pattern)}`
+    : `its plan has no ${rule.pattern}, which the exercise expects`
+}
+
+const number = (n: number) => n.toLocaleString('en', { maximumFractionDigits: 2 })
+const article = (words: string) => `${/^[aeiou]/i.test(words) ? 'an' : 'a'} ${words}`
+
+function nodesReading(node: PlanNode, table: string): string[] {
+  const own = node.relation?.toLowerCase() === table ? [describeNode({ ...node, subplan: undefined })] : []
+  return [...own, ...node.children.flatMap((c) => nodesReading(c, table))]
 }
 
 function shown(result: Rows & { total: number }) {
@@ -135,8 +195,15 @@ function compareState(exercise: GradedExercise, expected: Rows[], outcome: Extra
   return { ...failed(passed, undefined, outcome.ms), passed: true }
 }
 
+const at = (s: VettedStatement) => ({ text: s.sql, start: s.start })
+
 function run(lab: LabDatabases, exercise: GradedExercise, statements: VettedStatement[]) {
-  const at = (s: VettedStatement) => ({ text: s.sql, start: s.start })
+  if (exercise.check === 'plan')
+    return runInSandbox(lab, {
+      kind: 'plan',
+      statements: statements.slice(0, -1).map(at),
+      statement: at(statements.at(-1)!),
+    })
   return exercise.check === 'result'
     ? runInSandbox(lab, { kind: 'query', statement: at(statements[0]) })
     : runInSandbox(lab, { kind: 'change', statements: statements.map(at), verify: [...exercise.verify] })
@@ -150,8 +217,8 @@ function run(lab: LabDatabases, exercise: GradedExercise, statements: VettedStat
  */
 export async function solve(
   lab: LabDatabases,
-  exercise: Omit<GradedExercise, 'ordered' | 'expected'> & { solution: string },
-): Promise<{ expected: Expected; ordered: boolean; ms: number }> {
+  exercise: Omit<GradedExercise, 'ordered' | 'expected' | 'plan'> & { solution: string; rules?: PlanRules },
+): Promise<{ expected: Expected; ordered: boolean; ms: number; plan?: { cost: number; tree: PlanNode } }> {
   const vetting = await vetSql(exercise.solution, {
     allow: exercise.allow,
     single: exercise.check === 'result',
@@ -169,7 +236,27 @@ export async function solve(
     const { columns, rows } = outcome.result!
     return { expected: { result: { columns, rows } }, ordered: query.ordered, ms: outcome.ms }
   }
-  const statements = vetting.statements.map((s) => ({ text: s.sql, start: s.start }))
+  if (exercise.check === 'plan') {
+    const query = vetting.statements.at(-1)!
+    if (query.kind !== 'select') throw wrong('must end with a SELECT, since the exercise grades its rows and plan.')
+    const setup = vetting.statements.slice(0, -1).map(at)
+    const outcome = await runInSandbox(lab, { kind: 'plan', statements: setup, statement: at(query) })
+    if (!outcome.ok) throw wrong(`fails: ${outcome.message}`)
+    if (outcome.result!.truncated)
+      throw wrong(`returns ${outcome.result!.total} rows, more than a lab reads back (LABS_MAX_ROWS).`)
+    const tree = readPlan(outcome.plan)
+    // the solution is what the cost factor is measured against, so it meets a factor of 1 or more by itself
+    const unmet = checkPlan(tree, exercise.rules ?? {}, tree.cost).find((r) => !r.met)
+    if (unmet) throw wrong(`does not meet the exercise's own plan rules: ${unmetRule(unmet, tree)}.`)
+    const { columns, rows } = outcome.result!
+    return {
+      expected: { result: { columns, rows } },
+      ordered: query.ordered,
+      ms: outcome.ms,
+      plan: { cost: tree.cost, tree },
+    }
+  }
+  const statements = vetting.statements.map(at)
   const verify = [...exercise.verify]
   const after = await runInSandbox(lab, { kind: 'change', statements, verify })
   if (!after.ok) throw wrong(`fails: ${after.message}`)

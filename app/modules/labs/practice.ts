@@ -5,13 +5,13 @@
  */
 
 /** One statement of a lab's dataset, already split on the server; a COPY reads `copyFile` from STDIN. */
-export type PracticeStatement = { text: string; copyFile?: string }
+type PracticeStatement = { text: string; copyFile?: string }
 
 /** What the portal sends for practice: the dataset's statements in order and the CSV files they COPY from. */
 export type PracticeDataset = { statements: PracticeStatement[]; files: Record<string, string> }
 
 /** The part of PGlite the loader uses, so the browser's worker proxy and Node's instance both fit. */
-export type PracticeDatabase = {
+type PracticeDatabase = {
   exec(sql: string, options?: { rowMode?: 'array'; parsers?: TextParsers }): Promise<PracticeResult[]>
   query<T>(sql: string, params?: unknown[], options?: { blob?: Blob }): Promise<{ rows: T[] }>
 }

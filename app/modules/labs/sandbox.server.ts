@@ -22,7 +22,8 @@ import { vetSql } from './vet.ts'
 // at a time, so their locks never hold up other learners. Time is enforced from outside the session: a
 // watchdog cancels the backend when an attempt's time is up, whatever the session set.
 
-const TEXT_VALUES = { getTypeParser: () => (value: string) => value }
+/** Every value as PostgreSQL's text output: what learners see, and what grading compares. */
+export const TEXT_VALUES = { getTypeParser: () => (value: string) => value }
 
 type Server = { url: URL; prefix: string; author: string; learner: string }
 
@@ -48,6 +49,13 @@ function addressOf(server: Server, database: string, login?: { user: string; pas
 }
 
 const ident = (name: string) => pg.escapeIdentifier(name)
+
+/** A new connection of the labs server's administering role to its own database; the caller ends it. */
+export async function connectAdmin(): Promise<pg.Client> {
+  const client = new ListenedClient({ connectionString: (await labsServer()).url.toString() })
+  await client.connect()
+  return client
+}
 
 /** A connection of the labs server's administering role to `database` (its own one when left out). */
 async function asAdmin<T>(database: string | undefined, work: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -188,11 +196,18 @@ type DatasetFile = { name: string; content: Buffer }
 /** The databases of one build of a lab: the one queries run on, and the copies for changing exercises. */
 export type LabDatabases = { database: string; copies: string[] }
 
+/**
+ * The template a lab's two-session pairs are made from: a copy of the lab's database nobody connects to (CREATE
+ * DATABASE … TEMPLATE needs that), named after it, made when the lab is built and dropped with it.
+ */
+const sessionsTemplate = (database: string) => `${database}_t`
+
 /** A table of a lab's dataset as the lab page lists it, for the learner and the editor's completion. */
 export type LabTable = { name: string; columns: { name: string; type: string }[] }
 
 /**
- * Builds a lab's dataset into a new database of the sandbox, and `copies` copies of it. The dataset's
+ * Builds a lab's dataset into a new database of the sandbox, and `copies` copies of it (and the template of its
+ * two-session pairs with `sessions`). The dataset's
  * statements run as the author role, one by one; `COPY … FROM 'file.csv'` reads the folder's file through
  * the connection (never a file of the database server). A failing statement drops what was made and is
  * reported with its place in the dataset.
@@ -200,6 +215,7 @@ export type LabTable = { name: string; columns: { name: string; type: string }[]
 export async function buildLabDatabases(
   dataset: { sql: string; name: string; files: DatasetFile[] },
   copies: number,
+  options: { sessions?: boolean } = {},
 ): Promise<LabDatabases & { tables: LabTable[] }> {
   const { server } = await sandboxRoles()
   const database = `${server.prefix}_${randomBytes(5).toString('hex')}`
@@ -218,6 +234,10 @@ export async function buildLabDatabases(
     for (const copy of names) {
       await createLabDatabase(server, copy, database)
       made.push(copy)
+    }
+    if (options.sessions) {
+      await createLabDatabase(server, sessionsTemplate(database), database)
+      made.push(sessionsTemplate(database))
     }
     return { database, copies: names, tables }
   } catch (error) {
@@ -245,11 +265,11 @@ async function tablesOf(client: pg.Client): Promise<LabTable[]> {
   return [...tables.values()]
 }
 
-async function createLabDatabase(server: Server, name: string, template?: string) {
+async function createLabDatabase(server: Server, name: string, template?: string, strategy = 'FILE_COPY') {
   await asAdmin(undefined, async (client) => {
     await client.query(
       `CREATE DATABASE ${ident(name)} OWNER ${ident(server.author)}` +
-        (template ? ` TEMPLATE ${ident(template)} STRATEGY FILE_COPY` : ''),
+        (template ? ` TEMPLATE ${ident(template)} STRATEGY ${strategy}` : ''),
     )
     // only the sandbox's learner may connect, and make no temporary tables
     await client.query(`REVOKE ALL ON DATABASE ${ident(name)} FROM PUBLIC`)
@@ -271,12 +291,40 @@ async function revokeFunctions(client: pg.Client) {
   }
 }
 
-/** Drops a lab's databases, with the sessions still on them. */
+/**
+ * Drops a lab's databases, with the sessions still on them, and the template of its two-session pairs if it has
+ * one (a pair's own database outlives it: it is a copy, dropped when the pair closes).
+ */
 export async function dropLabDatabases(names: readonly string[]) {
   for (const name of names) {
     await closePool(name)
-    await asAdmin(undefined, (client) => client.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`))
+    await asAdmin(undefined, async (client) => {
+      await client.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`)
+      await client.query(`DROP DATABASE IF EXISTS ${ident(sessionsTemplate(name))} WITH (FORCE)`)
+    })
   }
+}
+
+/**
+ * A new database for one pair of sessions, made from a lab's pair template. WAL_LOG copies a small database
+ * without the checkpoint FILE_COPY forces, which matters when learners open pairs one after another.
+ */
+export async function createPairDatabase(labDatabase: string): Promise<string> {
+  const server = await labsServer()
+  const name = `${labDatabase}_p${randomBytes(4).toString('hex')}`
+  await createLabDatabase(server, name, sessionsTemplate(labDatabase), 'WAL_LOG')
+  return name
+}
+
+/** Drops a pair's database, ending its sessions (their locks go with them). */
+export async function dropPairDatabase(name: string) {
+  await asAdmin(undefined, (client) => client.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`))
+}
+
+/** How a learner's connection reaches `database`: its address with the learner role's login. */
+export async function learnerAddress(database: string): Promise<string> {
+  const { server, password } = await sandboxRoles()
+  return addressOf(server, database, { user: server.learner, password })
 }
 
 let parserReady: Promise<void> | undefined
@@ -420,7 +468,7 @@ export type Rows = { columns: string[]; rows: (string | null)[][] }
 type SandboxResult = Rows & { total: number; truncated: boolean }
 
 export type Outcome =
-  | { ok: true; result?: SandboxResult; verify: Rows[]; ms: number }
+  | { ok: true; result?: SandboxResult; verify: Rows[]; plan?: unknown; ms: number }
   | { ok: false; message: string; position?: number; ms: number }
 
 type Statement = { text: string; start: number }
@@ -429,10 +477,14 @@ type Statement = { text: string; start: number }
  * Runs a learner's statements on a lab and rolls them back. `query`: one query, on the lab's database, its
  * rows read through a cursor (at most LABS_MAX_ROWS and LABS_MAX_RESULT_BYTES, the full count counted).
  * `change`: statements on one of the lab's copies, then the verify queries, whose results are returned.
+ * `plan`: setup statements on a copy, then one query, whose rows and `EXPLAIN (FORMAT JSON)` are returned.
  */
 export async function runInSandbox(
   lab: LabDatabases,
-  work: { kind: 'query'; statement: Statement } | { kind: 'change'; statements: Statement[]; verify: string[] },
+  work:
+    | { kind: 'query'; statement: Statement }
+    | { kind: 'change'; statements: Statement[]; verify: string[] }
+    | { kind: 'plan'; statements: Statement[]; statement: Statement },
 ): Promise<Outcome> {
   const started = performance.now()
   const database = work.kind === 'query' ? lab.database : await takeCopy(lab)
@@ -446,7 +498,9 @@ export async function runInSandbox(
       const outcome =
         work.kind === 'query'
           ? { result: await readQuery(client, work.statement), verify: [] }
-          : { verify: await change(client, work.statements, work.verify) }
+          : work.kind === 'plan'
+            ? { ...(await explain(client, work.statements, work.statement)), verify: [] }
+            : { verify: await change(client, work.statements, work.verify) }
       return { ok: true, ...outcome, ms: Math.round(performance.now() - started) }
     } catch (error) {
       broken = !(error instanceof pg.DatabaseError)
@@ -458,7 +512,7 @@ export async function runInSandbox(
       client.release(broken)
     }
   } finally {
-    if (work.kind === 'change') giveCopy(lab, database)
+    if (work.kind !== 'query') giveCopy(lab, database)
   }
 }
 
@@ -473,7 +527,7 @@ async function connectLearner(database: string): Promise<pg.PoolClient> {
   }
 }
 
-const TOO_MANY_CONNECTIONS = '53300'
+export const TOO_MANY_CONNECTIONS = '53300'
 
 const CURSOR = 'DECLARE lab_result NO SCROLL CURSOR FOR '
 
@@ -536,6 +590,32 @@ async function change(client: pg.PoolClient, statements: Statement[], verify: st
     results.push({ columns: answer.fields.map((f) => f.name), rows: answer.rows })
   }
   return results
+}
+
+// Tables and materialized views the setup created: their catalogue row was written by this transaction. A
+// dataset table the setup only indexed is not among them (CREATE INDEX updates that row in place), and is
+// deliberately not analysed again: it was analysed when the lab was built, and ANALYZE writes a table's
+// page and row counts in place, where the rollback would not undo them on a copy the next attempt uses.
+const CREATED_HERE = `SELECT c.oid::regclass::text AS name FROM pg_class c
+  WHERE c.relkind IN ('r', 'm', 'p') AND c.xmin = pg_current_xact_id()::xid`
+
+/**
+ * The setup statements, then the query's rows and plan. What the setup created is new to the planner: it is
+ * analysed first, as the dataset was when it was built, so the plan is the one real statistics would give.
+ */
+async function explain(client: pg.PoolClient, statements: Statement[], statement: Statement) {
+  await change(client, statements, [])
+  const created = await client.query<{ name: string }>(CREATED_HERE)
+  for (const { name } of created.rows) await client.query(`ANALYZE ${name}`)
+  const result = await readQuery(client, statement)
+  await client.query('CLOSE lab_result')
+  let answer: pg.QueryResult<{ 'QUERY PLAN': unknown }>
+  try {
+    answer = await client.query(`EXPLAIN (FORMAT JSON) ${statement.text}`)
+  } catch (error) {
+    throw shifted(error, statement.start - 'EXPLAIN (FORMAT JSON) '.length)
+  }
+  return { result, plan: answer.rows[0]['QUERY PLAN'] }
 }
 
 /** A database error at a place in one statement, at that place in the learner's whole text. */

@@ -10,20 +10,22 @@ import { isUuid } from '../ids.ts'
 import { compareEngines } from './engines.server.ts'
 import { readLabFolder, type LabFolder } from './folder.server.ts'
 import { grade, solve, type Expected, type GradedExercise, type Grading } from './grading.server.ts'
+import type { PlanRules } from './plan.ts'
 import {
   buildLabDatabases,
   dropLabDatabases,
-  labsBusy,
   practiceDataset,
   type LabDatabases,
   type LabTable,
 } from './sandbox.server.ts'
-import { AttemptSchema, type ExerciseDefinition } from './schema.ts'
+import { AttemptSchema, type CheckKind, type ExerciseDefinition, type Step } from './schema.ts'
+import { runSessionScript } from './sessions.server.ts'
+import { giveGradingSlot, takeGradingSlot } from './slots.server.ts'
 
 // Labs as the portal keeps them: imported from an author's folder (built in the sandbox, each exercise's
 // answer taken from its solution), listed, and written back as a folder.
 
-/** Copies of a lab's database for exercises that change data or tables: attempts of this process at once. */
+/** Copies of a lab's database for exercises that change data or tables (state and plan): attempts of this process at once. */
 const STATE_COPIES = 2
 
 type ImportedLab = {
@@ -45,23 +47,59 @@ const graded = (exercise: ExerciseDefinition) => ({
   columns: exercise.columns,
   allow: exercise.allow,
   solution: exercise.solution,
+  ...(exercise.plan ? { rules: exercise.plan } : {}),
 })
 
-type Solved = { exercise: ExerciseDefinition; expected: Expected; ordered: boolean; ms: number }
+/** Exercises that run on one of the lab's copies: those whose statements change data or tables. */
+const onCopies = (check: string) => check === 'state' || check === 'plan'
+
+/**
+ * What the build keeps of a two-session exercise's solution: the log of its script, in words (grading reads the
+ * learner's own log against the steps; this shows an admin what a passing log looks like).
+ */
+type SessionsExpected = { log: string }
+
+type Solution = Omit<Awaited<ReturnType<typeof solve>>, 'expected'> & { expected: Expected | SessionsExpected }
+type Solved = Solution & { exercise: ExerciseDefinition }
+
+/**
+ * Runs an exercise's solution on a newly built lab: a query, changes or a plan through grading's solve, a
+ * two-session script through a pair of its own, refused (naming the exercise) when its log does not meet the steps.
+ */
+async function solveExercise(built: LabDatabases, exercise: ExerciseDefinition): Promise<Solution> {
+  if (exercise.check !== 'sessions') return solve(built, { ...graded(exercise), check: exercise.check })
+  const started = performance.now()
+  const outcome = await runSessionScript(
+    { id: 'build', database: built.database },
+    { key: exercise.key, allow: exercise.allow, steps: exercise.steps ?? [], solution: exercise.solution },
+  )
+  if (!outcome.passed)
+    throw invalid(`Exercise ${exercise.key}: the solution does not meet its steps. ${outcome.message}\n${outcome.log}`)
+  return { expected: { log: outcome.log }, ordered: false, ms: Math.round(performance.now() - started) }
+}
+
+/** What a lab's build makes: copies for exercises that change data or tables, a pair template for two-session ones. */
+function buildNeeds(exercises: readonly { check: string }[], copies: number) {
+  return {
+    copies: exercises.some((e) => onCopies(e.check)) ? copies : 0,
+    sessions: exercises.some((e) => e.check === 'sessions'),
+  }
+}
 
 /** Builds a folder's dataset in the sandbox and takes each exercise's answer from its solution. */
 async function buildAndSolve(
   folder: LabFolder,
 ): Promise<{ built: LabDatabases & { tables: LabTable[] }; solved: Solved[] }> {
   const { definition } = folder
-  const copies = definition.exercises.some((e) => e.check === 'state') ? STATE_COPIES : 0
+  const needs = buildNeeds(definition.exercises, STATE_COPIES)
   const built = await buildLabDatabases(
     { sql: folder.datasetSql, name: definition.dataset, files: folder.dataFiles },
-    copies,
+    needs.copies,
+    { sessions: needs.sessions },
   )
   try {
     const solved: Solved[] = []
-    for (const exercise of definition.exercises) solved.push({ exercise, ...(await solve(built, graded(exercise))) })
+    for (const exercise of definition.exercises) solved.push({ exercise, ...(await solveExercise(built, exercise)) })
     return { built, solved }
   } catch (error) {
     await dropLabDatabases([built.database, ...built.copies])
@@ -118,16 +156,17 @@ export async function importLab(actor: Actor, input: { folder: LabFolder; course
         [id, [...keys]],
         tx,
       )
-      for (const [position, { exercise, expected, ordered }] of solved.entries())
+      for (const [position, { exercise, expected, ordered, plan }] of solved.entries())
         await select(
           `INSERT INTO lab_exercises (lab_id, key, position, title, prompt, solution, check_kind, verify, order_rule,
-             column_rule, allow, points, hints, expected, ordered)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+             column_rule, allow, points, hints, expected, ordered, plan_rules, plan_cost, plan_expected, steps)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
            ON CONFLICT (lab_id, key) DO UPDATE SET position = excluded.position, title = excluded.title,
              prompt = excluded.prompt, solution = excluded.solution, check_kind = excluded.check_kind,
              verify = excluded.verify, order_rule = excluded.order_rule, column_rule = excluded.column_rule,
              allow = excluded.allow, points = excluded.points, hints = excluded.hints, expected = excluded.expected,
-             ordered = excluded.ordered
+             ordered = excluded.ordered, plan_rules = excluded.plan_rules, plan_cost = excluded.plan_cost,
+             plan_expected = excluded.plan_expected, steps = excluded.steps
            RETURNING id`,
           [
             id,
@@ -145,6 +184,10 @@ export async function importLab(actor: Actor, input: { folder: LabFolder; course
             exercise.hints,
             JSON.stringify(expected),
             ordered,
+            exercise.plan ? JSON.stringify(exercise.plan) : null,
+            plan?.cost ?? null,
+            plan ? JSON.stringify(plan.tree) : null,
+            exercise.steps ? JSON.stringify(exercise.steps) : null,
           ],
           tx,
         )
@@ -200,12 +243,13 @@ export async function checkLabDirectory(dir: string): Promise<LabCheck> {
 async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
   const { definition } = folder
   const started = performance.now()
-  const copies = definition.exercises.some((e) => e.check === 'state') ? 1 : 0
+  const needs = buildNeeds(definition.exercises, 1)
   let built: LabDatabases
   try {
     built = await buildLabDatabases(
       { sql: folder.datasetSql, name: definition.dataset, files: folder.dataFiles },
-      copies,
+      needs.copies,
+      { sessions: needs.sessions },
     )
   } catch (error) {
     const message = (error as Error).message
@@ -225,12 +269,18 @@ async function checkLabFolder(folder: LabFolder): Promise<LabCheck> {
     for (const exercise of definition.exercises) {
       const at = performance.now()
       try {
-        const { ms, expected, ordered } = await solve(built, graded(exercise))
-        solved.push({ ...graded(exercise), expected, ordered })
+        const { ms, expected, ordered, plan } = await solveExercise(built, exercise)
+        // a two-session script has no one answer to compare: its log is graded against its steps
+        if (exercise.check !== 'sessions' && !('log' in expected))
+          solved.push({ ...graded(exercise), check: exercise.check, expected, ordered })
+        const runs = plan
+          ? `The solution runs and its plan (estimated cost ${plan.cost}) meets the exercise's rules`
+          : 'The solution runs'
+        // a two-session script waits on locks by design, each of its statements under the watchdog
         exercises.push(
-          ms > slow
+          ms > slow && exercise.check !== 'sessions'
             ? { key: exercise.key, ok: false, ms, message: `The solution took ${ms} ms, more than ${slow} ms.` }
-            : { key: exercise.key, ok: true, ms, message: 'The solution runs, and grading has its answer.' },
+            : { key: exercise.key, ok: true, ms, message: `${runs}, and grading has its answer.` },
         )
       } catch (error) {
         exercises.push({
@@ -310,13 +360,15 @@ export async function labFolder(actor: Actor, id: string): Promise<LabFolder> {
     title: string
     prompt: string
     solution: string
-    check_kind: 'result' | 'state'
+    check_kind: CheckKind
     verify: string[]
+    steps: Step[] | null
     order_rule: GradedExercise['order']
     column_rule: GradedExercise['columns']
     allow: GradedExercise['allow']
     points: number
     hints: string[]
+    plan_rules: PlanRules | null
   }>('SELECT * FROM lab_exercises WHERE lab_id = $1 ORDER BY position', [id])
   const files = await select<{ name: string; content: Buffer }>(
     'SELECT name, content FROM lab_files WHERE lab_id = $1 ORDER BY name',
@@ -335,6 +387,8 @@ export async function labFolder(actor: Actor, id: string): Promise<LabFolder> {
         solution: e.solution,
         check: e.check_kind,
         ...(e.check_kind === 'state' ? { verify: e.verify } : {}),
+        ...(e.plan_rules ? { plan: e.plan_rules } : {}),
+        ...(e.steps ? { steps: e.steps } : {}),
         order: e.order_rule,
         columns: e.column_rule,
         allow: [...e.allow],
@@ -350,10 +404,6 @@ export async function labFolder(actor: Actor, id: string): Promise<LabFolder> {
 // --- Attempts ---
 
 const FOREIGN_KEY_VIOLATION = '23503'
-
-/** Gradings running in this process, and the learners they are for: at most LABS_GRADINGS_MAX, one each. */
-let running = 0
-const grading = new Set<string>()
 
 type Attempt = Grading & { exercise: string; attempts: number; hints: string[] }
 
@@ -379,35 +429,45 @@ export async function attemptExercise(
   if (!(await canOpenCourse(actor, lab.course_id)) || (!lab.visibility && !staff))
     throw forbidden('This course is not assigned to you.')
   const [exercise] = await select<ExerciseRow>(
-    `SELECT id, key, check_kind, verify, order_rule, column_rule, allow, ordered, expected, hints
+    `SELECT id, key, check_kind, verify, order_rule, column_rule, allow, ordered, expected, hints, plan_rules,
+       plan_cost
      FROM lab_exercises WHERE lab_id = $1 AND key = $2`,
     [input.labId, input.exercise],
   )
   if (!exercise) throw notFound(`This lab has no exercise ${input.exercise}.`)
   if (!lab.database || !exercise.expected) throw conflict('This lab is being built; try again in a moment.')
+  if (exercise.check_kind === 'sessions')
+    throw invalid('This exercise is checked from its two sessions: run your statements there, then Check.')
 
-  const { LABS_GRADINGS_MAX } = getEnv()
-  if (grading.has(actor.id)) throw labsBusy('Your previous attempt is still being graded.')
-  if (running >= LABS_GRADINGS_MAX) throw labsBusy('Many attempts are being graded right now; try again in a moment.')
-  grading.add(actor.id)
-  running++
+  takeGradingSlot(actor.id, {
+    mine: 'Your previous attempt is still being graded.',
+    full: 'Many attempts are being graded right now; try again in a moment.',
+  })
   let graded: Grading
   try {
     graded = await grade({ database: lab.database, copies: lab.state_copies }, toGraded(exercise), input.sql)
   } finally {
-    grading.delete(actor.id)
-    running--
+    giveGradingSlot(actor.id)
   }
   const kept = { columns: graded.columns, rows: graded.rows.slice(0, 20), total: graded.total }
   const [{ failed, attempts }] = await select<{ failed: number; attempts: number }>(
     `WITH kept AS (
-       INSERT INTO lab_attempts (exercise_id, user_id, sql, passed, message, result, duration_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+       INSERT INTO lab_attempts (exercise_id, user_id, sql, passed, message, result, duration_ms, plan)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
      )
      SELECT count(*) FILTER (WHERE NOT passed)::int + (CASE WHEN $4 THEN 0 ELSE 1 END) AS failed,
             count(*)::int + 1 AS attempts
      FROM lab_attempts WHERE exercise_id = $1 AND user_id = $2`,
-    [exercise.id, actor.id, input.sql, graded.passed, graded.message, JSON.stringify(kept), graded.ms],
+    [
+      exercise.id,
+      actor.id,
+      input.sql,
+      graded.passed,
+      graded.message,
+      JSON.stringify(kept),
+      graded.ms,
+      graded.plan ? JSON.stringify(graded.plan) : null,
+    ],
   ).catch((error: unknown) => {
     // an import took the exercise away while the attempt was graded
     if (error instanceof pg.DatabaseError && error.code === FOREIGN_KEY_VIOLATION)
@@ -420,7 +480,7 @@ export async function attemptExercise(
 type ExerciseRow = {
   id: string
   key: string
-  check_kind: 'result' | 'state'
+  check_kind: CheckKind
   verify: string[]
   order_rule: GradedExercise['order']
   column_rule: GradedExercise['columns']
@@ -428,17 +488,21 @@ type ExerciseRow = {
   ordered: boolean
   expected: Expected | null
   hints: string[]
+  plan_rules: PlanRules | null
+  plan_cost: number | null
 }
 
 const toGraded = (row: ExerciseRow): GradedExercise => ({
   key: row.key,
-  check: row.check_kind,
+  // a two-session exercise is refused before this: it is checked from its pair's log
+  check: row.check_kind as GradedExercise['check'],
   verify: row.verify,
   order: row.order_rule,
   columns: row.column_rule,
   allow: row.allow,
   ordered: row.ordered,
   expected: row.expected!,
+  ...(row.plan_rules ? { plan: { rules: row.plan_rules, cost: row.plan_cost ?? 0 } } : {}),
 })
 
 // --- What a learner (or the admin side) reads ---
@@ -473,8 +537,10 @@ async function openLabs(actor: Actor, where: { courseId?: string; labId?: string
 
 /** Each exercise of these labs with the actor's own state: passed once, and how many attempts. */
 async function exerciseStates(actor: Actor, labIds: string[]) {
-  const rows = await select<ExerciseState & { lab_id: string; prompt: string; hints: string[]; failed: number }>(
-    `SELECT e.lab_id, e.key, e.title, e.prompt, e.points, e.hints,
+  const rows = await select<
+    ExerciseState & { lab_id: string; prompt: string; hints: string[]; failed: number; check_kind: CheckKind }
+  >(
+    `SELECT e.lab_id, e.key, e.title, e.prompt, e.points, e.hints, e.check_kind,
        coalesce(bool_or(a.passed), false) AS passed, count(a.id)::int AS attempts,
        (count(a.id) FILTER (WHERE NOT a.passed))::int AS failed
      FROM lab_exercises e
@@ -523,9 +589,10 @@ export async function getLab(actor: Actor, labId: string) {
     courseId: lab.course_id,
     minutes: lab.minutes,
     tables: lab.tables,
-    exercises: exercises.map(({ key, title, prompt, points, passed, attempts, hints, failed }) => ({
+    exercises: exercises.map(({ key, title, prompt, points, passed, attempts, hints, failed, check_kind }) => ({
       key,
       title,
+      check: check_kind,
       prompt,
       points,
       passed,
@@ -546,9 +613,17 @@ type LabRebuild = { labs: number; failed: { title: string; reason: string }[] }
  */
 export async function rebuildLabDatabases(actor: Actor): Promise<LabRebuild> {
   requirePermission(actor, 'update:content')
-  const labs = await select<{ id: string; title: string; dataset_name: string; dataset_sql: string; state: boolean }>(
+  const labs = await select<{
+    id: string
+    title: string
+    dataset_name: string
+    dataset_sql: string
+    state: boolean
+    sessions: boolean
+  }>(
     `SELECT l.id, l.title, l.dataset_name, l.dataset_sql,
-            EXISTS (SELECT 1 FROM lab_exercises e WHERE e.lab_id = l.id AND e.check_kind = 'state') AS state
+            EXISTS (SELECT 1 FROM lab_exercises e WHERE e.lab_id = l.id AND e.check_kind IN ('state', 'plan')) AS state,
+            EXISTS (SELECT 1 FROM lab_exercises e WHERE e.lab_id = l.id AND e.check_kind = 'sessions') AS sessions
        FROM labs l ORDER BY l.created_at, l.id`,
     [],
   )
@@ -562,6 +637,7 @@ export async function rebuildLabDatabases(actor: Actor): Promise<LabRebuild> {
       const built = await buildLabDatabases(
         { sql: lab.dataset_sql, name: lab.dataset_name, files },
         lab.state ? STATE_COPIES : 0,
+        { sessions: lab.sessions },
       )
       await select('UPDATE labs SET database = $2, state_copies = $3, built_at = now() WHERE id = $1 RETURNING id', [
         lab.id,

@@ -253,6 +253,30 @@ describe('the attacks a shared sandbox must turn away', () => {
     )
   })
 
+  it('what would change the planner’s choice in a plan exercise, where setup statements and DDL are allowed', async () => {
+    const planExercise: StatementKind[] = ['select', 'ddl']
+    const query = 'SELECT count(*) FROM sales WHERE region = $$North$$'
+    expect(await accepted(`CREATE INDEX sales_region_idx ON sales (region); ${query}`, planExercise)).toHaveLength(2)
+    const analyze = `CREATE INDEX sales_region_idx ON sales (region); ANALYZE sales; ${query}`
+    expect(await refused(analyze, planExercise)).toEqual({
+      ok: false,
+      message: 'ANALYZE is not allowed in an SQL lab.',
+      position: positionOf(analyze, 'ANALYZE'),
+    })
+    expect((await refused(`SET enable_seqscan = off; ${query}`, planExercise)).message).toBe(
+      'SET is not allowed in an SQL lab.',
+    )
+    expect((await refused(`SET LOCAL random_page_cost = 0.1; ${query}`, planExercise)).message).toBe(
+      'SET is not allowed in an SQL lab.',
+    )
+    expect((await refused(`SELECT set_config('enable_seqscan', 'off', true); ${query}`, planExercise)).message).toBe(
+      'set_config() is not allowed in an SQL lab.',
+    )
+    expect((await refused(`VACUUM ANALYZE sales; ${query}`, planExercise)).message).toBe(
+      'VACUUM is not allowed in an SQL lab.',
+    )
+  })
+
   it('the server’s files and programs', async () => {
     expect((await refused("COPY sales TO PROGRAM 'id'")).message).toBe('COPY is not allowed in an SQL lab.')
     expect((await refused("SELECT pg_read_file('/etc/passwd')")).message).toBe(
@@ -489,5 +513,88 @@ describe('the statements taken', () => {
     expect(await ordered('SELECT region, rank() OVER (ORDER BY amount) FROM sales')).toBe(false)
     expect(await ordered('INSERT INTO t SELECT * FROM sales ORDER BY 1 RETURNING *')).toBe(false)
     expect(await ordered('SELECT * INTO t FROM sales ORDER BY 1')).toBe(false)
+  })
+})
+
+describe('in a two-session exercise, vetting', () => {
+  const session = (sql: string, allow: readonly StatementKind[] = ['select', 'dml']) =>
+    vetSql(sql, { allow, single: true, maxBytes: 100_000, transactions: true })
+  const runs = async (sql: string, allow?: readonly StatementKind[]) => {
+    const vetting = await session(sql, allow)
+    if (!vetting.ok) throw new Error(`refused ${sql}: ${vetting.message}`)
+    return vetting.statements[0].kind
+  }
+  const refusal = async (sql: string, allow?: readonly StatementKind[]) => {
+    const vetting = await session(sql, allow)
+    if (vetting.ok) throw new Error(`accepted ${sql}`)
+    return vetting.message
+  }
+
+  it.each([
+    'BEGIN',
+    'BEGIN ISOLATION LEVEL REPEATABLE READ',
+    'START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ ONLY',
+    'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+    'COMMIT',
+    'END',
+    'ROLLBACK',
+    'ABORT',
+    'SAVEPOINT before_update',
+    'RELEASE SAVEPOINT before_update',
+    'ROLLBACK TO SAVEPOINT before_update',
+    'LOCK TABLE accounts IN SHARE ROW EXCLUSIVE MODE',
+    'LOCK accounts NOWAIT',
+  ])('takes %s as transaction control', async (sql) => {
+    expect(await runs(sql)).toBe('transaction')
+  })
+
+  it('takes row locks as the queries they are', async () => {
+    expect(await runs('SELECT * FROM accounts WHERE id = 1 FOR UPDATE')).toBe('select')
+    expect(await runs('SELECT * FROM accounts FOR SHARE SKIP LOCKED')).toBe('select')
+    expect(await runs('SELECT * FROM accounts FOR NO KEY UPDATE NOWAIT')).toBe('select')
+    expect(await runs('UPDATE accounts SET balance = balance - 10 WHERE id = 1')).toBe('dml')
+  })
+
+  it('refuses other settings, snapshots and session defaults', async () => {
+    expect(await refusal('SET lock_timeout = 0')).toBe('SET is not allowed in an SQL lab.')
+    expect(await refusal('SET LOCAL statement_timeout = 0')).toBe('SET is not allowed in an SQL lab.')
+    expect(await refusal('RESET ALL')).toBe('RESET is not allowed in an SQL lab.')
+    expect(await refusal("SET TRANSACTION SNAPSHOT '00000003-0000001B-1'")).toBe(
+      'SET TRANSACTION SNAPSHOT is not allowed in an SQL lab.',
+    )
+    expect(await refusal('SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE')).toBe(
+      'SET SESSION CHARACTERISTICS is not allowed in an SQL lab.',
+    )
+    expect(await refusal('SET ROLE postgres')).toBe('SET ROLE is not allowed in an SQL lab.')
+  })
+
+  it('refuses two-phase commit, which outlives the session', async () => {
+    expect(await refusal("PREPARE TRANSACTION 'x'")).toBe('PREPARE TRANSACTION is not allowed in an SQL lab.')
+    expect(await refusal("COMMIT PREPARED 'x'")).toBe('COMMIT PREPARED is not allowed in an SQL lab.')
+    expect(await refusal("ROLLBACK PREPARED 'x'")).toBe('ROLLBACK PREPARED is not allowed in an SQL lab.')
+  })
+
+  it('keeps catalogs, advisory locks and the other walls', async () => {
+    expect(await refusal('LOCK TABLE pg_catalog.pg_class')).toMatch(/^pg_catalog\.pg_class is off limits/)
+    expect(await refusal('SELECT * FROM pg_locks FOR UPDATE')).toMatch(/^pg_locks is off limits/)
+    expect(await refusal('SELECT * FROM pg_stat_activity')).toMatch(/^pg_stat_activity is off limits/)
+    expect(await refusal('SELECT pg_advisory_lock(1)')).toBe('pg_advisory_lock() is not allowed in an SQL lab.')
+    expect(await refusal('SELECT pg_cancel_backend(1)')).toBe('pg_cancel_backend() is not allowed in an SQL lab.')
+    expect(await refusal('LISTEN x')).toBe('LISTEN is not allowed in an SQL lab.')
+    expect(await refusal('DECLARE c CURSOR WITH HOLD FOR SELECT 1')).toBe('DECLARE is not allowed in an SQL lab.')
+    expect(await refusal('BEGIN; COMMIT')).toBe('This exercise takes a single statement, but the text has 2.')
+  })
+
+  it('still holds the exercise to its allowed kinds', async () => {
+    expect(await refusal('UPDATE accounts SET balance = 0', ['select'])).toMatch(/UPDATE is not allowed here\.$/)
+    expect(await refusal('CREATE TABLE t (a int)')).toMatch(/CREATE TABLE is not allowed here\.$/)
+    expect(await runs('COMMIT', ['select'])).toBe('transaction')
+  })
+
+  it('is off unless asked for', async () => {
+    const plain = await vetSql('BEGIN ISOLATION LEVEL SERIALIZABLE', rules(['select', 'dml']))
+    expect(plain).toMatchObject({ ok: false, message: 'BEGIN is not allowed in an SQL lab.' })
+    const transaction = await vetSql('SET TRANSACTION ISOLATION LEVEL SERIALIZABLE', rules(['select', 'dml']))
+    expect(transaction).toMatchObject({ ok: false, message: 'SET TRANSACTION is not allowed in an SQL lab.' })
   })
 })

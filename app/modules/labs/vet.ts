@@ -7,15 +7,23 @@ import type { StatementKind } from './schema.ts'
 // statement types a lab may run are an explicit list; everything else is refused, whatever the exercise allows. The
 // sandbox's role, time limit and transaction stay the walls behind this one.
 
-/** `start`: where the statement begins in the learner's text, in characters (code points) before it. */
-export type VettedStatement = { kind: StatementKind; sql: string; ordered: boolean; start: number }
+/**
+ * `start`: where the statement begins in the learner's text, in characters (code points) before it. `transaction`:
+ * transaction control or LOCK TABLE, which only a two-session exercise runs.
+ */
+export type VettedStatement = { kind: StatementKind | 'transaction'; sql: string; ordered: boolean; start: number }
 export type Vetting =
   | { ok: true; statements: VettedStatement[] }
   // position: 1-based, in characters (code points) of the learner's text, as PostgreSQL reports a position;
   // syntax: the text is no SQL PostgreSQL reads (an attempt that failed), not SQL a lab refuses to run
   | { ok: false; message: string; position?: number; syntax?: true }
 
-type Rules = { allow: readonly StatementKind[]; single: boolean; maxBytes: number }
+/**
+ * `transactions`: the learner drives the transaction, as in a two-session exercise, where each session is a
+ * connection of its own: BEGIN (with an isolation level), SET TRANSACTION, COMMIT, ROLLBACK, savepoints, row locks
+ * (SELECT … FOR UPDATE) and LOCK TABLE are allowed on top of `allow`. Nothing else is loosened.
+ */
+type Rules = { allow: readonly StatementKind[]; single: boolean; maxBytes: number; transactions?: boolean }
 type Refusal = Extract<Vetting, { ok: false }>
 /** One node of the parse tree as libpg-query gives it: JSON, each node wrapped as `{ TypeName: { …fields } }`. */
 type Fields = { [field: string]: unknown }
@@ -135,13 +143,22 @@ function vetStatement(raw: RawStatement, bytes: Uint8Array, rules: Rules): Vette
   const node = unwrap(raw.stmt)
   if (!node) return refuse(`${leadingWords(sql)} is not allowed in an SQL lab.`, at)
 
+  const control = rules.transactions ? TRANSACTION_CONTROL[node.type]?.(node.fields) : undefined
+  if (control) {
+    if (control.kind === 'never') return refuse(`${control.label} is not allowed in an SQL lab.`, at)
+    // LOCK TABLE names relations: the same walk refuses a catalog
+    const found = inspect(node.fields, rules)
+    if (found.refusal) return refuse(found.refusal.message, positionOf(bytes, found.refusal.location) ?? at)
+    return { kind: 'transaction', sql, ordered: false, start: (at ?? 1) - 1 + lead }
+  }
+
   const classify = STATEMENTS[node.type]
   const { kind, label } = classify ? classify(node.fields) : never(refusedLabel(node, sql))
   if (kind === 'never') return refuse(`${label} is not allowed in an SQL lab.`, at)
 
   const named = OBJECT_NAMES[node.type]?.(node.fields).find(isSystemName)
   if (named) return refuse(offLimits(named), at)
-  const found = inspect(node.fields)
+  const found = inspect(node.fields, rules)
   if (found.refusal) return refuse(found.refusal.message, positionOf(bytes, found.refusal.location) ?? at)
 
   // a WITH that deletes makes a SELECT a data change; under a schema change it needs both kinds allowed
@@ -236,6 +253,35 @@ const TRANSACTION_WORDS: Record<string, string> = {
   TRANS_STMT_ROLLBACK_PREPARED: 'ROLLBACK PREPARED',
 }
 
+// the transaction kinds a session may run; two-phase commit (PREPARE TRANSACTION) outlives the session
+const SESSION_TRANSACTIONS = [
+  'TRANS_STMT_BEGIN',
+  'TRANS_STMT_START',
+  'TRANS_STMT_COMMIT',
+  'TRANS_STMT_ROLLBACK',
+  'TRANS_STMT_SAVEPOINT',
+  'TRANS_STMT_RELEASE',
+  'TRANS_STMT_ROLLBACK_TO',
+]
+
+/**
+ * The statements a two-session exercise adds, and only there. SET is taken only as SET TRANSACTION (the isolation
+ * level, read only, deferrable of the open transaction); any other setting, a snapshot import, or the session's
+ * defaults stay refused. A type not here goes on to the lists above.
+ */
+const TRANSACTION_CONTROL: Record<string, (fields: Fields) => Classified | undefined> = {
+  TransactionStmt: (n) => {
+    const words = TRANSACTION_WORDS[String(n.kind)] ?? 'Transaction control'
+    return SESSION_TRANSACTIONS.includes(String(n.kind)) ? { kind: 'select', label: words } : never(words)
+  },
+  VariableSetStmt: (n) =>
+    n.kind === 'VAR_SET_MULTI' && n.name === 'TRANSACTION' ? { kind: 'select', label: 'SET TRANSACTION' } : undefined,
+  LockStmt: () => ({ kind: 'select', label: 'LOCK TABLE' }),
+}
+
+// the SET statements about transactions, named in full when refused
+const TRANSACTION_SETTINGS = ['TRANSACTION', 'TRANSACTION SNAPSHOT', 'SESSION CHARACTERISTICS']
+
 /**
  * What to call a statement a lab never runs, in the words it is written with. These are named only for the
  * message: leaving a type out of this list refuses it all the same.
@@ -246,7 +292,7 @@ const REFUSED: Record<string, string | ((fields: Fields, sql: string) => string)
     const verb = String(n.kind).startsWith('VAR_RESET') ? 'RESET' : 'SET'
     if (n.name === 'role') return `${verb} ROLE`
     if (n.name === 'session_authorization') return `${verb} SESSION AUTHORIZATION`
-    return n.name === 'TRANSACTION' ? 'SET TRANSACTION' : verb
+    return TRANSACTION_SETTINGS.includes(String(n.name)) ? `SET ${String(n.name)}` : verb
   },
   VariableShowStmt: 'SHOW',
   DiscardStmt: 'DISCARD',
@@ -368,7 +414,7 @@ const LOCKS: Record<string, string> = {
  * fields, not their wrapper, since some fields hold them bare (an UPDATE's target, SELECT INTO's table). The walk
  * keeps its own stack: a deep tree must not overflow JavaScript's.
  */
-function inspect(root: Fields): Inspection {
+function inspect(root: Fields, rules: Rules): Inspection {
   const found: Inspection = {}
   const stack: unknown[] = [root]
   while (stack.length > 0) {
@@ -387,7 +433,8 @@ function inspect(root: Fields): Inspection {
       stack.push(node.fields)
       continue
     }
-    const refusal = relationRefusal(value) ?? callRefusal(value) ?? lockRefusal(value)
+    const refusal =
+      relationRefusal(value) ?? callRefusal(value) ?? (rules.transactions ? undefined : lockRefusal(value))
     if (refusal) return { ...found, refusal }
     const fields = Object.values(value)
     for (let i = fields.length - 1; i >= 0; i--) stack.push(fields[i])
@@ -413,7 +460,8 @@ function callRefusal(fields: Fields) {
     : undefined
 }
 
-// a row lock held by one learner's attempt would make another's wait
+// a row lock held by one learner's attempt would make another's wait; a two-session exercise's database is the
+// learner's own, so there a lock is the lesson
 function lockRefusal(fields: Fields) {
   if (!nonEmpty(fields.lockingClause)) return undefined
   const clause = unwrap(fields.lockingClause[0])

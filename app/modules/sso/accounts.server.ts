@@ -151,7 +151,7 @@ async function createAccount(client: pg.ClientBase, claims: PersonClaims, email:
     )
     if (rows[0]) return rows[0].id
     // the same person's other sign-in made the account a moment ago: that one it is; else the username is taken
-    const { rows: made } = await client.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [email])
+    const { rows: made } = await client.query<AccountRow>(BY_EMAIL.text, [email])
     if (made[0]) return made[0].id
   }
   throw new Error(`No free username near ${base}.`)

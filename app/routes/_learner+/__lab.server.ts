@@ -4,6 +4,7 @@ import { getCourseContents } from '#app/modules/courses/learner.server.ts'
 import { notFound } from '#app/modules/errors.ts'
 import { AttemptSchema } from '#app/modules/labs/schema.ts'
 import { getLab } from '#app/modules/labs/service.server.ts'
+import { sessionsView } from '#app/modules/labs/session-exercises.server.ts'
 import { requireUser } from '#app/utils/session.server.ts'
 
 // The lab page's server side: here rather than in the route so micromark, the schema and zod stay out of
@@ -33,15 +34,20 @@ export async function loadLab(request: Request, courseId: string, labId: string)
         name: t.name,
         columns: t.columns.map((c) => ({ name: c.name, type: c.type })),
       })),
-      exercises: lab.exercises.map((e) => ({
-        key: e.key,
-        title: e.title,
-        points: e.points,
-        passed: e.passed,
-        attempts: e.attempts,
-        prompt: html(e.prompt),
-        hints: e.hints.map(html),
-      })),
+      exercises: await Promise.all(
+        lab.exercises.map(async (e) => ({
+          key: e.key,
+          check: e.check,
+          // a two-session exercise's pair, as open now (null when the learner has none)
+          sessions: e.check === 'sessions' ? await sessionsView(user, lab.id, e.key) : null,
+          title: e.title,
+          points: e.points,
+          passed: e.passed,
+          attempts: e.attempts,
+          prompt: html(e.prompt),
+          hints: e.hints.map(html),
+        })),
+      ),
     },
   }
 }

@@ -3,8 +3,10 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFuncti
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Markdown } from '#app/components/labs/markdown.tsx'
+import { PlanTree } from '#app/components/labs/plan-tree.tsx'
 import { PracticeStatus, RunButton, RunResult } from '#app/components/labs/practice-panel.tsx'
 import { SqlEditor } from '#app/components/labs/sql-editor.tsx'
+import { TwoSessions } from '#app/components/labs/two-sessions.tsx'
 import { CourseBreadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
@@ -15,6 +17,7 @@ import { invalidForm, pageAction, readForm, submitToService } from '#app/utils/f
 import { pageLoader } from '#app/utils/pages.server.ts'
 import { requireUser } from '#app/utils/session.server.ts'
 import { COURSE_REFUSALS } from './__course.server.ts'
+import { isSessionsForm, sessionsAction, type SessionsReply } from './__lab-sessions.server.ts'
 import { loadLab, parseAttemptForm } from './__lab.server.ts'
 
 // A lab of a course, as its learner works through it: the description, the dataset's tables, and each
@@ -38,13 +41,15 @@ async function loadPage({ request, params }: LoaderFunctionArgs) {
 
 type Grading = Awaited<ReturnType<typeof attemptExercise>>
 /** The action's answer: the form's state (its values, the errors of a refused one) and, when graded, the grading. */
-type LabReply = { result: SubmissionResult<string[]>; grading?: Grading }
+type LabReply = { result: SubmissionResult<string[]>; grading?: Grading } & Partial<SessionsReply>
 
 export const action = (args: ActionFunctionArgs) => pageAction(args, runAction, { redirects: COURSE_REFUSALS })
 
 async function runAction({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request)
-  const submission = parseAttemptForm(await readForm(request))
+  const formData = await readForm(request)
+  if (isSessionsForm(formData)) return sessionsAction(user, params.labId ?? '', formData)
+  const submission = parseAttemptForm(formData)
   if (submission.status !== 'success') return invalidForm(submission)
   const { exercise, sql } = submission.value
   // a statement the exercise refuses (400) is shown at the SQL; anything else (a 429) above the button
@@ -188,33 +193,39 @@ function ExerciseCard({
           </ol>
         </div>
       ) : null}
-      <Form method="post" preventScrollReset className="space-y-2" {...getFormProps(form)}>
-        <input type="hidden" name="exercise" value={exercise.key} />
-        <label id={labelId} htmlFor={fields.sql.id} className="field-label">
-          Your SQL<span className="sr-only"> for {exercise.title}</span>
-        </label>
-        <SqlEditor
-          id={fields.sql.id}
-          name="sql"
-          defaultValue={sent}
-          labelId={labelId}
-          describedBy={sqlErrorId}
-          invalid={Boolean(sqlError)}
-          tables={tables}
-        />
-        <p id={sqlErrorId} className="field-error">
-          {sqlError}
-        </p>
-        <FormError id={form.errorId} errors={[...(form.errors ?? []), ...(fields.exercise.errors ?? [])]} />
-        <div className="flex flex-wrap gap-2">
-          <button type="submit" className="btn-primary" disabled={grading_}>
-            {grading_ ? 'Grading…' : 'Submit'}
-          </button>
-          <RunButton exercise={exercise.key} title={exercise.title} />
-        </div>
-      </Form>
-      <RunResult exercise={exercise.key} id={id} />
-      {grading ? <GradingResult id={id} grading={grading} sql={sent} /> : null}
+      {exercise.check === 'sessions' ? (
+        <TwoSessions exercise={exercise} pair={exercise.sessions} tables={tables} reply={reply} />
+      ) : (
+        <>
+          <Form method="post" preventScrollReset className="space-y-2" {...getFormProps(form)}>
+            <input type="hidden" name="exercise" value={exercise.key} />
+            <label id={labelId} htmlFor={fields.sql.id} className="field-label">
+              Your SQL<span className="sr-only"> for {exercise.title}</span>
+            </label>
+            <SqlEditor
+              id={fields.sql.id}
+              name="sql"
+              defaultValue={sent}
+              labelId={labelId}
+              describedBy={sqlErrorId}
+              invalid={Boolean(sqlError)}
+              tables={tables}
+            />
+            <p id={sqlErrorId} className="field-error">
+              {sqlError}
+            </p>
+            <FormError id={form.errorId} errors={[...(form.errors ?? []), ...(fields.exercise.errors ?? [])]} />
+            <div className="flex flex-wrap gap-2">
+              <button type="submit" className="btn-primary" disabled={grading_}>
+                {grading_ ? 'Grading…' : 'Submit'}
+              </button>
+              <RunButton exercise={exercise.key} title={exercise.title} />
+            </div>
+          </Form>
+          <RunResult exercise={exercise.key} id={id} />
+          {grading ? <GradingResult id={id} grading={grading} sql={sent} /> : null}
+        </>
+      )}
     </li>
   )
 }
@@ -234,6 +245,7 @@ function GradingResult({ id, grading, sql }: { id: string; grading: Grading; sql
         {grading.message}
       </p>
       {grading.position !== undefined ? <ErrorPlace sql={sql} position={grading.position} /> : null}
+      {grading.plan ? <PlanTree id={id} plan={grading.plan} /> : null}
       <RowList title="Rows missing from your result" rows={grading.missingRows} />
       <RowList title="Rows your result should not have" rows={grading.extraRows} />
       {grading.columns.length > 0 ? <ResultTable id={id} grading={grading} /> : null}

@@ -1,6 +1,7 @@
 import { json, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/node'
 import { Link, useLoaderData } from '@remix-run/react'
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
+import { PlanTree } from '#app/components/labs/plan-tree.tsx'
 import { Breadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { ColumnHeads } from '#app/components/ui/column-heads.tsx'
 import { EmptyState } from '#app/components/ui/empty-state.tsx'
@@ -136,6 +137,11 @@ export default function LabResults() {
                 >
                   {a.sql}
                 </pre>
+                {a.plan ? (
+                  <div className="mt-3">
+                    <PlanTree id={`attempt-${a.id}`} plan={a.plan} level="h3" />
+                  </div>
+                ) : null}
               </li>
             ))}
           </ol>
