@@ -9,7 +9,7 @@ import { closeAllPairs } from './modules/labs/sessions.server.ts'
 import { getEnv } from './utils/env.server.ts'
 import { NonceProvider } from './utils/nonce.ts'
 import { withLoadContext } from './utils/request-record.server.ts'
-import { createNonce, pagePolicy } from './utils/security-headers.server.ts'
+import { createNonce, pagePolicy, pageRunsPractice } from './utils/security-headers.server.ts'
 
 // Remix's default server entry (@remix-run/dev's entry.server.node.tsx), plus the page's
 // Content-Security-Policy: a nonce per page, on every script Remix and React write into it (ADR 028),
@@ -43,7 +43,10 @@ export default function handleRequest(
   remixContext: EntryContext,
 ) {
   const nonce = createNonce()
-  responseHeaders.set('Content-Security-Policy', pagePolicy({ nonce, videoHosts: getEnv().VIDEO_HOSTS }))
+  responseHeaders.set(
+    'Content-Security-Policy',
+    pagePolicy({ nonce, videoHosts: getEnv().VIDEO_HOSTS, practice: pageRunsPractice(remixContext) }),
+  )
   // a crawler gets the whole page at once; a browser gets the shell first and the rest as it is ready
   const whole = isbot(request.headers.get('user-agent') ?? '') || remixContext.isSpaMode
 

@@ -23,6 +23,12 @@ const PERMISSIONS_POLICY = [
   .join(', ')
 
 /**
+ * The lab pages' practice worker (server/build-practice.js), which keeps the policy of its own answer: it compiles
+ * PostgreSQL's WebAssembly and fetches it and the file-system image from this site, nothing else.
+ */
+export const PRACTICE_WORKER_POLICY = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'"
+
+/**
  * Express middleware. HSTS only when `publicUrl` (PUBLIC_URL) is https: over plain http a browser
  * ignores it, and a portal served over http must not tell browsers to insist on https.
  * @param {{ publicUrl?: string }} [options]

@@ -12,7 +12,7 @@ import compression from 'compression'
 import express from 'express'
 import { pino } from 'pino'
 import { createRequestHandler } from './remix-handler.js'
-import { securityHeaders } from './security-headers.js'
+import { PRACTICE_WORKER_POLICY, securityHeaders } from './security-headers.js'
 
 /**
  * @import http from 'node:http'
@@ -103,6 +103,53 @@ function routeMatcher(routes) {
   const tree = routeTree(routes)
   // the server's router keeps this table's matches between calls (patches/, ADR 024)
   return (pathname) => matchRoutes(tree, pathname)?.at(-1)?.route.id ?? 'unmatched'
+}
+
+/**
+ * express.static's `setHeaders` for the built assets: the practice worker's own policy (a worker keeps the policy
+ * of its script's answer, and the default one would stop it compiling WebAssembly).
+ * @param {import('node:http').ServerResponse} res
+ * @param {string} file
+ */
+function practiceWorkerPolicy(res, file) {
+  if (/[\\/]practice[\\/]worker-[^\\/]+\.js$/.test(file))
+    res.setHeader('Content-Security-Policy', PRACTICE_WORKER_POLICY)
+}
+
+/** The practice files' types, for their brotli-compressed copies. */
+const PRACTICE_TYPES = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.data': 'application/octet-stream',
+}
+
+/**
+ * The lab pages' practice files as server/build-practice.js compressed them with brotli (`<name>.br`), to a browser
+ * that takes brotli; anything else goes on to the built assets (compressed on the fly).
+ * @param {string} dir
+ * @returns {import('express').RequestHandler}
+ */
+function practicePrecompressed(dir) {
+  /** @type {Map<string, boolean>} */
+  const found = new Map()
+  return (req, res, next) => {
+    const name = req.path.slice(1)
+    const type = PRACTICE_TYPES[/** @type {keyof typeof PRACTICE_TYPES} */ (path.extname(name))]
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !type || !/^[\w.-]+$/.test(name)) return next()
+    if (!req.acceptsEncodings('br')) return next()
+    const file = path.join(dir, `${name}.br`)
+    if (!found.has(file)) found.set(file, existsSync(file))
+    if (!found.get(file)) return next()
+    res.setHeader('Content-Type', type)
+    res.setHeader('Content-Encoding', 'br')
+    res.setHeader('Vary', 'Accept-Encoding')
+    practiceWorkerPolicy(res, path.join(dir, name))
+    res.sendFile(
+      path.resolve(file),
+      { immutable: true, maxAge: '1y', acceptRanges: false },
+      (error) => error && next(error),
+    )
+  }
 }
 
 const sane = /^[\w.:@/+=-]{1,100}$/
@@ -259,7 +306,11 @@ export function createApp({ build, logger, metrics, lifecycle = createLifecycle(
   })
   app.use(compression())
   app.use(securityHeaders())
-  app.use(build.publicPath, express.static(build.assetsBuildDirectory, { immutable: true, maxAge: '1y' }))
+  app.use(`${build.publicPath}practice/`, practicePrecompressed(path.join(build.assetsBuildDirectory, 'practice')))
+  app.use(
+    build.publicPath,
+    express.static(build.assetsBuildDirectory, { immutable: true, maxAge: '1y', setHeaders: practiceWorkerPolicy }),
+  )
   // public/ holds a few fixed files: only a path under one of its names is looked for on disk, so a
   // page or /api request does not cost a file-system lookup first
   const publicFiles = express.static('public', { maxAge: '1h' })

@@ -30,12 +30,23 @@ function extraVideoSources(videoHosts: readonly string[]): string[] {
  * context and module loader, scroll restoration). Frames: the stored players' hosts (YouTube's
  * privacy-enhanced host, Vimeo's player), VIDEO_HOSTS, and this site (the PDF viewers). Styles may
  * be inline: the toasts inject a stylesheet and progress bars set a width, and CSS runs no script.
+ * A lab page may also start workers of this site and compile WebAssembly (practice in the browser); no other may.
  */
-export function pagePolicy({ nonce, videoHosts }: { nonce: string; videoHosts: readonly string[] }): string {
+export function pagePolicy({
+  nonce,
+  videoHosts,
+  practice = false,
+}: {
+  nonce: string
+  videoHosts: readonly string[]
+  /** a lab page: it starts the practice worker, which runs PostgreSQL as WebAssembly */
+  practice?: boolean
+}): string {
   const extra = extraVideoSources(videoHosts)
   return [
     "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}'`,
+    [`script-src 'self' 'nonce-${nonce}'`, ...(practice ? ["'wasm-unsafe-eval'"] : [])].join(' '),
+    ...(practice ? ["worker-src 'self'"] : []),
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
     "font-src 'self'",
@@ -57,3 +68,14 @@ export const FRAMED_BY_THIS_SITE = {
   'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'",
   'X-Frame-Options': 'SAMEORIGIN',
 } as const
+
+/** Whether one of a page's matched routes says it runs practice (`export const handle = { practice: true }`). */
+export function pageRunsPractice(context: {
+  staticHandlerContext: { matches: { route: { id: string } }[] }
+  routeModules: Record<string, { handle?: unknown } | undefined>
+}): boolean {
+  return context.staticHandlerContext.matches.some((match) => {
+    const handle = context.routeModules[match.route.id]?.handle as { practice?: unknown } | undefined
+    return handle?.practice === true
+  })
+}

@@ -19,6 +19,8 @@ function remixBin() {
   return path.join(path.dirname(manifest), bin.remix)
 }
 const root = path.resolve(import.meta.dirname, '..', '..')
+/** What server/build-practice.js writes last (not imported from it: it needs esbuild, which a built image lacks). */
+const PRACTICE_MANIFEST = path.join(root, 'public', 'build', 'practice', 'manifest.json')
 
 export function registerServe(program: Command) {
   program
@@ -40,6 +42,7 @@ async function serve(options: ServeOptions) {
   if (options.build && buildIsStale()) {
     console.log('Building the app…')
     await run(process.execPath, [remixBin(), 'build'])
+    await run(process.execPath, [path.join(root, 'server', 'build-practice.js')])
   }
 
   // an embedded database is stopped by this process, after the web server has drained (ADR 026)
@@ -121,10 +124,10 @@ async function serve(options: ServeOptions) {
   }
 }
 
-/** The build is stale when a source file is newer than build/index.js. */
+/** The build is stale when a source file is newer than build/index.js, or the lab pages' practice files are missing. */
 function buildIsStale() {
   const built = path.join(root, 'build', 'index.js')
-  if (!existsSync(built)) return true
+  if (!existsSync(built) || !existsSync(PRACTICE_MANIFEST)) return true
   const builtAt = statSync(built).mtimeMs
   const newer = (entry: string): boolean => {
     const info = statSync(entry)

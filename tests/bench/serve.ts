@@ -9,10 +9,13 @@ import { freePort } from '#tests/setup/global.ts'
 
 export const root = path.resolve(import.meta.dirname, '..', '..')
 
-/** Builds the app unless a build is there already. */
+/** Builds the app unless a build is there already, with the lab pages' practice files. */
 export async function buildIfMissing() {
   if (!existsSync(path.join(root, 'build', 'index.js')))
     await run(process.execPath, ['node_modules/@remix-run/dev/dist/cli.js', 'build'])
+  // the lab pages' practice files, which `remix build` alone does not make
+  if (!existsSync(path.join(root, 'public', 'build', 'practice', 'manifest.json')))
+    await run(process.execPath, ['server/build-practice.js'])
 }
 
 /** The environment of a production `portal serve` on its own data folder, ports and secrets. */

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { practiceVersion } from '#app/modules/labs/practice.server.ts'
 import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
 import { importLab } from '#app/modules/labs/service.server.ts'
 import * as coursePage from '#app/routes/_learner+/course.$courseId._index.tsx'
 import * as labPage from '#app/routes/_learner+/course.$courseId.lab.$labId.tsx'
+import * as practiceRoute from '#app/routes/_learner+/course.$courseId.lab.$labId_.practice.ts'
 import { assignCourse, makeCourse, makeLearner, labFolderOf } from '#tests/factories.ts'
 import { call } from '#tests/requests.ts'
 import { sessionCookieFor, toastOf } from '#tests/sessions.ts'
@@ -140,5 +142,58 @@ describe('the lab page', () => {
     expect(reply.result.initialValue).toMatchObject({ sql: 'DELETE FROM city' })
     const empty = (await (await send('   ')).json()) as Reply
     expect(empty.result.error?.sql).toEqual(['Write an SQL statement first.'])
+  })
+})
+
+describe('the practice dataset', () => {
+  const fetchDataset = (as: string | undefined, query = '', id = labId) =>
+    call(practiceRoute.loader as never, `/course/${courseId}/lab/${id}/practice${query}`, {
+      headers: as ? { Cookie: as } : {},
+      params: { courseId, labId: id },
+    })
+  type Dataset = { version: string; statements: { text: string }[]; files: Record<string, string> }
+
+  it('is the lab’s statements for an assigned learner, kept for good at the version the lab page links', async () => {
+    const current = await fetchDataset(cookie)
+    expect(current.status).toBe(200)
+    // an address without the version may change: asked again each time
+    expect(current.headers.get('Cache-Control')).toBe('private, no-cache')
+    const dataset = (await current.json()) as Dataset
+    expect(dataset.statements.map((s) => s.text)).toEqual([
+      'CREATE TABLE city (name text NOT NULL, country char(2))',
+      "INSERT INTO city VALUES ('Bern', 'CH'), ('Lyon', 'FR')",
+    ])
+    expect(dataset.version).toMatch(/^[0-9a-f]{32}$/)
+    const versioned = await fetchDataset(cookie, `?v=${dataset.version}`)
+    expect(versioned.headers.get('Cache-Control')).toBe('private, max-age=31536000, immutable')
+    const stale = await fetchDataset(cookie, '?v=0123456789abcdef0123456789abcdef')
+    expect(stale.headers.get('Cache-Control')).toBe('private, no-cache')
+    expect(((await stale.json()) as Dataset).version).toBe(dataset.version)
+  })
+
+  it('gets a new version when a re-import changes the dataset, and keeps it when nothing changed', async () => {
+    const course = await makeCourse()
+    const folder = (data: string) => labFolderOf(LAB, data)
+    const { id } = await importLab(SYSTEM, { folder: folder(DATA), course: course.id })
+    const before = await practiceVersion(id)
+    await importLab(SYSTEM, { folder: folder(DATA), course: course.id })
+    expect(await practiceVersion(id)).toBe(before)
+    await importLab(SYSTEM, { folder: folder(`${DATA}\nINSERT INTO city VALUES ('Basel', 'CH');`), course: course.id })
+    expect(await practiceVersion(id)).not.toBe(before)
+  })
+
+  it('is refused to a learner not assigned the course, to someone signed out, and for a lab of another course', async () => {
+    const outsider = await makeLearner()
+    const refused = await fetchDataset(await sessionCookieFor(outsider.userName))
+    expect(refused.status).toBe(403)
+    expect(refused.headers.get('Cache-Control')).toBe('no-store')
+    expect(await refused.text()).toBe('This course is not assigned to you.\n')
+    const signedOut = await fetchDataset(undefined)
+    expect(signedOut.status).toBe(302)
+    expect(signedOut.headers.get('Location')).toMatch(/^\/sign-in/)
+    const missing = await fetchDataset(cookie, '', '00000000-0000-4000-8000-000000000000')
+    expect(missing.status).toBe(404)
+    const other = await importLab(SYSTEM, { folder: labFolderOf(LAB, DATA), course: (await makeCourse()).id })
+    expect((await fetchDataset(cookie, '', other.id)).status).toBe(403)
   })
 })

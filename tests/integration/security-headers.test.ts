@@ -1,16 +1,26 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { brotliCompressSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REFERENCE_PAGE_POLICY } from '#app/modules/api-docs/reference-page.server.ts'
+import { SYSTEM } from '#app/modules/auth/roles.ts'
+import { closeSandbox } from '#app/modules/labs/sandbox.server.ts'
+import { importLab } from '#app/modules/labs/service.server.ts'
 import * as root from '#app/root.tsx'
 import * as authLayout from '#app/routes/_auth+/_layout.tsx'
 import * as signInPage from '#app/routes/_auth+/sign-in.tsx'
+import * as learnerLayout from '#app/routes/_learner+/_layout.tsx'
+import * as labPage from '#app/routes/_learner+/course.$courseId.lab.$labId.tsx'
 import * as notFoundPage from '#app/routes/_public+/$.tsx'
 import * as publicLayout from '#app/routes/_public+/_layout.tsx'
 import * as referenceRoute from '#app/routes/api+/docs.ts'
 import * as fileRoute from '#app/routes/files.$key.ts'
 import { resetEnvCache } from '#app/utils/env.server.ts'
-import { makeAdmin, makeStoredFile } from '#tests/factories.ts'
+import { assignCourse, labFolderOf, makeAdmin, makeCourse, makeLearner, makeStoredFile } from '#tests/factories.ts'
 import { sessionCookieFor } from '#tests/sessions.ts'
 import { serve, standInBuild } from '#tests/stand-in-build.ts'
+import { PRACTICE_WORKER_POLICY } from '../../server/security-headers.js'
 
 // The response headers of the web server (server/web-server.js) in front of the real entry, root and
 // pages: the page's Content-Security-Policy with a fresh nonce on every script the page carries, the
@@ -25,6 +35,8 @@ const routes = {
   'routes/api+/docs': referenceRoute,
   'routes/_public+/_layout': publicLayout,
   'routes/_public+/$': notFoundPage,
+  'routes/_learner+/_layout': learnerLayout,
+  'routes/_learner+/course.$courseId.lab.$labId': labPage,
 }
 
 const servers: Awaited<ReturnType<typeof serve>>[] = []
@@ -39,18 +51,33 @@ async function startServer(): Promise<string> {
 const saved = { PUBLIC_URL: process.env.PUBLIC_URL, VIDEO_HOSTS: process.env.VIDEO_HOSTS }
 let base: string
 let storedPdf: { key: string; cookie: string }
+let labPath = ''
+let learnerCookie = ''
 
 beforeAll(async () => {
   // before the server installs Remix's globals (Headers without getSetCookie)
   const admin = await makeAdmin()
   const file = await makeStoredFile('document', { uploadedBy: admin.id })
   storedPdf = { key: file.key, cookie: await sessionCookieFor(admin.userName) }
+  const course = await makeCourse()
+  const lab = await importLab(SYSTEM, {
+    folder: labFolderOf(
+      'title: Headers\ndataset: data.sql\nexercises:\n  - key: one\n    title: One\n    prompt: One.\n    solution: SELECT 1 AS n\n',
+      'CREATE TABLE t (n int);',
+    ),
+    course: course.id,
+  })
+  labPath = `/course/${course.id}/lab/${lab.id}`
+  const learner = await makeLearner()
+  await assignCourse(learner.id, course.id)
+  learnerCookie = await sessionCookieFor(learner.userName)
   process.env.VIDEO_HOSTS = 'videos.example.com, 127.0.0.1:3999,bad host;script-src *'
   base = await startServer()
 })
 
 afterAll(async () => {
   for (const server of servers) await server.close()
+  await closeSandbox()
   process.env.PUBLIC_URL = saved.PUBLIC_URL
   if (saved.VIDEO_HOSTS === undefined) delete process.env.VIDEO_HOSTS
   else process.env.VIDEO_HOSTS = saved.VIDEO_HOSTS
@@ -148,6 +175,53 @@ describe('a page', () => {
     expect(missing.status).toBe(404)
     const nonce = nonceOf(directives(missing.headers.get('Content-Security-Policy')))
     for (const tag of scriptTags(await missing.text())) expect(tag).toContain(` nonce="${nonce}"`)
+  })
+})
+
+describe('a lab page', () => {
+  it('may start workers of this site and compile WebAssembly, which no other page may', async () => {
+    const lab = await fetch(`${base}${labPath}`, { headers: { Cookie: learnerCookie } })
+    expect(lab.status).toBe(200)
+    const policy = directives(lab.headers.get('Content-Security-Policy'))
+    expect(policy['script-src']).toEqual(["'self'", `'nonce-${nonceOf(policy)}'`, "'wasm-unsafe-eval'"])
+    expect(policy['worker-src']).toEqual(["'self'"])
+    const other = directives((await fetch(`${base}/sign-in`)).headers.get('Content-Security-Policy'))
+    expect(other['script-src']).not.toContain("'wasm-unsafe-eval'")
+    expect(other['worker-src']).toBeUndefined()
+  })
+
+  it('starts a practice worker whose own policy lets it compile WebAssembly and fetch from this site only', async () => {
+    // a build folder of its own, holding a worker as server/build-practice.js names it and another asset
+    const built = await mkdtemp(path.join(os.tmpdir(), 'portal-assets-'))
+    await mkdir(path.join(built, 'practice'))
+    await writeFile(path.join(built, 'practice', 'worker-ABC123.js'), 'postMessage(1)')
+    // and its brotli-compressed copy, which a browser that takes brotli gets
+    await writeFile(path.join(built, 'practice', 'worker-ABC123.js.br'), brotliCompressSync('postMessage(2)'))
+    await writeFile(path.join(built, 'entry.client-XYZ.js'), 'export {}')
+    const server = await serve({ ...(await standInBuild(routes)), assetsBuildDirectory: built })
+    servers.push(server)
+    const worker = await fetch(`${server.base}/build/practice/worker-ABC123.js`, {
+      headers: { 'Accept-Encoding': 'gzip' },
+    })
+    expect(worker.status).toBe(200)
+    expect(await worker.text()).toBe('postMessage(1)')
+    expect(worker.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable')
+    expect(worker.headers.get('Content-Security-Policy')).toBe(PRACTICE_WORKER_POLICY)
+    expect(directives(PRACTICE_WORKER_POLICY)).toEqual({
+      'default-src': ["'none'"],
+      'script-src': ["'self'", "'wasm-unsafe-eval'"],
+      'connect-src': ["'self'"],
+    })
+    const brotli = await fetch(`${server.base}/build/practice/worker-ABC123.js`, {
+      headers: { 'Accept-Encoding': 'gzip, deflate, br' },
+    })
+    expect(brotli.headers.get('Content-Encoding')).toBe('br')
+    expect(brotli.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8')
+    expect(brotli.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable')
+    expect(brotli.headers.get('Content-Security-Policy')).toBe(PRACTICE_WORKER_POLICY)
+    expect(await brotli.text()).toBe('postMessage(2)')
+    const other = await fetch(`${server.base}/build/entry.client-XYZ.js`)
+    expect(other.headers.get('Content-Security-Policy')).toBe("default-src 'none'; frame-ancestors 'none'")
   })
 })
 

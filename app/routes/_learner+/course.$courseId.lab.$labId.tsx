@@ -4,11 +4,13 @@ import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/re
 import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Markdown } from '#app/components/labs/markdown.tsx'
 import { PlanTree } from '#app/components/labs/plan-tree.tsx'
+import { PracticeStatus, RunButton, RunResult } from '#app/components/labs/practice-panel.tsx'
 import { SqlEditor } from '#app/components/labs/sql-editor.tsx'
 import { TwoSessions } from '#app/components/labs/two-sessions.tsx'
 import { CourseBreadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
 import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
+import { labPractice } from '#app/modules/labs/practice-assets.server.ts'
 import { attemptExercise } from '#app/modules/labs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
 import { invalidForm, pageAction, readForm, submitToService } from '#app/utils/forms.server.ts'
@@ -27,11 +29,14 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.lab.title ?? 'Lab'} · ${PRODUCT_NAME}` },
 ]
 
+/** The page starts the practice worker: its policy allows workers of this site and WebAssembly. */
+export const handle = { practice: true }
+
 export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage, { redirects: COURSE_REFUSALS })
 
 async function loadPage({ request, params }: LoaderFunctionArgs) {
   const { course, lab } = await loadLab(request, params.courseId ?? '', params.labId ?? '')
-  return json({ course, lab })
+  return json({ course, lab, practice: await labPractice(course._id, lab.id) })
 }
 
 type Grading = Awaited<ReturnType<typeof attemptExercise>>
@@ -61,7 +66,7 @@ type Lab = ReturnType<typeof useLoaderData<typeof loader>>['lab']
 type Exercise = Lab['exercises'][number]
 
 export default function LabPage() {
-  const { course, lab } = useLoaderData<typeof loader>()
+  const { course, lab, practice } = useLoaderData<typeof loader>()
   const reply = useActionData<LabReply>()
   const passed = lab.exercises.filter((e) => e.passed).length
   const sentFor = reply?.result.initialValue?.exercise
@@ -80,6 +85,7 @@ export default function LabPage() {
           <h2 id="exercises-heading" className="text-xl font-semibold">
             Exercises
           </h2>
+          {lab.exercises.length > 0 ? <PracticeStatus labId={lab.id} setup={practice} /> : null}
           {lab.exercises.length === 0 ? (
             <p className="card p-4 text-sm text-slate-600">This lab has no exercises yet.</p>
           ) : (
@@ -209,10 +215,14 @@ function ExerciseCard({
               {sqlError}
             </p>
             <FormError id={form.errorId} errors={[...(form.errors ?? []), ...(fields.exercise.errors ?? [])]} />
-            <button type="submit" className="btn-primary" disabled={grading_}>
-              {grading_ ? 'Grading…' : 'Submit'}
-            </button>
+            <div className="flex flex-wrap gap-2">
+              <button type="submit" className="btn-primary" disabled={grading_}>
+                {grading_ ? 'Grading…' : 'Submit'}
+              </button>
+              <RunButton exercise={exercise.key} title={exercise.title} />
+            </div>
           </Form>
+          <RunResult exercise={exercise.key} id={id} />
           {grading ? <GradingResult id={id} grading={grading} sql={sent} /> : null}
         </>
       )}

@@ -1,0 +1,156 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import type { PracticeDataset } from '#app/modules/labs/practice.ts'
+import type { FromWorker, PracticeFiles, RunOutcome, ToWorker } from './practice-protocol.ts'
+
+// The lab page's side of practice in the browser: starts the practice worker once the page is usable, opens the lab's
+// dataset in it (from the copy kept by an earlier visit when there is one, else from the dataset's statements, then
+// keeps a copy), runs SQL and resets. Where the browser cannot (no WebAssembly or workers, too little memory, the
+// worker does not start) the state says why, and the page's forms work as they do without it.
+
+/** What the lab page's loader gives (app/modules/labs/practice-assets.server.ts); null when not built. */
+export type PracticeSetup = { worker: string; files: PracticeFiles; dataset: string; version: string } | null
+
+/** `idle`: as the server renders the page, before its JavaScript runs (or when it never does). */
+type PracticeState =
+  { phase: 'idle' } | { phase: 'loading'; step: number } | { phase: 'ready' } | { phase: 'unavailable'; reason: string }
+
+/** The browser's cache holding each lab's dataset as PGlite opened it, one version per lab. */
+const DUMPS = 'lab-practice'
+const dumpKey = (labId: string, version: string) => `${location.origin}/practice-dump/${labId}/${version}`
+
+async function readDump(labId: string, version: string): Promise<Blob | undefined> {
+  if (typeof caches === 'undefined') return undefined
+  try {
+    const kept = await (await caches.open(DUMPS)).match(dumpKey(labId, version))
+    return kept ? await kept.blob() : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Keeps this version's dump and deletes the lab's older ones; a browser without the cache keeps it for this visit. */
+async function keepDump(labId: string, version: string, dump: Blob) {
+  if (typeof caches === 'undefined') return
+  try {
+    const cache = await caches.open(DUMPS)
+    const key = dumpKey(labId, version)
+    for (const old of await cache.keys())
+      if (old.url.startsWith(dumpKey(labId, '')) && old.url !== key) await cache.delete(old)
+    await cache.put(key, new Response(dump))
+  } catch {
+    // no room: the next visit loads the statements again
+  }
+}
+
+/** Why this browser cannot run practice at all, before trying. */
+function missingFeature(): string | undefined {
+  if (typeof WebAssembly !== 'object') return 'this browser does not run WebAssembly'
+  if (typeof Worker !== 'function') return 'this browser does not run workers'
+  return undefined
+}
+
+/** Runs `start` once the page has loaded and the browser is idle, so the editor and Submit come first. */
+function whenIdle(start: () => void): () => void {
+  let cancelled = false
+  const go = () => {
+    if (cancelled) return
+    if ('requestIdleCallback' in window) window.requestIdleCallback(() => !cancelled && start(), { timeout: 2000 })
+    else setTimeout(() => !cancelled && start(), 0)
+  }
+  if (document.readyState === 'complete') go()
+  else window.addEventListener('load', go, { once: true })
+  return () => {
+    cancelled = true
+    window.removeEventListener('load', go)
+  }
+}
+
+export function usePracticeDb(labId: string, given: PracticeSetup) {
+  // the loader's data is a new object after every Submit: the worker starts again only for other files or data
+  const setupRef = useRef(given)
+  setupRef.current = given
+  const started = given ? `${given.worker} ${given.dataset}` : ''
+  const [state, setState] = useState<PracticeState>({ phase: 'idle' })
+  const worker = useRef<Worker>()
+  const dump = useRef<Blob>()
+  const pending = useRef(new Map<number, (outcome: RunOutcome) => void>())
+  const nextId = useRef(0)
+
+  useEffect(() => {
+    const setup = setupRef.current
+    if (!setup) return setState({ phase: 'unavailable', reason: 'its files are not on this server' })
+    const missing = missingFeature()
+    if (missing) return setState({ phase: 'unavailable', reason: missing })
+    let stopped = false
+    let fromDump = false
+    const unavailable = (reason: string) => {
+      if (stopped) return
+      setState({ phase: 'unavailable', reason })
+      worker.current?.terminate()
+      worker.current = undefined
+    }
+    const send = (message: ToWorker) => worker.current?.postMessage(message)
+    const openFromStatements = async () => {
+      fromDump = false
+      const response = await fetch(setup.dataset, { credentials: 'same-origin' })
+      if (!response.ok) throw new Error('the lab’s data could not be loaded')
+      send({ type: 'open', files: setup.files, dataset: (await response.json()) as PracticeDataset })
+    }
+    const start = async () => {
+      const practice = new Worker(setup.worker, { type: 'module' })
+      worker.current = practice
+      practice.onerror = () => unavailable('the practice worker did not start')
+      practice.onmessage = ({ data }: MessageEvent<FromWorker>) => {
+        if (stopped) return
+        if (data.type === 'step') setState({ phase: 'loading', step: data.step })
+        else if (data.type === 'ready') {
+          if (data.dump) {
+            dump.current = data.dump
+            void keepDump(labId, setup.version, data.dump)
+          }
+          setState({ phase: 'ready' })
+        } else if (data.type === 'failed') {
+          // a kept copy that no longer opens is replaced by a load from the statements
+          if (fromDump) openFromStatements().catch((error: Error) => unavailable(error.message))
+          else unavailable(/memory/i.test(data.message) ? 'there is too little memory' : 'PostgreSQL did not start')
+        } else pending.current.get(data.id)?.(data.outcome)
+      }
+      dump.current = await readDump(labId, setup.version)
+      if (dump.current) {
+        fromDump = true
+        send({ type: 'open', files: setup.files, dump: dump.current })
+      } else await openFromStatements()
+    }
+    setState({ phase: 'loading', step: 0 })
+    const cancel = whenIdle(() => void start().catch((error: Error) => unavailable(error.message)))
+    return () => {
+      stopped = true
+      cancel()
+      worker.current?.terminate()
+      worker.current = undefined
+    }
+  }, [labId, started])
+
+  /** Runs SQL on the practice database: the last statement's rows, or PostgreSQL's error and where it points. */
+  const run = useCallback((sql: string) => {
+    const id = nextId.current++
+    return new Promise<RunOutcome>((resolve) => {
+      if (!worker.current) return resolve({ ok: false, message: 'The practice database is not ready.' })
+      pending.current.set(id, (outcome) => {
+        pending.current.delete(id)
+        resolve(outcome)
+      })
+      worker.current.postMessage({ type: 'run', id, sql } satisfies ToWorker)
+    })
+  }, [])
+
+  /** Opens the lab's dataset again as it was first loaded, undoing every Run. */
+  const reset = useCallback(() => {
+    const setup = setupRef.current
+    if (!worker.current || !setup || !dump.current) return
+    setState({ phase: 'loading', step: 0 })
+    worker.current.postMessage({ type: 'open', files: setup.files, dump: dump.current } satisfies ToWorker)
+  }, [])
+
+  return useMemo(() => ({ state, run, reset }), [state, run, reset])
+}

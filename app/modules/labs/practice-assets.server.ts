@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { practiceVersion } from './practice.server.ts'
+
+// What a lab page needs to start practice in the browser: the practice worker and PGlite's files, under the names
+// the build gave them (server/build-practice.js writes their manifest), and the versioned address of the lab's
+// dataset. Without the files (a build made by `remix build` alone) the page says practice is not available.
+
+/** The built practice files' addresses, as the worker is started and fetches PostgreSQL. */
+type PracticeManifest = { worker: string; pgliteWasm: string; initdbWasm: string; fsBundle: string }
+
+const MANIFEST = path.join('public', 'build', 'practice', 'manifest.json')
+
+let manifest: PracticeManifest | undefined
+
+function readManifest(): PracticeManifest | undefined {
+  try {
+    // read once: a build replaces the files only with a restart of the server
+    manifest ??= JSON.parse(readFileSync(MANIFEST, 'utf8')) as PracticeManifest
+    return manifest
+  } catch {
+    return undefined
+  }
+}
+
+/** A lab page's practice: where the worker and PostgreSQL's files are, and the dataset's versioned address. */
+export async function labPractice(courseId: string, labId: string) {
+  const files = readManifest()
+  const version = await practiceVersion(labId)
+  if (!files || version === undefined) return null
+  const { worker, ...postgres } = files
+  return { worker, files: postgres, dataset: `/course/${courseId}/lab/${labId}/practice?v=${version}`, version }
+}

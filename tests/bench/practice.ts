@@ -1,0 +1,197 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { chromium, type BrowserContext, type Page } from '@playwright/test'
+import { DEMO_PASSWORD } from '#db/seeds/demo-content.ts'
+import { buildIfMissing, portalEnv, signIn, start, stop } from '#tests/bench/serve.ts'
+
+// npm run bench:practice: practice in the browser, measured in Debian's Chromium against the real `portal serve` (the
+// demo content, a throwaway DATA_DIR) with the network held to 10 Mbit/s (the DevTools protocol's
+// Network.emulateNetworkConditions on the page, which holds its practice worker's requests to it too). For each demo lab the learner has: the
+// bytes a first and a second visit download, the time from the page's start to "Practice database ready" on each,
+// and the time of a Run of a demo query once ready (click to rows shown, the median of several). The browser asks
+// for brotli, as it does over https, where the portal runs (Chromium asks for gzip only over http). Figures and the
+// goals beside them, never pass/fail.
+//
+//   BENCH_PRACTICE_RUNS=9   Runs per lab (default 9)
+//   CHROMIUM_PATH           the browser (default /usr/bin/chromium), as for the end-to-end suite
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const RUNS = Math.max(1, Math.round(Number(process.env.BENCH_PRACTICE_RUNS ?? 9)))
+const LEARNER = 'learner1'
+/** 10 Mbit/s both ways, and a 20 ms round trip. */
+const NETWORK = { offline: false, latency: 20, downloadThroughput: 10e6 / 8, uploadThroughput: 10e6 / 8 }
+const GOALS = { first: 5000, repeat: 1000, run: 50 }
+const BROTLI = { 'Accept-Encoding': 'gzip, deflate, br' }
+/** A demo query per lab, as a learner would try it. */
+const QUERIES: Record<string, string> = {
+  'SQL Fundamentals': "SELECT title, price FROM books WHERE category = 'Science' ORDER BY price DESC",
+  'Data Warehousing and Dimensional Design':
+    'SELECT d.year, sum(f.quantity) AS units FROM fact_sales f JOIN dim_date d USING (date_key) GROUP BY d.year ORDER BY d.year',
+}
+
+type Lab = { courseTitle: string; path: string }
+type Visit = { bytes: number; readyMs: number }
+
+async function main() {
+  await buildIfMissing()
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'portal-practice-bench-'))
+  await chmod(dataDir, 0o755)
+  const env = await portalEnv(dataDir)
+  const base = `http://127.0.0.1:${env.PORT}`
+  let portal: Awaited<ReturnType<typeof start>> | undefined
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] })
+  try {
+    portal = await start(env, base)
+    const cookie = await signIn(base, LEARNER, DEMO_PASSWORD)
+    const labs = await labsOf(base, cookie)
+    console.log(
+      `practice in Chromium at 10 Mbit/s (20 ms round trip); ${os.cpus().length} CPUs, ` +
+        `load average (1 min) ${os.loadavg()[0].toFixed(2)}; ${RUNS} Runs per lab\n`,
+    )
+    for (const lab of labs) {
+      // a browser asks for brotli over https only, as the portal is served: asked for here over http
+      const context = await browser.newContext({ baseURL: base, extraHTTPHeaders: BROTLI })
+      const [name, value] = cookie.split('=')
+      await context.addCookies([{ name: name!, value: value!, url: base }])
+      try {
+        const page = await context.newPage()
+        page.on('crash', () => console.error(`bench: the page of ${lab.path} crashed`))
+        console.log(`${lab.courseTitle} (${lab.path})`)
+        const first = await visit(context, page, lab.path)
+        printVisit('first visit ', first, GOALS.first)
+        const repeat = await visit(context, page, lab.path)
+        printVisit('repeat visit', repeat, GOALS.repeat)
+        printRuns(await runTimes(page, QUERIES[lab.courseTitle] ?? 'SELECT 1'))
+      } finally {
+        await context.close()
+      }
+    }
+    console.log(`\nload average (1 min) at the end: ${os.loadavg()[0].toFixed(2)}`)
+  } finally {
+    await browser.close()
+    if (portal) await stop(portal.child)
+    await rm(dataDir, { recursive: true, force: true })
+  }
+}
+
+/** The learner's courses with a lab, through the API as the learner. */
+async function labsOf(base: string, cookie: string): Promise<Lab[]> {
+  const get = async <T>(route: string) => {
+    const response = await fetch(base + route, { headers: { Cookie: cookie } })
+    if (!response.ok) throw new Error(`bench: GET ${route} answered ${response.status}`)
+    return (await response.json()) as T
+  }
+  const { user } = await get<{ user: { assignedCourses: string[] } }>('/api/user/profile')
+  const labs: Lab[] = []
+  for (const courseId of user.assignedCourses) {
+    const { message } = await get<{ message: { title: string } }>(`/api/category/course/${courseId}`)
+    const { data } = await get<{ data: { id: string }[] }>(`/api/labs?courseId=${courseId}`)
+    for (const lab of data) labs.push({ courseTitle: message.title, path: `/course/${courseId}/lab/${lab.id}` })
+  }
+  if (!labs.length) throw new Error(`bench: ${LEARNER} has no lab`)
+  return labs
+}
+
+/**
+ * Throttles the page (its workers' requests go through the page's conditions: a worker's own session refuses them)
+ * and adds up the bytes the page and every worker it starts receive from the network (a response from the browser's
+ * cache counts nothing). A worker is a target of its own for the DevTools protocol, held at its start until its
+ * requests are watched.
+ */
+async function throttled(context: BrowserContext, page: Page) {
+  let bytes = 0
+  const count = (event: { encodedDataLength: number }) => void (bytes += event.encodedDataLength)
+  const session = await context.newCDPSession(page)
+  session.on('Network.loadingFinished', count)
+  await session.send('Network.enable')
+  await session.send('Network.emulateNetworkConditions', NETWORK)
+  // a worker's session, spoken to through the page's: the protocol's messages as text
+  let id = 0
+  const toWorker = (sessionId: string, method: string, params: object = {}) =>
+    session.send('Target.sendMessageToTarget', {
+      sessionId,
+      message: JSON.stringify({ id: ++id, method, params }),
+    })
+  session.on('Target.attachedToTarget', ({ sessionId }) => {
+    void (async () => {
+      await toWorker(sessionId, 'Network.enable')
+      await toWorker(sessionId, 'Runtime.runIfWaitingForDebugger')
+    })()
+  })
+  session.on('Target.receivedMessageFromTarget', ({ message }) => {
+    const event = JSON.parse(message) as { method?: string; params?: { encodedDataLength: number } }
+    if (event.method === 'Network.loadingFinished' && event.params) count(event.params)
+  })
+  await session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false })
+  return { bytes: () => bytes, session }
+}
+
+/** Opens the lab page and waits for practice to be ready: the bytes received and the time since the page's start. */
+async function visit(context: BrowserContext, page: Page, labPath: string): Promise<Visit> {
+  const network = await throttled(context, page)
+  await page.goto(labPath)
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="practice-status"]')?.textContent?.includes('Practice database ready'),
+    undefined,
+    { polling: 20, timeout: 180_000 },
+  )
+  const readyMs = await page.evaluate(() => performance.now())
+  await network.session.detach()
+  return { bytes: network.bytes(), readyMs }
+}
+
+/** Runs the query in the first exercise RUNS times: click to rows shown, in the page's own clock. */
+async function runTimes(page: Page, sql: string): Promise<number[]> {
+  const times: number[] = []
+  const card = page
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('button', { name: /^Run/ }) })
+    .first()
+  await card.locator('textarea[name="sql"]').evaluate((area, text) => {
+    ;(area as HTMLTextAreaElement).value = text
+  }, sql)
+  for (let i = 0; i < RUNS; i++) {
+    const ms = await card.evaluate(async (element) => {
+      const result = element.querySelector('[data-testid="run-result"]')!
+      const button = [...element.querySelectorAll('button')].find((b) => b.textContent?.startsWith('Run'))!
+      const started = performance.now()
+      // the result goes blank while the Run runs, then shows its rows
+      let cleared = !result.textContent
+      const shown = new Promise<void>((resolve) => {
+        new MutationObserver((_, observer) => {
+          if (!result.textContent) cleared = true
+          else if (cleared && result.textContent.startsWith('Run:')) {
+            observer.disconnect()
+            resolve()
+          }
+        }).observe(result, { subtree: true, childList: true, characterData: true })
+      })
+      button.click()
+      await shown
+      return performance.now() - started
+    })
+    times.push(ms)
+  }
+  return times
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
+
+function printVisit(name: string, { bytes, readyMs }: Visit, goal: number) {
+  console.log(`  ${name}  ${mb(bytes).padStart(9)} downloaded, ready at ${seconds(readyMs)}  (goal ≤ ${seconds(goal)})`)
+}
+
+function printRuns(runs: number[]) {
+  console.log(
+    `  Run           median ${median(runs).toFixed(1)} ms, fastest ${Math.min(...runs).toFixed(1)} ms, ` +
+      `slowest ${Math.max(...runs).toFixed(1)} ms  (goal < ${GOALS.run} ms)`,
+  )
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exitCode = 1
+})
