@@ -465,6 +465,19 @@ function asMonitor<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   return next
 }
 
+/**
+ * Ends the monitor once this process holds no pair, in turn after the calls before it: an open connection would keep
+ * a command that built a two-session lab (an import, the demo seed) from exiting. The next call opens a new one.
+ */
+function endIdleMonitor() {
+  monitorQueue = monitorQueue.then(async () => {
+    if (pairs.size > 0 || !monitor) return
+    const watching = monitor
+    monitor = undefined
+    await watching.then((client) => client.end()).catch(() => undefined)
+  })
+}
+
 async function signal(name: 'pg_cancel_backend' | 'pg_terminate_backend', pid: number) {
   await asMonitor((client) => client.query(`SELECT ${name}($1)`, [pid])).catch(() => undefined)
 }
@@ -560,6 +573,7 @@ function closeThis(pair: Pair): Promise<void> {
     await dropPairDatabase(pair.database).catch(() => undefined)
     await Promise.all(Object.values(pair.sessions).map((s) => s.client.end().catch(() => undefined)))
     await Promise.all(Object.values(pair.sessions).map((s) => s.running?.done))
+    endIdleMonitor()
   })()
   return pair.closing
 }
