@@ -8,9 +8,11 @@ import type { PracticeDataset } from '#app/modules/labs/practice.ts'
 export type PracticeFiles = { pgliteWasm: string; initdbWasm: string; fsBundle: string }
 
 /** The steps of opening, as the page shows its progress. */
-export const OPEN_STEPS = ['Downloading PostgreSQL', 'Loading the lab’s data', 'Keeping a copy for next time'] as const
+export const OPEN_STEPS = ['Downloading PostgreSQL', 'Loading the lab’s data'] as const
 
 export type ToWorker =
+  /** start downloading and compiling PostgreSQL while the page looks for the dataset */
+  | { type: 'prepare'; files: PracticeFiles }
   | { type: 'open'; files: PracticeFiles; dataset?: PracticeDataset; dump?: Blob }
   | { type: 'run'; id: number; sql: string }
 
@@ -20,7 +22,8 @@ export type RunOutcome =
 
 export type FromWorker =
   | { type: 'step'; step: number }
-  /** ready, with the dump of a load from the statements (to keep for the next visit and for Reset) */
-  | { type: 'ready'; dump?: Blob; ms: number }
+  | { type: 'ready'; ms: number }
+  /** after a load from the statements is ready: its dump, kept for the next visit and for Reset */
+  | { type: 'kept'; dump: Blob }
   | { type: 'failed'; message: string }
   | { type: 'ran'; id: number; outcome: RunOutcome }

@@ -37,19 +37,20 @@ async function open(message: Extract<ToWorker, { type: 'open' }>) {
   const options = await loadModules(message.files)
   await db?.close()
   db = undefined
-  let dump: Blob | undefined
   if (message.dump) {
     db = await PGlite.create({ ...options, loadDataDir: message.dump })
-  } else {
-    if (!message.dataset) throw new Error('Nothing to open.')
-    post({ type: 'step', step: 1 })
-    db = await PGlite.create(options)
-    await loadPracticeDataset(db, message.dataset)
-    post({ type: 'step', step: 2 })
-    dump = (await db.dumpDataDir('gzip')) as Blob
+    parsers = await textParsers(db)
+    post({ type: 'ready', ms: Math.round(performance.now() - started) })
+    return
   }
+  if (!message.dataset) throw new Error('Nothing to open.')
+  post({ type: 'step', step: 1 })
+  db = await PGlite.create(options)
+  await loadPracticeDataset(db, message.dataset)
   parsers = await textParsers(db)
-  post({ type: 'ready', dump, ms: Math.round(performance.now() - started) })
+  post({ type: 'ready', ms: Math.round(performance.now() - started) })
+  // the learner need not wait for the copy: a Run sent now waits for it here, so the copy is the dataset as loaded
+  post({ type: 'kept', dump: (await db.dumpDataDir('gzip')) as Blob })
 }
 
 async function run(id: number, sql: string) {
@@ -68,6 +69,10 @@ async function run(id: number, sql: string) {
 // messages are handled one at a time, in order: a Run sent while the database opens waits for it
 let queue = Promise.resolve()
 scope.onmessage = ({ data }) => {
+  if (data.type === 'prepare') {
+    loadModules(data.files).catch(() => undefined)
+    return
+  }
   queue = queue.then(async () => {
     if (data.type === 'run') return run(data.id, data.sql)
     await open(data).catch((error: unknown) => {

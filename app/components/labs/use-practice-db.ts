@@ -73,6 +73,8 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
   const [state, setState] = useState<PracticeState>({ phase: 'idle' })
   const worker = useRef<Worker>()
   const dump = useRef<Blob>()
+  // the statements a first visit loaded, for a Reset before their copy is kept
+  const dataset = useRef<PracticeDataset>()
   const pending = useRef(new Map<number, (outcome: RunOutcome) => void>())
   const nextId = useRef(0)
 
@@ -94,21 +96,21 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
       fromDump = false
       const response = await fetch(setup.dataset, { credentials: 'same-origin' })
       if (!response.ok) throw new Error('the lab’s data could not be loaded')
-      send({ type: 'open', files: setup.files, dataset: (await response.json()) as PracticeDataset })
+      dataset.current = (await response.json()) as PracticeDataset
+      send({ type: 'open', files: setup.files, dataset: dataset.current })
     }
     const start = async () => {
       const practice = new Worker(setup.worker, { type: 'module' })
       worker.current = practice
       practice.onerror = () => unavailable('the practice worker did not start')
+      send({ type: 'prepare', files: setup.files })
       practice.onmessage = ({ data }: MessageEvent<FromWorker>) => {
         if (stopped) return
         if (data.type === 'step') setState({ phase: 'loading', step: data.step })
-        else if (data.type === 'ready') {
-          if (data.dump) {
-            dump.current = data.dump
-            void keepDump(labId, setup.version, data.dump)
-          }
-          setState({ phase: 'ready' })
+        else if (data.type === 'ready') setState({ phase: 'ready' })
+        else if (data.type === 'kept') {
+          dump.current = data.dump
+          void keepDump(labId, setup.version, data.dump)
         } else if (data.type === 'failed') {
           // a kept copy that no longer opens is replaced by a load from the statements
           if (fromDump) openFromStatements().catch((error: Error) => unavailable(error.message))
@@ -147,9 +149,13 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
   /** Opens the lab's dataset again as it was first loaded, undoing every Run. */
   const reset = useCallback(() => {
     const setup = setupRef.current
-    if (!worker.current || !setup || !dump.current) return
+    if (!worker.current || !setup || !(dump.current || dataset.current)) return
     setState({ phase: 'loading', step: 0 })
-    worker.current.postMessage({ type: 'open', files: setup.files, dump: dump.current } satisfies ToWorker)
+    worker.current.postMessage(
+      (dump.current
+        ? { type: 'open', files: setup.files, dump: dump.current }
+        : { type: 'open', files: setup.files, dataset: dataset.current }) satisfies ToWorker,
+    )
   }, [])
 
   return useMemo(() => ({ state, run, reset }), [state, run, reset])
