@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type MouseEvent } from 'react'
-import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
 import { OPEN_STEPS, type RunOutcome } from './practice-protocol.ts'
+import { ErrorPlace, RowsTable } from './sql-output.tsx'
 import { usePracticeDb, type PracticeSetup } from './use-practice-db.ts'
 
 // Practice in the browser on a lab page: Run beside each exercise's Submit tries the learner's SQL on PostgreSQL
@@ -137,14 +137,14 @@ export function RunResult({ exercise, id }: { exercise: string; id: string }) {
             <strong>Run: </strong>
             {ran.outcome.message}
           </p>
-          {ran.outcome.position !== undefined ? <PlaceInSql sql={ran.sql} position={ran.outcome.position} /> : null}
+          {ran.outcome.position !== undefined ? (
+            <ErrorPlace sql={ran.sql} position={ran.outcome.position} label="Where the Run’s error is" />
+          ) : null}
         </div>
       )}
     </div>
   )
 }
-
-const cell = (value: string | null) => (value === null ? <span className="italic text-slate-600">NULL</span> : value)
 
 function RunRows({ id, outcome }: { id: string; outcome: Extract<RunOutcome, { ok: true }> }) {
   const { statements, columns, rows } = outcome
@@ -159,60 +159,8 @@ function RunRows({ id, outcome }: { id: string; outcome: Extract<RunOutcome, { o
         {caption}
       </p>
       {columns.length > 0 ? (
-        <ScrollBox
-          labelledBy={`${id}-run`}
-          className="mt-1 max-h-96 overflow-y-auto rounded-md border border-slate-200"
-        >
-          <table className="min-w-full text-left text-xs">
-            <thead className="sticky top-0 bg-slate-100">
-              <tr>
-                {columns.map((column, i) => (
-                  <th key={i} scope="col" className="whitespace-nowrap px-2 py-1 font-semibold">
-                    {column}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100 font-mono">
-              {rows.slice(0, SHOWN_ROWS).map((row, i) => (
-                <tr key={i}>
-                  {row.map((value, j) => (
-                    <td key={j} className="whitespace-nowrap px-2 py-1">
-                      {cell(value)}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollBox>
+        <RowsTable labelledBy={`${id}-run`} columns={columns} rows={rows.slice(0, SHOWN_ROWS)} />
       ) : null}
     </div>
-  )
-}
-
-/** The line of the SQL an error points at, with a caret under the place (as the grading shows it). */
-function PlaceInSql({ sql, position }: { sql: string; position: number }) {
-  const at = Math.min(Math.max(position - 1, 0), sql.length)
-  const start = sql.lastIndexOf('\n', at - 1) + 1
-  const end = sql.indexOf('\n', at)
-  const line = sql.slice(start, end < 0 ? undefined : end)
-  const column = at - start
-  const indent = line.slice(0, column).replace(/[^\t]/g, ' ')
-  return (
-    <figure>
-      <figcaption className="text-slate-700">
-        The error is at line {sql.slice(0, start).split('\n').length}, character {column + 1}:
-      </figcaption>
-      <ScrollBox label="Where the Run’s error is" className="mt-1 rounded-md bg-slate-900">
-        <pre className="p-3 font-mono text-slate-50">
-          {line}
-          {'\n'}
-          <span className="text-amber-300" aria-hidden>
-            {indent}^
-          </span>
-        </pre>
-      </ScrollBox>
-    </figure>
   )
 }

@@ -4,8 +4,8 @@ import { useEffect } from 'react'
 import type { checkSessions } from '#app/modules/labs/session-exercises.server.ts'
 import type { HistoryItem, PairView, SessionView } from '#app/modules/labs/sessions.server.ts'
 import { FormError } from '../ui/form-footer.tsx'
-import { ScrollBox } from '../ui/scroll-box.tsx'
 import { SqlEditor } from './sql-editor.tsx'
+import { RowsTable } from './sql-output.tsx'
 
 // A two-session exercise on the lab page: Session A and Session B side by side (stacked on a phone), each with its
 // editor, Run, its transaction and isolation level, and its history; then Check, Start over and Close. Every button
@@ -260,30 +260,13 @@ function Rows({ item, label }: { item: Extract<HistoryItem, { ok: true }>; label
           ? `The first ${item.rows.length} of ${item.total} rows`
           : `${item.total} ${item.total === 1 ? 'row' : 'rows'}`}
       </p>
-      <ScrollBox labelledBy={label} className="mt-1 max-h-60 overflow-y-auto rounded border border-slate-200 bg-white">
-        <table className="min-w-full text-left">
-          <thead className="bg-slate-100">
-            <tr>
-              {item.columns.map((column, i) => (
-                <th key={i} scope="col" className="whitespace-nowrap px-2 py-1 font-semibold">
-                  {column}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100 font-mono">
-            {item.rows.map((row, i) => (
-              <tr key={i}>
-                {row.map((value, j) => (
-                  <td key={j} className="whitespace-nowrap px-2 py-1">
-                    {value === null ? <span className="italic text-slate-600">NULL</span> : value}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollBox>
+      <RowsTable
+        labelledBy={label}
+        columns={item.columns}
+        rows={item.rows}
+        className="mt-1 max-h-60 overflow-y-auto rounded border border-slate-200 bg-white"
+        tableClassName="min-w-full text-left"
+      />
     </>
   )
 }

@@ -6,10 +6,10 @@ import { Markdown } from '#app/components/labs/markdown.tsx'
 import { PlanTree } from '#app/components/labs/plan-tree.tsx'
 import { PracticeStatus, RunButton, RunResult } from '#app/components/labs/practice-panel.tsx'
 import { SqlEditor } from '#app/components/labs/sql-editor.tsx'
+import { cell, ErrorPlace, RowsTable } from '#app/components/labs/sql-output.tsx'
 import { TwoSessions } from '#app/components/labs/two-sessions.tsx'
 import { CourseBreadcrumb } from '#app/components/ui/breadcrumb.tsx'
 import { FormError } from '#app/components/ui/form-footer.tsx'
-import { ScrollBox } from '#app/components/ui/scroll-box.tsx'
 import { labPractice } from '#app/modules/labs/practice-assets.server.ts'
 import { attemptExercise } from '#app/modules/labs/service.server.ts'
 import { PRODUCT_NAME } from '#app/utils/brand.ts'
@@ -244,7 +244,9 @@ function GradingResult({ id, grading, sql }: { id: string; grading: Grading; sql
         <strong>{grading.passed ? 'Passed. ' : 'Not passed. '}</strong>
         {grading.message}
       </p>
-      {grading.position !== undefined ? <ErrorPlace sql={sql} position={grading.position} /> : null}
+      {grading.position !== undefined ? (
+        <ErrorPlace sql={sql} position={grading.position} label="Where the error is" />
+      ) : null}
       {grading.plan ? <PlanTree id={id} plan={grading.plan} /> : null}
       <RowList title="Rows missing from your result" rows={grading.missingRows} />
       <RowList title="Rows your result should not have" rows={grading.extraRows} />
@@ -252,36 +254,6 @@ function GradingResult({ id, grading, sql }: { id: string; grading: Grading; sql
     </section>
   )
 }
-
-/** The line of the learner's SQL the database's error points at, with a caret under the place. */
-function ErrorPlace({ sql, position }: { sql: string; position: number }) {
-  const at = Math.min(Math.max(position - 1, 0), sql.length)
-  const start = sql.lastIndexOf('\n', at - 1) + 1
-  const end = sql.indexOf('\n', at)
-  const line = sql.slice(start, end < 0 ? undefined : end)
-  const lineNumber = sql.slice(0, start).split('\n').length
-  const column = at - start
-  // the caret's indent keeps the line's tabs, so it stands under the same character
-  const indent = line.slice(0, column).replace(/[^\t]/g, ' ')
-  return (
-    <figure className="text-sm">
-      <figcaption className="text-slate-700">
-        The error is at line {lineNumber}, character {column + 1}:
-      </figcaption>
-      <ScrollBox label="Where the error is" className="mt-1 rounded-md bg-slate-900">
-        <pre className="p-3 font-mono text-slate-50">
-          {line}
-          {'\n'}
-          <span className="text-amber-300" aria-hidden>
-            {indent}^
-          </span>
-        </pre>
-      </ScrollBox>
-    </figure>
-  )
-}
-
-const cell = (value: string | null) => (value === null ? <span className="italic text-slate-600">NULL</span> : value)
 
 /** Rows that differ from the answer, each as its values in a line. */
 function RowList({ title, rows }: { title: string; rows: (string | null)[][] }) {
@@ -315,33 +287,7 @@ function ResultTable({ id, grading }: { id: string; grading: Grading }) {
       <p id={`${id}-result`} className="font-medium text-slate-800">
         {caption}
       </p>
-      <ScrollBox
-        labelledBy={`${id}-result`}
-        className="mt-1 max-h-96 overflow-y-auto rounded-md border border-slate-200"
-      >
-        <table className="min-w-full text-left text-xs">
-          <thead className="sticky top-0 bg-slate-100">
-            <tr>
-              {grading.columns.map((column, i) => (
-                <th key={i} scope="col" className="whitespace-nowrap px-2 py-1 font-semibold">
-                  {column}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100 font-mono">
-            {grading.rows.map((row, i) => (
-              <tr key={i}>
-                {row.map((value, j) => (
-                  <td key={j} className="whitespace-nowrap px-2 py-1">
-                    {cell(value)}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollBox>
+      <RowsTable labelledBy={`${id}-result`} columns={grading.columns} rows={grading.rows} />
     </div>
   )
 }
