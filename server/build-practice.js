@@ -4,7 +4,7 @@
 // The manifest says the page which names this build made. Run by `npm run build` and `portal serve`.
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { builtinModules, createRequire } from 'node:module'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -50,7 +50,10 @@ async function writeBrotli(file) {
     const bytes = await readFile(file)
     const params = { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length }
     await mkdir(BROTLI_CACHE, { recursive: true })
-    await writeFile(kept, await brotli(bytes, { params }))
+    // written whole, then named: a build running beside this one never copies half a file
+    const writing = `${kept}.${process.pid}`
+    await writeFile(writing, await brotli(bytes, { params }))
+    await rename(writing, kept)
   }
   await copyFile(kept, `${file}.br`)
 }

@@ -226,9 +226,9 @@ test('the dashboard shows the demo’s viewing: active learners, a drawn chart w
   )
   await expect(page.getByTestId('top-videos').locator('li')).toHaveCount(5)
   await expect(page.getByTestId('top-videos')).toContainText('1 view')
-  // the demo's two labs, each with its course's learners, those who tried it and those who completed it
+  // the demo's three labs, each with its course's learners, those who tried it and those who completed it
   const passRates = page.getByRole('table', { name: /Lab pass rates/ })
-  await expect(passRates.locator('tbody tr')).toHaveCount(2)
+  await expect(passRates.locator('tbody tr')).toHaveCount(3)
   await expect(passRates.locator('tbody tr').filter({ hasText: 'SQL Fundamentals' }).locator('td')).toHaveText([
     '2',
     /^\d+$/,
