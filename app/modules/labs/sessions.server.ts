@@ -124,10 +124,29 @@ type Pair = {
   sessions: Record<SessionName, Session>
   log: { entry: LogEntry; item: HistoryItem }[]
   closing?: Promise<void>
-  timer: NodeJS.Timeout
+  /** when the pair closes: at its time limit or once idle, whichever comes first */
+  timer?: NodeJS.Timeout
 }
 
 const pairs = new Map<string, Pair>()
+
+/**
+ * Closes the pair at its time limit or once it has been idle long enough. The timer is set for the earlier of the
+ * two; a request in between moves the idle end later, and the timer, finding the pair not yet due, is set again.
+ */
+function closeWhenDue(pair: Pair) {
+  const { limitMs, idleMs } = limits()
+  const due = Math.min(pair.openedAt + limitMs, pair.touchedAt + idleMs)
+  pair.timer = setTimeout(
+    () =>
+      Date.now() >= Math.min(pair.openedAt + limitMs, pair.touchedAt + idleMs)
+        ? void closeThis(pair)
+        : closeWhenDue(pair),
+    Math.max(0, due - Date.now()),
+  )
+  // never what keeps a stopping process alive
+  pair.timer.unref()
+}
 /** Pairs being opened, counted with the open ones against LABS_SESSIONS_MAX. */
 let opening = 0
 
@@ -150,7 +169,7 @@ async function openLocal(
   exercise: { key: string; allow: readonly StatementKind[] },
 ): Promise<PairView> {
   await closePair(owner)
-  const { limitMs, idleMs, max } = limits()
+  const { limitMs, max } = limits()
   const relayed = isUuid(owner) ? await relayPort() : undefined
   if (pairs.size + opening >= max)
     throw labsBusy('Many learners have two sessions open just now; try again in a moment.')
@@ -193,15 +212,8 @@ async function openLocal(
       touchedAt: now,
       sessions,
       log: [],
-      timer: setInterval(
-        () => {
-          const at = Date.now()
-          if (at - pair.openedAt >= limitMs || at - pair.touchedAt >= idleMs) void closeThis(pair)
-        },
-        Math.min(1000, idleMs / 2),
-      ),
     }
-    pair.timer.unref()
+    closeWhenDue(pair)
     // a backend ended from outside (the watchdog's last resort, a restart of the labs server) ends the pair
     for (const client of clients) client.on('end', () => void closeThis(pair))
     // two opens at once (a double click): the later one stays, the earlier one closes
@@ -301,7 +313,7 @@ function start(pair: Pair, session: Session, sql: string, slot: string): Running
     slot,
     cancelled: false,
     done: Promise.resolve(),
-    watchdog: setInterval(() => void watch(pair, session, running), getEnv().LABS_TIME_LIMIT_MS),
+    watchdog: watchAfterLimit(pair, session, () => running),
   }
   session.running = running
   running.done = readStatement(client, sql)
@@ -344,7 +356,7 @@ function start(pair: Pair, session: Session, sql: string, slot: string): Running
       }
     })
     .finally(() => {
-      clearInterval(running.watchdog)
+      clearTimeout(running.watchdog)
       if (running.slot) giveGradingSlot(running.slot)
       running.slot = undefined
       if (session.running === running) session.running = undefined
@@ -422,15 +434,24 @@ async function currentIsolation(client: pg.Client): Promise<IsolationLevel> {
   return ISOLATIONS.includes(level) ? level : 'read committed'
 }
 
+/** Looks at a running statement once LABS_TIME_LIMIT_MS has passed (`running`: the statement, once it is made). */
+function watchAfterLimit(pair: Pair, session: Session, running: () => Running) {
+  return setTimeout(() => void watch(pair, session, running()), getEnv().LABS_TIME_LIMIT_MS)
+}
+
 /**
- * The watchdog of a running statement, every LABS_TIME_LIMIT_MS: one waiting on the other session's lock may go
- * on (until the pair closes); one that is working is cancelled from outside, and its backend ended if the cancel
- * did not take, as the sandbox does.
+ * The watchdog of a running statement, each LABS_TIME_LIMIT_MS: one waiting on the other session's lock may go
+ * on (until the pair closes), looked at again after as long; one that is working is cancelled from outside, and
+ * its backend ended if the cancel did not take, as the sandbox does.
  */
 async function watch(pair: Pair, session: Session, running: Running) {
   if (session.running !== running || pair.closing) return
   await refreshWaiting(pair)
-  if (running.waiting || session.running !== running) return
+  if (session.running !== running) return
+  if (running.waiting) {
+    running.watchdog = watchAfterLimit(pair, session, () => running)
+    return
+  }
   running.cancelled = true
   await signal('pg_cancel_backend', session.pid)
   setTimeout(() => {
@@ -563,7 +584,7 @@ async function closeLocal(owner: string, id?: string) {
 
 function closeThis(pair: Pair): Promise<void> {
   pair.closing ??= (async () => {
-    clearInterval(pair.timer)
+    clearTimeout(pair.timer)
     if (pairs.get(pair.owner) === pair) pairs.delete(pair.owner)
     for (const session of Object.values(pair.sessions)) {
       if (session.running?.slot) giveGradingSlot(session.running.slot)
