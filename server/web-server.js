@@ -121,6 +121,7 @@ const PRACTICE_TYPES = {
   '.js': 'text/javascript; charset=utf-8',
   '.wasm': 'application/wasm',
   '.data': 'application/octet-stream',
+  '.tar': 'application/x-tar',
 }
 
 /**

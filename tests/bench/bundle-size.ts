@@ -13,8 +13,8 @@ import { practiceDataset } from '#app/modules/labs/sandbox.server.ts'
 // `-- --no-build` measures the existing build; `-- --packages` adds where each page's JS comes from.
 // The practice column is the lab page's practice code (Run, Reset, the worker's handling) inside each page's JS: none
 // on the other pages. Then the lab page's first and repeat visit with practice: the page, the practice worker,
-// PGlite's WebAssembly and file-system image (server/build-practice.js) and each demo lab's dataset, at gzip level 6
-// as the web server sends them; on a repeat visit every one of them is in the browser's cache for good.
+// PGlite's WebAssembly, file-system image and empty cluster (server/build-practice.js) and each demo lab's dataset,
+// at gzip level 6 as the web server sends them; on a repeat visit every one of them is in the browser's cache for good.
 
 const root = path.resolve(import.meta.dirname, '..', '..')
 const publicDir = path.join(root, 'public')

@@ -93,6 +93,20 @@ test('Run answers in the browser without asking the server, Reset restores the d
   await typeSql(page, card, SOLUTION)
   await card.getByRole('button', { name: 'Submit' }).click()
   await expect(card.getByRole('status')).toContainText('Passed.')
+
+  // the next visit opens the copy this one kept in the browser: the dataset as it was loaded, before any Run
+  await page.waitForFunction(() => performance.getEntriesByName('practice: copy kept').length > 0)
+  await page.reload()
+  await expect(status).toContainText('Practice database ready', { timeout: 30_000 })
+  expect(await page.evaluate(() => performance.getEntriesByName('practice: copy read').length)).toBe(1)
+  await typeSql(page, card, 'UPDATE books SET price = 2 WHERE book_id = 1;\nSELECT price FROM books WHERE book_id = 1')
+  await run.click()
+  await expect(result.getByRole('cell')).toHaveText(['2.00'])
+  await typeSql(page, card, 'SELECT book_id, price FROM books WHERE book_id = 1')
+  await practiceLine(page).getByRole('button', { name: 'Reset' }).click()
+  await expect(status).toContainText('Practice database ready')
+  await run.click()
+  await expect(result.getByRole('cell')).toHaveText(['1', price!])
 })
 
 test('on a phone a Run’s rows scroll in their own box, and the page with them passes axe', async ({
@@ -129,8 +143,8 @@ test('a browser that takes brotli gets PostgreSQL’s files as the build compres
   await signInAs(LEARNER.userName, { page })
   await openLab(page)
   await expect(practiceLine(page).getByRole('status')).toContainText('Practice database ready', { timeout: 90_000 })
-  // the worker's fetches: PostgreSQL's WebAssembly, initdb's, and the file-system image
-  const files = [...encodings].filter(([name]) => /\.(wasm|data)$/.test(name))
+  // the worker's fetches: PostgreSQL's WebAssembly, its file-system image, and the empty cluster made at build time
+  const files = [...encodings].filter(([name]) => /\.(wasm|data|tar)$/.test(name))
   expect(files).toHaveLength(3)
   for (const [name, encoding] of files) expect(encoding, name).toBe('br')
   await context.close()
@@ -151,6 +165,21 @@ test('without WebAssembly the page says so in one line and Submit still passes',
   await typeSql(page, card, SOLUTION)
   await card.getByRole('button', { name: 'Submit' }).click()
   await expect(card.getByRole('status')).toContainText('Passed.')
+
+  // the next visit opens the copy this one kept in the browser: the dataset as it was loaded, before any Run
+  await page.waitForFunction(() => performance.getEntriesByName('practice: copy kept').length > 0)
+  await page.reload()
+  await expect(status).toContainText('Practice database ready', { timeout: 30_000 })
+  expect(await page.evaluate(() => performance.getEntriesByName('practice: copy read').length)).toBe(1)
+  await typeSql(page, card, 'UPDATE books SET price = 2 WHERE book_id = 1;\nSELECT book_id, price FROM books')
+  await run.click()
+  await expect(result).toContainText('Run: 2 statements ran; the last gave')
+  await expect(result.getByRole('row').nth(1).getByRole('cell')).toHaveText(['1', '2.00'])
+  await typeSql(page, card, 'SELECT book_id, price FROM books WHERE book_id = 1')
+  await practiceLine(page).getByRole('button', { name: 'Reset' }).click()
+  await expect(status).toContainText('Practice database ready')
+  await run.click()
+  await expect(result.getByRole('cell')).toHaveText(['1', price!])
 })
 
 test('without JavaScript the page says so in one line and Submit still passes', async ({ browser, signInAs }) => {

@@ -37,6 +37,7 @@ async function keepDump(labId: string, version: string, dump: Blob) {
     for (const old of await cache.keys())
       if (old.url.startsWith(dumpKey(labId, '')) && old.url !== key) await cache.delete(old)
     await cache.put(key, new Response(dump))
+    performance.mark('practice: copy kept')
   } catch {
     // no room: the next visit loads the statements again
   }
@@ -63,6 +64,11 @@ function whenIdle(start: () => void): () => void {
     cancelled = true
     window.removeEventListener('load', go)
   }
+}
+
+/** Marks each step of opening on the page's performance timeline, as `practice: <step>` (the bench reads them). */
+function mark(steps: [string, number][]) {
+  for (const [name, at] of steps) performance.mark(`practice: ${name}`, { startTime: at - performance.timeOrigin })
 }
 
 export function usePracticeDb(labId: string, given: PracticeSetup) {
@@ -94,12 +100,15 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
     const send = (message: ToWorker) => worker.current?.postMessage(message)
     const openFromStatements = async () => {
       fromDump = false
+      send({ type: 'prepare', files: setup.files, fresh: true })
       const response = await fetch(setup.dataset, { credentials: 'same-origin' })
       if (!response.ok) throw new Error('the lab’s data could not be loaded')
       dataset.current = (await response.json()) as PracticeDataset
+      performance.mark('practice: dataset fetched')
       send({ type: 'open', files: setup.files, dataset: dataset.current })
     }
-    const start = async () => {
+    const start = async (copy: Blob | undefined) => {
+      performance.mark('practice: worker asked')
       const practice = new Worker(setup.worker, { type: 'module' })
       worker.current = practice
       practice.onerror = () => unavailable('the practice worker did not start')
@@ -107,8 +116,10 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
       practice.onmessage = ({ data }: MessageEvent<FromWorker>) => {
         if (stopped) return
         if (data.type === 'step') setState({ phase: 'loading', step: data.step })
-        else if (data.type === 'ready') setState({ phase: 'ready' })
-        else if (data.type === 'kept') {
+        else if (data.type === 'ready') {
+          mark(data.steps)
+          setState({ phase: 'ready' })
+        } else if (data.type === 'kept') {
           dump.current = data.dump
           void keepDump(labId, setup.version, data.dump)
         } else if (data.type === 'failed') {
@@ -117,14 +128,23 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
           else unavailable(/memory/i.test(data.message) ? 'there is too little memory' : 'PostgreSQL did not start')
         } else pending.current.get(data.id)?.(data.outcome)
       }
-      dump.current = await readDump(labId, setup.version)
-      if (dump.current) {
+      dump.current = copy
+      if (copy) {
         fromDump = true
-        send({ type: 'open', files: setup.files, dump: dump.current })
+        send({ type: 'open', files: setup.files, dump: copy })
       } else await openFromStatements()
     }
     setState({ phase: 'loading', step: 0 })
-    const cancel = whenIdle(() => void start().catch((error: Error) => unavailable(error.message)))
+    const begin = (copy: Blob | undefined) => void start(copy).catch((error: Error) => unavailable(error.message))
+    let cancel = () => {}
+    void readDump(labId, setup.version).then((copy) => {
+      if (stopped) return
+      performance.mark(copy ? 'practice: copy read' : 'practice: no copy')
+      // with a copy kept by an earlier visit there is nothing to download: start now; else once the page is idle,
+      // so PostgreSQL's download does not hold up the page's own
+      if (copy) begin(copy)
+      else cancel = whenIdle(() => begin(undefined))
+    })
     return () => {
       stopped = true
       cancel()

@@ -7,7 +7,8 @@ import { practiceVersion } from './practice.server.ts'
 // dataset. Without the files (a build made by `remix build` alone) the page says practice is not available.
 
 /** The built practice files' addresses, as the worker is started and fetches PostgreSQL. */
-type PracticeManifest = { worker: string; pgliteWasm: string; initdbWasm: string; fsBundle: string }
+const PRACTICE_FILES = ['worker', 'pgliteWasm', 'fsBundle', 'cluster'] as const
+type PracticeManifest = Record<(typeof PRACTICE_FILES)[number], string>
 
 const MANIFEST = path.join('public', 'build', 'practice', 'manifest.json')
 
@@ -17,7 +18,8 @@ function readManifest(): PracticeManifest | undefined {
   try {
     // read once: a build replaces the files only with a restart of the server
     manifest ??= JSON.parse(readFileSync(MANIFEST, 'utf8')) as PracticeManifest
-    return manifest
+    // a manifest from an older build that lacks a file the worker now needs is no build at all
+    return PRACTICE_FILES.every((key) => typeof manifest?.[key] === 'string') ? manifest : undefined
   } catch {
     return undefined
   }
