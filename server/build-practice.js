@@ -131,8 +131,8 @@ export async function fsBundleForBrowsers(dist) {
 /**
  * The empty cluster (a tar of PGlite's data directory after initdb) the worker opens before it loads a lab's dataset.
  * initdb costs a browser one to three seconds of CPU, more than the cluster's download (about 0.65 MB as brotli):
- * it runs once here instead. Its write-ahead log is left as one zero-filled segment (the log initdb wrote, copies of
- * whole databases among it, is switched away from and removed by a checkpoint), which compresses to nothing.
+ * it runs once here instead. Its write-ahead log is left as one zero-filled segment, which compresses to nothing:
+ * the log initdb wrote (1 MB as brotli) is switched away from and removed by a checkpoint.
  * @param {string} dist PGlite's package folder
  * @returns {Promise<string>} the cluster's tar, kept in CLUSTER_CACHE
  */
