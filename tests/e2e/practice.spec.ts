@@ -165,21 +165,6 @@ test('without WebAssembly the page says so in one line and Submit still passes',
   await typeSql(page, card, SOLUTION)
   await card.getByRole('button', { name: 'Submit' }).click()
   await expect(card.getByRole('status')).toContainText('Passed.')
-
-  // the next visit opens the copy this one kept in the browser: the dataset as it was loaded, before any Run
-  await page.waitForFunction(() => performance.getEntriesByName('practice: copy kept').length > 0)
-  await page.reload()
-  await expect(status).toContainText('Practice database ready', { timeout: 30_000 })
-  expect(await page.evaluate(() => performance.getEntriesByName('practice: copy read').length)).toBe(1)
-  await typeSql(page, card, 'UPDATE books SET price = 2 WHERE book_id = 1;\nSELECT book_id, price FROM books')
-  await run.click()
-  await expect(result).toContainText('Run: 2 statements ran; the last gave')
-  await expect(result.getByRole('row').nth(1).getByRole('cell')).toHaveText(['1', '2.00'])
-  await typeSql(page, card, 'SELECT book_id, price FROM books WHERE book_id = 1')
-  await practiceLine(page).getByRole('button', { name: 'Reset' }).click()
-  await expect(status).toContainText('Practice database ready')
-  await run.click()
-  await expect(result.getByRole('cell')).toHaveText(['1', price!])
 })
 
 test('without JavaScript the page says so in one line and Submit still passes', async ({ browser, signInAs }) => {

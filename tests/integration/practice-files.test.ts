@@ -19,7 +19,10 @@ describe('the practice files the build makes', () => {
     image = await fsBundleForBrowsers(dist)
     original = await readFile(path.join(dist, 'pglite.data'))
     const cluster = await readFile(await emptyCluster(dist))
-    db = await PGlite.create({ fsBundle: new Blob([image.bytes]), loadDataDir: new Blob([cluster]) })
+    db = await PGlite.create({
+      fsBundle: new Blob([new Uint8Array(image.bytes)]),
+      loadDataDir: new Blob([new Uint8Array(cluster)]),
+    })
   }, 60_000)
 
   afterAll(async () => {
