@@ -21,7 +21,7 @@ const WORKER = path.join(root, 'app', 'components', 'labs', 'practice.worker.ts'
 const PGLITE_FILES = { pgliteWasm: 'pglite.wasm', fsBundle: 'pglite.data' }
 /** PGlite's initdb, run here (not in the browser) to make the empty cluster every practice database starts from. */
 const PGLITE_INITDB = 'initdb.wasm'
-/** Made clusters, kept between builds, named by the PGlite files that made them and the steps taken. */
+/** Made clusters, kept between builds, named by the PGlite (its files and version) that made them and the steps. */
 const CLUSTER_CACHE = path.join(root, 'node_modules', '.cache', 'practice-cluster')
 /**
  * Files of PGlite's image that only initdb reads (the catalogs' bootstrap, the SQL it runs, the sample configuration
@@ -137,8 +137,11 @@ export async function fsBundleForBrowsers(dist) {
  * @returns {Promise<string>} the cluster's tar, kept in CLUSTER_CACHE
  */
 export async function emptyCluster(dist) {
+  // PGlite's files and its version (its JavaScript sets initdb's environment and arguments)
   const made = await Promise.all(
-    [...Object.values(PGLITE_FILES), PGLITE_INITDB].map((file) => readFile(path.join(dist, file))),
+    [...Object.values(PGLITE_FILES), PGLITE_INITDB, path.join('..', 'package.json')].map((file) =>
+      readFile(path.join(dist, file)),
+    ),
   )
   const kept = path.join(CLUSTER_CACHE, `cluster-${digest(...made, Buffer.from(CLUSTER_STEPS))}.tar`)
   if (existsSync(kept)) return kept

@@ -152,10 +152,15 @@ async function visit(context: BrowserContext, page: Page, labPath: string): Prom
     undefined,
     { polling: 20 },
   )
-  if (!(await page.getByRole('button', { name: /^Run/ }).count())) {
+  // a lab of two-session exercises alone has no practice
+  const status = page.getByTestId('practice-status')
+  if (!(await status.count())) {
     await network.session.detach()
     return null
   }
+  // a build older than the page's code (a manifest without a file practice needs) would measure nothing
+  const line = (await status.textContent()) ?? ''
+  if (line.includes('not available')) throw new Error(`bench: ${labPath} says: ${line.trim()}`)
   await page.waitForFunction(
     () => document.querySelector('[data-testid="practice-status"]')?.textContent?.includes('Practice database ready'),
     undefined,

@@ -57,6 +57,8 @@ async function run(card: Locator, session: 'A' | 'B', sql: string) {
 test('B waits on A’s lock, goes on once A commits, and Check passes', async ({ page, signInAs }) => {
   await signInAs(LEARNER.userName)
   await openLab(page)
+  // two-session exercises have no Run: a lab of them alone loads no practice database
+  await expect(page.getByTestId('practice-status')).toHaveCount(0)
   const card = exercise(page, '1. Wait for a row lock')
   await card.getByRole('button', { name: 'Start two sessions' }).click()
   await expect(card.getByTestId('session-A')).toBeVisible()

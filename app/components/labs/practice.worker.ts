@@ -12,7 +12,7 @@ const scope = self as unknown as Scope
 let db: PGlite | undefined
 let parsers: Awaited<ReturnType<typeof textParsers>> = {}
 // PostgreSQL's WebAssembly, compiled once: Reset opens a new database on the same module
-let modules: Promise<PGliteOptions>
+let modules: Promise<PGliteOptions> | undefined
 // the empty cluster a dataset is loaded into, fetched once
 let cluster: Promise<Blob> | undefined
 
@@ -48,8 +48,10 @@ const NO_INITDB = new WebAssembly.Module(Uint8Array.of(0x00, 0x61, 0x73, 0x6d, 0
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB']
 
+// each fetched once; a fetch that failed is tried again by the next open (Reset, or a load after a copy that failed)
 function loadModules(files: PracticeFiles) {
-  modules ??= Promise.all([
+  if (modules) return modules
+  modules = Promise.all([
     step('PostgreSQL compiled', WebAssembly.compileStreaming(fetched(files.pgliteWasm))),
     step(
       'file system fetched',
@@ -61,14 +63,17 @@ function loadModules(files: PracticeFiles) {
     fsBundle,
     startParams: START_PARAMS,
   }))
+  modules.catch(() => (modules = undefined))
   return modules
 }
 
 function loadCluster(files: PracticeFiles) {
-  cluster ??= step(
+  if (cluster) return cluster
+  cluster = step(
     'empty cluster fetched',
     fetched(files.cluster).then((r) => r.blob()),
   )
+  cluster.catch(() => (cluster = undefined))
   return cluster
 }
 
@@ -78,12 +83,18 @@ function loadCluster(files: PracticeFiles) {
  * data-warehousing lab), and the segment the load filled is removed, not kept for reuse. Not compressed: a gzip copy
  * is a tenth of the size, but unpacking it costs every later visit a tenth of a second more.
  */
-async function keptCopy(database: PGlite): Promise<Blob> {
-  await database.exec('SET wal_recycle = off')
-  await database.query('SELECT pg_switch_wal()')
-  await database.exec('CHECKPOINT')
-  await database.exec('RESET wal_recycle')
-  return (await database.dumpDataDir('none')) as Blob
+async function keptCopy(database: PGlite): Promise<Blob | undefined> {
+  try {
+    await database.exec('SET wal_recycle = off')
+    await database.query('SELECT pg_switch_wal()')
+    await database.exec('CHECKPOINT')
+    return (await database.dumpDataDir('none')) as Blob
+  } catch {
+    // no copy (too little memory for it, say): the database works, and the next visit loads the statements again
+    return undefined
+  } finally {
+    await database.exec('RESET wal_recycle').catch(() => undefined)
+  }
 }
 
 /** Says the database is ready, with the steps that led to it. */
@@ -117,7 +128,8 @@ async function open(message: Extract<ToWorker, { type: 'open' }>) {
   parsers = await textParsers(db)
   ready(started)
   // the learner need not wait for the copy: a Run sent now waits for it here, so the copy is the dataset as loaded
-  post({ type: 'kept', dump: await keptCopy(db) })
+  const copy = await keptCopy(db)
+  if (copy) post({ type: 'kept', dump: copy })
 }
 
 async function run(id: number, sql: string) {

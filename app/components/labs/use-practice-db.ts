@@ -14,9 +14,15 @@ export type PracticeSetup = { worker: string; files: PracticeFiles; dataset: str
 type PracticeState =
   { phase: 'idle' } | { phase: 'loading'; step: number } | { phase: 'ready' } | { phase: 'unavailable'; reason: string }
 
-/** The browser's cache holding each lab's dataset as PGlite opened it, one version per lab. */
+/**
+ * The browser's cache holding each lab's dataset as PGlite opened it, one copy per lab: under the dataset's version
+ * and the PostgreSQL that made it, so a new dataset or a new PostgreSQL (a copy another one may not open) makes
+ * the next visit load the statements.
+ */
 const DUMPS = 'lab-practice'
 const dumpKey = (labId: string, version: string) => `${location.origin}/practice-dump/${labId}/${version}`
+const copyVersion = (setup: NonNullable<PracticeSetup>) =>
+  `${setup.version}/${setup.files.pgliteWasm.split('/').pop() ?? ''}`
 
 async function readDump(labId: string, version: string): Promise<Blob | undefined> {
   if (typeof caches === 'undefined') return undefined
@@ -68,7 +74,11 @@ function whenIdle(start: () => void): () => void {
 
 /** Marks each step of opening on the page's performance timeline, as `practice: <step>` (the bench reads them). */
 function mark(steps: [string, number][]) {
-  for (const [name, at] of steps) performance.mark(`practice: ${name}`, { startTime: at - performance.timeOrigin })
+  try {
+    for (const [name, at] of steps) performance.mark(`practice: ${name}`, { startTime: at - performance.timeOrigin })
+  } catch {
+    // a mark is a measurement, never a reason for practice to stop
+  }
 }
 
 export function usePracticeDb(labId: string, given: PracticeSetup) {
@@ -97,19 +107,26 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
       worker.current?.terminate()
       worker.current = undefined
     }
-    const send = (message: ToWorker) => worker.current?.postMessage(message)
+    const kept = copyVersion(setup)
+    // this effect's own worker: a lab left while its dataset downloads never sends it to the next lab's
+    let practice: Worker | undefined
+    const send = (message: ToWorker) => practice?.postMessage(message)
     const openFromStatements = async () => {
       fromDump = false
+      // a copy that did not open is not opened again by Reset
+      dump.current = undefined
       send({ type: 'prepare', files: setup.files, fresh: true })
       const response = await fetch(setup.dataset, { credentials: 'same-origin' })
       if (!response.ok) throw new Error('the lab’s data could not be loaded')
-      dataset.current = (await response.json()) as PracticeDataset
+      const loaded = (await response.json()) as PracticeDataset
+      if (stopped) return
+      dataset.current = loaded
       performance.mark('practice: dataset fetched')
-      send({ type: 'open', files: setup.files, dataset: dataset.current })
+      send({ type: 'open', files: setup.files, dataset: loaded })
     }
     const start = async (copy: Blob | undefined) => {
       performance.mark('practice: worker asked')
-      const practice = new Worker(setup.worker, { type: 'module' })
+      practice = new Worker(setup.worker, { type: 'module' })
       worker.current = practice
       practice.onerror = () => unavailable('the practice worker did not start')
       send({ type: 'prepare', files: setup.files })
@@ -117,11 +134,11 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
         if (stopped) return
         if (data.type === 'step') setState({ phase: 'loading', step: data.step })
         else if (data.type === 'ready') {
-          mark(data.steps)
           setState({ phase: 'ready' })
+          mark(data.steps)
         } else if (data.type === 'kept') {
           dump.current = data.dump
-          void keepDump(labId, setup.version, data.dump)
+          void keepDump(labId, kept, data.dump)
         } else if (data.type === 'failed') {
           // a kept copy that no longer opens is replaced by a load from the statements
           if (fromDump) openFromStatements().catch((error: Error) => unavailable(error.message))
@@ -137,11 +154,12 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
     setState({ phase: 'loading', step: 0 })
     const begin = (copy: Blob | undefined) => void start(copy).catch((error: Error) => unavailable(error.message))
     let cancel = () => {}
-    void readDump(labId, setup.version).then((copy) => {
+    void readDump(labId, kept).then((copy) => {
       if (stopped) return
       performance.mark(copy ? 'practice: copy read' : 'practice: no copy')
-      // with a copy kept by an earlier visit there is nothing to download: start now; else once the page is idle,
-      // so PostgreSQL's download does not hold up the page's own
+      // with a copy kept by an earlier visit PostgreSQL's files are in the browser's cache too (the copy is kept under
+      // the PostgreSQL that made it): start now; else once the page is idle, so their download does not hold up the
+      // page's own
       if (copy) begin(copy)
       else cancel = whenIdle(() => begin(undefined))
     })

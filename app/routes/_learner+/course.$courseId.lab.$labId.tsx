@@ -85,7 +85,10 @@ export default function LabPage() {
           <h2 id="exercises-heading" className="text-xl font-semibold">
             Exercises
           </h2>
-          {lab.exercises.length > 0 ? <PracticeStatus labId={lab.id} setup={practice} /> : null}
+          {/* practice runs any exercise but two-session ones: a lab of those alone loads no PostgreSQL */}
+          {lab.exercises.some((e) => e.check !== 'sessions') ? (
+            <PracticeStatus labId={lab.id} setup={practice} />
+          ) : null}
           {lab.exercises.length === 0 ? (
             <p className="card p-4 text-sm text-slate-600">This lab has no exercises yet.</p>
           ) : (
