@@ -297,7 +297,12 @@ describe('the workers’ wake-up', () => {
     await terminate(url, listening)
     try {
       // a liveness wait, not a measure: the tries are spaced out and a busy machine runs them late
-      await eventually(async () => lines.some((line) => line.includes('Cannot reach the database')), 30_000)
+      await eventually(async () => lines.some((line) => line.includes('Cannot reach the database')), 30_000).catch(
+        (error: Error) => {
+          // what the workers said instead, to tell a listener that never lost its connection from one that hung
+          throw new Error(`${error.message} The workers said:\n${lines.join('\n')}`)
+        },
+      )
     } finally {
       process.env.DATABASE_URL = configured
       resetEnvCache()
