@@ -167,14 +167,7 @@ async function visit(context: BrowserContext, page: Page, labPath: string): Prom
     { polling: 20, timeout: 180_000 },
   )
   const readyMs = await page.evaluate(() => performance.now())
-  // the page and its worker mark each step of opening (use-practice-db.ts) and when they came
-  const steps = await page.evaluate(() =>
-    performance
-      .getEntriesByType('mark')
-      .filter((entry) => entry.name.startsWith('practice: '))
-      .map((entry) => ({ name: entry.name.slice('practice: '.length), at: entry.startTime }))
-      .sort((a, b) => a.at - b.at),
-  )
+  const steps = await practiceMarks(page, 0)
   await network.session.detach()
   return { bytes: network.bytes(), readyMs, steps }
 }
@@ -214,6 +207,22 @@ async function runTimes(page: Page, sql: string): Promise<number[]> {
   return times
 }
 
+/**
+ * The steps of opening the page and its worker marked (use-practice-db.ts) after `since` in the page's clock, in
+ * order, each with its time since then.
+ */
+function practiceMarks(page: Page, since: number): Promise<Visit['steps']> {
+  return page.evaluate(
+    (after) =>
+      performance
+        .getEntriesByType('mark')
+        .filter((entry) => entry.name.startsWith('practice: ') && entry.startTime > after)
+        .map((entry) => ({ name: entry.name.slice('practice: '.length), at: entry.startTime - after }))
+        .sort((a, b) => a.at - b.at),
+    since,
+  )
+}
+
 /** Reset: the click to "ready" again, the copy opened by a worker whose PostgreSQL is compiled and has run. */
 async function resetTime(page: Page): Promise<{ ms: number; steps: Visit['steps'] }> {
   const before = await page.evaluate(() => performance.now())
@@ -223,15 +232,7 @@ async function resetTime(page: Page): Promise<{ ms: number; steps: Visit['steps'
     before,
     { polling: 20, timeout: 60_000 },
   )
-  const steps = await page.evaluate(
-    (after) =>
-      performance
-        .getEntriesByType('mark')
-        .filter((entry) => entry.name.startsWith('practice: ') && entry.startTime > after)
-        .map((entry) => ({ name: entry.name.slice('practice: '.length), at: entry.startTime - after }))
-        .sort((a, b) => a.at - b.at),
-    before,
-  )
+  const steps = await practiceMarks(page, before)
   return { ms: steps.find((s) => s.name === 'ready')?.at ?? NaN, steps }
 }
 

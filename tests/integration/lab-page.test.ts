@@ -58,6 +58,8 @@ type Page = {
     tables: { name: string; columns: { name: string }[] }[]
     exercises: { key: string; prompt: string; passed: boolean; attempts: number; hints: string[] }[]
   }
+  /** the practice files and dataset; null where the files are not built; absent for a lab with nothing to practise */
+  practice?: { dataset: string; version: string } | null
 }
 type Reply = {
   result: { status?: string; error?: Record<string, string[] | null>; initialValue?: Record<string, unknown> }
@@ -107,6 +109,9 @@ describe('the lab page', () => {
       attempts: 0,
       hints: [],
     })
+    // its exercise can be practised in the browser (where the practice files are built, at the dataset's version)
+    expect(page).toHaveProperty('practice')
+    if (page.practice) expect(page.practice.dataset).toContain(`/lab/${labId}/practice?v=${page.practice.version}`)
   })
 
   it('sends a learner not assigned the course back to My Courses, as a video page does; an unknown lab is 404', async () => {

@@ -72,7 +72,10 @@ type Reply = { result: { error?: Record<string, string[] | null> }; check?: { pa
 
 describe('a two-session exercise on the lab page', () => {
   it('starts, runs, shows a wait with Refresh, checks and closes, all as form posts', async () => {
-    expect((await page()).getByRole('button', { name: 'Start two sessions' })).toBeInTheDocument()
+    const first = await page()
+    expect(first.getByRole('button', { name: 'Start two sessions' })).toBeInTheDocument()
+    // two-session exercises have no Run: a lab of them alone has no practice line and loads no PostgreSQL
+    expect(first.queryByTestId('practice-status')).toBeNull()
     expect((await post({ intent: 'sessions-start' })).status).toBe(200)
     let screen = await page()
     expect(screen.getByLabelText(/SQL for session A/)).toBeInTheDocument()

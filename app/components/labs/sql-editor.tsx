@@ -1,5 +1,5 @@
 import type { EditorView } from 'codemirror'
-import { useEffect, useRef, useState } from 'react'
+import { type ReactNode, useEffect, useRef, useState } from 'react'
 
 /**
  * The SQL of one exercise: a plain `<textarea name>` as the server renders it (so the form posts it without
@@ -10,7 +10,7 @@ import { useEffect, useRef, useState } from 'react'
  * Keyboard: Tab is not bound (no `indentWithTab`), so Tab and Shift+Tab leave the editor as they leave any
  * field; Ctrl+Space opens completion and Enter takes the chosen one.
  */
-export function SqlEditor({
+function SqlEditor({
   id,
   name,
   defaultValue,
@@ -106,5 +106,47 @@ export function SqlEditor({
         }
       />
     </div>
+  )
+}
+
+/**
+ * A form's SQL field: its visible label, the editor named by it, and the field's error under it (described by it
+ * once there is one). The form posts it as `sql`.
+ */
+export function SqlField({
+  id,
+  labelId,
+  label,
+  sent,
+  error,
+  tables,
+}: {
+  id: string
+  labelId: string
+  label: ReactNode
+  /** the SQL as last sent, shown again */
+  sent: string
+  error?: string
+  tables: { name: string; columns: { name: string }[] }[]
+}) {
+  const errorId = error ? `${id}-error` : undefined
+  return (
+    <>
+      <label id={labelId} htmlFor={id} className="field-label">
+        {label}
+      </label>
+      <SqlEditor
+        id={id}
+        name="sql"
+        defaultValue={sent}
+        labelId={labelId}
+        describedBy={errorId}
+        invalid={Boolean(error)}
+        tables={tables}
+      />
+      <p id={errorId} className="field-error">
+        {error}
+      </p>
+    </>
   )
 }

@@ -4,7 +4,7 @@ import { useEffect } from 'react'
 import type { checkSessions } from '#app/modules/labs/session-exercises.server.ts'
 import type { HistoryItem, PairView, SessionView } from '#app/modules/labs/sessions.server.ts'
 import { FormError } from '../ui/form-footer.tsx'
-import { SqlEditor } from './sql-editor.tsx'
+import { SqlField } from './sql-editor.tsx'
 import { RowsTable } from './sql-output.tsx'
 
 // A two-session exercise on the lab page: Session A and Session B side by side (stacked on a phone), each with its
@@ -177,7 +177,6 @@ function SessionColumn({
   const labelId = `${base}-label`
   const sqlId = `${base}-sql`
   const sqlError = reply?.result.error?.sql?.[0]
-  const sqlErrorId = sqlError ? `${sqlId}-error` : undefined
   const sent = typeof reply?.result.initialValue?.sql === 'string' ? reply.result.initialValue.sql : ''
   return (
     <div className="min-w-0 space-y-3 rounded-md border border-slate-200 p-3" data-testid={`session-${session.name}`}>
@@ -189,22 +188,19 @@ function SessionColumn({
         <input type="hidden" name="intent" value="sessions-run" />
         <input type="hidden" name="exercise" value={exercise.key} />
         <input type="hidden" name="session" value={session.name} />
-        <label id={labelId} htmlFor={sqlId} className="field-label">
-          SQL for session {session.name}
-          <span className="sr-only"> of {exercise.title}</span>
-        </label>
-        <SqlEditor
+        <SqlField
           id={sqlId}
-          name="sql"
-          defaultValue={sent}
           labelId={labelId}
-          describedBy={sqlErrorId}
-          invalid={Boolean(sqlError)}
+          label={
+            <>
+              SQL for session {session.name}
+              <span className="sr-only"> of {exercise.title}</span>
+            </>
+          }
+          sent={sent}
+          error={sqlError}
           tables={tables}
         />
-        <p id={sqlErrorId} className="field-error">
-          {sqlError}
-        </p>
         <button type="submit" className="btn-primary" disabled={busy || session.running !== null}>
           {busy ? 'Running…' : `Run in ${session.name}`}
         </button>

@@ -25,11 +25,16 @@ function readManifest(): PracticeManifest | undefined {
   }
 }
 
-/** A lab page's practice: where the worker and PostgreSQL's files are, and the dataset's versioned address. */
-export async function labPractice(courseId: string, labId: string) {
+/**
+ * A lab page's practice: where the worker and PostgreSQL's files are, and the dataset's versioned address; null
+ * when the files are not built. Undefined for a lab with nothing to practise: two-session exercises have no Run, so
+ * a lab of them alone loads no PostgreSQL.
+ */
+export async function labPractice(courseId: string, lab: { id: string; exercises: { check: string }[] }) {
+  if (!lab.exercises.some((exercise) => exercise.check !== 'sessions')) return undefined
   const files = readManifest()
-  const version = await practiceVersion(labId)
+  const version = await practiceVersion(lab.id)
   if (!files || version === undefined) return null
   const { worker, ...postgres } = files
-  return { worker, files: postgres, dataset: `/course/${courseId}/lab/${labId}/practice?v=${version}`, version }
+  return { worker, files: postgres, dataset: `/course/${courseId}/lab/${lab.id}/practice?v=${version}`, version }
 }

@@ -5,7 +5,7 @@ import { GeneralErrorBoundary } from '#app/components/error-boundary.tsx'
 import { Markdown } from '#app/components/labs/markdown.tsx'
 import { PlanTree } from '#app/components/labs/plan-tree.tsx'
 import { PracticeStatus, RunButton, RunResult } from '#app/components/labs/practice-panel.tsx'
-import { SqlEditor } from '#app/components/labs/sql-editor.tsx'
+import { SqlField } from '#app/components/labs/sql-editor.tsx'
 import { cell, ErrorPlace, RowsTable } from '#app/components/labs/sql-output.tsx'
 import { TwoSessions } from '#app/components/labs/two-sessions.tsx'
 import { CourseBreadcrumb } from '#app/components/ui/breadcrumb.tsx'
@@ -36,7 +36,7 @@ export const loader = (args: LoaderFunctionArgs) => pageLoader(args, loadPage, {
 
 async function loadPage({ request, params }: LoaderFunctionArgs) {
   const { course, lab } = await loadLab(request, params.courseId ?? '', params.labId ?? '')
-  return json({ course, lab, practice: await labPractice(course._id, lab.id) })
+  return json({ course, lab, practice: await labPractice(course._id, lab) })
 }
 
 type Grading = Awaited<ReturnType<typeof attemptExercise>>
@@ -85,10 +85,8 @@ export default function LabPage() {
           <h2 id="exercises-heading" className="text-xl font-semibold">
             Exercises
           </h2>
-          {/* practice runs any exercise but two-session ones: a lab of those alone loads no PostgreSQL */}
-          {lab.exercises.some((e) => e.check !== 'sessions') ? (
-            <PracticeStatus labId={lab.id} setup={practice} />
-          ) : null}
+          {/* none for a lab with nothing to practise (labPractice) */}
+          {practice !== undefined ? <PracticeStatus labId={lab.id} setup={practice} /> : null}
           {lab.exercises.length === 0 ? (
             <p className="card p-4 text-sm text-slate-600">This lab has no exercises yet.</p>
           ) : (
@@ -157,7 +155,6 @@ function ExerciseCard({
   const state = exercise.passed ? 'Passed' : exercise.attempts > 0 ? 'Not passed yet' : 'Not tried'
   const labelId = `${id}-sql-label`
   const sqlError = fields.sql.errors?.[0]
-  const sqlErrorId = sqlError ? `${fields.sql.id}-error` : undefined
   return (
     <li className="card min-w-0 space-y-4 p-4 sm:p-5" aria-labelledby={`${id}-title`}>
       <div className="flex flex-wrap items-start justify-between gap-2">
@@ -202,21 +199,18 @@ function ExerciseCard({
         <>
           <Form method="post" preventScrollReset className="space-y-2" {...getFormProps(form)}>
             <input type="hidden" name="exercise" value={exercise.key} />
-            <label id={labelId} htmlFor={fields.sql.id} className="field-label">
-              Your SQL<span className="sr-only"> for {exercise.title}</span>
-            </label>
-            <SqlEditor
+            <SqlField
               id={fields.sql.id}
-              name="sql"
-              defaultValue={sent}
               labelId={labelId}
-              describedBy={sqlErrorId}
-              invalid={Boolean(sqlError)}
+              label={
+                <>
+                  Your SQL<span className="sr-only"> for {exercise.title}</span>
+                </>
+              }
+              sent={sent}
+              error={sqlError}
               tables={tables}
             />
-            <p id={sqlErrorId} className="field-error">
-              {sqlError}
-            </p>
             <FormError id={form.errorId} errors={[...(form.errors ?? []), ...(fields.exercise.errors ?? [])]} />
             <div className="flex flex-wrap gap-2">
               <button type="submit" className="btn-primary" disabled={grading_}>
