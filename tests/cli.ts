@@ -3,6 +3,8 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 
 const root = path.resolve(import.meta.dirname, '..')
+/** How long a command may run before it is ended (a failure of the test that ran it). */
+const TIMEOUT_MS = 60_000
 
 /**
  * The real `portal` command in a child process, on the calling test file's database (DATABASE_URL).
@@ -18,13 +20,19 @@ export async function portal(
       cwd: root,
       // a slow statement on a busy test machine would log a line on stderr, which the tests read
       env: { SLOW_SQL_MS: '60000', ...process.env, ...env },
-      timeout: 60_000,
+      timeout: TIMEOUT_MS,
     })
     if (options.input !== undefined) running.child.stdin?.end(options.input)
     const { stdout, stderr } = await running
     return { code: 0, stdout, stderr }
   } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
+    const e = error as { code: number | null; killed?: boolean; stdout: string; stderr: string }
+    // ended by the timeout: say so with what it printed, to tell a command that never finished from one whose
+    // process hung after its last line (Node.js has a rare hang at exit)
+    if (e.code === null)
+      throw new Error(
+        `portal ${args.join(' ')} did not exit within ${TIMEOUT_MS / 1000} s (killed: ${e.killed}). It printed:\n${e.stderr}${e.stdout}`,
+      )
     return { code: e.code, stdout: e.stdout, stderr: e.stderr }
   }
 }

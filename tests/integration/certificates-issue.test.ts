@@ -245,7 +245,7 @@ describe('issuing certificates', () => {
 describe('the workers’ wake-up', () => {
   const LISTENER = sql(
     `SELECT pid FROM pg_stat_activity
-      WHERE datname = current_database() AND application_name = 'portal-jobs' AND query LIKE 'LISTEN %'`,
+      WHERE datname = current_database() AND application_name = 'portal-jobs-wake' AND query LIKE 'LISTEN %'`,
   )
   const listener = async () => (await query<{ pid: number }>(LISTENER, {}))[0]?.pid
 

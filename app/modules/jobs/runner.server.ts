@@ -154,7 +154,8 @@ async function listenForWork(library: PgBoss, queues: QueueName[], log: JobLog) 
       if (stopped) return
       connection = new pg.Client({
         connectionString,
-        application_name: 'portal-jobs',
+        // its own name: the library listens too (useListenNotify), under the pool's name
+        application_name: 'portal-jobs-wake',
         keepAlive: true,
         keepAliveInitialDelayMillis: 30_000,
       })
