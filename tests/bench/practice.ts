@@ -31,7 +31,7 @@ const QUERIES: Record<string, string> = {
 }
 
 type Lab = { courseTitle: string; path: string }
-type Visit = { bytes: number; readyMs: number; steps: { name: string; at: number }[] }
+type Visit = { bytes: number; files: Map<string, number>; readyMs: number; steps: { name: string; at: number }[] }
 
 async function main() {
   await buildIfMissing()
@@ -113,9 +113,19 @@ async function labsOf(base: string, cookie: string): Promise<Lab[]> {
  */
 async function throttled(context: BrowserContext, page: Page) {
   let bytes = 0
-  const count = (event: { encodedDataLength: number }) => void (bytes += event.encodedDataLength)
+  // each request's file (by target, as request ids are the target's), and the bytes each file took
+  const urls = new Map<string, string>()
+  const files = new Map<string, number>()
+  const sent = (target: string, event: { requestId: string; request: { url: string } }) =>
+    void urls.set(`${target} ${event.requestId}`, new URL(event.request.url).pathname)
+  const count = (target: string, event: { requestId: string; encodedDataLength: number }) => {
+    bytes += event.encodedDataLength
+    const file = urls.get(`${target} ${event.requestId}`) ?? '?'
+    files.set(file, (files.get(file) ?? 0) + event.encodedDataLength)
+  }
   const session = await context.newCDPSession(page)
-  session.on('Network.loadingFinished', count)
+  session.on('Network.requestWillBeSent', (event) => sent('page', event))
+  session.on('Network.loadingFinished', (event) => count('page', event))
   await session.send('Network.enable')
   await session.send('Network.emulateNetworkConditions', NETWORK)
   // a worker's session, spoken to through the page's: the protocol's messages as text
@@ -131,12 +141,13 @@ async function throttled(context: BrowserContext, page: Page) {
       await toWorker(sessionId, 'Runtime.runIfWaitingForDebugger')
     })()
   })
-  session.on('Target.receivedMessageFromTarget', ({ message }) => {
-    const event = JSON.parse(message) as { method?: string; params?: { encodedDataLength: number } }
-    if (event.method === 'Network.loadingFinished' && event.params) count(event.params)
+  session.on('Target.receivedMessageFromTarget', ({ sessionId, message }) => {
+    const event = JSON.parse(message) as { method?: string; params?: never }
+    if (event.method === 'Network.requestWillBeSent' && event.params) sent(sessionId, event.params)
+    if (event.method === 'Network.loadingFinished' && event.params) count(sessionId, event.params)
   })
   await session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false })
-  return { bytes: () => bytes, session }
+  return { bytes: () => bytes, files, session }
 }
 
 /**
@@ -169,7 +180,7 @@ async function visit(context: BrowserContext, page: Page, labPath: string): Prom
   const readyMs = await page.evaluate(() => performance.now())
   const steps = await practiceMarks(page, 0)
   await network.session.detach()
-  return { bytes: network.bytes(), readyMs, steps }
+  return { bytes: network.bytes(), files: network.files, readyMs, steps }
 }
 
 /** Runs the query in the first exercise RUNS times: click to rows shown, in the page's own clock. */
@@ -240,8 +251,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
-function printVisit(name: string, { bytes, readyMs, steps }: Visit, goal: number) {
+function printVisit(name: string, { bytes, files, readyMs, steps }: Visit, goal: number) {
   console.log(`  ${name}  ${mb(bytes).padStart(9)} downloaded, ready at ${seconds(readyMs)}  (goal ≤ ${seconds(goal)})`)
+  // the files that weigh (one downloaded twice counts twice)
+  const heavy = [...files].filter(([, size]) => size >= 20_000).sort(([, a], [, b]) => b - a)
+  if (heavy.length) console.log(`      ${heavy.map(([file, size]) => `${path.basename(file)} ${mb(size)}`).join(', ')}`)
   printSteps(steps)
 }
 

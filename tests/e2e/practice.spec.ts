@@ -147,13 +147,53 @@ test('a browser that takes brotli gets PostgreSQL’s files as the build compres
   const files = [...encodings].filter(([name]) => /\.(wasm|data|tar)$/.test(name))
   expect(files).toHaveLength(3)
   for (const [name, encoding] of files) expect(encoding, name).toBe('br')
+  // the worker and PostgreSQL's own files were asked for as the page's HTML was read, before its JavaScript ran
+  const prefetched = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLLinkElement>('head link[rel="prefetch"]')].map((link) => link.href),
+  )
+  expect(prefetched.map((href) => new URL(href).pathname.replace(/-\w+\./, '-*.'))).toEqual([
+    '/build/practice/worker-*.js',
+    '/build/practice/pglite-*.wasm',
+    '/build/practice/pglite-*.data',
+  ])
   await context.close()
 })
+
+test('a lab page loaded whole asks for PostgreSQL’s files from its HTML, before its JavaScript runs', async ({
+  browser,
+  signInAs,
+}) => {
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  await signInAs(LEARNER.userName, { page })
+  await page.goto('/courses')
+  await startCourse(page, 'SQL Fundamentals')
+  // the lab's address, not opened yet: nothing of practice is in this browser's cache
+  const lab = (await page.getByRole('region', { name: 'SQL Labs' }).getByRole('link').getAttribute('href')) ?? ''
+  // the portal's own scripts never arrive: only what the HTML carries runs
+  await page.route(/\/build\/(?!practice\/).*\.js$/, (route) => route.abort())
+  const asked = practiceRequests(page)
+  await page.goto(lab)
+  await expect
+    .poll(() => asked.map((url) => new URL(url).pathname.replace(/-\w+\./, '-*.')).sort())
+    .toEqual(['/build/practice/pglite-*.data', '/build/practice/pglite-*.wasm', '/build/practice/worker-*.js'])
+  await context.close()
+})
+
+/** The practice files the page asks for: none, where practice cannot run. */
+function practiceRequests(page: Page) {
+  const asked: string[] = []
+  page.on('request', (request) => {
+    if (request.url().includes('/build/practice/')) asked.push(request.url())
+  })
+  return asked
+}
 
 test('without WebAssembly the page says so in one line and Submit still passes', async ({ page, signInAs }) => {
   await page.addInitScript(() => {
     delete (window as { WebAssembly?: unknown }).WebAssembly
   })
+  const asked = practiceRequests(page)
   await signInAs(LEARNER.userName)
   await openLab(page)
   await whenHydrated(page)
@@ -165,11 +205,13 @@ test('without WebAssembly the page says so in one line and Submit still passes',
   await typeSql(page, card, SOLUTION)
   await card.getByRole('button', { name: 'Submit' }).click()
   await expect(card.getByRole('status')).toContainText('Passed.')
+  expect(asked).toEqual([])
 })
 
 test('without JavaScript the page says so in one line and Submit still passes', async ({ browser, signInAs }) => {
   const context = await browser.newContext({ javaScriptEnabled: false })
   const page = await context.newPage()
+  const asked = practiceRequests(page)
   await signInAs(LEARNER.userName, { page })
   await openLab(page)
   await expect(practiceLine(page)).toHaveText('Practice in the browser needs JavaScript; Submit still grades your SQL.')
@@ -178,5 +220,7 @@ test('without JavaScript the page says so in one line and Submit still passes', 
   await card.getByRole('textbox', { name: `Your SQL for ${TITLE}` }).fill(SOLUTION)
   await card.getByRole('button', { name: 'Submit' }).click()
   await expect(exercise(page, TITLE).getByRole('status')).toContainText('Passed.')
+  // a learner without JavaScript downloads no PostgreSQL
+  expect(asked).toEqual([])
   await context.close()
 })

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type MouseEvent } from 'react'
+import { useNonce } from '#app/utils/nonce.ts'
 import { OPEN_STEPS, type RunOutcome } from './practice-protocol.ts'
 import { ErrorPlace, RowsTable } from './sql-output.tsx'
-import { usePracticeDb, type PracticeSetup } from './use-practice-db.ts'
+import { prefetchedFiles, usePracticeDb, type PracticeSetup } from './use-practice-db.ts'
 
 // Practice in the browser on a lab page: Run beside each exercise's Submit tries the learner's SQL on PostgreSQL
 // in the browser (the lab's dataset in PGlite), Reset brings the dataset back, and a line says how practice stands
@@ -67,6 +68,7 @@ export function PracticeStatus({ labId, setup }: { labId: string; setup: Practic
   const { state } = practice
   return (
     <div className="card flex flex-wrap items-center justify-between gap-2 p-3 text-sm" data-testid="practice-status">
+      {setup ? <PracticePrefetch setup={setup} /> : null}
       <div role="status" aria-live="polite" className="min-w-0 flex-1">
         {state.phase === 'loading' ? (
           <p className="flex flex-wrap items-center gap-2">
@@ -163,4 +165,19 @@ function RunRows({ id, outcome }: { id: string; outcome: Extract<RunOutcome, { o
       ) : null}
     </div>
   )
+}
+
+/**
+ * PostgreSQL's files start downloading as the page's HTML is read, not once its JavaScript has run: the download is
+ * most of a first visit's wait. As prefetches, which the browser fetches after the page's own files; only where the
+ * worker can run (JavaScript on, WebAssembly and workers there). The cluster and the dataset are left to the worker:
+ * a visit that finds the copy an earlier one kept needs neither.
+ */
+function PracticePrefetch({ setup }: { setup: NonNullable<PracticeSetup> }) {
+  const nonce = useNonce()
+  const files = JSON.stringify(prefetchedFiles(setup)).replace(/</g, '\\u003c')
+  const script = `if (typeof WebAssembly === 'object' && typeof Worker === 'function') for (const href of ${files}) {
+  const link = document.createElement('link'); link.rel = 'prefetch'; link.href = href; document.head.append(link) }`
+  // the server's script runs once as the HTML is read; hydration keeps it as it is and never runs it again
+  return <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: script }} />
 }
