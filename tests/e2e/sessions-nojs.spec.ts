@@ -1,6 +1,5 @@
-import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 import { expect, test } from './fixtures.ts'
-import { portal, signIn } from './helpers.ts'
+import { createLearner, portal, signIn } from './helpers.ts'
 
 // "Log out everywhere" on Edit Profile in a browser without JavaScript: a plain form that ends this
 // browser's session and every other one of the account. And the user menu's entries, which are a
@@ -12,10 +11,19 @@ test('Log out everywhere works without JavaScript and ends the sessions of other
   page,
   browser,
 }) => {
+  // a learner of our own: the demo learners' sessions are in use by the files that run beside this one
+  const learner = {
+    userName: 'nojs.everywhere',
+    email: 'nojs.everywhere@example.com',
+    password: 'Every-where1!',
+    firstName: 'Everett',
+    lastName: 'Where',
+  }
+  await createLearner(learner, { mayExist: true })
   const elsewhere = await browser.newContext({ javaScriptEnabled: false })
   const otherPage = await elsewhere.newPage()
-  await signIn(otherPage, 'learner1@example.com', DEMO_PASSWORD)
-  await signIn(page, 'learner1', DEMO_PASSWORD)
+  await signIn(otherPage, learner.email, learner.password)
+  await signIn(page, learner.userName, learner.password)
 
   await page.goto('/editProfile')
   await page.getByRole('button', { name: 'Log out everywhere' }).click()
