@@ -24,7 +24,8 @@ import {
 // dialogs open. The demo data is only looked at: what a test needs to exist (an account, an assessment, a
 // schedule, an import, an identity provider) it makes of its own, and the schedules and provider it removes again.
 
-const SCHEDULE = 'a11y-nightly'
+// exports.spec.ts finds its schedules by a part of their names (nightly, weekly), which these names do not hold
+const SCHEDULE = 'a11y-exports'
 const BACKUP_SCHEDULE = 'a11y-backups'
 const folder = `${mkdtempSync(join(tmpdir(), 'portal-e2e-a11y-'))}/`
 // an identity provider for company sign-in: a real one on loopback, whose discovery document the portal reads
