@@ -43,6 +43,9 @@ test('the report fails on its sequential scan, with the plan and the unmet rule 
   page,
   signInAs,
 }) => {
+  // two long statements typed key by key into the editor, each graded with its plan: half a minute on a machine
+  // whose two cores also run the files beside this one
+  test.setTimeout(60_000)
   await signInAs(LEARNER.userName)
   await openLab(page)
   await whenHydrated(page)

@@ -55,6 +55,9 @@ async function run(card: Locator, session: 'A' | 'B', sql: string) {
 }
 
 test('B waits on A’s lock, goes on once A commits, and Check passes', async ({ page, signInAs }) => {
+  // each statement typed key by key into its session's editor and run: nearly half a minute on a machine whose
+  // two cores also run the files beside this one
+  test.setTimeout(60_000)
   await signInAs(LEARNER.userName)
   await openLab(page)
   // two-session exercises have no Run: a lab of them alone loads no practice database
