@@ -181,8 +181,8 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
       if (stopped) return
       performance.mark(copy ? 'practice: copy read' : 'practice: no copy')
       // with a copy kept by an earlier visit PostgreSQL's files are in the browser's cache too (the copy is kept under
-      // the PostgreSQL that made it): start now; else once the page is idle, so their download does not hold up the
-      // page's own
+      // the PostgreSQL that made it): start now; else once the page is idle, so the worker's start and its fetches of
+      // the cluster and the dataset do not hold up the page's own (PostgreSQL's files are on their way already)
       if (copy) begin(copy)
       else cancel = whenIdle(() => begin(undefined))
     })
