@@ -11,8 +11,8 @@ const videoHostPort = Number(process.env.E2E_VIDEO_HOST_PORT ?? 3211)
 process.env.E2E_VIDEO_HOST = `http://127.0.0.1:${videoHostPort}`
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
-// The end-to-end files share one server and one database. Most of them change the demo data and some read what an
-// earlier file left, so they run one at a time in file order (the project `chromium`). Two things run beside them, in a
+// The spec files share one server and one database. Most of them change the demo data and some read what an earlier
+// file left, so they run one at a time in file order (the project `chromium`). Two things run beside them, in a
 // second worker: the files that only look at pages (`pages`: every page with axe, and on a phone), whose accounts,
 // schedules and company sign-in provider are their own and named so that no other file reads them; and first,
 // before any file adds to the demo, the files that count it as the seed made it (`seeded`: admin.spec.ts counts its
