@@ -11,38 +11,10 @@ const videoHostPort = Number(process.env.E2E_VIDEO_HOST_PORT ?? 3211)
 process.env.E2E_VIDEO_HOST = `http://127.0.0.1:${videoHostPort}`
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
-// The spec files share one server and one database. Most of them change the demo data and some read what an earlier
-// file left, so they run one at a time in file order (the project `chromium`). Two things run beside them, in a
-// second worker: the files that only look at pages (`pages`: every page with axe, and on a phone), whose accounts,
-// schedules and company sign-in provider are their own and named so that no other file reads them; and first,
-// before any file adds to the demo, the files that count it as the seed made it (`seeded`: admin.spec.ts counts its
-// users and courses), beside admin-a11y.spec.ts, which only looks. The later projects wait for `seeded`, and are
-// not run when it fails; `npx playwright test --no-deps <file>` runs a file without it.
-const SEEDED = /\/admin(-certificates|-nojs)?\.spec\.ts$/
-const BESIDE_SEEDED = /\/admin-a11y\.spec\.ts$/
-const PAGES = /\/(a11y|phone)\.spec\.ts$/
-
-const browser = {
-  ...devices['Desktop Chrome'],
-  launchOptions: {
-    executablePath: chromium,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  },
-}
-
 export default defineConfig({
   testDir: './tests/e2e',
   fullyParallel: false,
-  workers: 2,
+  workers: 1,
   forbidOnly: true,
   retries: 0,
   reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
@@ -54,16 +26,25 @@ export default defineConfig({
     screenshot: 'only-on-failure',
   },
   projects: [
-    { name: 'seeded', testMatch: SEEDED, workers: 1, use: browser },
-    { name: 'seeded-pages', testMatch: BESIDE_SEEDED, workers: 1, use: browser },
     {
       name: 'chromium',
-      testIgnore: [SEEDED, BESIDE_SEEDED, PAGES],
-      dependencies: ['seeded'],
-      workers: 1,
-      use: browser,
+      use: {
+        ...devices['Desktop Chrome'],
+        launchOptions: {
+          executablePath: chromium,
+          args: [
+            '--headless',
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+          ],
+        },
+      },
     },
-    { name: 'pages', testMatch: PAGES, dependencies: ['seeded'], workers: 1, use: browser },
   ],
   webServer: [
     {

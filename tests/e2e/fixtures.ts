@@ -6,8 +6,8 @@ import { DEMO_PASSWORD } from '../../db/seeds/demo-content.ts'
 // gave, once per account and worker, kept as Playwright storage state. The form itself is driven
 // where it is what is tested (sign-in.spec.ts, sessions-nojs.spec.ts, a journey, a new account).
 // Every spec takes `test` from here, even one that signs in no one: files with other fixtures would run as
-// a separate group, and the specs share one server whose demo data some of them change, so those of a project
-// (playwright.config.ts) must run in one group, in file order.
+// a separate group, and the specs share one server whose demo data some of them change, so they must run
+// in one group, in file order.
 
 type StorageState = Awaited<ReturnType<APIRequestContext['storageState']>>
 
