@@ -109,6 +109,40 @@ test('Run answers in the browser without asking the server, Reset restores the d
   await expect(result.getByRole('cell')).toHaveText(['1', price!])
 })
 
+test('a Run that does not end is stopped after 10 s, and practice opens the lab’s data again', async ({
+  page,
+  signInAs,
+}) => {
+  test.setTimeout(120_000)
+  await signInAs(LEARNER.userName)
+  await openLab(page)
+  const status = practiceLine(page).getByRole('status')
+  await expect(status).toContainText('Practice database ready', { timeout: 90_000 })
+  const card = exercise(page, TITLE)
+  const run = card.getByRole('button', { name: `Run ${TITLE} in your browser` })
+  const result = card.getByTestId('run-result')
+  await typeSql(page, card, 'SELECT price FROM books WHERE book_id = 1')
+  await run.click()
+  await expect(result).toContainText('Run: 1 row.')
+  const price = await result.getByRole('cell').textContent()
+  await typeSql(page, card, 'UPDATE books SET price = 3 WHERE book_id = 1')
+  await run.click()
+  await expect(result).toContainText('Run: the statement returned no rows.')
+
+  // counts for ever: PGlite cannot cancel it, so its worker is ended
+  await typeSql(page, card, 'WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r')
+  await run.click()
+  await expect(card.getByRole('button', { name: `Running… ${TITLE} in your browser` })).toBeDisabled()
+  await expect(result).toContainText('Stopped after 10 s: the practice database is opened again, as Reset does.', {
+    timeout: 20_000,
+  })
+  await expect(status).toContainText('Practice database ready', { timeout: 60_000 })
+  // the lab's data as it was loaded: the update went with the ended worker
+  await typeSql(page, card, 'SELECT price FROM books WHERE book_id = 1')
+  await run.click()
+  await expect(result.getByRole('cell')).toHaveText([price!])
+})
+
 test('on a phone a Run’s rows scroll in their own box, and the page with them passes axe', async ({
   page,
   signInAs,

@@ -77,6 +77,13 @@ function prefetch(setup: NonNullable<PracticeSetup>) {
   }
 }
 
+/**
+ * How long a Run may take. PGlite cannot cancel a query, so a Run still going then (an endless recursive query, say)
+ * ends with its worker, and practice opens the lab's data again, as Reset does. Grading's limit is a few seconds on
+ * the server; PostgreSQL in the browser is slower, so this one is wider.
+ */
+const RUN_LIMIT_MS = 10_000
+
 /** Runs `start` once the page has loaded and the browser is idle, so the editor and Submit come first. */
 function whenIdle(start: () => void): () => void {
   let cancelled = false
@@ -114,6 +121,8 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
   const dataset = useRef<PracticeDataset>()
   const pending = useRef(new Map<number, (outcome: RunOutcome) => void>())
   const nextId = useRef(0)
+  // how many times a Run over its time ended the worker: each starts practice again
+  const [restarts, setRestarts] = useState(0)
 
   useEffect(() => {
     performance.mark('practice: page usable')
@@ -192,14 +201,20 @@ export function usePracticeDb(labId: string, given: PracticeSetup) {
       worker.current?.terminate()
       worker.current = undefined
     }
-  }, [labId, started])
+  }, [labId, started, restarts])
 
   /** Runs SQL on the practice database: the last statement's rows, or PostgreSQL's error and where it points. */
   const run = useCallback((sql: string) => {
     const id = nextId.current++
     return new Promise<RunOutcome>((resolve) => {
       if (!worker.current) return resolve({ ok: false, message: 'The practice database is not ready.' })
+      const overTime = setTimeout(() => {
+        const message = `Stopped after ${RUN_LIMIT_MS / 1000} s: the practice database is opened again, as Reset does.`
+        for (const answer of [...pending.current.values()]) answer({ ok: false, message })
+        setRestarts((n) => n + 1)
+      }, RUN_LIMIT_MS)
       pending.current.set(id, (outcome) => {
+        clearTimeout(overTime)
         pending.current.delete(id)
         resolve(outcome)
       })
