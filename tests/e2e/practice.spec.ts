@@ -46,21 +46,25 @@ async function typeSql(page: Page, card: Locator, sql: string) {
 
 const practiceLine = (page: Page) => page.getByTestId('practice-status')
 
-test('Run answers in the browser without asking the server, Reset restores the data, Submit grades', async ({
-  page,
-  signInAs,
-}) => {
-  test.setTimeout(120_000)
+/** Signs the learner in and opens the lab once practice is ready: its status line, the exercise's Run and result. */
+async function readyToRun(page: Page, signInAs: (userName: string) => Promise<unknown>) {
   await signInAs(LEARNER.userName)
   await openLab(page)
   await whenHydrated(page)
   const status = practiceLine(page).getByRole('status')
   await expect(status).toContainText(/Practice database (loading|ready)/)
   await expect(status).toContainText('Practice database ready', { timeout: 90_000 })
-
   const card = exercise(page, TITLE)
   const run = card.getByRole('button', { name: `Run ${TITLE} in your browser` })
-  const result = card.getByTestId('run-result')
+  return { status, card, run, result: card.getByTestId('run-result') }
+}
+
+test('Run answers in the browser without asking the server, Reset restores the data, Submit grades', async ({
+  page,
+  signInAs,
+}) => {
+  test.setTimeout(120_000)
+  const { status, card, run, result } = await readyToRun(page, signInAs)
   const asked: string[] = []
   page.on('request', (request) => asked.push(`${request.method()} ${request.url()}`))
 
@@ -114,13 +118,7 @@ test('a Run that does not end is stopped after 10 s, and practice opens the lab�
   signInAs,
 }) => {
   test.setTimeout(120_000)
-  await signInAs(LEARNER.userName)
-  await openLab(page)
-  const status = practiceLine(page).getByRole('status')
-  await expect(status).toContainText('Practice database ready', { timeout: 90_000 })
-  const card = exercise(page, TITLE)
-  const run = card.getByRole('button', { name: `Run ${TITLE} in your browser` })
-  const result = card.getByTestId('run-result')
+  const { status, card, run, result } = await readyToRun(page, signInAs)
   await typeSql(page, card, 'SELECT price FROM books WHERE book_id = 1')
   await run.click()
   await expect(result).toContainText('Run: 1 row.')
@@ -149,14 +147,10 @@ test('on a phone a Run’s rows scroll in their own box, and the page with them 
 }) => {
   test.setTimeout(120_000)
   await page.setViewportSize(PHONES[0])
-  await signInAs(LEARNER.userName)
-  await openLab(page)
-  await whenHydrated(page)
-  await expect(practiceLine(page).getByRole('status')).toContainText('Practice database ready', { timeout: 90_000 })
-  const card = exercise(page, TITLE)
+  const { card, run, result } = await readyToRun(page, signInAs)
   await typeSql(page, card, 'SELECT * FROM books ORDER BY book_id')
-  await card.getByRole('button', { name: `Run ${TITLE} in your browser` }).click()
-  await expect(card.getByTestId('run-result')).toContainText(/Run: \d+ rows\./)
+  await run.click()
+  await expect(result).toContainText(/Run: \d+ rows\./)
   await expectFitsScreen(page)
   await expectAccessible(page, 'the lab page with a Run’s rows, on a phone')
 })
