@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState, useSyncExternalStore, type M
 import { useNonce } from '#app/utils/nonce.ts'
 import { OPEN_STEPS, type RunOutcome } from './practice-protocol.ts'
 import { ErrorPlace, RowsTable } from './sql-output.tsx'
-import { prefetchedFiles, usePracticeDb, type PracticeSetup } from './use-practice-db.ts'
+import { prefetchScript, usePracticeDb, type PracticeSetup } from './use-practice-db.ts'
 
 // Practice in the browser on a lab page: Run beside each exercise's Submit tries the learner's SQL on PostgreSQL
 // in the browser (the lab's dataset in PGlite), Reset brings the dataset back, and a line says how practice stands
@@ -169,15 +169,11 @@ function RunRows({ id, outcome }: { id: string; outcome: Extract<RunOutcome, { o
 
 /**
  * PostgreSQL's files start downloading as the page's HTML is read, not once its JavaScript has run: the download is
- * most of a first visit's wait. As prefetches, which the browser fetches after the page's own files; only where the
- * worker can run (JavaScript on, WebAssembly and workers there). The cluster and the dataset are left to the worker:
- * a visit that finds the copy an earlier one kept needs neither.
+ * most of a first visit's wait. The cluster and the dataset are left to the worker: a visit that finds the copy an
+ * earlier one kept needs neither.
  */
 function PracticePrefetch({ setup }: { setup: NonNullable<PracticeSetup> }) {
   const nonce = useNonce()
-  const files = JSON.stringify(prefetchedFiles(setup)).replace(/</g, '\\u003c')
-  const script = `if (typeof WebAssembly === 'object' && typeof Worker === 'function') for (const href of ${files}) {
-  const link = document.createElement('link'); link.rel = 'prefetch'; link.href = href; document.head.append(link) }`
   // the server's script runs once as the HTML is read; hydration keeps it as it is and never runs it again
-  return <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: script }} />
+  return <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: prefetchScript(setup) }} />
 }

@@ -56,17 +56,19 @@ function missingFeature(): string | undefined {
   return undefined
 }
 
-/**
- * The files every opening needs (the worker, PostgreSQL's WebAssembly and its file-system image), as prefetches the
- * worker finds in the browser's cache or joins while they download. A page loaded whole asked for them as its HTML
- * was read (PracticeStatus's script); a lab reached from another page of the portal asks here, as it shows.
- */
-export const prefetchedFiles = (setup: NonNullable<PracticeSetup>) => [
+/** The files every opening needs: the worker, PostgreSQL's WebAssembly and its file-system image. */
+const prefetchedFiles = (setup: NonNullable<PracticeSetup>) => [
   setup.worker,
   setup.files.pgliteWasm,
   setup.files.fsBundle,
 ]
 
+/**
+ * Asks for the files every opening needs as prefetches, which the browser fetches after the page's own files and the
+ * worker finds in its cache (or joins while they download). Twice, the same way: the page's HTML carries this as a
+ * script (`prefetchScript`, run as the HTML is read, where the worker could run), and a lab reached from another page
+ * of the portal (no new HTML) asks in its effect; a file already asked for is not asked again.
+ */
 function prefetch(setup: NonNullable<PracticeSetup>) {
   const asked = new Set([...document.querySelectorAll<HTMLLinkElement>('link[rel="prefetch"]')].map((l) => l.href))
   for (const href of prefetchedFiles(setup)) {
@@ -75,6 +77,13 @@ function prefetch(setup: NonNullable<PracticeSetup>) {
     link.href = href
     if (!asked.has(link.href)) document.head.append(link)
   }
+}
+
+/** `prefetch` as the text of the page's own script: no JavaScript, WebAssembly or workers, no download. */
+export function prefetchScript(setup: NonNullable<PracticeSetup>) {
+  const files = JSON.stringify(prefetchedFiles(setup)).replace(/</g, '\\u003c')
+  return `if (typeof WebAssembly === 'object' && typeof Worker === 'function') for (const href of ${files}) {
+  const link = document.createElement('link'); link.rel = 'prefetch'; link.href = href; document.head.append(link) }`
 }
 
 /**
